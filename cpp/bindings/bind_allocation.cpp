@@ -1,0 +1,105 @@
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "bindings.h"
+#include "numpy_views.h"
+#include "tinyarena/allocation/allocators.h"
+#include "tinyarena/allocation/greedy.h"
+#include "tinyarena/allocation/lower_bound.h"
+#include "tinyarena/allocation/validator.h"
+
+namespace py = pybind11;
+
+namespace tinyarena::bindings {
+namespace {
+
+using allocation::Buffer;
+using allocation::Problem;
+using allocation::Solution;
+
+// A problem from parallel arrays (sizes, inclusive first/last steps).
+Problem problem_from_arrays(py::array_t<int64_t> sizes, py::array_t<int32_t> first, py::array_t<int32_t> last,
+                            int64_t alignment, int64_t capacity) {
+  if (sizes.ndim() != 1 || first.ndim() != 1 || last.ndim() != 1 || sizes.size() != first.size() ||
+      sizes.size() != last.size())
+    throw std::invalid_argument("sizes, first and last must be 1-D arrays of equal length");
+  if (alignment < 1) throw std::invalid_argument("alignment must be at least 1");
+  Problem problem;
+  problem.capacity = capacity;
+  auto s = sizes.unchecked<1>();
+  auto f = first.unchecked<1>();
+  auto l = last.unchecked<1>();
+  for (py::ssize_t i = 0; i < sizes.size(); ++i) {
+    if (s(i) < 0 || l(i) < f(i) || f(i) < 0)
+      throw std::invalid_argument("buffer " + std::to_string(i) + " has a negative size or an empty lifetime");
+    problem.buffers.push_back(Buffer{std::to_string(i), s(i), f(i), l(i), alignment, std::nullopt});
+  }
+  return problem;
+}
+
+void bind_types(py::module_& m) {
+  py::class_<Buffer>(m, "Buffer", "A buffer to place: size, inclusive lifetime [first, last], alignment, pin.")
+      .def(py::init([](int64_t size, int32_t first, int32_t last, int64_t alignment, std::optional<int64_t> offset,
+                       std::string name) { return Buffer{std::move(name), size, first, last, alignment, offset}; }),
+           py::arg("size"), py::arg("first"), py::arg("last"), py::arg("alignment") = 1,
+           py::arg("fixed_offset") = py::none(), py::arg("name") = "")
+      .def_readonly("name", &Buffer::name)
+      .def_readonly("size", &Buffer::size)
+      .def_readonly("first", &Buffer::first)
+      .def_readonly("last", &Buffer::last)
+      .def_readonly("alignment", &Buffer::alignment)
+      .def_readonly("fixed_offset", &Buffer::fixed_offset)
+      .def("__repr__", [](const Buffer& b) {
+        return "<Buffer '" + b.name + "' " + std::to_string(b.size) + " B [" + std::to_string(b.first) + ", " +
+               std::to_string(b.last) + "]>";
+      });
+  py::class_<Problem>(m, "Problem", "Buffers to place; capacity 0 means unlimited.")
+      .def(py::init([](std::vector<Buffer> buffers, int64_t capacity) { return Problem{std::move(buffers), capacity}; }),
+           py::arg("buffers"), py::arg("capacity") = 0)
+      .def_static("from_arrays", &problem_from_arrays, py::arg("sizes"), py::arg("first"), py::arg("last"),
+                  py::arg("alignment") = 1, py::arg("capacity") = 0)
+      .def_readonly("buffers", &Problem::buffers)
+      .def_readonly("capacity", &Problem::capacity)
+      .def_property_readonly("sizes", [](const Problem& p) {
+        std::vector<int64_t> v;
+        for (const auto& b : p.buffers) v.push_back(b.size);
+        return readonly_array(v);
+      })
+      .def_property_readonly("first", [](const Problem& p) {
+        std::vector<int32_t> v;
+        for (const auto& b : p.buffers) v.push_back(b.first);
+        return readonly_array(v);
+      })
+      .def_property_readonly("last", [](const Problem& p) {
+        std::vector<int32_t> v;
+        for (const auto& b : p.buffers) v.push_back(b.last);
+        return readonly_array(v);
+      })
+      .def("__len__", [](const Problem& p) { return p.buffers.size(); });
+  py::class_<Solution>(m, "Solution", "An offset per buffer and the resulting height.")
+      .def(py::init([](std::vector<int64_t> offsets, int64_t height) { return Solution{std::move(offsets), height}; }),
+           py::arg("offsets"), py::arg("height"))
+      .def_property_readonly("offsets", [](const Solution& s) { return readonly_array(s.offsets); })
+      .def_readonly("height", &Solution::height);
+}
+
+}  // namespace
+
+void bind_allocation(py::module_& m) {
+  bind_types(m);
+  m.def("greedy_size_first_fit", &allocation::greedy_size_first_fit, py::arg("problem"),
+        "TFLite Micro's greedy planner: size descending (ties last-first), first fit.");
+  m.def("greedy_size_best_fit", &allocation::greedy_size_best_fit, py::arg("problem"),
+        "Size descending, best fit (Pisarchyk & Lee 2020).");
+  m.def("allocate", &allocation::allocate, py::arg("problem"), py::arg("allocator"), "Run an allocator by name.");
+  m.def("allocator_names", &allocation::allocator_names);
+  m.def("lower_bound_bytes", &allocation::lower_bound_bytes, py::arg("problem"),
+        "The largest total size live at one step: no allocation can be lower.");
+  m.def("live_bytes_per_step", [](const Problem& p) { return readonly_array(allocation::live_bytes_per_step(p)); },
+        py::arg("problem"));
+  m.def("validate", &allocation::validate, py::arg("problem"), py::arg("solution"), py::arg("max_errors") = 20,
+        "Violations of the solution (overlap in time and address, alignment, pins, height); empty if valid.");
+}
+
+}  // namespace tinyarena::bindings

@@ -1,0 +1,62 @@
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "bindings.h"
+#include "graph_handles.h"
+#include "tinyarena/plan/plan.h"
+
+namespace py = pybind11;
+
+namespace tinyarena::bindings {
+
+void bind_plan(py::module_& m) {
+  using plan::OpReport;
+  using plan::Plan;
+  using plan::PlanOptions;
+  py::class_<PlanOptions>(m, "PlanOptions")
+      .def(py::init([](int64_t alignment, std::string allocator, const liveness::LivenessOptions& liveness,
+                       int64_t sram_limit, std::vector<int32_t> order) {
+             return PlanOptions{alignment, std::move(allocator), liveness, sram_limit, std::move(order)};
+           }),
+           py::arg("alignment") = 16, py::arg("allocator") = "greedy_size_first_fit",
+           py::arg("liveness") = liveness::LivenessOptions{}, py::arg("sram_limit") = 0,
+           py::arg("order") = std::vector<int32_t>{})
+      .def_readonly("alignment", &PlanOptions::alignment)
+      .def_readonly("allocator", &PlanOptions::allocator)
+      .def_readonly("liveness", &PlanOptions::liveness)
+      .def_readonly("sram_limit", &PlanOptions::sram_limit)
+      .def_readonly("order", &PlanOptions::order);
+  py::class_<OpReport>(m, "OpReport", "One row of the per-op report.")
+      .def_readonly("index", &OpReport::index)
+      .def_readonly("step", &OpReport::step)
+      .def_readonly("type", &OpReport::type)
+      .def_property_readonly("output_shape", [](const OpReport& r) { return py::tuple(py::cast(r.output_shape)); })
+      .def_readonly("live_bytes", &OpReport::live_bytes)
+      .def_readonly("scratch_bytes", &OpReport::scratch_bytes)
+      .def_readonly("arena_top", &OpReport::arena_top)
+      .def_property_readonly("macs", [](const OpReport& r) { return r.metrics.macs; })
+      .def_property_readonly("weight_bytes", [](const OpReport& r) { return r.metrics.weight_bytes; })
+      .def_property_readonly("bias_bytes", [](const OpReport& r) { return r.metrics.bias_bytes; })
+      .def_property_readonly("scale_bytes", [](const OpReport& r) { return r.metrics.scale_bytes; })
+      .def_property_readonly("flash_bytes", [](const OpReport& r) { return r.metrics.flash_bytes(); });
+  py::class_<Plan>(m, "CorePlan", "The planner's result; tinyarena.Plan wraps it with table, JSON and chart.")
+      .def_readonly("options", &Plan::options)
+      .def_readonly("liveness", &Plan::liveness)
+      .def_readonly("problem", &Plan::problem)
+      .def_readonly("solution", &Plan::solution)
+      .def_readonly("ops", &Plan::ops)
+      .def_readonly("peak_bytes", &Plan::peak_bytes)
+      .def_readonly("peak_op", &Plan::peak_op)
+      .def_readonly("lower_bound_bytes", &Plan::lower_bound_bytes)
+      .def_readonly("flash_bytes", &Plan::flash_bytes)
+      .def_readonly("macs", &Plan::macs)
+      .def_property_readonly("fits", &Plan::fits);
+  m.def("make_plan",
+        [](const GraphPtr& graph, const PlanOptions& options) {
+          py::gil_scoped_release release;
+          return plan::make_plan(*graph, options);
+        },
+        py::arg("graph"), py::arg("options") = PlanOptions{});
+}
+
+}  // namespace tinyarena::bindings

@@ -1,0 +1,15 @@
+// One binding function per pipeline stage; module.cpp calls them in order.
+// Bindings translate types only: every decision lives in the C++ stages.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace tinyarena::bindings {
+
+void bind_reader(pybind11::module_& m);
+void bind_graph(pybind11::module_& m);
+void bind_liveness(pybind11::module_& m);
+void bind_allocation(pybind11::module_& m);
+void bind_plan(pybind11::module_& m);
+
+}  // namespace tinyarena::bindings

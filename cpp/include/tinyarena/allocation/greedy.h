@@ -1,0 +1,27 @@
+// Greedy placement in a fixed order: the classic size-ordered heuristics.
+#pragma once
+
+#include <vector>
+
+#include "tinyarena/allocation/problem.h"
+
+namespace tinyarena::allocation {
+
+// Places buffers in the given order; each goes to the lowest aligned offset
+// where it fits beside the already placed buffers whose lifetimes overlap
+// (first fit) or into the smallest such gap (best fit). Pinned buffers are
+// placed first, at their offsets.
+Solution place_first_fit(const Problem& problem, const std::vector<int>& order);
+Solution place_best_fit(const Problem& problem, const std::vector<int>& order);
+
+// TFLite Micro's GreedyMemoryPlanner order: size descending, equal sizes in
+// reverse buffer order (TFLM inserts buffers last-first, then sorts stably).
+std::vector<int> size_descending_order(const Problem& problem);
+
+// TFLM's rule: size-descending order, first fit.
+Solution greedy_size_first_fit(const Problem& problem);
+// Pisarchyk & Lee, "Efficient memory management for deep neural net
+// inference" (2020): size-descending order, best fit.
+Solution greedy_size_best_fit(const Problem& problem);
+
+}  // namespace tinyarena::allocation

@@ -1,0 +1,18 @@
+// The lower bound every allocation must meet: the largest total of sizes
+// that are live at one step.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tinyarena/allocation/problem.h"
+
+namespace tinyarena::allocation {
+
+// Sum of live buffer sizes at each step 0..max(last).
+std::vector<int64_t> live_bytes_per_step(const Problem& problem);
+
+// max over steps of live_bytes_per_step (0 for an empty problem).
+int64_t lower_bound_bytes(const Problem& problem);
+
+}  // namespace tinyarena::allocation

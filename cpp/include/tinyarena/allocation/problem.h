@@ -1,0 +1,46 @@
+// The allocation problem shared by every allocator: buffers with a size, an
+// inclusive lifetime [first, last] in schedule steps and an alignment; a
+// solution gives each buffer an offset. Two buffers whose lifetimes intersect
+// must occupy disjoint address ranges.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tinyarena::allocation {
+
+struct Buffer {
+  std::string name;
+  int64_t size = 0;       // bytes, > 0 for anything that takes space
+  int32_t first = 0;      // first step the buffer is live (inclusive)
+  int32_t last = 0;       // last step the buffer is live (inclusive)
+  int64_t alignment = 1;  // offset must be a multiple of this (>= 1)
+  std::optional<int64_t> fixed_offset;  // pinned offset, honoured by every allocator
+};
+
+struct Problem {
+  std::vector<Buffer> buffers;
+  // 0 means unlimited; allocators that search report infeasibility against it.
+  int64_t capacity = 0;
+};
+
+struct Solution {
+  std::vector<int64_t> offsets;  // one per buffer, in problem order
+  int64_t height = 0;            // max over buffers of offset + size (0 if empty)
+};
+
+// True when the two inclusive lifetimes share at least one step.
+inline bool lifetimes_overlap(const Buffer& a, const Buffer& b) {
+  return a.first <= b.last && b.first <= a.last;
+}
+
+inline int64_t align_up(int64_t value, int64_t alignment) {
+  return alignment <= 1 ? value : (value + alignment - 1) / alignment * alignment;
+}
+
+// max over buffers of offset + size.
+int64_t solution_height(const Problem& problem, const std::vector<int64_t>& offsets);
+
+}  // namespace tinyarena::allocation

@@ -1,0 +1,49 @@
+// Liveness: which activation buffers exist and over which steps of the
+// schedule they live. Tensors that share memory form one buffer: views
+// (RESHAPE, SQUEEZE, EXPAND_DIMS outputs alias their input) and, when
+// enabled, in-place ops (an output written over an input that dies there).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tinyarena/graph/graph.h"
+
+namespace tinyarena::liveness {
+
+struct LivenessOptions {
+  // Depthwise convolution (depth multiplier 1) writes over its input,
+  // TinyEngine-style, using a one-plane scratch buffer.
+  bool inplace_depthwise = true;
+  // Elementwise ops write over a same-sized input that dies at the op.
+  bool inplace_elementwise = true;
+  // Plan kernel scratch buffers (im2col, in-place planes).
+  bool scratch = true;
+};
+
+enum class BufferKind { Activation, Scratch };
+
+struct LiveBuffer {
+  std::string name;
+  BufferKind kind = BufferKind::Activation;
+  int64_t size = 0;            // bytes, before any alignment rounding
+  int32_t first = 0, last = 0; // inclusive steps
+  std::vector<int32_t> tensors;  // activation tensors stored here, ascending
+  int32_t op = -1;               // the op a scratch buffer serves
+};
+
+struct Liveness {
+  std::vector<int32_t> order;          // op index at each step
+  std::vector<LiveBuffer> buffers;     // activation buffers by first tensor, then scratch by step
+  std::vector<int32_t> tensor_buffer;  // buffer of each tensor, -1 for constants and unused ones
+  std::vector<int32_t> inplace_ops;    // ops that write over their input, ascending
+};
+
+// The schedule is `order` (op indices, each once); empty means file order.
+// Graph inputs live from step 0, graph outputs and variables to the last step.
+// Throws UnsupportedError for an activation whose type has no fixed size.
+Liveness analyze_liveness(const graph::Graph& graph, const LivenessOptions& options = {},
+                          std::vector<int32_t> order = {});
+
+}  // namespace tinyarena::liveness

@@ -1,0 +1,208 @@
+#include "tinyarena/liveness/liveness.h"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+#include "tinyarena/common/errors.h"
+#include "tinyarena/liveness/scratch.h"
+
+namespace tinyarena::liveness {
+namespace {
+
+using graph::Graph;
+using graph::Op;
+using graph::Tensor;
+
+constexpr int32_t kAdd = 0, kDepthwiseConv2D = 4, kLogistic = 14, kMul = 18, kRelu = 19,
+                  kRelu6 = 21, kReshape = 22, kTanh = 28, kSqueeze = 43, kExpandDims = 70,
+                  kHardSwish = 117;
+
+bool is_view(int32_t opcode) { return opcode == kReshape || opcode == kSqueeze || opcode == kExpandDims; }
+
+bool is_inplace_elementwise(int32_t opcode) {
+  return opcode == kAdd || opcode == kMul || opcode == kRelu || opcode == kRelu6 ||
+         opcode == kLogistic || opcode == kTanh || opcode == kHardSwish;
+}
+
+std::vector<int32_t> checked_order(const Graph& graph, std::vector<int32_t> order) {
+  const int32_t n = static_cast<int32_t>(graph.ops.size());
+  if (order.empty()) {
+    order.resize(n);
+    std::iota(order.begin(), order.end(), 0);
+    return order;
+  }
+  std::vector<bool> done(n, false);
+  std::vector<bool> ready(graph.tensors.size(), true);
+  for (const Tensor& t : graph.tensors) ready[t.index] = t.producer < 0;
+  if (static_cast<int32_t>(order.size()) != n)
+    throw std::invalid_argument("schedule has " + std::to_string(order.size()) + " ops, graph has " + std::to_string(n));
+  for (int32_t index : order) {
+    if (index < 0 || index >= n || done[index])
+      throw std::invalid_argument("schedule is not a permutation of the ops (op " + std::to_string(index) + ")");
+    for (int32_t t : graph.ops[index].inputs)
+      if (t >= 0 && !ready[t])
+        throw std::invalid_argument("schedule runs op " + std::to_string(index) + " before the producer of its input '" +
+                                    graph.tensors[t].name + "'");
+    for (int32_t t : graph.ops[index].outputs) ready[t] = true;
+    done[index] = true;
+  }
+  return order;
+}
+
+// Tensors grouped into shared buffers (union-find); each root keeps the
+// group's lifetime and size.
+class BufferGroups {
+ public:
+  BufferGroups(const Graph& graph, const std::vector<int32_t>& step_of, int32_t last_step)
+      : parent_(graph.tensors.size()), first_(graph.tensors.size(), 0), last_(graph.tensors.size(), 0),
+        size_(graph.tensors.size(), 0), pinned_to_end_(graph.tensors.size(), false),
+        active_(graph.tensors.size(), false) {
+    std::iota(parent_.begin(), parent_.end(), 0);
+    std::vector<bool> is_io(graph.tensors.size(), false);
+    for (int32_t t : graph.inputs) is_io[t] = true;
+    for (int32_t t : graph.outputs) pinned_to_end_[t] = is_io[t] = true;
+    for (const Tensor& tensor : graph.tensors) {
+      if (tensor.is_constant()) continue;
+      if (tensor.producer < 0 && tensor.consumers.empty() && !is_io[tensor.index] && !tensor.is_variable) continue;
+      if (!tensor.byte_size)
+        throw UnsupportedError("activation tensor " + std::to_string(tensor.index) + " '" + tensor.name +
+                               "' has type " + graph::dtype_name(tensor.dtype) + ", which has no fixed size");
+      const int32_t t = tensor.index;
+      active_[t] = true;
+      pinned_to_end_[t] = pinned_to_end_[t] || tensor.is_variable;
+      first_[t] = tensor.producer >= 0 ? step_of[tensor.producer] : 0;
+      last_[t] = first_[t];
+      for (int32_t consumer : tensor.consumers) last_[t] = std::max(last_[t], step_of[consumer]);
+      if (pinned_to_end_[t]) last_[t] = last_step;
+      size_[t] = *tensor.byte_size;
+    }
+  }
+
+  bool active(int32_t t) const { return t >= 0 && active_[t]; }
+  int32_t root(int32_t t) {
+    while (parent_[t] != t) t = parent_[t] = parent_[parent_[t]];
+    return t;
+  }
+  // The group of `t` is last read at `step` and need not outlive it.
+  bool dies_at(int32_t t, int32_t step) {
+    const int32_t r = root(t);
+    return last_[r] == step && !pinned_to_end_[r];
+  }
+  void merge(int32_t a, int32_t b) {
+    a = root(a);
+    b = root(b);
+    if (a == b) return;
+    if (b < a) std::swap(a, b);
+    parent_[b] = a;
+    first_[a] = std::min(first_[a], first_[b]);
+    last_[a] = std::max(last_[a], last_[b]);
+    size_[a] = std::max(size_[a], size_[b]);
+    pinned_to_end_[a] = pinned_to_end_[a] || pinned_to_end_[b];
+  }
+  int32_t first(int32_t r) const { return first_[r]; }
+  int32_t last(int32_t r) const { return last_[r]; }
+  int64_t size(int32_t r) const { return size_[r]; }
+
+ private:
+  std::vector<int32_t> parent_, first_, last_;
+  std::vector<int64_t> size_;
+  std::vector<bool> pinned_to_end_, active_;
+};
+
+int64_t bytes(const Tensor* t) { return t && t->byte_size ? *t->byte_size : -1; }
+
+// Depthwise with multiplier 1 on a single image may overwrite its input
+// channel by channel if that input dies here and the output is no larger.
+bool can_depthwise_inplace(const Graph& graph, const Op& op, BufferGroups& groups, int32_t step) {
+  const Tensor* in = graph.input(op, 0);
+  const Tensor* out = graph.output(op, 0);
+  if (!in || !out || !groups.active(in->index) || !groups.active(out->index)) return false;
+  if (op.options.depth_multiplier != 1 || in->shape.size() != 4 || in->shape[0] != 1) return false;
+  return bytes(out) <= bytes(in) && groups.dies_at(in->index, step);
+}
+
+// The input an elementwise op can overwrite: same size as the output, dying here.
+int32_t elementwise_inplace_input(const Graph& graph, const Op& op, BufferGroups& groups, int32_t step) {
+  const Tensor* out = graph.output(op, 0);
+  if (!out || !groups.active(out->index) || op.outputs.size() != 1) return -1;
+  for (int32_t t : op.inputs) {
+    if (groups.active(t) && bytes(&graph.tensors[t]) == bytes(out) && groups.dies_at(t, step)) return t;
+  }
+  return -1;
+}
+
+std::string buffer_name(const Graph& graph, const std::vector<int32_t>& tensors) {
+  std::string name = graph.tensors[tensors.front()].name;
+  if (name.empty()) name = "tensor " + std::to_string(tensors.front());
+  if (tensors.size() > 1) name += " (+" + std::to_string(tensors.size() - 1) + ")";
+  return name;
+}
+
+}  // namespace
+
+Liveness analyze_liveness(const Graph& graph, const LivenessOptions& options, std::vector<int32_t> order) {
+  Liveness result;
+  result.order = checked_order(graph, std::move(order));
+  const int32_t steps = static_cast<int32_t>(result.order.size());
+  std::vector<int32_t> step_of(graph.ops.size());
+  for (int32_t s = 0; s < steps; ++s) step_of[result.order[s]] = s;
+
+  BufferGroups groups(graph, step_of, std::max(steps - 1, 0));
+  std::vector<bool> inplace_depthwise(graph.ops.size(), false);
+  for (int32_t step = 0; step < steps; ++step) {
+    const Op& op = graph.ops[result.order[step]];
+    const Tensor* out = graph.output(op, 0);
+    if (is_view(op.opcode) && out && groups.active(out->index) && groups.active(op.inputs.empty() ? -1 : op.inputs[0])) {
+      groups.merge(op.inputs[0], out->index);
+    } else if (op.opcode == kDepthwiseConv2D && options.inplace_depthwise &&
+               can_depthwise_inplace(graph, op, groups, step)) {
+      groups.merge(op.inputs[0], out->index);
+      inplace_depthwise[op.index] = true;
+      result.inplace_ops.push_back(op.index);
+    } else if (is_inplace_elementwise(op.opcode) && options.inplace_elementwise) {
+      const int32_t victim = elementwise_inplace_input(graph, op, groups, step);
+      if (victim < 0) continue;
+      groups.merge(victim, out->index);
+      result.inplace_ops.push_back(op.index);
+    }
+  }
+  std::sort(result.inplace_ops.begin(), result.inplace_ops.end());
+
+  // One buffer per group, in order of the group's lowest tensor index.
+  result.tensor_buffer.assign(graph.tensors.size(), -1);
+  std::vector<int32_t> buffer_of_root(graph.tensors.size(), -1);
+  for (const Tensor& tensor : graph.tensors) {
+    if (!groups.active(tensor.index)) continue;
+    const int32_t r = groups.root(tensor.index);
+    if (buffer_of_root[r] < 0) {
+      buffer_of_root[r] = static_cast<int32_t>(result.buffers.size());
+      LiveBuffer buffer;
+      buffer.size = groups.size(r);
+      buffer.first = groups.first(r);
+      buffer.last = groups.last(r);
+      result.buffers.push_back(buffer);
+    }
+    result.tensor_buffer[tensor.index] = buffer_of_root[r];
+    result.buffers[buffer_of_root[r]].tensors.push_back(tensor.index);
+  }
+  for (LiveBuffer& buffer : result.buffers) buffer.name = buffer_name(graph, buffer.tensors);
+
+  if (!options.scratch) return result;
+  for (int32_t step = 0; step < steps; ++step) {
+    const Op& op = graph.ops[result.order[step]];
+    const int64_t size = kernel_scratch_bytes(graph, op) +
+                         (inplace_depthwise[op.index] ? inplace_depthwise_scratch_bytes(graph, op) : 0);
+    if (size == 0) continue;
+    LiveBuffer scratch;
+    scratch.name = "scratch@" + std::to_string(op.index) + " " + op.type;
+    scratch.kind = BufferKind::Scratch;
+    scratch.size = size;
+    scratch.first = scratch.last = step;
+    scratch.op = op.index;
+    result.buffers.push_back(scratch);
+  }
+  return result;
+}
+
+}  // namespace tinyarena::liveness

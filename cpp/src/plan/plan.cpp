@@ -1,0 +1,71 @@
+#include "tinyarena/plan/plan.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "tinyarena/allocation/allocators.h"
+#include "tinyarena/allocation/lower_bound.h"
+
+namespace tinyarena::plan {
+namespace {
+
+std::vector<OpReport> report_ops(const graph::Graph& graph, const Plan& plan) {
+  const auto metrics = graph::op_metrics(graph);
+  std::vector<OpReport> reports;
+  for (size_t step = 0; step < plan.liveness.order.size(); ++step) {
+    const graph::Op& op = graph.ops[plan.liveness.order[step]];
+    OpReport r;
+    r.index = op.index;
+    r.step = static_cast<int32_t>(step);
+    r.type = op.type;
+    if (const graph::Tensor* out = graph.output(op, 0)) r.output_shape = out->shape;
+    r.metrics = metrics[op.index];
+    reports.push_back(r);
+  }
+  for (size_t b = 0; b < plan.problem.buffers.size(); ++b) {
+    const allocation::Buffer& buffer = plan.problem.buffers[b];
+    const bool scratch = plan.liveness.buffers[b].kind == liveness::BufferKind::Scratch;
+    for (int32_t step = buffer.first; step <= buffer.last && step < static_cast<int32_t>(reports.size()); ++step) {
+      OpReport& r = reports[step];
+      (scratch ? r.scratch_bytes : r.live_bytes) += buffer.size;
+      r.arena_top = std::max(r.arena_top, plan.solution.offsets[b] + buffer.size);
+    }
+  }
+  return reports;
+}
+
+}  // namespace
+
+allocation::Problem make_problem(const liveness::Liveness& liveness, int64_t alignment) {
+  allocation::Problem problem;
+  for (const liveness::LiveBuffer& live : liveness.buffers) {
+    allocation::Buffer buffer;
+    buffer.name = live.name;
+    buffer.size = allocation::align_up(live.size, alignment);
+    buffer.first = live.first;
+    buffer.last = live.last;
+    buffer.alignment = alignment;
+    problem.buffers.push_back(buffer);
+  }
+  return problem;
+}
+
+Plan make_plan(const graph::Graph& graph, const PlanOptions& options) {
+  if (options.alignment < 1) throw std::invalid_argument("alignment must be at least 1");
+  Plan plan;
+  plan.options = options;
+  plan.liveness = liveness::analyze_liveness(graph, options.liveness, options.order);
+  plan.problem = make_problem(plan.liveness, options.alignment);
+  plan.solution = allocation::allocate(plan.problem, options.allocator);
+  plan.ops = report_ops(graph, plan);
+  plan.peak_bytes = plan.solution.height;
+  for (const OpReport& r : plan.ops) {
+    plan.flash_bytes += r.metrics.flash_bytes();
+    plan.macs += r.metrics.macs;
+    if (plan.peak_op < 0 && r.arena_top == plan.peak_bytes) plan.peak_op = r.index;
+  }
+  plan.lower_bound_bytes = allocation::lower_bound_bytes(plan.problem);
+  return plan;
+}
+
+}  // namespace tinyarena::plan
