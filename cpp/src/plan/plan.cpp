@@ -59,10 +59,14 @@ Plan make_plan(const graph::Graph& graph, const PlanOptions& options) {
   plan.solution = allocation::allocate(plan.problem, options.allocator);
   plan.ops = report_ops(graph, plan);
   plan.peak_bytes = plan.solution.height;
+  int64_t most_in_use = -1;
   for (const OpReport& r : plan.ops) {
     plan.flash_bytes += r.metrics.flash_bytes();
     plan.macs += r.metrics.macs;
-    if (plan.peak_op < 0 && r.arena_top == plan.peak_bytes) plan.peak_op = r.index;
+    if (r.live_bytes + r.scratch_bytes > most_in_use) {
+      most_in_use = r.live_bytes + r.scratch_bytes;
+      plan.peak_op = r.index;
+    }
   }
   plan.lower_bound_bytes = allocation::lower_bound_bytes(plan.problem);
   return plan;

@@ -10,6 +10,36 @@ namespace {
 constexpr uint64_t kBudgetPerByte = 16;
 constexpr uint64_t kBudgetBase = 1u << 20;
 
+// Length of the valid UTF-8 sequence starting at s[i], or 0 if invalid
+// (strict, as Python decodes: no overlong forms, surrogates or > U+10FFFF).
+size_t utf8_sequence_length(const std::string& s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char lead = byte(i);
+  if (lead < 0x80) return 1;
+  size_t length = 0;
+  unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) length = 2;
+  else if (lead >= 0xE0 && lead <= 0xEF) length = 3, low = lead == 0xE0 ? 0xA0 : 0x80, high = lead == 0xED ? 0x9F : 0xBF;
+  else if (lead >= 0xF0 && lead <= 0xF4) length = 4, low = lead == 0xF0 ? 0x90 : 0x80, high = lead == 0xF4 ? 0x8F : 0xBF;
+  if (length == 0 || i + length > s.size() || byte(i + 1) < low || byte(i + 1) > high) return 0;
+  for (size_t k = 2; k < length; ++k)
+    if ((byte(i + k) >> 6) != 0x2) return 0;
+  return length;
+}
+
+// Names go into error messages and Python strings: keep them valid UTF-8.
+std::string valid_utf8(std::string s) {
+  for (size_t i = 0; i < s.size();) {
+    const size_t length = utf8_sequence_length(s, i);
+    if (length == 0) {
+      s[i++] = '?';
+    } else {
+      i += length;
+    }
+  }
+  return s;
+}
+
 }  // namespace
 
 FlatbufferView::FlatbufferView(const uint8_t* data, size_t size)
@@ -82,7 +112,7 @@ Vector Table::vector(int slot, size_t element_size, const char* what) const {
 
 std::string Table::string(int slot, const char* what) const {
   const Vector bytes = vector(slot, 1, what);
-  return std::string(reinterpret_cast<const char*>(view_->data() + bytes.data_position()), bytes.size());
+  return valid_utf8(std::string(reinterpret_cast<const char*>(view_->data() + bytes.data_position()), bytes.size()));
 }
 
 }  // namespace tinyarena::reader

@@ -39,7 +39,7 @@ struct Plan {
   allocation::Solution solution;
   std::vector<OpReport> ops;    // in schedule order
   int64_t peak_bytes = 0;       // arena height
-  int32_t peak_op = -1;         // first op whose live buffers reach the peak
+  int32_t peak_op = -1;         // first op with the most bytes in use (live + scratch)
   int64_t lower_bound_bytes = 0;
   int64_t flash_bytes = 0;
   int64_t macs = 0;

@@ -57,6 +57,7 @@ class Table {
   std::optional<Table> table(int slot, const char* what) const;
   // A vector of `element_size`-byte elements (4 for offsets to tables).
   Vector vector(int slot, size_t element_size, const char* what) const;
+  // A string, with bytes that are not valid UTF-8 replaced by '?'.
   std::string string(int slot, const char* what) const;
 
  private:

@@ -1,0 +1,37 @@
+"""tinyarena: plan SRAM for int8 TFLite models on microcontrollers.
+
+The pipeline, one module per stage (each wraps the C++ core in ``_core``):
+
+- ``tinyarena.reader``     -- ``load_model``: .tflite file or bytes -> ``Graph`` (the IR)
+- ``tinyarena.liveness``   -- buffers and their ``[first, last]`` op intervals
+- ``tinyarena.allocation`` -- the allocation problem, allocators, lower bound, validator
+- ``tinyarena.planner``    -- ``plan``: all of the above -> ``Plan`` (table, JSON, chart)
+- ``tinyarena.builder``    -- write int8 TFLite models (layers and ready architectures)
+- ``tinyarena.cli``        -- the ``tinyarena`` command
+
+Quick start::
+
+    import tinyarena
+    plan = tinyarena.plan("model.tflite", sram="256K")
+    print(plan.table())
+    plan.plot("allocation.png")
+"""
+
+from ._core import ModelError, UnsupportedError
+from .allocation import Buffer, Problem, Solution
+from .planner import Plan, plan
+from .reader import load_model
+from .sizes import parse_size
+
+__all__ = [
+    "Buffer",
+    "ModelError",
+    "Plan",
+    "Problem",
+    "Solution",
+    "UnsupportedError",
+    "load_model",
+    "parse_size",
+    "plan",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,28 @@
+"""Stage 1: read a .tflite model into the graph IR (``Graph``).
+
+The reader is C++ and bounds-checked: a truncated, corrupted or hostile file
+raises :class:`tinyarena.ModelError` (a ``ValueError``) naming what is wrong.
+"""
+
+import os
+
+from . import _core
+from ._core import Graph, Op, OpOptions, Tensor
+
+__all__ = ["Graph", "Op", "OpOptions", "Tensor", "load_model"]
+
+
+def load_model(source):
+    """Return the ``Graph`` of a model given as a path, bytes, or an already loaded ``Graph``.
+
+    ``graph.ops`` are in execution order; ``graph.tensors`` expose name, shape,
+    dtype, quantization (``scale``/``zero_point`` numpy arrays) and, for
+    constants, ``data`` as a read-only numpy array.
+    """
+    if isinstance(source, Graph):
+        return source
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return _core.read_tflite(bytes(source))
+    if isinstance(source, (str, os.PathLike)):
+        return _core.read_tflite_file(os.fspath(source))
+    raise TypeError(f"expected a path, bytes or Graph, not {type(source).__name__}")

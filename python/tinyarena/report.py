@@ -1,0 +1,105 @@
+"""The plan as text and JSON."""
+
+import json
+
+from .sizes import format_bytes
+
+_COLUMNS = ("op", "type", "output shape", "live B", "scratch B", "flash B", "MACs")
+
+
+def _shape(shape):
+    return "x".join(str(d) for d in shape) if shape else "-"
+
+
+def _rows(plan):
+    for r in plan.ops:
+        yield (
+            str(r.index),
+            r.type,
+            _shape(r.output_shape),
+            f"{r.live_bytes:,}",
+            f"{r.scratch_bytes:,}",
+            f"{r.flash_bytes:,}",
+            f"{r.macs:,}",
+        )
+
+
+def summary_lines(plan):
+    gap = plan.peak_bytes - plan.lower_bound_bytes
+    over = f" (+{gap / plan.lower_bound_bytes:.1%} above the lower bound)" if gap and plan.lower_bound_bytes else ""
+    lines = [
+        f"peak SRAM     {plan.peak_bytes:,} B ({format_bytes(plan.peak_bytes)}) at op {plan.peak_op}{over}",
+        f"lower bound   {plan.lower_bound_bytes:,} B",
+        f"flash         {plan.flash_bytes:,} B (weights, biases, requantization tables)",
+        f"MACs          {plan.macs:,}",
+        f"allocator     {plan.allocator}, alignment {plan.alignment} B, {len(plan.buffers)} buffers",
+    ]
+    if plan.sram_limit:
+        verdict = "fits" if plan.fits else f"DOES NOT FIT: needs {plan.peak_bytes:,} B, limit {plan.sram_limit:,} B"
+        lines.append(f"SRAM limit    {plan.sram_limit:,} B: {verdict}")
+    return lines
+
+
+def table(plan):
+    rows = list(_rows(plan))
+    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(_COLUMNS)]
+    left_aligned = {1, 2}
+
+    def fmt(cells):
+        return "  ".join(c.ljust(w) if i in left_aligned else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
+    lines = [fmt(_COLUMNS), fmt(["-" * w for w in widths])]
+    lines += [fmt(r) for r in rows]
+    return "\n".join(lines + [""] + summary_lines(plan))
+
+
+def to_dict(plan):
+    return {
+        "model": plan.model_name,
+        "peak_bytes": plan.peak_bytes,
+        "peak_op": plan.peak_op,
+        "lower_bound_bytes": plan.lower_bound_bytes,
+        "flash_bytes": plan.flash_bytes,
+        "macs": plan.macs,
+        "allocator": plan.allocator,
+        "alignment": plan.alignment,
+        "sram_limit": plan.sram_limit,
+        "fits": plan.fits,
+        "ops": [
+            {
+                "index": r.index,
+                "step": r.step,
+                "type": r.type,
+                "output_shape": list(r.output_shape),
+                "live_bytes": r.live_bytes,
+                "scratch_bytes": r.scratch_bytes,
+                "arena_top": r.arena_top,
+                "weight_bytes": r.weight_bytes,
+                "bias_bytes": r.bias_bytes,
+                "scale_bytes": r.scale_bytes,
+                "flash_bytes": r.flash_bytes,
+                "macs": r.macs,
+            }
+            for r in plan.ops
+        ],
+        "buffers": [
+            {
+                "name": b.name,
+                "kind": b.kind,
+                "first": b.first,
+                "last": b.last,
+                "size": b.size,
+                "offset": b.offset,
+                "tensors": list(b.tensors),
+            }
+            for b in plan.buffers
+        ],
+    }
+
+
+def to_json(plan, path=None, indent=2):
+    text = json.dumps(to_dict(plan), indent=indent)
+    if path is not None:
+        with open(path, "w") as f:
+            f.write(text + "\n")
+    return text
