@@ -1,0 +1,50 @@
+"""Builds the C++ core with AddressSanitizer + UBSan and runs its unit tests and
+the reader fuzz driver over the shared models (truncations and 10,000 mutants each)."""
+
+import os
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+from shared_models import REPO, SHARED_MODEL_NAMES, shared_model
+
+BUILD_DIR = REPO / "build" / "cpp-tests-sanitized"
+
+
+@pytest.fixture(scope="module")
+def sanitized_build():
+    for tool in ("cmake", "c++"):
+        if shutil.which(tool) is None:
+            pytest.fail(f"{tool} is needed to build the C++ tests")
+    generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+    subprocess.run(["cmake", "-S", str(REPO), "-B", str(BUILD_DIR), *generator, "-DTINYARENA_PYTHON=OFF",
+                    "-DTINYARENA_TESTS=ON", "-DTINYARENA_SANITIZE=ON", "-DCMAKE_BUILD_TYPE=RelWithDebInfo"],
+                   check=True, capture_output=True)
+    build = subprocess.run(["cmake", "--build", str(BUILD_DIR), "-j", str(os.cpu_count() or 2)],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stdout[-4000:] + build.stderr[-4000:]
+    return BUILD_DIR
+
+
+def run_binary(path, *args):
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:abort_on_error=1", UBSAN_OPTIONS="halt_on_error=1")
+    result = subprocess.run([str(path), *map(str, args)], capture_output=True, text=True, env=env, timeout=900)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    return result.stdout
+
+
+def test_cpp_unit_tests_pass_under_sanitizers(sanitized_build):
+    out = run_binary(sanitized_build / "tinyarena_tests")
+    summary = out.strip().splitlines()[-1]
+    passed, failed = int(summary.split()[0]), int(summary.split()[2])
+    assert failed == 0 and passed >= 10
+
+
+def test_reader_fuzz_corpus_under_sanitizers(sanitized_build):
+    models = [shared_model(name) for name in SHARED_MODEL_NAMES]
+    out = run_binary(sanitized_build / "tinyarena_fuzz_reader", "--mutants", "10000", *models)
+    assert ", 0 failed" in out
+    total = int(out.strip().splitlines()[-1].split()[0])
+    assert total == 2 + len(models) * (64 + 10_000)

@@ -1,0 +1,160 @@
+"""Stages 2-4 on the real models: liveness, allocation, the plan and its report."""
+
+import json
+
+import pytest
+
+import tinyarena
+from shared_models import SHARED_MODEL_NAMES, TFLM_ARENA_BYTES, shared_model
+
+VWW_LOWER_BOUND = 55_296
+
+
+@pytest.mark.parametrize("name", SHARED_MODEL_NAMES)
+def test_greedy_first_fit_predicts_tflite_micro_arena(name):
+    plan = tinyarena.plan(shared_model(name), allocator="greedy_size_first_fit", inplace=False, scratch=False, align=16)
+    assert plan.validate() == []
+    assert plan.peak_bytes == TFLM_ARENA_BYTES[name]
+    if name == "vww_96_int8":
+        assert plan.lower_bound_bytes == VWW_LOWER_BOUND  # greedy is 33 % above it here
+    else:
+        assert plan.peak_bytes == plan.lower_bound_bytes
+
+
+def test_best_fit_also_misses_the_vww_lower_bound():
+    plan = tinyarena.plan(shared_model("vww_96_int8"), allocator="greedy_size_best_fit", inplace=False, scratch=False)
+    assert plan.validate() == []
+    assert plan.peak_bytes > VWW_LOWER_BOUND
+
+
+@pytest.mark.parametrize("name", SHARED_MODEL_NAMES)
+@pytest.mark.parametrize("allocator", tinyarena.allocation.allocator_names())
+@pytest.mark.parametrize("inplace", [True, False])
+@pytest.mark.parametrize("scratch", [True, False])
+@pytest.mark.parametrize("align", [1, 16])
+def test_every_plan_validates(name, allocator, inplace, scratch, align):
+    plan = tinyarena.plan(shared_model(name), allocator=allocator, inplace=inplace, scratch=scratch, align=align)
+    assert plan.validate() == []
+    assert plan.peak_bytes >= plan.lower_bound_bytes > 0
+    assert all(b.offset % align == 0 and b.size % align == 0 for b in plan.buffers)
+    assert max(r.live_bytes + r.scratch_bytes for r in plan.ops) == plan.lower_bound_bytes
+
+
+@pytest.mark.parametrize("name", SHARED_MODEL_NAMES)
+def test_inplace_never_raises_the_lower_bound(name):
+    off = tinyarena.plan(shared_model(name), inplace=False, scratch=False)
+    on = tinyarena.plan(shared_model(name), inplace=True, scratch=False)
+    assert on.lower_bound_bytes <= off.lower_bound_bytes
+    assert len(on.buffers) <= len(off.buffers)
+
+
+def test_inplace_depthwise_shares_its_input_buffer():
+    plan = tinyarena.plan(shared_model("vww_96_int8"), inplace=True)
+    graph = plan.graph
+    depthwise = [op for op in graph.ops if op.type == "DEPTHWISE_CONV_2D"]
+    assert set(op.index for op in depthwise) <= set(plan.liveness.inplace_ops)
+    buffer_of = plan.liveness.tensor_buffer
+    for op in depthwise:
+        assert buffer_of[op.inputs[0]] == buffer_of[op.outputs[0]]
+    # ...and asks for one input plane of scratch.
+    scratch = {b.name: b for b in plan.buffers if b.kind == "scratch"}
+    first = depthwise[0]
+    plane = graph.tensors[first.inputs[0]].shape[1] * graph.tensors[first.inputs[0]].shape[2]
+    assert scratch[f"scratch@{first.index} DEPTHWISE_CONV_2D"].size == plane
+
+
+def test_reshape_output_is_a_view_of_its_input():
+    plan = tinyarena.plan(shared_model("kws_ref_model"), inplace=False, scratch=False)
+    reshape = next(op for op in plan.graph.ops if op.type == "RESHAPE")
+    buffer_of = plan.liveness.tensor_buffer
+    assert buffer_of[reshape.inputs[0]] == buffer_of[reshape.outputs[0]]
+
+
+def test_graph_inputs_live_from_the_start_and_outputs_to_the_end():
+    plan = tinyarena.plan(shared_model("pretrainedResnet_quant"))
+    graph, last_step = plan.graph, len(plan.graph.ops) - 1
+    by_tensor = {t: b for b in plan.buffers for t in b.tensors}
+    assert by_tensor[graph.inputs[0]].first == 0
+    assert by_tensor[graph.outputs[0]].last == last_step
+
+
+def test_conv_scratch_matches_cmsis_nn_on_resnet():
+    # CMSIS-NN asks 2 * 3 * 3 * 16 * sizeof(int16) = 576 B for the 16-channel 3x3 convolutions.
+    plan = tinyarena.plan(shared_model("pretrainedResnet_quant"), inplace=False, scratch=True)
+    assert plan.peak_bytes == 49_728
+    assert max(r.scratch_bytes for r in plan.ops) == 2 * 3 * 3 * 64 * 2
+
+
+def test_report_rows_and_summary():
+    plan = tinyarena.plan(shared_model("vww_96_int8"))
+    assert len(plan.ops) == len(plan.graph.ops)
+    assert sum(r.macs for r in plan.ops) == plan.macs == 7_489_664
+    assert sum(r.flash_bytes for r in plan.ops) == plan.flash_bytes
+    weights = plan.graph.tensors[plan.graph.ops[0].inputs[1]]
+    assert plan.ops[0].weight_bytes == weights.byte_size == 8 * 3 * 3 * 3
+    assert plan.ops[0].bias_bytes == 8 * 4 and plan.ops[0].scale_bytes == 8 * 8
+    assert plan.ops[0].output_shape == (1, 48, 48, 8)
+    peak_row = next(r for r in plan.ops if r.index == plan.peak_op)
+    assert peak_row.live_bytes + peak_row.scratch_bytes == plan.lower_bound_bytes
+    text = plan.table()
+    assert "DEPTHWISE_CONV_2D" in text and f"{plan.peak_bytes:,}" in text and "lower bound" in text
+
+
+def test_json_has_the_documented_keys(tmp_path):
+    plan = tinyarena.plan(shared_model("kws_ref_model"), sram="64K")
+    path = tmp_path / "plan.json"
+    data = json.loads(plan.to_json(path))
+    assert json.loads(path.read_text()) == data
+    for key in ("peak_bytes", "lower_bound_bytes", "flash_bytes", "macs", "ops", "buffers"):
+        assert key in data
+    assert data["peak_bytes"] == plan.peak_bytes and data["fits"] is True and data["sram_limit"] == 65536
+    assert set(data["buffers"][0]) >= {"name", "first", "last", "size", "offset"}
+    assert len(data["ops"]) == len(plan.graph.ops)
+
+
+def test_sram_limit_is_reported_never_silently_exceeded():
+    plan = tinyarena.plan(shared_model("vww_96_int8"), sram="32K")
+    assert not plan.fits and plan.sram_limit == 32 * 1024 and plan.peak_bytes > plan.sram_limit
+    assert "DOES NOT FIT" in plan.table() and f"{plan.peak_bytes:,}" in plan.table()
+
+
+def test_plans_are_deterministic():
+    a = tinyarena.plan(shared_model("person_detect")).to_json()
+    b = tinyarena.plan(shared_model("person_detect")).to_json()
+    assert a == b
+
+
+def test_bad_options_are_clear_errors():
+    path = shared_model("hello_world_int8")
+    with pytest.raises(ValueError, match="unknown allocator 'magic'"):
+        tinyarena.plan(path, allocator="magic")
+    with pytest.raises(ValueError, match="alignment"):
+        tinyarena.plan(path, align=0)
+    with pytest.raises(ValueError, match="invalid size"):
+        tinyarena.plan(path, sram="lots")
+
+
+@pytest.mark.parametrize("text, expected", [("65536", 65536), ("64K", 65536), ("64KiB", 65536), ("1.5M", 1572864),
+                                            (1000, 1000), ("2mb", 2 * 1024**2)])
+def test_parse_size(text, expected):
+    assert tinyarena.parse_size(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "-5", "64Q", "0.5", "K"])
+def test_parse_size_rejects(text):
+    with pytest.raises(ValueError):
+        tinyarena.parse_size(text)
+
+
+def test_chart_draws_every_buffer_and_the_limit(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plan = tinyarena.plan(shared_model("vww_96_int8"), sram="64K")
+    ax = plan.plot(tmp_path / "a.png")
+    assert (tmp_path / "a.png").stat().st_size > 10_000
+    assert len(ax.collections[0].get_paths()) == len(plan.buffers)
+    assert ax.get_ylim()[1] >= 64.0 and ax.get_xlim()[1] >= len(plan.ops) - 1
+    plt.close(ax.figure)
