@@ -1,0 +1,30 @@
+"""The notebook runs top to bottom and the examples run, as a user would run them."""
+
+import pathlib
+import subprocess
+import sys
+
+from shared_models import REPO, shared_model
+
+
+def test_walkthrough_notebook_runs_top_to_bottom():
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(REPO / "notebooks" / "walkthrough.ipynb", as_version=4)
+    NotebookClient(nb, timeout=300, kernel_name="python3").execute()
+    outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    assert any("image/png" in o.get("data", {}) for o in outputs)  # the chart rendered inline
+    assert any("peak SRAM" in o.get("text", "") for o in outputs)
+
+
+def test_examples_run(tmp_path):
+    plan = subprocess.run([sys.executable, str(REPO / "examples" / "plan_model.py"), str(shared_model("kws_ref_model")),
+                           "64K"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert plan.returncode == 0, plan.stderr
+    assert (tmp_path / "allocation.png").exists() and (tmp_path / "plan.json").exists()
+    compare = subprocess.run([sys.executable, str(REPO / "examples" / "compare_allocators.py"),
+                              str(shared_model("vww_96_int8"))], capture_output=True, text=True, timeout=300)
+    assert compare.returncode == 0, compare.stderr
+    assert "73,728" in compare.stdout  # TFLM's rule without in-place on vww
