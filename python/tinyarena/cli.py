@@ -1,7 +1,7 @@
 """The ``tinyarena`` command.
 
     tinyarena plan MODEL [--sram SIZE] [--align N] [--allocator NAME] [--no-inplace]
-                         [--no-scratch] [--chart PATH] [--json PATH]
+                         [--no-scratch] [--chart PATH] [--json PATH] [--write-offline-plan OUT]
     tinyarena demo [-o DIR]
 
 Exit status: 0 on success, 1 for a bad model, 2 for bad arguments or when the
@@ -17,6 +17,7 @@ from .sizes import parse_size
 
 EXIT_BAD_MODEL = 1
 EXIT_DOES_NOT_FIT = 2
+EXIT_USAGE = 2
 
 
 def _size(text):
@@ -51,13 +52,18 @@ def _parser():
     p.add_argument("--no-scratch", action="store_true", help="plan activations only, no kernel scratch buffers")
     p.add_argument("--chart", metavar="PATH", help="write the allocation chart (PNG) here")
     p.add_argument("--json", metavar="PATH", help="write the plan as JSON here")
+    p.add_argument("--write-offline-plan", metavar="OUT", help="write a copy of the model carrying the plan as "
+                   "TFLite Micro OfflineMemoryAllocation metadata (needs --no-inplace)")
 
     d = commands.add_parser("demo", help="plan the bundled example network; write the chart and report")
     d.add_argument("-o", "--output", default="tinyarena_demo", help="output directory (default ./tinyarena_demo)")
     return parser
 
 
-def _write_outputs(plan, chart=None, json_path=None):
+def _write_outputs(plan, chart=None, json_path=None, offline_plan=None):
+    if offline_plan:
+        plan.write_offline_plan(offline_plan)
+        print(f"wrote {offline_plan}")
     if json_path:
         plan.to_json(json_path)
         print(f"wrote {json_path}")
@@ -78,7 +84,7 @@ def _run_plan(args):
     plan = make_plan(args.model, sram=args.sram, align=args.align, allocator=args.allocator,
                      inplace=not args.no_inplace, scratch=not args.no_scratch)
     print(plan.table())
-    _write_outputs(plan, args.chart, args.json)
+    _write_outputs(plan, args.chart, args.json, args.write_offline_plan)
     if not plan.fits:
         print(f"error: the plan needs {plan.peak_bytes:,} bytes of SRAM but the limit is {plan.sram_limit:,} bytes",
               file=sys.stderr)
@@ -100,6 +106,9 @@ def main(argv=None):
     except (_core.ModelError, _core.UnsupportedError) as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_MODEL
+    except ValueError as e:  # valid arguments that do not go together (e.g. an in-place offline plan)
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_USAGE
     except OSError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_MODEL

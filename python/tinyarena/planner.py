@@ -130,6 +130,15 @@ class Plan:
 
         return plot_plan(self, path=path, ax=ax, sram_limit=sram_limit)
 
+    def write_offline_plan(self, path):
+        """Write a copy of the model carrying this plan as TFLite Micro offline-plan metadata."""
+        from .interchange import model_with_offline_plan
+
+        data = model_with_offline_plan(self)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
     def __repr__(self):
         return (
             f"<Plan {self.model_name or 'model'}: peak {self.peak_bytes} B at op {self.peak_op}, "

@@ -59,10 +59,13 @@ class Table {
   Vector vector(int slot, size_t element_size, const char* what) const;
   // A string, with bytes that are not valid UTF-8 replaced by '?'.
   std::string string(int slot, const char* what) const;
+  // Absolute position of a field's bytes, 0 when absent.
+  size_t field_position(int slot) const;
+  size_t position() const { return pos_; }
+  // Number of field slots the vtable has room for.
+  int slot_count() const { return (vtable_size_ - 4) / 2; }
 
  private:
-  size_t field_position(int slot) const;  // 0 when absent
-
   const FlatbufferView* view_;
   size_t pos_;
   size_t vtable_;
