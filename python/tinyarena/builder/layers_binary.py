@@ -1,0 +1,53 @@
+"""Element-wise binary layers with numpy broadcasting: ADD and MUL."""
+
+import numpy as np
+
+from . import float_ops
+from .args import activation_code
+from .options import activation_only_options
+from .schema_enums import BuiltinOptions
+from .shapes import broadcast_shapes
+from .tensor import Tensor
+
+_ADD_LEFT_SHIFT = 20
+
+
+def _add_min_output_scale(a: Tensor, b: Tensor) -> float:
+    """TFLite's int8 ADD needs ``2 * max_input_scale / (2**20 * output_scale) < 1``."""
+    return 1.01 * 2 * max(a.scale, b.scale) / (1 << _ADD_LEFT_SHIFT)
+
+
+def _no_min_output_scale(a: Tensor, b: Tensor) -> float:
+    return 0.0
+
+
+class BinaryLayers:
+    """Mixin of ``ModelBuilder``: two-input element-wise ops (joins of a DAG)."""
+
+    def add(self, a: Tensor, b: Tensor, activation: str = "NONE") -> Tensor:
+        """ADD (e.g. a residual connection); shapes broadcast like numpy."""
+        return self._binary("ADD", "add", BuiltinOptions.AddOptions, np.add, a, b, activation, _add_min_output_scale)
+
+    def mul(self, a: Tensor, b: Tensor, activation: str = "NONE") -> Tensor:
+        """MUL; shapes broadcast like numpy."""
+        return self._binary("MUL", "mul", BuiltinOptions.MulOptions, np.multiply, a, b, activation)
+
+    def _binary(
+        self,
+        op: str,
+        what: str,
+        options_code: int,
+        compute,
+        a: Tensor,
+        b: Tensor,
+        activation,
+        min_scale=_no_min_output_scale,
+    ) -> Tensor:
+        a = self._check_tensor(a, f"{what} (first input)")
+        b = self._check_tensor(b, f"{what} (second input)")
+        broadcast_shapes(a.shape, b.shape, what)
+        act = activation_code(activation)
+        sample = float_ops.apply_activation(compute(self._sample(a), self._sample(b)), act)
+        out = self._new_tensor(self._scope(what), sample, min_scale=min_scale(a, b))
+        self._emit(op, [a, b], [out], activation_only_options(options_code, act))
+        return out
