@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 from ai_edge_litert import schema_py_generated as schema
-from ai_edge_litert.interpreter import Interpreter, OpResolverType
-from builder_test_support import random_inputs
+from builder_test_support import Interpreter, OpResolverType, random_inputs
 from tinyarena import builder
 from tinyarena.builder import quantize
 
