@@ -1,0 +1,286 @@
+/*
+ * tinyarena kernels: int8 kernels (C99) that generated code calls. Bit-exact with TFLite's
+ * reference kernels (the interpreter's OpResolverType.BUILTIN_REF).
+ *
+ * Conventions (all kernels)
+ * -------------------------
+ * - Pure functions: no malloc, no globals, no static state. Tensor pointers are arguments;
+ *   everything constant for an op (shapes, quantization, weights) sits in a params struct that
+ *   the generator can place in flash (`static const`).
+ * - Activations are NHWC int8. A kernel processes one image; callers loop over batches
+ *   (except FULLY_CONNECTED, MEAN and the shape ops, which take the full shape).
+ * - Zero points: fields named `*_offset` follow TFLite's ArithmeticParams convention:
+ *   input_offset = -input_zero_point, output_offset = +output_zero_point. Fields named
+ *   `*_zero_point` are the zero point itself.
+ * - Multipliers: (mult, shift) pairs exactly as TFLite's QuantizeMultiplier produces them
+ *   (real = mult * 2^(shift-31); shift > 0 is a left shift). Per-channel arrays have one
+ *   entry per output channel.
+ * - act_min/act_max: the fused activation range in the output's int8 domain (TFLite's
+ *   CalculateActivationRangeQuantized), [-128, 127] for no activation.
+ * - Strides (`*_row_stride`, `*_pix_stride`) are in elements (= bytes for int8); 0 means the
+ *   dense default (pix_stride = channels, row_stride = width * pix_stride). A producer can write
+ *   into a channel slice of a concatenation by passing out = concat_base + channel_offset and
+ *   out_pix_stride = concat_channels (or a row slice with out_row_stride).
+ * - Row ranges: conv, depthwise and pools compute output rows [y0, y1) only. `input`/`output`
+ *   always point at (the virtual) row 0 of the full tensors; a tiled caller may pass a virtual
+ *   base so that only the rows the stripe needs are ever touched.
+ * - Scratch: kernels that need scratch memory take a `void *scratch` (4-byte aligned) and have
+ *   a `*_scratch_bytes(params)` function. The sizes returned are for the DSP path (the
+ *   largest need), independent of the build, so a host-side generator gets the same number.
+ * - Padding: explicit pad_top/left/bottom/right. Positions outside the input read as the
+ *   input zero point (conv/depthwise) or are skipped (pools), exactly as TFLite does; the
+ *   bottom/right values are documentation for the caller's output-size computation (the
+ *   kernel only ever tests input bounds), so asymmetric padding from a folded PAD works.
+ * - DSP: with __ARM_FEATURE_DSP (Cortex-M4/M7/M33) conv, depthwise and fully connected use
+ *   2-MAC SIMD instructions when the params carry packed weights (see "Packed weights").
+ *   Results are identical to the portable path. Define TA_NO_SIMD to force the portable path,
+ *   TA_SIMD_EMULATE to run the SIMD-structured code with C emulation of the intrinsics (tests).
+ *
+ * Packed weights (format TA_PACKED_S16, produced by ta_pack_*() on the host or by the generator)
+ * --------------------------------------------------------------------------------------------
+ * CONV_2D / FULLY_CONNECTED ("GEMM" weights, K = kernel_h*kernel_w*in_c or in_depth,
+ * Kp = K rounded up to even, N = out channels):
+ *   int16 array of N*Kp values. For each output-channel pair (n, n+1), n even, for each
+ *   k = 0, 2, 4, ... Kp-2 four int16 values: w[n][k], w[n][k+1], w[n+1][k], w[n+1][k+1].
+ *   A final odd channel n = N-1 stores w[n][k], w[n][k+1] per k step. Values past K are 0.
+ *   w[n][k] is the TFLite weight (OHWI order for conv, [N][K] for FC) plus weights_offset
+ *   (FC only; 0 for symmetric weights). So each 32-bit word is one SMLAD operand.
+ * DEPTHWISE_CONV_2D: int16 array of out_c * kernel_h * KWp values, KWp = kernel_w rounded up
+ *   to even: channel-major, then row, then tap; taps past kernel_w are 0.
+ * ta_pack_gemm_weights_s16() / ta_pack_dw_weights_s16() implement this; the *_bytes()
+ * functions give the sizes. Packed weights take twice the flash of int8 weights and must be
+ * 4-byte aligned (emit them with __attribute__((aligned(4)))).
+ */
+#ifndef TINYARENA_KERNELS_H
+#define TINYARENA_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tinyarena_requantize.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TA_MAX_DIMS 6
+
+/* ------------------------------------------------------------------ CONV_2D */
+typedef struct ta_conv_params {
+  int32_t in_h, in_w, in_c;
+  int32_t out_h, out_w, out_c;
+  int32_t kernel_h, kernel_w;
+  int32_t stride_h, stride_w;
+  int32_t dilation_h, dilation_w;
+  int32_t pad_top, pad_left, pad_bottom, pad_right;
+  int32_t in_row_stride, in_pix_stride;   /* 0 = dense */
+  int32_t out_row_stride, out_pix_stride; /* 0 = dense */
+  int32_t input_offset;                   /* -input zero point */
+  int32_t output_offset;                  /* output zero point */
+  int32_t act_min, act_max;
+  const int8_t *weights;        /* TFLite layout [out_c][kh][kw][in_c] */
+  const int16_t *packed_weights; /* TA_PACKED_S16 or NULL (then the portable path runs) */
+  const int32_t *bias;          /* [out_c] or NULL */
+  const int32_t *out_mult;      /* [out_c] */
+  const int32_t *out_shift;     /* [out_c] */
+} ta_conv_params;
+
+void ta_conv_s8(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                void *scratch);
+size_t ta_conv_s8_scratch_bytes(const ta_conv_params *p);
+
+/* ------------------------------------------------------- DEPTHWISE_CONV_2D */
+typedef struct ta_dwconv_params {
+  int32_t in_h, in_w, in_c;
+  int32_t out_h, out_w;          /* out_c = in_c * depth_multiplier */
+  int32_t depth_multiplier;
+  int32_t kernel_h, kernel_w;
+  int32_t stride_h, stride_w;
+  int32_t dilation_h, dilation_w;
+  int32_t pad_top, pad_left, pad_bottom, pad_right;
+  int32_t in_row_stride, in_pix_stride;
+  int32_t out_row_stride, out_pix_stride;
+  int32_t input_offset, output_offset;
+  int32_t act_min, act_max;
+  const int8_t *weights;         /* TFLite layout [1][kh][kw][out_c] */
+  const int16_t *packed_weights; /* TA_PACKED_S16 depthwise layout or NULL */
+  const int32_t *bias;           /* [out_c] or NULL */
+  const int32_t *out_mult, *out_shift; /* [out_c] */
+} ta_dwconv_params;
+
+void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                          void *scratch);
+size_t ta_depthwise_conv_s8_scratch_bytes(const ta_dwconv_params *p);
+
+/* In place (TinyEngine's trick): the output overwrites the input in `buf`. Valid when
+ * depth_multiplier == 1, both tensors are dense NHWC (all strides 0) and out_h*out_w <= in_h*in_w.
+ * For each channel the input plane is copied to scratch, then that output channel is written. */
+void ta_depthwise_conv_s8_inplace(const ta_dwconv_params *p, int8_t *buf, void *scratch);
+size_t ta_depthwise_conv_s8_inplace_scratch_bytes(const ta_dwconv_params *p);
+
+/* --------------------------------------------------------- FULLY_CONNECTED */
+typedef struct ta_fc_params {
+  int32_t batches;        /* rows of the input */
+  int32_t in_depth;       /* K */
+  int32_t out_depth;      /* N */
+  int32_t input_offset;   /* -input zero point */
+  int32_t weights_offset; /* -weights zero point (0 for symmetric int8 weights) */
+  int32_t output_offset;
+  int32_t act_min, act_max;
+  int32_t per_channel;    /* 0: out_mult[0]/out_shift[0] for every channel */
+  int32_t out_row_stride; /* elements between output rows; 0 = out_depth */
+  const int8_t *weights;  /* [N][K] */
+  const int16_t *packed_weights; /* TA_PACKED_S16 GEMM layout (offset folded in) or NULL */
+  const int32_t *bias;    /* [N] or NULL */
+  const int32_t *out_mult, *out_shift; /* integer requantization (TFLM / CMSIS-NN, older TFLite) */
+  /* If non-NULL: requantize as TFLite's current reference FULLY_CONNECTED does, in double:
+   * out = (int32)round((double)acc * out_scale_f64[n]) + output_offset, with
+   * out_scale_f64 = (double)in_scale * (double)w_scale / (double)out_scale (per channel or [0]).
+   * On cores without a double FPU this uses the compiler's soft-float (IEEE exact). */
+  const double *out_scale_f64;
+} ta_fc_params;
+
+void ta_fully_connected_s8(const ta_fc_params *p, const int8_t *input, int8_t *output, void *scratch);
+size_t ta_fully_connected_s8_scratch_bytes(const ta_fc_params *p);
+
+/* --------------------------------------------------- AVERAGE/MAX_POOL_2D */
+typedef struct ta_pool_params {
+  int32_t in_h, in_w, channels;
+  int32_t out_h, out_w;
+  int32_t filter_h, filter_w;
+  int32_t stride_h, stride_w;
+  int32_t pad_top, pad_left, pad_bottom, pad_right;
+  int32_t in_row_stride, in_pix_stride;
+  int32_t out_row_stride, out_pix_stride;
+  int32_t act_min, act_max;
+} ta_pool_params;
+
+void ta_avg_pool_s8(const ta_pool_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1);
+void ta_max_pool_s8(const ta_pool_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1);
+
+/* ----------------------------------------------------------------- ADD / MUL */
+/* Broadcasting follows TFLite (numpy rules, up to 6 dims): shapes are right-aligned into
+ * TA_MAX_DIMS entries (leading 1s). `out` may alias an input whose shape equals the output's. */
+typedef struct ta_binary_params {
+  int32_t input1_offset, input2_offset, output_offset; /* -zp1, -zp2, +zp_out */
+  int32_t left_shift;                                  /* ADD only: 20 for int8 */
+  int32_t input1_mult, input1_shift;                   /* ADD only */
+  int32_t input2_mult, input2_shift;                   /* ADD only */
+  int32_t output_mult, output_shift;
+  int32_t act_min, act_max;
+  int32_t shape1[TA_MAX_DIMS], shape2[TA_MAX_DIMS], out_shape[TA_MAX_DIMS];
+} ta_binary_params;
+
+void ta_add_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out);
+void ta_mul_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out);
+
+/* ------------------------------------------------------ SOFTMAX / LOG_SOFTMAX */
+typedef struct ta_softmax_params {
+  int32_t outer_size, depth;       /* softmax over the innermost `depth` elements */
+  int32_t input_multiplier, input_left_shift, diff_min;
+  int32_t reverse_scaling_divisor, reverse_scaling_right_shift; /* LOG_SOFTMAX only */
+} ta_softmax_params;
+
+void ta_softmax_s8(const ta_softmax_params *p, const int8_t *input, int8_t *output);
+void ta_log_softmax_s8(const ta_softmax_params *p, const int8_t *input, int8_t *output);
+
+/* ----------------------------------------------------------------- activations */
+/* Requantize (QUANTIZE int8->int8, RELU, RELU6, RELU_N1_TO_1 in TFLite's formulation):
+ * out = clamp(out_zp + mbqm(in - in_zp, mult, shift), act_min, act_max). In place is fine. */
+typedef struct ta_requant_params {
+  int32_t input_zero_point, output_zero_point;
+  int32_t mult, shift;
+  int32_t act_min, act_max;
+} ta_requant_params;
+void ta_requantize_s8(const ta_requant_params *p, const int8_t *input, int8_t *output, int32_t n);
+
+/* LOGISTIC / TANH (and any int8 -> int8 elementwise op): out[i] = lut[(uint8)in[i]]. In place ok. */
+void ta_lut_s8(const int8_t *lut, const int8_t *input, int8_t *output, int32_t n);
+/* Host-side LUT builders reproducing TFLite's LUTPopulate<int8_t> (float math and libm, so
+ * build tables on the host, where the libm matches the reference interpreter's). */
+void ta_lut_logistic_s8(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, int8_t lut[256]);
+void ta_lut_tanh_s8(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, int8_t lut[256]);
+
+typedef struct ta_hard_swish_params {
+  int32_t input_zero_point, output_zero_point;
+  int32_t reluish_multiplier_fixedpoint_int16, reluish_multiplier_exponent;
+  int32_t output_multiplier_fixedpoint_int16, output_multiplier_exponent;
+} ta_hard_swish_params;
+void ta_hard_swish_s8(const ta_hard_swish_params *p, const int8_t *input, int8_t *output, int32_t n);
+
+/* ---------------------------------------------------------- QUANTIZE / DEQUANTIZE */
+void ta_quantize_f32_s8(const float *input, int8_t *output, int32_t n, float scale, int32_t zero_point);
+void ta_dequantize_s8_f32(const int8_t *input, float *output, int32_t n, float scale, int32_t zero_point);
+
+/* -------------------------------------------------------------------- MEAN */
+typedef struct ta_mean_params {
+  int32_t ndims;
+  int32_t in_shape[TA_MAX_DIMS];
+  int32_t reduce_mask;            /* bit d set: dimension d is reduced */
+  int32_t input_zero_point, output_zero_point;
+  int32_t mult, shift;            /* QuantizeMultiplier(in_scale / out_scale) */
+} ta_mean_params;
+/* Output is written densely in row-major order of the kept dims (same for keep_dims). */
+void ta_mean_s8(const ta_mean_params *p, const int8_t *input, int8_t *output);
+
+/* ------------------------------------------------------------ data movement */
+typedef struct ta_pad_params {
+  int32_t ndims;
+  int32_t in_shape[TA_MAX_DIMS];
+  int32_t before[TA_MAX_DIMS], after[TA_MAX_DIMS];
+  int32_t pad_value;              /* the output zero point for int8 PAD */
+} ta_pad_params;
+void ta_pad_s8(const ta_pad_params *p, const int8_t *input, int8_t *output);
+
+typedef struct ta_concat_params {
+  int32_t num_inputs;
+  int32_t outer_size;             /* product of the dims before the axis */
+  const int32_t *copy_sizes;      /* per input: dim[axis] * product of the dims after it */
+} ta_concat_params;
+void ta_concat_s8(const ta_concat_params *p, const int8_t *const *inputs, int8_t *output);
+
+typedef struct ta_split_params {
+  int32_t num_outputs;
+  int32_t outer_size;
+  const int32_t *copy_sizes;      /* per output, as for concat */
+} ta_split_params;
+void ta_split_s8(const ta_split_params *p, const int8_t *input, int8_t *const *outputs);
+
+typedef struct ta_transpose_params {
+  int32_t ndims;
+  int32_t in_shape[TA_MAX_DIMS];
+  int32_t perm[TA_MAX_DIMS];      /* output dim d is input dim perm[d] */
+} ta_transpose_params;
+void ta_transpose_s8(const ta_transpose_params *p, const int8_t *input, int8_t *output);
+
+/* STRIDED_SLICE with resolved per-dimension start/step/count (masks, negative indices and
+ * clamping resolved by the generator as TFLite's strided_slice_logic does). */
+typedef struct ta_slice_params {
+  int32_t ndims;
+  int32_t in_shape[TA_MAX_DIMS];
+  int32_t start[TA_MAX_DIMS], step[TA_MAX_DIMS], count[TA_MAX_DIMS];
+} ta_slice_params;
+void ta_strided_slice_s8(const ta_slice_params *p, const int8_t *input, int8_t *output);
+
+typedef struct ta_resize_params {
+  int32_t batches, in_h, in_w, channels, out_h, out_w;
+  int32_t align_corners, half_pixel_centers;
+} ta_resize_params;
+void ta_resize_nearest_s8(const ta_resize_params *p, const int8_t *input, int8_t *output);
+
+/* ------------------------------------------------------------ weight packing (host) */
+size_t ta_pack_gemm_weights_s16_bytes(int32_t n, int32_t k);
+/* w: [n][k] int8 (conv OHWI flattened per channel, or FC [N][K]); weights_offset added. */
+void ta_pack_gemm_weights_s16(const int8_t *w, int32_t n, int32_t k, int32_t weights_offset, int16_t *packed);
+size_t ta_pack_dw_weights_s16_bytes(int32_t out_c, int32_t kernel_h, int32_t kernel_w);
+/* w: TFLite depthwise [1][kh][kw][out_c]. */
+void ta_pack_dw_weights_s16(const int8_t *w, int32_t out_c, int32_t kernel_h, int32_t kernel_w, int16_t *packed);
+
+/* 1 if this build runs the SIMD-structured paths (real DSP or emulated), else 0. */
+int ta_kernels_simd_enabled(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TINYARENA_KERNELS_H */

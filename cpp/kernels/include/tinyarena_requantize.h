@@ -1,0 +1,191 @@
+/*
+ * tinyarena kernels: fixed-point helpers shared by all int8 kernels (C99, header only).
+ *
+ * These reproduce, bit for bit, the integer arithmetic of TFLite's reference kernels
+ * (tensorflow/lite/kernels/internal/common.h and gemmlowp/fixedpoint.h):
+ *
+ *   ta_srdhm(a, b)        SaturatingRoundingDoublingHighMul: round(a * b / 2^31), saturating
+ *                         only the single overflow case INT32_MIN * INT32_MIN.
+ *   ta_rdbpot(x, e)       RoundingDivideByPOT: x / 2^e rounded to nearest, ties away from zero.
+ *   ta_mbqm(x, m, s)      MultiplyByQuantizedMultiplier (TFLite's default "double rounding"
+ *                         variant): x * m * 2^s / 2^31 with s > 0 a left shift applied first
+ *                         and s < 0 a rounding right shift applied last.
+ *
+ * A real multiplier M is represented by (m, s) as produced by TFLite's QuantizeMultiplier:
+ * M = m * 2^(s - 31) with m in [2^30, 2^31). The generator computes (m, s) on the host.
+ *
+ * Define TA_SINGLE_ROUNDING=1 to get TFLite's alternative TFLITE_SINGLE_ROUNDING arithmetic
+ * (not what the PyPI interpreter uses; kept for targets that want to match such builds).
+ */
+#ifndef TINYARENA_REQUANTIZE_H
+#define TINYARENA_REQUANTIZE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define TA_INLINE static inline __attribute__((always_inline))
+#else
+#define TA_INLINE static inline
+#endif
+
+/* Wrapping 32-bit arithmetic (TFLite relies on two's complement wrap in a few places). */
+TA_INLINE int32_t ta_wrap_add(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+TA_INLINE int32_t ta_wrap_sub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+TA_INLINE int32_t ta_wrap_shl(int32_t a, int s) { return (int32_t)((uint32_t)a << s); }
+
+TA_INLINE int32_t ta_min32(int32_t a, int32_t b) { return a < b ? a : b; }
+TA_INLINE int32_t ta_max32(int32_t a, int32_t b) { return a > b ? a : b; }
+TA_INLINE int32_t ta_clamp32(int32_t x, int32_t lo, int32_t hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
+/*
+ * round(a*b / 2^31). gemmlowp adds a nudge of 2^30 (or 1 - 2^30 for a negative product) and
+ * truncates the division toward zero; for every product except INT32_MIN^2 that equals
+ * floor((a*b + 2^30) / 2^31), which is a single 64-bit add and arithmetic shift.
+ */
+TA_INLINE int32_t ta_srdhm(int32_t a, int32_t b) {
+  if (a == b && a == INT32_MIN) return INT32_MAX;
+  return (int32_t)(((int64_t)a * (int64_t)b + ((int64_t)1 << 30)) >> 31);
+}
+
+/* Rounding arithmetic right shift, ties away from zero (gemmlowp::RoundingDivideByPOT). */
+TA_INLINE int32_t ta_rdbpot(int32_t x, int e) {
+  const int32_t mask = (int32_t)(((int64_t)1 << e) - 1);
+  const int32_t remainder = x & mask;
+  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> e) + (remainder > threshold ? 1 : 0);
+}
+
+/* Saturating x * 2^e for 0 <= e < 31 (gemmlowp SaturatingRoundingMultiplyByPOT, e > 0). */
+TA_INLINE int32_t ta_sat_shl(int32_t x, int e) {
+  if (e == 0) return x;
+  {
+    const int32_t threshold = (int32_t)((1u << (31 - e)) - 1u);
+    if (x > threshold) return INT32_MAX;
+    if (x < -threshold) return INT32_MIN;
+    return ta_wrap_shl(x, e);
+  }
+}
+
+#if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
+TA_INLINE int32_t ta_mbqm(int32_t x, int32_t m, int32_t shift) {
+  const int total_shift = 31 - shift;
+  const int64_t round = (int64_t)1 << (total_shift - 1);
+  return (int32_t)(((int64_t)x * m + round) >> total_shift);
+}
+#else
+TA_INLINE int32_t ta_mbqm(int32_t x, int32_t m, int32_t shift) {
+  const int left = shift > 0 ? shift : 0;
+  const int right = shift > 0 ? 0 : -shift;
+  return ta_rdbpot(ta_srdhm(ta_wrap_shl(x, left), m), right);
+}
+#endif
+
+/* MultiplyByQuantizedMultiplierSmallerThanOneExp (shift <= 0). */
+TA_INLINE int32_t ta_mbqm_lt1(int32_t x, int32_t m, int32_t shift) {
+#if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
+  return ta_mbqm(x, m, shift);
+#else
+  return ta_rdbpot(ta_srdhm(x, m), -shift);
+#endif
+}
+
+/* MultiplyByQuantizedMultiplierGreaterThanOne (shift >= 0). */
+TA_INLINE int32_t ta_mbqm_gt1(int32_t x, int32_t m, int32_t shift) {
+#if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
+  return ta_mbqm(x, m, shift);
+#else
+  return ta_srdhm(ta_wrap_shl(x, shift), m);
+#endif
+}
+
+/*
+ * Fast per-channel requantization, value-identical to ta_mbqm(x, m, s) for m >= 0.
+ *
+ * With y = srdhm(x, m) = floor((x*m + 2^30) / 2^31) and a right shift r >= 1,
+ * rdbpot(y, r) = floor((y + 2^(r-1) - [y < 0]) / 2^r); nesting the two floors gives
+ *   ta_mbqm(x, m, -r) = (x*m + C) >> (31 + r),  C = 2^30 + 2^(30+r) - [y < 0] * 2^31,
+ * i.e. one SMLAL into a preset 64-bit constant and one shift of the high word. y < 0 exactly
+ * when x*m < -2^30, i.e. x <= neg_limit (-1 if m > 2^30, -2 if m == 2^30, never if m == 0).
+ * Shifts s >= 0 (multipliers >= 0.5, rare) and unnormalised 0 < m < 2^30 fall back to ta_mbqm.
+ */
+typedef struct ta_rq {
+  int32_t m, shift;
+  int32_t fast;                 /* 1 if s <= -1 and no left shift */
+  int32_t rshift_hi;            /* r - 1: shift applied to the high word */
+  int32_t neg_limit;            /* x <= neg_limit  <=>  y < 0 */
+  uint32_t c_lo_pos, c_hi_pos;  /* C for y >= 0 */
+  uint32_t c_lo_neg, c_hi_neg;  /* C for y < 0 */
+} ta_rq;
+
+TA_INLINE ta_rq ta_rq_prep(int32_t m, int32_t shift) {
+  ta_rq q;
+  q.m = m;
+  q.shift = shift;
+  q.fast = shift <= -1 && shift >= -31 && (m == 0 || m >= (1 << 30));
+  q.rshift_hi = q.fast ? -shift - 1 : 0;
+  q.neg_limit = m > (1 << 30) ? -1 : (m == (1 << 30) ? -2 : INT32_MIN);
+  if (q.fast) {
+    const uint64_t cp = ((uint64_t)1 << 30) + ((uint64_t)1 << (30 - shift));
+    const uint64_t cn = cp - ((uint64_t)1 << 31);
+    q.c_lo_pos = (uint32_t)cp, q.c_hi_pos = (uint32_t)(cp >> 32);
+    q.c_lo_neg = (uint32_t)cn, q.c_hi_neg = (uint32_t)(cn >> 32);
+  } else {
+    q.c_lo_pos = q.c_hi_pos = q.c_lo_neg = q.c_hi_neg = 0;
+  }
+  return q;
+}
+
+/* The fast formula only (requires q->fast). */
+TA_INLINE int32_t ta_rq_apply_fast(const ta_rq *q, int32_t x) {
+  const int neg = x <= q->neg_limit;
+  const uint32_t c_lo = neg ? q->c_lo_neg : q->c_lo_pos;
+  const uint32_t c_hi = neg ? q->c_hi_neg : q->c_hi_pos;
+  const int64_t v = (int64_t)x * q->m + (int64_t)(((uint64_t)c_hi << 32) | c_lo);
+  return (int32_t)(v >> 32) >> q->rshift_hi;
+}
+
+TA_INLINE int32_t ta_rq_apply(const ta_rq *q, int32_t x) {
+#if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
+  return ta_mbqm(x, q->m, q->shift);
+#else
+  if (q->fast) return ta_rq_apply_fast(q, x);
+  return ta_mbqm(x, q->m, q->shift);
+#endif
+}
+
+TA_INLINE int32_t ta_clamp_act(int32_t v, int32_t act_min, int32_t act_max) {
+  v = v > act_min ? v : act_min;
+  return v < act_max ? v : act_max;
+}
+
+TA_INLINE int8_t ta_rq_out(const ta_rq *q, int32_t acc, int32_t out_offset, int32_t act_min, int32_t act_max) {
+  return (int8_t)ta_clamp_act(ta_rq_apply(q, acc) + out_offset, act_min, act_max);
+}
+
+/* Requires q->fast (and no TA_SINGLE_ROUNDING); callers test once per channel. */
+TA_INLINE int8_t ta_rq_out_fast(const ta_rq *q, int32_t acc, int32_t out_offset, int32_t act_min, int32_t act_max) {
+  return (int8_t)ta_clamp_act(ta_rq_apply_fast(q, acc) + out_offset, act_min, act_max);
+}
+
+#if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
+#define TA_RQ_FAST_OK(q) 0
+#else
+#define TA_RQ_FAST_OK(q) ((q)->fast)
+#endif
+
+/* Requantize a conv/FC accumulator: multiplier, output offset, clamp to the activation range. */
+TA_INLINE int8_t ta_requant_acc(int32_t acc, int32_t m, int32_t shift, int32_t out_offset, int32_t act_min,
+                                int32_t act_max) {
+  int32_t v = ta_mbqm(acc, m, shift) + out_offset;
+  return (int8_t)ta_clamp32(v, act_min, act_max);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TINYARENA_REQUANTIZE_H */

@@ -1,0 +1,259 @@
+/*
+ * DEPTHWISE_CONV_2D int8 (TFLite reference_integer_ops::DepthwiseConvPerChannel semantics):
+ *   oc = ic * depth_multiplier + m
+ *   acc = bias[oc] + sum over taps inside the input of (in[..][ic] + input_offset) * w[ky][kx][oc]
+ *
+ * Portable path: direct loops. SIMD path (packed int16 weights): per input channel the input
+ * plane the requested rows need is widened once into an int16 scratch plane (offset added,
+ * padding materialised as 0, so the inner loop has no bounds checks); each output is then
+ * kernel_h * ceil(kernel_w/2) SMLADs of unaligned input pairs with weight pairs.
+ * In-place variant: the plane copy is what frees the channel, so output channel c can be
+ * written over input channel c (TinyEngine's trick; depth_multiplier == 1, dense NHWC).
+ */
+#include "tinyarena_kernels.h"
+#include "ta_simd.h"
+
+#define TA_DEF(v, d) ((v) != 0 ? (v) : (d))
+
+static inline int8_t rq(const ta_dwconv_params *p, int32_t acc, int32_t oc) {
+  return ta_requant_acc(acc, p->out_mult[oc], p->out_shift[oc], p->output_offset, p->act_min, p->act_max);
+}
+
+static void dw_portable(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1) {
+  const int32_t in_c = p->in_c, dm = p->depth_multiplier, out_c = in_c * dm;
+  const int32_t in_h = p->in_h, in_w = p->in_w, kh = p->kernel_h, kw = p->kernel_w, out_w = p->out_w;
+  const int32_t ips = TA_DEF(p->in_pix_stride, in_c);
+  const int32_t irs = TA_DEF(p->in_row_stride, in_w * ips);
+  const int32_t ops = TA_DEF(p->out_pix_stride, out_c);
+  const int32_t ors = TA_DEF(p->out_row_stride, out_w * ops);
+  const int32_t sh = p->stride_h, sw = p->stride_w, dh = p->dilation_h, dw = p->dilation_w;
+  const int32_t in_off = p->input_offset, oo = p->output_offset, lo = p->act_min, hi = p->act_max;
+  const int8_t *const weights = p->weights;
+  const int32_t *const bias = p->bias, *const mult = p->out_mult, *const shift = p->out_shift;
+  int32_t oy, ox, ic, m, ky, kx;
+  for (oy = y0; oy < y1; ++oy) {
+    const int32_t iy0 = oy * sh - p->pad_top;
+    int32_t ky0 = 0, ky1 = kh;
+    while (ky0 < kh && iy0 + ky0 * dh < 0) ++ky0;
+    while (ky1 > ky0 && iy0 + (ky1 - 1) * dh >= in_h) --ky1;
+    for (ox = 0; ox < out_w; ++ox) {
+      const int32_t ix0 = ox * sw - p->pad_left;
+      int32_t kx0 = 0, kx1 = kw;
+      int8_t *const o = output + oy * ors + ox * ops;
+      while (kx0 < kw && ix0 + kx0 * dw < 0) ++kx0;
+      while (kx1 > kx0 && ix0 + (kx1 - 1) * dw >= in_w) --kx1;
+      for (ic = 0; ic < in_c; ++ic) {
+        const int8_t *const ib = input + (iy0 + ky0 * dh) * irs + (ix0 + kx0 * dw) * ips + ic;
+        for (m = 0; m < dm; ++m) {
+          const int32_t oc = ic * dm + m;
+          const int8_t *wrow = weights + (ky0 * kw + kx0) * out_c + oc;
+          const int8_t *irow = ib;
+          int32_t acc = bias ? bias[oc] : 0;
+          for (ky = ky0; ky < ky1; ++ky, irow += dh * irs, wrow += kw * out_c) {
+            const int8_t *ip = irow, *wp = wrow;
+            for (kx = kx0; kx < kx1; ++kx, ip += dw * ips, wp += out_c) acc += (*ip + in_off) * *wp;
+          }
+          o[oc] = ta_requant_acc(acc, mult[oc], shift[oc], oo, lo, hi);
+        }
+      }
+    }
+  }
+}
+
+/* Plane geometry for output rows [y0, y1): rows of the padded input window and its width. */
+static int32_t kw_padded(const ta_dwconv_params *p) { return (p->kernel_w + 1) & ~1; }
+static int32_t plane_rows(const ta_dwconv_params *p, int32_t y0, int32_t y1) {
+  return (y1 - y0 - 1) * p->stride_h + (p->kernel_h - 1) * p->dilation_h + 1;
+}
+static int32_t plane_width(const ta_dwconv_params *p) {
+  return (p->out_w - 1) * p->stride_w + (kw_padded(p) - 1) * p->dilation_w + 1;
+}
+
+/* SIMD scratch: the int16 plane (+2 slack values, rounded to 4 bytes), then one int32
+ * accumulator per output column. */
+static size_t plane_bytes(const ta_dwconv_params *p) {
+  return (((size_t)plane_rows(p, 0, p->out_h) * (size_t)plane_width(p) + 2) * sizeof(int16_t) + 3) & ~(size_t)3;
+}
+
+size_t ta_depthwise_conv_s8_scratch_bytes(const ta_dwconv_params *p) {
+  if (p->out_h <= 0 || p->out_w <= 0) return 0;
+  return plane_bytes(p) + (size_t)p->out_w * sizeof(int32_t);
+}
+
+size_t ta_depthwise_conv_s8_inplace_scratch_bytes(const ta_dwconv_params *p) {
+  const size_t simd = ta_depthwise_conv_s8_scratch_bytes(p);
+  const size_t plain = ((size_t)p->in_h * (size_t)p->in_w + 3) & ~(size_t)3;
+  return simd > plain ? simd : plain;
+}
+
+#if TA_SIMD
+/* Widen input channel c (rows iy_lo .. iy_lo+rows-1, columns -pad_left ..) into plane. */
+static void build_plane16(const ta_dwconv_params *p, const int8_t *src, int32_t irs, int32_t ips, int32_t c,
+                          int32_t iy_lo, int32_t rows, int32_t width, int16_t *plane) {
+  const int32_t ix_lo = -p->pad_left;
+  const int32_t off = p->input_offset;
+  int32_t r, x;
+  for (r = 0; r < rows; ++r) {
+    const int32_t iy = iy_lo + r;
+    int16_t *d = plane + r * width;
+    if (iy < 0 || iy >= p->in_h) {
+      for (x = 0; x < width; ++x) d[x] = 0;
+    } else {
+      const int8_t *s = src + iy * irs + c;
+      const int32_t xa = ta_max32(0, -ix_lo);                       /* first in-bounds column */
+      const int32_t xb = ta_min32(width, p->in_w - ix_lo);          /* one past the last */
+      for (x = 0; x < xa && x < width; ++x) d[x] = 0;
+      for (x = xa; x < xb; ++x) d[x] = (int16_t)(s[(ix_lo + x) * ips] + off);
+      for (x = ta_max32(xb, xa); x < width; ++x) d[x] = 0;
+    }
+  }
+  plane[rows * width] = 0;
+  plane[rows * width + 1] = 0;
+}
+
+/* Requantize one output row of accumulators (constants held in locals across the row). */
+static void requant_row(const ta_rq *q, const int32_t *acc, int32_t n, int8_t *o, int32_t ops, int32_t oo, int32_t lo,
+                        int32_t hi) {
+  int32_t i;
+  if (TA_RQ_FAST_OK(q)) {
+    const ta_rq qq = *q;
+    for (i = 0; i < n; ++i) o[i * ops] = ta_rq_out_fast(&qq, acc[i], oo, lo, hi);
+  } else {
+    for (i = 0; i < n; ++i) o[i * ops] = ta_rq_out(q, acc[i], oo, lo, hi);
+  }
+}
+
+/* One output row of a 3x3 (dilation 1) depthwise channel: six weight words in registers,
+ * 6 unaligned LDR + 6 SMLAD per output. Kept out of line so that all registers are free. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void dw3x3_row(const ta_i32a *wq, int32_t bias, const int16_t *a0, int32_t width, int32_t sw, int32_t *acc_out,
+                      int32_t n) {
+  const int32_t w00 = wq[0], w01 = wq[1], w10 = wq[2], w11 = wq[3], w20 = wq[4], w21 = wq[5];
+  const int16_t *a1 = a0 + width, *a2 = a0 + 2 * width;
+  int32_t *const acc_end = acc_out + n;
+  while (acc_out < acc_end) {
+    int32_t acc = ta_smlad(w00, ta_read32(a0), bias);
+    acc = ta_smlad(w01, ta_read32(a0 + 2), acc);
+    acc = ta_smlad(w10, ta_read32(a1), acc);
+    acc = ta_smlad(w11, ta_read32(a1 + 2), acc);
+    acc = ta_smlad(w20, ta_read32(a2), acc);
+    acc = ta_smlad(w21, ta_read32(a2 + 2), acc);
+    *acc_out++ = acc;
+    a0 += sw, a1 += sw, a2 += sw;
+  }
+}
+
+/* Output channel oc for rows [y0, y1) from a plane whose row 0 is input row iy_lo. Each output
+ * row is accumulated into `accrow` first (MAC loop with the weights in registers), then
+ * requantized in a second pass. */
+static void dw_channel_simd(const ta_dwconv_params *p, const int16_t *plane, int32_t width, int32_t iy_lo,
+                            int32_t oc, int8_t *output, int32_t ors, int32_t ops, int32_t y0, int32_t y1,
+                            int32_t *accrow) {
+  const int32_t kh = p->kernel_h, kwp2 = kw_padded(p) >> 1;
+  const int32_t sw = p->stride_w, sh = p->stride_h, dh = p->dilation_h, dw = p->dilation_w;
+  const int32_t out_w = p->out_w;
+  const ta_i32a *wq = (const ta_i32a *)p->packed_weights + (size_t)oc * kh * kwp2;
+  const int32_t bias = p->bias ? p->bias[oc] : 0;
+  const ta_rq q = ta_rq_prep(p->out_mult[oc], p->out_shift[oc]);
+  const int32_t oo = p->output_offset, lo = p->act_min, hi = p->act_max;
+  const int16_t *r0 = plane + (y0 * sh - p->pad_top - iy_lo) * width;
+  int32_t oy, ox, ky, j;
+  if (kh == 3 && kwp2 == 2 && dh == 1 && dw == 1) {
+    /* 3x3 (dilation 1): six weight words in registers, 6 unaligned LDR + 6 SMLAD per output. */
+    for (oy = y0; oy < y1; ++oy, r0 += sh * width) {
+      dw3x3_row(wq, bias, r0, width, sw, accrow, out_w);
+      requant_row(&q, accrow, out_w, output + oy * ors + oc, ops, oo, lo, hi);
+    }
+    return;
+  }
+  for (oy = y0; oy < y1; ++oy, r0 += sh * width) {
+    for (ox = 0; ox < out_w; ++ox) {
+      const int16_t *a = r0 + ox * sw;
+      const ta_i32a *w = wq;
+      int32_t acc = bias;
+      for (ky = 0; ky < kh; ++ky) {
+        const int16_t *r = a + ky * dh * width;
+        if (dw == 1) {
+          for (j = 0; j < kwp2; ++j) acc = ta_smlad(w[j], ta_read32(r + 2 * j), acc);
+        } else {
+          for (j = 0; j < kwp2; ++j) acc = ta_smlad(w[j], ta_pair16(r[2 * j * dw], r[(2 * j + 1) * dw]), acc);
+        }
+        w += kwp2;
+      }
+      accrow[ox] = acc;
+    }
+    requant_row(&q, accrow, out_w, output + oy * ors + oc, ops, oo, lo, hi);
+  }
+}
+#endif
+
+void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                          void *scratch) {
+#if TA_SIMD
+  if (p->packed_weights && scratch && y1 > y0) {
+    const int32_t in_c = p->in_c, dm = p->depth_multiplier;
+    const int32_t ips = TA_DEF(p->in_pix_stride, in_c);
+    const int32_t irs = TA_DEF(p->in_row_stride, p->in_w * ips);
+    const int32_t ops = TA_DEF(p->out_pix_stride, in_c * dm);
+    const int32_t ors = TA_DEF(p->out_row_stride, p->out_w * ops);
+    const int32_t iy_lo = y0 * p->stride_h - p->pad_top;
+    const int32_t rows = plane_rows(p, y0, y1), width = plane_width(p);
+    int16_t *plane = (int16_t *)scratch;
+    int32_t *accrow = (int32_t *)(void *)((uint8_t *)scratch + plane_bytes(p));
+    int32_t c, m;
+    for (c = 0; c < in_c; ++c) {
+      build_plane16(p, input, irs, ips, c, iy_lo, rows, width, plane);
+      for (m = 0; m < dm; ++m)
+        dw_channel_simd(p, plane, width, iy_lo, c * dm + m, output, ors, ops, y0, y1, accrow);
+    }
+    return;
+  }
+#else
+  (void)scratch;
+#endif
+  dw_portable(p, input, output, y0, y1);
+}
+
+void ta_depthwise_conv_s8_inplace(const ta_dwconv_params *p, int8_t *buf, void *scratch) {
+  const int32_t C = p->in_c, in_h = p->in_h, in_w = p->in_w;
+  int32_t c, oy, ox, ky, kx, i;
+#if TA_SIMD
+  if (p->packed_weights) {
+    const int32_t iy_lo = -p->pad_top;
+    const int32_t rows = plane_rows(p, 0, p->out_h), width = plane_width(p);
+    int16_t *plane = (int16_t *)scratch;
+    int32_t *accrow = (int32_t *)(void *)((uint8_t *)scratch + plane_bytes(p));
+    for (c = 0; c < C; ++c) {
+      build_plane16(p, buf, in_w * C, C, c, iy_lo, rows, width, plane);
+      dw_channel_simd(p, plane, width, iy_lo, c, buf, p->out_w * C, C, 0, p->out_h, accrow);
+    }
+    return;
+  }
+#endif
+  {
+    int8_t *plane = (int8_t *)scratch;
+    for (c = 0; c < C; ++c) {
+      const int32_t bias = p->bias ? p->bias[c] : 0;
+      for (i = 0; i < in_h * in_w; ++i) plane[i] = buf[i * C + c];
+      for (oy = 0; oy < p->out_h; ++oy) {
+        const int32_t iy0 = oy * p->stride_h - p->pad_top;
+        for (ox = 0; ox < p->out_w; ++ox) {
+          const int32_t ix0 = ox * p->stride_w - p->pad_left;
+          int32_t acc = 0;
+          for (ky = 0; ky < p->kernel_h; ++ky) {
+            const int32_t iy = iy0 + ky * p->dilation_h;
+            if (iy < 0 || iy >= in_h) continue;
+            for (kx = 0; kx < p->kernel_w; ++kx) {
+              const int32_t ix = ix0 + kx * p->dilation_w;
+              if (ix < 0 || ix >= in_w) continue;
+              acc += (plane[iy * in_w + ix] + p->input_offset) * p->weights[(ky * p->kernel_w + kx) * C + c];
+            }
+          }
+          buf[(oy * p->out_w + ox) * C + c] = rq(p, acc + bias, c);
+        }
+      }
+    }
+  }
+}

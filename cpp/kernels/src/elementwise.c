@@ -1,0 +1,77 @@
+/*
+ * ADD / MUL int8 with numpy broadcasting (TFLite reference_integer_ops::Add/Mul and
+ * BroadcastAdd6DSlow/BroadcastMul6DSlow).
+ * ADD: both inputs are shifted left by left_shift (20), scaled to a common scale with their
+ * own multipliers, summed, then scaled to the output (MultiplyByQuantizedMultiplierSmallerThanOneExp).
+ * MUL: (in1 + off1) * (in2 + off2) scaled by one multiplier.
+ * Each output element is written after both of its inputs are read, in row-major order, so
+ * `out` may alias an input that has the output's shape (in-place ADD/MUL).
+ */
+#include "tinyarena_kernels.h"
+
+static inline int8_t add_one(const ta_binary_params *p, int32_t x, int32_t y) {
+  const int32_t a = ta_mbqm_lt1(ta_wrap_shl(x + p->input1_offset, p->left_shift), p->input1_mult, p->input1_shift);
+  const int32_t b = ta_mbqm_lt1(ta_wrap_shl(y + p->input2_offset, p->left_shift), p->input2_mult, p->input2_shift);
+  const int32_t r = ta_mbqm_lt1(ta_wrap_add(a, b), p->output_mult, p->output_shift) + p->output_offset;
+  return (int8_t)ta_clamp32(r, p->act_min, p->act_max);
+}
+
+static inline int8_t mul_one(const ta_binary_params *p, int32_t x, int32_t y) {
+  const int32_t r = ta_mbqm((x + p->input1_offset) * (y + p->input2_offset), p->output_mult, p->output_shift) +
+                    p->output_offset;
+  return (int8_t)ta_clamp32(r, p->act_min, p->act_max);
+}
+
+static int32_t total(const int32_t *s) {
+  int32_t n = 1, i;
+  for (i = 0; i < TA_MAX_DIMS; ++i) n *= s[i];
+  return n;
+}
+
+static int same_shape(const int32_t *a, const int32_t *b) {
+  int i;
+  for (i = 0; i < TA_MAX_DIMS; ++i)
+    if (a[i] != b[i]) return 0;
+  return 1;
+}
+
+/* Element strides of an input over the output index space (0 along broadcast dims). */
+static void bstrides(const int32_t *shape, int32_t *st) {
+  int32_t s = 1, i;
+  for (i = TA_MAX_DIMS - 1; i >= 0; --i) {
+    st[i] = shape[i] == 1 ? 0 : s;
+    s *= shape[i];
+  }
+}
+
+#define TA_BINARY_LOOP(FN)                                                                       \
+  do {                                                                                           \
+    const int32_t *os = p->out_shape;                                                            \
+    if (same_shape(p->shape1, os) && same_shape(p->shape2, os)) {                                \
+      const int32_t n = total(os);                                                               \
+      int32_t i;                                                                                 \
+      for (i = 0; i < n; ++i) out[i] = FN(p, in1[i], in2[i]);                                    \
+    } else {                                                                                     \
+      int32_t s1[TA_MAX_DIMS], s2[TA_MAX_DIMS], i0, i1, i2, i3, i4, i5;                          \
+      int8_t *o = out;                                                                           \
+      bstrides(p->shape1, s1);                                                                   \
+      bstrides(p->shape2, s2);                                                                   \
+      for (i0 = 0; i0 < os[0]; ++i0)                                                             \
+        for (i1 = 0; i1 < os[1]; ++i1)                                                           \
+          for (i2 = 0; i2 < os[2]; ++i2)                                                         \
+            for (i3 = 0; i3 < os[3]; ++i3)                                                       \
+              for (i4 = 0; i4 < os[4]; ++i4) {                                                   \
+                const int32_t b1 = i0 * s1[0] + i1 * s1[1] + i2 * s1[2] + i3 * s1[3] + i4 * s1[4]; \
+                const int32_t b2 = i0 * s2[0] + i1 * s2[1] + i2 * s2[2] + i3 * s2[3] + i4 * s2[4]; \
+                for (i5 = 0; i5 < os[5]; ++i5) *o++ = FN(p, in1[b1 + i5 * s1[5]], in2[b2 + i5 * s2[5]]); \
+              }                                                                                  \
+    }                                                                                            \
+  } while (0)
+
+void ta_add_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out) {
+  TA_BINARY_LOOP(add_one);
+}
+
+void ta_mul_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out) {
+  TA_BINARY_LOOP(mul_one);
+}

@@ -1,0 +1,131 @@
+/*
+ * FULLY_CONNECTED int8 (TFLite reference_integer_ops::FullyConnected[PerChannel]):
+ *   acc = bias[n] + sum_k (in[b][k] + input_offset) * (w[n][k] + weights_offset)
+ *   out[b][n] = clamp(mbqm(acc, mult, shift) + output_offset, act_min, act_max)
+ * or, matching the current TFLite reference kernel (which rescales in double),
+ *   out[b][n] = clamp((int32)round(acc * out_scale_f64[n]) + output_offset, act_min, act_max)
+ *
+ * SIMD path (packed int16 weights, weights_offset folded in): the input row is widened once to
+ * int16 pairs (offset added) in scratch; the inner loop handles 4 output channels (two packed
+ * channel pairs) per k step: 1 LDR of inputs, 2 LDRD of weights, 4 SMLADs.
+ */
+#include <math.h>
+
+#include "tinyarena_kernels.h"
+#include "ta_simd.h"
+
+static int8_t rq(const ta_fc_params *p, int32_t acc, int32_t n) {
+  const int32_t i = p->per_channel ? n : 0;
+  if (p->out_scale_f64) {
+    const int32_t v = (int32_t)round((double)acc * p->out_scale_f64[i]) + p->output_offset;
+    return (int8_t)ta_clamp32(v, p->act_min, p->act_max);
+  }
+  return ta_requant_acc(acc, p->out_mult[i], p->out_shift[i], p->output_offset, p->act_min, p->act_max);
+}
+
+size_t ta_fully_connected_s8_scratch_bytes(const ta_fc_params *p) {
+  return (size_t)((p->in_depth + 3) & ~3) * sizeof(int16_t);
+}
+
+void ta_fully_connected_s8(const ta_fc_params *p, const int8_t *input, int8_t *output, void *scratch) {
+  const int32_t K = p->in_depth, N = p->out_depth;
+  const int32_t ors = p->out_row_stride ? p->out_row_stride : N;
+  int32_t b, n, k;
+#if TA_SIMD
+  if (p->packed_weights && scratch) {
+    int16_t *xs = (int16_t *)scratch;
+    const ta_i32a *xw = (const ta_i32a *)xs;
+    const int32_t kpairs = (K + 1) >> 1;
+    for (b = 0; b < p->batches; ++b) {
+      const int8_t *in = input + (size_t)b * K;
+      int8_t *out = output + (size_t)b * ors;
+      const ta_i32a *wp = (const ta_i32a *)p->packed_weights;
+      for (k = 0; k < K; ++k) xs[k] = (int16_t)(in[k] + p->input_offset);
+      if (K & 1) xs[K] = 0;
+      for (n = 0; n + 4 <= N; n += 4) {
+        const ta_i32a *wa = wp, *wb = wp + 2 * kpairs;
+        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, kk;
+        if (p->bias) {
+          a0 = p->bias[n]; a1 = p->bias[n + 1]; a2 = p->bias[n + 2]; a3 = p->bias[n + 3];
+        }
+        kk = 0;
+#if TA_SIMD_NATIVE
+        if (kpairs >= 2) {
+          /* per 2 k steps: 2 LDR inputs, 4 LDRD weights, 8 SMLAD (+CMP/BNE): ~1 instruction/MAC */
+          const ta_i32a *xq = xw, *const xe = xw + (kpairs & ~1);
+          int32_t x, w0, w1, w2, w3;
+          __asm__ volatile(
+              "1:\n\t"
+              "ldr %[x], [%[xq]], #4\n\t"
+              "ldrd %[w0], %[w1], [%[wa]], #8\n\t"
+              "ldrd %[w2], %[w3], [%[wb]], #8\n\t"
+              "smlad %[a0], %[w0], %[x], %[a0]\n\t"
+              "smlad %[a1], %[w1], %[x], %[a1]\n\t"
+              "smlad %[a2], %[w2], %[x], %[a2]\n\t"
+              "smlad %[a3], %[w3], %[x], %[a3]\n\t"
+              "ldr %[x], [%[xq]], #4\n\t"
+              "ldrd %[w0], %[w1], [%[wa]], #8\n\t"
+              "ldrd %[w2], %[w3], [%[wb]], #8\n\t"
+              "smlad %[a0], %[w0], %[x], %[a0]\n\t"
+              "smlad %[a1], %[w1], %[x], %[a1]\n\t"
+              "smlad %[a2], %[w2], %[x], %[a2]\n\t"
+              "smlad %[a3], %[w3], %[x], %[a3]\n\t"
+              "cmp %[xq], %[xe]\n\t"
+              "bne 1b\n\t"
+              : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [xq] "+r"(xq), [wa] "+r"(wa),
+                [wb] "+r"(wb), [x] "=&r"(x), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3)
+              : [xe] "r"(xe)
+              : "cc", "memory");
+          kk = kpairs & ~1;
+        }
+#endif
+        for (; kk < kpairs; ++kk) {
+          const int32_t x = xw[kk];
+          a0 = ta_smlad(wa[0], x, a0);
+          a1 = ta_smlad(wa[1], x, a1);
+          a2 = ta_smlad(wb[0], x, a2);
+          a3 = ta_smlad(wb[1], x, a3);
+          wa += 2;
+          wb += 2;
+        }
+        out[n] = rq(p, a0, n);
+        out[n + 1] = rq(p, a1, n + 1);
+        out[n + 2] = rq(p, a2, n + 2);
+        out[n + 3] = rq(p, a3, n + 3);
+        wp += 4 * kpairs;
+      }
+      if (n + 2 <= N) {
+        int32_t a0 = p->bias ? p->bias[n] : 0, a1 = p->bias ? p->bias[n + 1] : 0, kk;
+        for (kk = 0; kk < kpairs; ++kk) {
+          const int32_t x = xw[kk];
+          a0 = ta_smlad(wp[2 * kk], x, a0);
+          a1 = ta_smlad(wp[2 * kk + 1], x, a1);
+        }
+        out[n] = rq(p, a0, n);
+        out[n + 1] = rq(p, a1, n + 1);
+        wp += 2 * kpairs;
+        n += 2;
+      }
+      if (n < N) {
+        int32_t a0 = p->bias ? p->bias[n] : 0, kk;
+        for (kk = 0; kk < kpairs; ++kk) a0 = ta_smlad(wp[kk], xw[kk], a0);
+        out[n] = rq(p, a0, n);
+      }
+    }
+    return;
+  }
+#else
+  (void)scratch;
+#endif
+  for (b = 0; b < p->batches; ++b) {
+    const int8_t *in = input + (size_t)b * K;
+    int8_t *out = output + (size_t)b * ors;
+    for (n = 0; n < N; ++n) {
+      const int8_t *w = p->weights + (size_t)n * K;
+      int32_t acc = 0;
+      for (k = 0; k < K; ++k) acc += (in[k] + p->input_offset) * (w[k] + p->weights_offset);
+      if (p->bias) acc += p->bias[n];
+      out[n] = rq(p, acc, n);
+    }
+  }
+}

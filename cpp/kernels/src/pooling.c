@@ -1,0 +1,62 @@
+/*
+ * AVERAGE_POOL_2D / MAX_POOL_2D int8 (TFLite reference_integer_ops::AveragePool / MaxPool).
+ * The window is clipped to the input (padding is skipped, not counted); the average rounds the
+ * sum / count to nearest with ties away from zero; both clamp to the fused activation range.
+ */
+#include "tinyarena_kernels.h"
+
+#define TA_DEF(v, d) ((v) != 0 ? (v) : (d))
+
+void ta_avg_pool_s8(const ta_pool_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1) {
+  const int32_t C = p->channels;
+  const int32_t ips = TA_DEF(p->in_pix_stride, C), irs = TA_DEF(p->in_row_stride, p->in_w * ips);
+  const int32_t ops = TA_DEF(p->out_pix_stride, C), ors = TA_DEF(p->out_row_stride, p->out_w * ops);
+  int32_t oy, ox, c, fy, fx;
+  for (oy = y0; oy < y1; ++oy) {
+    const int32_t iy0 = oy * p->stride_h - p->pad_top;
+    const int32_t fy0 = ta_max32(0, -iy0), fy1 = ta_min32(p->filter_h, p->in_h - iy0);
+    for (ox = 0; ox < p->out_w; ++ox) {
+      const int32_t ix0 = ox * p->stride_w - p->pad_left;
+      const int32_t fx0 = ta_max32(0, -ix0), fx1 = ta_min32(p->filter_w, p->in_w - ix0);
+      const int32_t count = (fy1 - fy0) * (fx1 - fx0);
+      int8_t *o = output + oy * ors + ox * ops;
+      for (c = 0; c < C; ++c) {
+        int32_t acc = 0;
+        for (fy = fy0; fy < fy1; ++fy) {
+          const int8_t *ip = input + (iy0 + fy) * irs + (ix0 + fx0) * ips + c;
+          for (fx = fx0; fx < fx1; ++fx, ip += ips) acc += *ip;
+        }
+        if (count <= 0) {
+          acc = 0;
+        } else {
+          acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+        }
+        o[c] = (int8_t)ta_clamp32(acc, p->act_min, p->act_max);
+      }
+    }
+  }
+}
+
+void ta_max_pool_s8(const ta_pool_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1) {
+  const int32_t C = p->channels;
+  const int32_t ips = TA_DEF(p->in_pix_stride, C), irs = TA_DEF(p->in_row_stride, p->in_w * ips);
+  const int32_t ops = TA_DEF(p->out_pix_stride, C), ors = TA_DEF(p->out_row_stride, p->out_w * ops);
+  int32_t oy, ox, c, fy, fx;
+  for (oy = y0; oy < y1; ++oy) {
+    const int32_t iy0 = oy * p->stride_h - p->pad_top;
+    const int32_t fy0 = ta_max32(0, -iy0), fy1 = ta_min32(p->filter_h, p->in_h - iy0);
+    for (ox = 0; ox < p->out_w; ++ox) {
+      const int32_t ix0 = ox * p->stride_w - p->pad_left;
+      const int32_t fx0 = ta_max32(0, -ix0), fx1 = ta_min32(p->filter_w, p->in_w - ix0);
+      int8_t *o = output + oy * ors + ox * ops;
+      for (c = 0; c < C; ++c) {
+        int32_t m = -128;
+        for (fy = fy0; fy < fy1; ++fy) {
+          const int8_t *ip = input + (iy0 + fy) * irs + (ix0 + fx0) * ips + c;
+          for (fx = fx0; fx < fx1; ++fx, ip += ips) m = *ip > m ? *ip : m;
+        }
+        o[c] = (int8_t)ta_clamp32(m, p->act_min, p->act_max);
+      }
+    }
+  }
+}

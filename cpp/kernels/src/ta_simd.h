@@ -1,0 +1,78 @@
+/*
+ * Internal: the few 2x16-bit SIMD operations the fast paths use.
+ *
+ * - On a core with the DSP extension (__ARM_FEATURE_DSP: Cortex-M4/M7/M33/M55) they map to ACLE
+ *   intrinsics from <arm_acle.h> (no CMSIS).
+ * - With TA_SIMD_EMULATE they are plain C with the same results, so the SIMD-structured code
+ *   (packing, pairing, loop order) is tested bit-exact on the host.
+ * - Otherwise (or with TA_NO_SIMD) TA_SIMD is 0 and only the portable kernels are compiled.
+ */
+#ifndef TA_SIMD_H
+#define TA_SIMD_H
+
+#include <stdint.h>
+#include <string.h>
+
+#if !defined(TA_NO_SIMD) && defined(__ARM_FEATURE_DSP) && !defined(TA_SIMD_EMULATE)
+#include <arm_acle.h>
+#define TA_SIMD 1
+#define TA_SIMD_NATIVE 1
+static inline __attribute__((always_inline)) int32_t ta_smlad(int32_t a, int32_t b, int32_t acc) {
+  return __smlad(a, b, acc);
+}
+/* (sign-extended bytes 0 and 2, bytes 1 and 3) of a word. */
+static inline __attribute__((always_inline)) int32_t ta_sxtb16(int32_t x) { return __sxtb16(x); }
+static inline __attribute__((always_inline)) int32_t ta_sxtb16_ror8(int32_t x) { 
+  return __sxtb16((int32_t)(((uint32_t)x >> 8) | ((uint32_t)x << 24)));
+}
+static inline __attribute__((always_inline)) int32_t ta_sadd16(int32_t a, int32_t b) { return __sadd16(a, b); }
+#elif !defined(TA_NO_SIMD) && defined(TA_SIMD_EMULATE)
+#define TA_SIMD 1
+#define TA_SIMD_NATIVE 0
+static inline int32_t ta_lo16(int32_t x) { return (int32_t)(int16_t)(uint16_t)((uint32_t)x & 0xFFFFu); }
+static inline int32_t ta_hi16(int32_t x) { return (int32_t)(int16_t)(uint16_t)((uint32_t)x >> 16); }
+static inline int32_t ta_pack16(int32_t lo, int32_t hi) {
+  return (int32_t)(((uint32_t)lo & 0xFFFFu) | ((uint32_t)hi << 16));
+}
+static inline int32_t ta_smlad(int32_t a, int32_t b, int32_t acc) {
+  uint32_t r = (uint32_t)acc + (uint32_t)(ta_lo16(a) * ta_lo16(b)) + (uint32_t)(ta_hi16(a) * ta_hi16(b));
+  return (int32_t)r;
+}
+static inline int32_t ta_sxtb16(int32_t x) {
+  uint32_t u = (uint32_t)x;
+  return ta_pack16((int8_t)(u & 0xFF), (int8_t)((u >> 16) & 0xFF));
+}
+static inline int32_t ta_sxtb16_ror8(int32_t x) {
+  uint32_t u = (uint32_t)x;
+  return ta_pack16((int8_t)((u >> 8) & 0xFF), (int8_t)((u >> 24) & 0xFF));
+}
+static inline int32_t ta_sadd16(int32_t a, int32_t b) {
+  return ta_pack16(ta_lo16(a) + ta_lo16(b), ta_hi16(a) + ta_hi16(b));
+}
+#else
+#define TA_SIMD 0
+#define TA_SIMD_NATIVE 0
+#endif
+
+/* A 32-bit type that may alias int16/int8 data (SIMD words read from int16 buffers). Buffers
+ * read through it (column buffers, packed weights) must be 4-byte aligned. */
+#if defined(__GNUC__)
+typedef int32_t __attribute__((may_alias)) ta_i32a;
+#else
+typedef int32_t ta_i32a;
+#endif
+
+/* Unaligned-safe 32-bit load/store (one LDR/STR on Cortex-M4, which allows unaligned LDR). */
+static inline int32_t ta_read32(const void *p) {
+  int32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+static inline void ta_write32(void *p, int32_t v) { memcpy(p, &v, 4); }
+
+/* Pack two int16 values into one SIMD word (lo first in memory on little-endian). */
+static inline int32_t ta_pair16(int32_t lo, int32_t hi) {
+  return (int32_t)(((uint32_t)lo & 0xFFFFu) | ((uint32_t)hi << 16));
+}
+
+#endif /* TA_SIMD_H */

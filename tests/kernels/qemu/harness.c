@@ -1,0 +1,258 @@
+/*
+ * Cortex-M test harness for the tinyarena kernels, run under QEMU (mps2-an386) with semihosting.
+ *
+ *   harness selftest            random conv / depthwise / in-place depthwise / FC cases; the DSP
+ *                               path (packed weights, real SMLAD/SXTB16) must equal the portable
+ *                               path byte for byte. Prints "N passed, M failed"; exit status = M.
+ *   harness bench NAME PATH R   set up layer NAME and run its kernel R times on PATH (dsp|plain).
+ *                               Instruction counts of R=2 minus R=1 (QEMU insn plugin) give the
+ *                               exact cost of one kernel call.
+ * The portable path is the same code the host tests check against TFLite's reference kernels.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tinyarena_kernels.h"
+
+/* ------------------------------------------------------------------ tiny helpers */
+static uint32_t rng_state = 0x12345678u;
+static uint32_t rnd(void) {
+  uint32_t x = rng_state;
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  return rng_state = x;
+}
+static int32_t rint_(int32_t lo, int32_t hi) { return lo + (int32_t)(rnd() % (uint32_t)(hi - lo + 1)); }
+
+static uint8_t arena[3u << 20] __attribute__((aligned(8)));
+static size_t arena_used;
+static void *alloc(size_t n) {
+  void *p = arena + arena_used;
+  arena_used += (n + 7) & ~(size_t)7;
+  if (arena_used > sizeof(arena)) {
+    printf("arena exhausted\n");
+    exit(99);
+  }
+  return p;
+}
+static int8_t *rand_i8(size_t n) {
+  int8_t *p = alloc(n);
+  size_t i;
+  for (i = 0; i < n; ++i) p[i] = (int8_t)rnd();
+  return p;
+}
+static int32_t *rand_i32(size_t n, int32_t lo, int32_t hi) {
+  int32_t *p = alloc(n * 4);
+  size_t i;
+  for (i = 0; i < n; ++i) p[i] = rint_(lo, hi);
+  return p;
+}
+static void quant(int32_t n, int32_t **mult, int32_t **shift) {
+  *mult = rand_i32((size_t)n, 1 << 30, 0x7FFFFFFF);
+  *shift = rand_i32((size_t)n, -11, 0);
+}
+static void act(int32_t *lo, int32_t *hi) {
+  *lo = rint_(-128, 0);
+  *hi = rint_(*lo, 127);
+}
+static int pad_for(int32_t in, int32_t k, int32_t s, int32_t d, int32_t *out, int32_t *before) {
+  const int32_t eff = (k - 1) * d + 1;
+  int32_t total;
+  *out = (in + s - 1) / s; /* SAME */
+  total = (*out - 1) * s + eff - in;
+  *before = total > 0 ? total / 2 : 0;
+  return total > 0 ? total - *before : 0;
+}
+
+/* ------------------------------------------------------------------ random cases */
+static void make_conv(ta_conv_params *p, int32_t h, int32_t w, int32_t c, int32_t oc, int32_t k, int32_t s,
+                      int32_t d) {
+  memset(p, 0, sizeof(*p));
+  p->in_h = h, p->in_w = w, p->in_c = c, p->out_c = oc;
+  p->kernel_h = p->kernel_w = k, p->stride_h = p->stride_w = s, p->dilation_h = p->dilation_w = d;
+  p->pad_bottom = pad_for(h, k, s, d, &p->out_h, &p->pad_top);
+  p->pad_right = pad_for(w, k, s, d, &p->out_w, &p->pad_left);
+  p->input_offset = rint_(-127, 128), p->output_offset = rint_(-128, 127);
+  act(&p->act_min, &p->act_max);
+  p->weights = rand_i8((size_t)oc * k * k * c);
+  p->bias = rand_i32((size_t)oc, -20000, 20000);
+  quant(oc, (int32_t **)&p->out_mult, (int32_t **)&p->out_shift);
+}
+
+static const int16_t *pack_conv(const ta_conv_params *p) {
+  const int32_t k = p->kernel_h * p->kernel_w * p->in_c;
+  int16_t *w = alloc(ta_pack_gemm_weights_s16_bytes(p->out_c, k));
+  ta_pack_gemm_weights_s16(p->weights, p->out_c, k, 0, w);
+  return w;
+}
+
+static void make_dw(ta_dwconv_params *p, int32_t h, int32_t w, int32_t c, int32_t dm, int32_t k, int32_t s,
+                    int32_t d) {
+  memset(p, 0, sizeof(*p));
+  p->in_h = h, p->in_w = w, p->in_c = c, p->depth_multiplier = dm;
+  p->kernel_h = p->kernel_w = k, p->stride_h = p->stride_w = s, p->dilation_h = p->dilation_w = d;
+  p->pad_bottom = pad_for(h, k, s, d, &p->out_h, &p->pad_top);
+  p->pad_right = pad_for(w, k, s, d, &p->out_w, &p->pad_left);
+  p->input_offset = rint_(-127, 128), p->output_offset = rint_(-128, 127);
+  act(&p->act_min, &p->act_max);
+  p->weights = rand_i8((size_t)k * k * c * dm);
+  p->bias = rand_i32((size_t)c * dm, -20000, 20000);
+  quant(c * dm, (int32_t **)&p->out_mult, (int32_t **)&p->out_shift);
+}
+
+static const int16_t *pack_dw(const ta_dwconv_params *p) {
+  const int32_t oc = p->in_c * p->depth_multiplier;
+  int16_t *w = alloc(ta_pack_dw_weights_s16_bytes(oc, p->kernel_h, p->kernel_w));
+  ta_pack_dw_weights_s16(p->weights, oc, p->kernel_h, p->kernel_w, w);
+  return w;
+}
+
+static void make_fc(ta_fc_params *p, int32_t b, int32_t k, int32_t n) {
+  memset(p, 0, sizeof(*p));
+  p->batches = b, p->in_depth = k, p->out_depth = n;
+  p->input_offset = rint_(-127, 128), p->output_offset = rint_(-128, 127);
+  p->per_channel = (int32_t)(rnd() & 1);
+  act(&p->act_min, &p->act_max);
+  p->weights = rand_i8((size_t)n * k);
+  p->bias = rand_i32((size_t)n, -20000, 20000);
+  quant(n, (int32_t **)&p->out_mult, (int32_t **)&p->out_shift);
+}
+
+static const int16_t *pack_fc(const ta_fc_params *p) {
+  int16_t *w = alloc(ta_pack_gemm_weights_s16_bytes(p->out_depth, p->in_depth));
+  ta_pack_gemm_weights_s16(p->weights, p->out_depth, p->in_depth, p->weights_offset, w);
+  return w;
+}
+
+static int failures, passes;
+static void check(const char *what, int i, const int8_t *a, const int8_t *b, size_t n) {
+  if (memcmp(a, b, n) != 0) {
+    size_t j = 0;
+    while (a[j] == b[j]) ++j;
+    printf("FAIL %s case %d: byte %u: dsp %d plain %d\n", what, i, (unsigned)j, a[j], b[j]);
+    ++failures;
+  } else {
+    ++passes;
+  }
+}
+
+static int selftest(void) {
+  int i;
+  for (i = 0; i < 60; ++i) {
+    ta_conv_params p;
+    int8_t *x, *o1, *o2;
+    void *scratch;
+    size_t n;
+    arena_used = 0;
+    make_conv(&p, rint_(1, 9), rint_(1, 9), rint_(1, 12), rint_(1, 9), rint_(1, 3), rint_(1, 2), rint_(1, 2));
+    x = rand_i8((size_t)p.in_h * p.in_w * p.in_c);
+    n = (size_t)p.out_h * p.out_w * p.out_c;
+    o1 = alloc(n), o2 = alloc(n);
+    scratch = alloc(ta_conv_s8_scratch_bytes(&p));
+    ta_conv_s8(&p, x, o2, 0, p.out_h, scratch); /* portable: no packed weights */
+    p.packed_weights = pack_conv(&p);
+    ta_conv_s8(&p, x, o1, 0, p.out_h, scratch);
+    check("conv", i, o1, o2, n);
+  }
+  for (i = 0; i < 60; ++i) {
+    ta_dwconv_params p;
+    int8_t *x, *o1, *o2;
+    void *scratch;
+    size_t n;
+    arena_used = 0;
+    make_dw(&p, rint_(1, 10), rint_(1, 10), rint_(1, 9), rint_(1, 2), rint_(1, 4), rint_(1, 2), rint_(1, 2));
+    x = rand_i8((size_t)p.in_h * p.in_w * p.in_c);
+    n = (size_t)p.out_h * p.out_w * p.in_c * p.depth_multiplier;
+    o1 = alloc(n), o2 = alloc(n);
+    scratch = alloc(ta_depthwise_conv_s8_inplace_scratch_bytes(&p));
+    ta_depthwise_conv_s8(&p, x, o2, 0, p.out_h, scratch);
+    p.packed_weights = pack_dw(&p);
+    ta_depthwise_conv_s8(&p, x, o1, 0, p.out_h, scratch);
+    check("depthwise", i, o1, o2, n);
+    if (p.depth_multiplier == 1 && p.out_h * p.out_w <= p.in_h * p.in_w) {
+      int8_t *buf = alloc((size_t)p.in_h * p.in_w * p.in_c);
+      memcpy(buf, x, (size_t)p.in_h * p.in_w * p.in_c);
+      ta_depthwise_conv_s8_inplace(&p, buf, scratch);
+      check("depthwise_inplace", i, buf, o2, n);
+    }
+  }
+  for (i = 0; i < 40; ++i) {
+    ta_fc_params p;
+    int8_t *x, *o1, *o2;
+    void *scratch;
+    size_t n;
+    arena_used = 0;
+    make_fc(&p, rint_(1, 3), rint_(1, 70), rint_(1, 21));
+    x = rand_i8((size_t)p.batches * p.in_depth);
+    n = (size_t)p.batches * p.out_depth;
+    o1 = alloc(n), o2 = alloc(n);
+    scratch = alloc(ta_fully_connected_s8_scratch_bytes(&p));
+    ta_fully_connected_s8(&p, x, o2, scratch);
+    p.packed_weights = pack_fc(&p);
+    ta_fully_connected_s8(&p, x, o1, scratch);
+    check("fully_connected", i, o1, o2, n);
+  }
+  printf("qemu kernels: %d passed, %d failed\n", passes, failures);
+  return failures;
+}
+
+/* ------------------------------------------------------------------ benchmarks */
+static int bench(const char *name, int dsp, int repeat) {
+  int r;
+  arena_used = 0;
+  if (!strcmp(name, "conv1x1") || !strcmp(name, "conv3x3")) {
+    ta_conv_params p;
+    int8_t *x, *o;
+    void *scratch;
+    if (name[4] == '1')
+      make_conv(&p, 24, 24, 32, 64, 1, 1, 1);
+    else
+      make_conv(&p, 16, 16, 16, 32, 3, 1, 1);
+    x = rand_i8((size_t)p.in_h * p.in_w * p.in_c);
+    o = alloc((size_t)p.out_h * p.out_w * p.out_c);
+    scratch = alloc(ta_conv_s8_scratch_bytes(&p));
+    if (dsp) p.packed_weights = pack_conv(&p);
+    printf("%s MACs %ld\n", name, (long)p.out_h * p.out_w * p.out_c * p.kernel_h * p.kernel_w * p.in_c);
+    for (r = 0; r < repeat; ++r) ta_conv_s8(&p, x, o, 0, p.out_h, scratch);
+    return 0;
+  }
+  if (!strcmp(name, "dw3x3") || !strcmp(name, "dw3x3s2")) {
+    ta_dwconv_params p;
+    int8_t *x, *o;
+    void *scratch;
+    if (!strcmp(name, "dw3x3"))
+      make_dw(&p, 24, 24, 64, 1, 3, 1, 1);
+    else
+      make_dw(&p, 48, 48, 32, 1, 3, 2, 1);
+    x = rand_i8((size_t)p.in_h * p.in_w * p.in_c);
+    o = alloc((size_t)p.out_h * p.out_w * p.in_c);
+    scratch = alloc(ta_depthwise_conv_s8_scratch_bytes(&p));
+    if (dsp) p.packed_weights = pack_dw(&p);
+    printf("%s MACs %ld\n", name, (long)p.out_h * p.out_w * p.in_c * p.kernel_h * p.kernel_w);
+    for (r = 0; r < repeat; ++r) ta_depthwise_conv_s8(&p, x, o, 0, p.out_h, scratch);
+    return 0;
+  }
+  if (!strcmp(name, "fc")) {
+    ta_fc_params p;
+    int8_t *x, *o;
+    void *scratch;
+    make_fc(&p, 1, 1024, 128);
+    x = rand_i8((size_t)p.in_depth);
+    o = alloc((size_t)p.out_depth);
+    scratch = alloc(ta_fully_connected_s8_scratch_bytes(&p));
+    if (dsp) p.packed_weights = pack_fc(&p);
+    printf("%s MACs %ld\n", name, (long)p.in_depth * p.out_depth);
+    for (r = 0; r < repeat; ++r) ta_fully_connected_s8(&p, x, o, scratch);
+    return 0;
+  }
+  printf("unknown bench %s\n", name);
+  return 2;
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && !strcmp(argv[1], "bench") && argc >= 5)
+    return bench(argv[2], !strcmp(argv[3], "dsp"), atoi(argv[4]));
+  return selftest() != 0;
+}

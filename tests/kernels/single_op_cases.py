@@ -1,0 +1,210 @@
+"""Randomized single-op int8 models (built with tinyarena.builder) covering every kernel and option.
+
+`make_case(family, i)` returns (model_bytes, mode) for case number i of a family; the case is
+fully determined by (family, i). Shapes are small so that hundreds of cases run in seconds.
+Input quantization is random with edge zero points (-128, 127) in the mix; inputs are drawn
+over the full int8 range, so saturation paths are hit. `mode` selects an addressing variant
+for the kernel call (row stripes, strided output, in-place) -- see runner.run_op.
+"""
+
+import sys
+import types
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+try:
+    from tinyarena import builder
+
+    builder.ModelBuilder  # noqa: B018 -- an empty namespace package has no ModelBuilder
+except (ImportError, AttributeError):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python" / "tinyarena"))
+    import builder
+
+    sys.modules.setdefault("tinyarena", types.ModuleType("tinyarena")).builder = builder
+    sys.modules["tinyarena.builder"] = builder
+
+ACTS = ["NONE", "RELU", "RELU6", "RELU_N1_TO_1"]
+
+# family -> number of cases (>= 500 in total)
+FAMILIES = {
+    "conv2d": 110,
+    "depthwise_conv2d": 100,
+    "fully_connected": 50,
+    "average_pool2d": 25,
+    "max_pool2d": 25,
+    "add": 35,
+    "mul": 30,
+    "softmax": 20,
+    "log_softmax": 15,
+    "logistic": 10,
+    "tanh": 10,
+    "hard_swish": 15,
+    "relu": 8,
+    "relu6": 8,
+    "quantize_f32": 10,
+    "requantize": 10,
+    "dequantize": 8,
+    "mean": 25,
+    "pad": 15,
+    "concatenation": 15,
+    "transpose": 15,
+    "strided_slice": 25,
+    "split": 10,
+    "resize_nearest_neighbor": 20,
+}
+
+MODES = [{}, {"stripes": 3}, {"out_pix_pad": 5}, {"inplace": True}]
+
+
+def _qparams(rng):
+    scale = float(10 ** rng.uniform(-2.5, -0.3))
+    zp = int(rng.choice([-128, 127, 0, int(rng.integers(-128, 128))]))
+    return scale, zp
+
+
+def _input(mb, rng, shape):
+    scale, zp = _qparams(rng)
+    return mb.input(list(shape), scale=scale, zero_point=zp)
+
+
+def _window_ok(size, k, s, d, padding):
+    eff = (k - 1) * d + 1
+    return padding == "SAME" or size >= eff
+
+
+def make_case(family: str, i: int):
+    rng = np.random.default_rng([zlib.crc32(family.encode()), i])
+    mb = builder.ModelBuilder(f"{family}_{i}", seed=int(rng.integers(1 << 30)))
+    mode = MODES[i % len(MODES)]
+    r = lambda lo, hi: int(rng.integers(lo, hi + 1))  # noqa: E731
+    act = ACTS[i % len(ACTS)]
+
+    if family in ("conv2d", "depthwise_conv2d", "average_pool2d", "max_pool2d"):
+        while True:
+            h, w, c = r(1, 11), r(1, 11), r(1, 9)
+            kh, kw = (r(1, 4), r(1, 4)) if family != "conv2d" or i % 5 else (1, 1)
+            sh, sw = r(1, 3), r(1, 3)
+            dh, dw = (r(1, 3), r(1, 3)) if family in ("conv2d", "depthwise_conv2d") and i % 3 == 0 else (1, 1)
+            padding = "SAME" if i % 2 == 0 else "VALID"
+            if _window_ok(h, kh, sh, dh, padding) and _window_ok(w, kw, sw, dw, padding):
+                break
+        if family == "depthwise_conv2d" and i % 7 == 1:
+            kh, kw, sh, sw, dh, dw, padding = 3, 3, 1, 1, 1, 1, "SAME"  # the common MobileNet case
+            h, w = max(h, 3), max(w, 3)
+        x = _input(mb, rng, (1 + (i % 11 == 5), h, w, c))
+        if family == "conv2d":
+            y = mb.conv2d(x, r(1, 10), kernel=(kh, kw), stride=(sh, sw), padding=padding, dilation=(dh, dw),
+                          activation=act)
+        elif family == "depthwise_conv2d":
+            y = mb.depthwise_conv2d(x, kernel=(kh, kw), stride=(sh, sw), padding=padding,
+                                    depth_multiplier=1 if i % 4 == 3 else r(1, 3), dilation=(dh, dw), activation=act)
+        elif family == "average_pool2d":
+            y = mb.average_pool2d(x, pool=(kh, kw), stride=(sh, sw), padding=padding, activation=act)
+        else:
+            y = mb.max_pool2d(x, pool=(kh, kw), stride=(sh, sw), padding=padding, activation=act)
+    elif family == "fully_connected":
+        rank = r(2, 4)
+        shape = [r(1, 3)] + [r(1, 6) for _ in range(rank - 1)]
+        x = _input(mb, rng, shape)
+        y = mb.fully_connected(x, r(1, 20), activation=act, keep_num_dims=bool(i % 3 == 1), per_channel=bool(i % 2))
+    elif family in ("add", "mul"):
+        rank = r(1, 4)
+        out = [r(1, 5) for _ in range(rank)]
+        a_shape = [d if rng.random() < 0.7 else 1 for d in out]
+        b_shape = [d if rng.random() < 0.7 else 1 for d in out][r(0, rank - 1):]
+        if i % 4 == 0:
+            a_shape, b_shape = out, out
+        a, b = _input(mb, rng, a_shape), _input(mb, rng, b_shape or [1])
+        y = (mb.add if family == "add" else mb.mul)(a, b, activation=act)
+    elif family in ("softmax", "log_softmax"):
+        shape = [r(1, 3), r(1, 40)] if i % 2 else [1, r(1, 4), r(1, 4), r(1, 12)]
+        x = _input(mb, rng, shape)
+        y = mb.softmax(x, beta=float(rng.choice([1.0, 0.5, 2.0, 0.1]))) if family == "softmax" else mb.log_softmax(x)
+    elif family in ("logistic", "tanh", "hard_swish", "relu", "relu6"):
+        x = _input(mb, rng, [1, r(1, 6), r(1, 6), r(1, 8)])
+        y = getattr(mb, family)(x)
+    elif family == "quantize_f32":
+        x = mb.input([1, r(1, 5), r(1, 9)], dtype="float32")
+        scale, zp = _qparams(rng)
+        y = mb.quantize(x, scale, zp) if i % 2 else mb.quantize(x)
+    elif family == "requantize":
+        x = _input(mb, rng, [1, r(1, 5), r(1, 9)])
+        scale, zp = _qparams(rng)
+        y = mb.quantize(x, scale, zp)
+    elif family == "dequantize":
+        x = _input(mb, rng, [1, r(1, 5), r(1, 9)])
+        y = mb.dequantize(x)
+    elif family == "mean":
+        rank = r(2, 4)
+        shape = [r(1, 6) for _ in range(rank)]
+        axes = sorted(set(int(a) for a in rng.choice(rank, size=r(1, rank), replace=True)))
+        if i % 3 == 0 and rank == 4:
+            axes = [1, 2]
+        x = _input(mb, rng, shape)
+        y = mb.mean(x, axes, keep_dims=bool(i % 2))
+    elif family == "pad":
+        rank = r(1, 4)
+        x = _input(mb, rng, [r(1, 5) for _ in range(rank)])
+        y = mb.pad(x, [[r(0, 2), r(0, 2)] for _ in range(rank)])
+    elif family == "concatenation":
+        rank = r(1, 4)
+        base = [r(1, 4) for _ in range(rank)]
+        axis = r(0, rank - 1)
+        xs = []
+        same = i % 2 == 0
+        scale, zp = _qparams(rng)
+        for _ in range(r(2, 4)):
+            s = list(base)
+            s[axis] = r(1, 4)
+            xs.append(mb.input(s, scale=scale, zero_point=zp) if same else _input(mb, rng, s))
+        y = mb.concatenation(xs, axis=axis if i % 3 else axis - rank)
+    elif family == "transpose":
+        rank = r(2, 5)
+        x = _input(mb, rng, [r(1, 4) for _ in range(rank)])
+        y = mb.transpose(x, [int(v) for v in rng.permutation(rank)])
+    elif family == "strided_slice":
+        rank = r(1, 4)
+        shape = [r(1, 7) for _ in range(rank)]
+        x = _input(mb, rng, shape)
+        while True:
+            begin, end, strides = [], [], []
+            bm = em = sm = 0
+            for a, d in enumerate(shape):
+                st = int(rng.choice([1, 1, 2, 3, -1, -2]))
+                begin.append(r(-d, d - 1))
+                end.append(r(-d - 1, d + 1))
+                strides.append(st)
+                if rng.random() < 0.2:
+                    bm |= 1 << a
+                if rng.random() < 0.2:
+                    em |= 1 << a
+                if rng.random() < 0.15 and rank > 1:
+                    sm |= 1 << a
+                    strides[-1] = 1  # TFLite leaves the output unwritten for a shrunk axis with stride < 0
+            try:
+                y = mb.strided_slice(x, begin, end, strides, begin_mask=bm, end_mask=em, shrink_axis_mask=sm)
+                break
+            except ValueError:
+                continue
+    elif family == "split":
+        rank = r(1, 4)
+        shape = [r(1, 4) for _ in range(rank)]
+        axis = r(0, rank - 1)
+        n = r(1, 3)
+        shape[axis] *= n
+        x = _input(mb, rng, shape)
+        y = mb.split(x, n, axis)
+    elif family == "resize_nearest_neighbor":
+        x = _input(mb, rng, [1 + (i % 5 == 0), r(1, 6), r(1, 6), r(1, 4)])
+        flags = [(False, False), (True, False), (False, True)][i % 3]
+        y = mb.resize_nearest_neighbor(x, (r(1, 13), r(1, 13)), align_corners=flags[0], half_pixel_centers=flags[1])
+    else:
+        raise KeyError(family)
+    mb.output(*(y if isinstance(y, list) else [y]))
+    return mb.build(), mode
+
+
+def all_cases():
+    return [(f, i) for f, n in FAMILIES.items() for i in range(n)]
