@@ -150,6 +150,12 @@ void bind_graph_class(py::module_& m) {
       .def_property_readonly("inputs", [](const GraphPtr& g) { return tuple_of(g->inputs); })
       .def_property_readonly("outputs", [](const GraphPtr& g) { return tuple_of(g->outputs); })
       .def_property_readonly("description", [](const GraphPtr& g) { return g->description; })
+      .def_property_readonly("model_bytes",
+                             [](const GraphPtr& g) {
+                               return py::bytes(reinterpret_cast<const char*>(g->model_bytes->data()),
+                                                g->model_bytes->size());
+                             },
+                             "The .tflite bytes the graph was read from.")
       .def_property_readonly("subgraph_count", [](const GraphPtr& g) { return g->subgraph_count; })
       .def("op_metrics", [](const GraphPtr& g) { return graph::op_metrics(*g); },
            "MACs and flash bytes per op (shared constants counted at their first reader).")

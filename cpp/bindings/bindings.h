@@ -12,5 +12,6 @@ void bind_liveness(pybind11::module_& m);
 void bind_allocation(pybind11::module_& m);
 void bind_plan(pybind11::module_& m);
 void bind_interchange(pybind11::module_& m);
+void bind_codegen(pybind11::module_& m);
 
 }  // namespace tinyarena::bindings

@@ -1,0 +1,53 @@
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "bindings.h"
+#include "graph_handles.h"
+#include "tinyarena/codegen/emit.h"
+#include "tinyarena/codegen/lowering.h"
+
+namespace py = pybind11;
+
+namespace tinyarena::bindings {
+
+void bind_codegen(py::module_& m) {
+  using codegen::KernelCall;
+  using codegen::Program;
+  py::class_<KernelCall>(m, "KernelCall", "One op lowered to a kernel library call.")
+      .def_readonly("op_index", &KernelCall::op_index)
+      .def_readonly("op_type", &KernelCall::op_type)
+      .def_readonly("kernel_source", &KernelCall::kernel_source)
+      .def_readonly("params_type", &KernelCall::params_type)
+      .def_readonly("call", &KernelCall::call)
+      .def_property_readonly("const_bytes", [](const KernelCall& c) {
+        size_t bytes = 0;
+        for (const auto& a : c.arrays) bytes += a.bytes.size();
+        return bytes;
+      });
+  py::class_<Program>(m, "Program", "A planned model lowered to kernel calls, ready to emit as C.")
+      .def_readonly("name", &Program::name)
+      .def_readonly("arena_bytes", &Program::arena_bytes)
+      .def_readonly("calls", &Program::calls)
+      .def_property_readonly("kernel_sources", [](const Program& p) {
+        const auto used = codegen::kernel_sources_used(p);
+        return std::vector<std::string>(used.begin(), used.end());
+      });
+  m.def(
+      "lower_program",
+      [](const GraphPtr& graph, const plan::Plan& plan, const std::string& name) {
+        return codegen::lower_program(*graph, plan, name);
+      },
+      py::arg("graph"), py::arg("plan"), py::arg("name"),
+      "Lower a planned graph to kernel calls; raises UnsupportedError naming an op the library lacks.");
+  m.def(
+      "emit_sources",
+      [](const Program& program) {
+        std::vector<std::pair<std::string, std::string>> files;
+        for (const auto& f : codegen::emit_sources(program)) files.emplace_back(f.path, f.contents);
+        return files;
+      },
+      py::arg("program"), "The generated files as (path, contents) pairs: model.h, model.c, main.c, Makefile.");
+  m.def("supported_op_types", &codegen::supported_op_types);
+}
+
+}  // namespace tinyarena::bindings

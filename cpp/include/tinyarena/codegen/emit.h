@@ -1,0 +1,27 @@
+// The emitter: a lowered Program -> C sources (deterministic text). The
+// files go into one directory beside copies of the kernel library:
+//   model.h   the API: tinyarena_<name>_invoke(...), arena size, I/O macros
+//   model.c   the arena, const weights and params (flash), one call per op
+//   main.c    a test harness (host and semihosting): input*.bin -> output*.bin
+//   Makefile  `make TARGET=host|cortex-m4|cortex-m7`
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tinyarena/codegen/program.h"
+
+namespace tinyarena::codegen {
+
+struct SourceFile {
+  std::string path;
+  std::string contents;
+};
+
+std::vector<SourceFile> emit_sources(const Program& program);
+
+// Kernel library files (under the library's src/) the program calls into.
+std::set<std::string> kernel_sources_used(const Program& program);
+
+}  // namespace tinyarena::codegen

@@ -1,0 +1,45 @@
+// Lowering: planned graph -> Program. Each op maps to one call into the
+// kernel library, with its parameters computed exactly as TFLite's
+// reference kernels prepare them (multipliers, activation ranges, padding).
+// Views (RESHAPE, SQUEEZE, EXPAND_DIMS) share their input's buffer and emit nothing.
+#pragma once
+
+#include <string>
+
+#include "tinyarena/codegen/program.h"
+#include "tinyarena/graph/graph.h"
+#include "tinyarena/plan/plan.h"
+
+namespace tinyarena::codegen {
+
+// What a per-op lowering function may ask about the planned graph.
+class LoweringContext {
+ public:
+  LoweringContext(const graph::Graph& graph, const plan::Plan& plan);
+
+  const graph::Graph& graph() const { return graph_; }
+  const plan::Plan& plan() const { return plan_; }
+  // Where tensor `index` lives; throws if it has no planned buffer.
+  TensorRef tensor(int32_t index) const;
+  // A C expression for the tensor's address, e.g. `(int8_t *)(ta_arena + 4096)`.
+  std::string address(int32_t index) const;
+  // A C expression for the op's scratch buffer, or `NULL` if it has none.
+  std::string scratch_address(int32_t op_index) const;
+  int64_t scratch_bytes(int32_t op_index) const;
+  // True when the op's first output shares its first input's buffer (in place).
+  bool in_place(const graph::Op& op) const;
+
+ private:
+  const graph::Graph& graph_;
+  const plan::Plan& plan_;
+  std::vector<int32_t> scratch_buffer_of_op_;
+};
+
+// `name` becomes the C identifier in tinyarena_<name>_invoke. Throws
+// UnsupportedError naming the first op (index and type) the library lacks.
+Program lower_program(const graph::Graph& graph, const plan::Plan& plan, const std::string& name);
+
+// Ops the kernel library can run (builtin op names).
+std::vector<std::string> supported_op_types();
+
+}  // namespace tinyarena::codegen

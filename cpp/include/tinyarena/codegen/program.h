@@ -1,0 +1,65 @@
+// The lowered program: what the emitter turns into C. Each op becomes one
+// kernel call with its constant data (flash) and a params struct; tensors
+// are addressed by their planned arena offsets. Plain data, no C text yet
+// except the argument expressions the lowering chose.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tinyarena::codegen {
+
+enum class ElementType { Int8, Int16, Int32, Float32 };
+const char* c_type_name(ElementType type);
+size_t element_bytes(ElementType type);
+
+// A constant array placed in flash: `static const <type> <name>[] = {...}`.
+struct ConstArray {
+  std::string name;
+  ElementType type = ElementType::Int8;
+  std::vector<uint8_t> bytes;  // little-endian elements
+};
+
+// One field of a params struct initializer: `.name = value`.
+struct Field {
+  std::string name;
+  std::string value;  // a C expression (number, array name, `{1, 2, 3}`)
+};
+
+// Where a tensor lives at run time.
+struct TensorRef {
+  int32_t tensor = -1;
+  int64_t offset = 0;  // in the arena
+  int64_t bytes = 0;
+  std::string c_type = "int8_t";
+};
+
+struct KernelCall {
+  int32_t op_index = 0;
+  std::string op_type;
+  std::string kernel_source;            // the kernel library file it needs, e.g. "conv.c"
+  std::vector<ConstArray> arrays;
+  std::string params_type;              // e.g. "ta_conv_params"; empty when the call has none
+  std::vector<Field> params;
+  std::string call;                     // C statement(s); `params` names the params struct
+  std::vector<TensorRef> outputs;       // traced after the call in debug builds
+};
+
+struct ModelIO {
+  std::string name;  // tensor name in the model
+  TensorRef tensor;
+  std::vector<int32_t> shape;
+  std::string dtype;  // "int8", "float32", ...
+  float scale = 0.0f;
+  int64_t zero_point = 0;
+};
+
+struct Program {
+  std::string name;  // C identifier used in the API: tinyarena_<name>_invoke
+  int64_t arena_bytes = 0;
+  std::vector<ModelIO> inputs, outputs;
+  std::vector<KernelCall> calls;  // in execution order; views emit no call
+};
+
+}  // namespace tinyarena::codegen

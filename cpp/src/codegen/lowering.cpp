@@ -1,0 +1,119 @@
+#include "tinyarena/codegen/lowering.h"
+
+#include <map>
+
+#include "tinyarena/codegen/op_lowering.h"
+#include "tinyarena/common/errors.h"
+
+namespace tinyarena::codegen {
+namespace {
+
+constexpr int32_t kReshape = 22, kSqueeze = 43, kExpandDims = 70;
+
+bool is_view(int32_t opcode) { return opcode == kReshape || opcode == kSqueeze || opcode == kExpandDims; }
+
+// opcode -> lowering function; filled by the lower_*.cpp files' tables.
+const std::map<int32_t, LowerFn>& lowering_table() {
+  static const std::map<int32_t, LowerFn> table = [] {
+    std::map<int32_t, LowerFn> t;
+    for (const auto& entry : all_op_lowerings()) t[entry.opcode] = entry.lower;
+    return t;
+  }();
+  return table;
+}
+
+std::string c_type_of(const graph::Tensor& t) {
+  switch (t.dtype) {
+    case graph::DType::Float32: return "float";
+    case graph::DType::Int32: return "int32_t";
+    case graph::DType::Int16: return "int16_t";
+    case graph::DType::UInt8: return "uint8_t";
+    default: return "int8_t";
+  }
+}
+
+ModelIO model_io(const LoweringContext& context, int32_t index) {
+  const graph::Tensor& t = context.graph().tensors[index];
+  ModelIO io;
+  io.name = t.name;
+  io.tensor = context.tensor(index);
+  io.shape = t.shape;
+  io.dtype = graph::dtype_name(t.dtype);
+  io.scale = t.quantization.scale.empty() ? 0.0f : t.quantization.scale[0];
+  io.zero_point = t.quantization.zero_point.empty() ? 0 : t.quantization.zero_point[0];
+  return io;
+}
+
+}  // namespace
+
+LoweringContext::LoweringContext(const graph::Graph& graph, const plan::Plan& plan)
+    : graph_(graph), plan_(plan), scratch_buffer_of_op_(graph.ops.size(), -1) {
+  for (size_t b = 0; b < plan.liveness.buffers.size(); ++b)
+    if (plan.liveness.buffers[b].kind == liveness::BufferKind::Scratch)
+      scratch_buffer_of_op_[plan.liveness.buffers[b].op] = static_cast<int32_t>(b);
+}
+
+TensorRef LoweringContext::tensor(int32_t index) const {
+  const int32_t buffer = index >= 0 ? plan_.liveness.tensor_buffer[index] : -1;
+  if (buffer < 0) throw UnsupportedError("tensor " + std::to_string(index) + " has no planned buffer");
+  const graph::Tensor& t = graph_.tensors[index];
+  return TensorRef{index, plan_.solution.offsets[buffer], t.byte_size.value_or(0), c_type_of(t)};
+}
+
+std::string LoweringContext::address(int32_t index) const {
+  const TensorRef ref = tensor(index);
+  return "(" + ref.c_type + " *)(ta_arena + " + std::to_string(ref.offset) + ")";
+}
+
+std::string LoweringContext::scratch_address(int32_t op_index) const {
+  const int32_t buffer = scratch_buffer_of_op_[op_index];
+  return buffer < 0 ? "NULL" : "(void *)(ta_arena + " + std::to_string(plan_.solution.offsets[buffer]) + ")";
+}
+
+int64_t LoweringContext::scratch_bytes(int32_t op_index) const {
+  const int32_t buffer = scratch_buffer_of_op_[op_index];
+  return buffer < 0 ? 0 : plan_.liveness.buffers[buffer].size;
+}
+
+bool LoweringContext::in_place(const graph::Op& op) const {
+  if (op.inputs.empty() || op.outputs.empty() || op.inputs[0] < 0) return false;
+  const auto& buffer_of = plan_.liveness.tensor_buffer;
+  return buffer_of[op.inputs[0]] >= 0 && buffer_of[op.inputs[0]] == buffer_of[op.outputs[0]];
+}
+
+KernelCall start_call(const LoweringContext& context, const graph::Op& op, const char* kernel_source) {
+  KernelCall call;
+  call.op_index = op.index;
+  call.op_type = op.type;
+  call.kernel_source = kernel_source;
+  for (int32_t t : op.outputs)
+    if (t >= 0) call.outputs.push_back(context.tensor(t));
+  return call;
+}
+
+Program lower_program(const graph::Graph& graph, const plan::Plan& plan, const std::string& name) {
+  const LoweringContext context(graph, plan);
+  Program program;
+  program.name = name;
+  program.arena_bytes = plan.peak_bytes;
+  for (int32_t t : graph.inputs) program.inputs.push_back(model_io(context, t));
+  for (int32_t t : graph.outputs) program.outputs.push_back(model_io(context, t));
+  for (int32_t op_index : plan.liveness.order) {
+    const graph::Op& op = graph.ops[op_index];
+    if (is_view(op.opcode)) continue;
+    const auto it = lowering_table().find(op.opcode);
+    if (it == lowering_table().end())
+      throw UnsupportedError("op " + std::to_string(op.index) + " (" + op.type +
+                             ") has no kernel in tinyarena's library");
+    program.calls.push_back(it->second(context, op));
+  }
+  return program;
+}
+
+std::vector<std::string> supported_op_types() {
+  std::vector<std::string> names = {"RESHAPE", "SQUEEZE", "EXPAND_DIMS"};
+  for (const auto& entry : all_op_lowerings()) names.push_back(entry.name);
+  return names;
+}
+
+}  // namespace tinyarena::codegen

@@ -1,0 +1,168 @@
+"""``verify``: build the generated C, run it, compare every output byte with TFLite.
+
+The reference is the TFLite interpreter with its reference kernels
+(``OpResolverType.BUILTIN_REF``; PyPI ``ai-edge-litert``, or ``tflite-runtime``), run on the
+same random inputs. The generated program is built with per-op tracing, so a mismatch names
+the first op (in execution order) whose output differs. Targets: ``host`` (the machine's C
+compiler), ``cortex-m4`` (QEMU ``mps2-an386``) and ``cortex-m7`` (QEMU ``mps2-an500``), built
+with Debian's ``gcc-arm-none-eabi`` and run under ``qemu-system-arm`` with semihosting.
+"""
+
+import dataclasses
+import pathlib
+import re
+import subprocess
+import tempfile
+
+import numpy as np
+
+from .codegen import TARGETS, compile
+from .planner import plan as make_plan
+from .reader import load_model
+
+__all__ = ["VerifyError", "VerifyResult", "verify"]
+
+QEMU_MACHINES = {"cortex-m4": "mps2-an386", "cortex-m7": "mps2-an500"}
+RUN_TIMEOUT_S = 600
+
+
+class VerifyError(RuntimeError):
+    """The generated program could not be built or run (compiler or emulator output attached)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Mismatch:
+    op_index: int
+    op_type: str
+    tensor: int
+    differing_bytes: int
+    max_abs_diff: int
+
+
+@dataclasses.dataclass(frozen=True)
+class VerifyResult:
+    target: str
+    bit_exact: bool
+    outputs: list  # the generated program's outputs (numpy arrays)
+    first_mismatch: Mismatch = None  # the first op whose output differs, if any
+    arena_bytes: int = 0
+    stack_bytes: int = None  # stack high-water mark on Cortex-M targets
+
+    def summary(self):
+        if self.bit_exact:
+            stack = f", stack {self.stack_bytes} B" if self.stack_bytes is not None else ""
+            return f"bit-exact on {self.target} (arena {self.arena_bytes} B{stack})"
+        m = self.first_mismatch
+        where = f"op {m.op_index} ({m.op_type})" if m else "an output"
+        detail = f": {m.differing_bytes} bytes differ, max |diff| {m.max_abs_diff}" if m else ""
+        return f"MISMATCH on {self.target}: first difference at {where}{detail}"
+
+
+def reference_interpreter(model_bytes):
+    """TFLite's interpreter with reference kernels, keeping every intermediate tensor."""
+    try:
+        from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    except ImportError:
+        try:
+            from tflite_runtime.interpreter import Interpreter, OpResolverType
+        except ImportError as e:
+            raise VerifyError("verify needs the TFLite interpreter: pip install ai-edge-litert") from e
+    interpreter = Interpreter(model_content=model_bytes, experimental_op_resolver_type=OpResolverType.BUILTIN_REF,
+                              experimental_preserve_all_tensors=True)
+    interpreter.allocate_tensors()
+    return interpreter
+
+
+def random_inputs(graph, seed):
+    rng = np.random.default_rng(seed)
+    inputs = []
+    for index in graph.inputs:
+        t = graph.tensors[index]
+        if t.dtype == "float32":
+            inputs.append(rng.uniform(-1.0, 1.0, t.shape).astype(np.float32))
+        else:
+            inputs.append(rng.integers(-128, 128, t.shape, dtype=np.int8))
+    return inputs
+
+
+def _run(command, cwd, what):
+    try:
+        result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    except FileNotFoundError as e:
+        raise VerifyError(f"{what}: {e.filename} is not installed") from e
+    except subprocess.TimeoutExpired as e:
+        raise VerifyError(f"{what} did not finish in {RUN_TIMEOUT_S} s") from e
+    if result.returncode != 0:
+        raise VerifyError(f"{what} failed (exit {result.returncode}):\n{result.stdout[-3000:]}{result.stderr[-3000:]}")
+    return result.stdout
+
+
+def build(out_dir, target, trace=True):
+    _run(["make", "-s", f"TARGET={target}"] + (["TRACE=1"] if trace else []), out_dir, f"building for {target}")
+    return out_dir / ("model_host" if target == "host" else f"model_{target}.elf")
+
+
+def run_program(executable, target):
+    """Runs the built harness in its directory; returns its stdout."""
+    if target == "host":
+        return _run([str(executable)], executable.parent, "running the host program")
+    command = ["qemu-system-arm", "-M", QEMU_MACHINES[target], "-nographic", "-monitor", "none",
+               "-semihosting-config", "enable=on,target=native", "-kernel", str(executable)]
+    return _run(command, executable.parent, f"running under QEMU {QEMU_MACHINES[target]}")
+
+
+def read_trace(path):
+    """{op index: bytes} from the harness's trace.bin (int32 op, int32 size, data)."""
+    data, traces, pos = path.read_bytes(), {}, 0
+    while pos + 8 <= len(data):
+        op, size = np.frombuffer(data[pos:pos + 8], dtype=np.int32)
+        traces.setdefault(int(op), []).append(data[pos + 8:pos + 8 + int(size)])
+        pos += 8 + int(size)
+    return traces
+
+
+def first_mismatch(graph, order, traces, interpreter):
+    for op_index in order:
+        op = graph.ops[op_index]
+        for position, tensor in enumerate(t for t in op.outputs if t >= 0):
+            if op_index not in traces:
+                break  # views emit no call
+            ours = np.frombuffer(traces[op_index][position], dtype=np.uint8)
+            theirs = np.ascontiguousarray(interpreter.get_tensor(tensor)).view(np.uint8).reshape(-1)
+            if ours.shape != theirs.shape or not np.array_equal(ours, theirs):
+                diff = np.abs(ours.astype(np.int16) - theirs.astype(np.int16)) if ours.shape == theirs.shape else None
+                return Mismatch(op_index, op.type, tensor, int(np.count_nonzero(diff)) if diff is not None else -1,
+                                int(diff.max()) if diff is not None else -1)
+    return None
+
+
+def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator="greedy_size_first_fit"):
+    """Compile ``model`` for ``target``, run it on random inputs and compare with TFLite.
+
+    Returns a :class:`VerifyResult`; ``bit_exact`` is True when every output byte matches.
+    Raises :class:`VerifyError` when the program cannot be built or run.
+    """
+    if target not in TARGETS:
+        raise ValueError(f"unknown target {target!r}: use one of {', '.join(TARGETS)}")
+    graph = load_model(model)
+    plan = make_plan(graph, inplace=inplace, allocator=allocator)
+    with tempfile.TemporaryDirectory(prefix="tinyarena-verify-") as tmp:
+        out_dir = pathlib.Path(work_dir or tmp)
+        compiled = compile(plan, out_dir, target=target, name="model")
+        inputs = random_inputs(graph, seed)
+        for i, value in enumerate(inputs):
+            (out_dir / f"input{i}.bin").write_bytes(value.tobytes())
+        stdout = run_program(build(out_dir, target), target)
+        outputs = [np.frombuffer((out_dir / f"output{i}.bin").read_bytes(), dtype=np.uint8)
+                   for i in range(len(graph.outputs))]
+        traces = read_trace(out_dir / "trace.bin")
+    interpreter = reference_interpreter(graph.model_bytes)
+    for detail, value in zip(interpreter.get_input_details(), inputs):
+        interpreter.set_tensor(detail["index"], value)
+    interpreter.invoke()
+    expected = [np.ascontiguousarray(interpreter.get_tensor(t)).view(np.uint8).reshape(-1) for t in graph.outputs]
+    exact = all(np.array_equal(a, b) for a, b in zip(outputs, expected))
+    mismatch = None if exact else first_mismatch(graph, list(plan.liveness.order), traces, interpreter)
+    stack = re.search(r"stack_bytes: (\d+)", stdout)
+    typed = [o.view(np.asarray(e).dtype) for o, e in zip(outputs, (interpreter.get_tensor(t) for t in graph.outputs))]
+    return VerifyResult(target, exact, typed, mismatch, compiled.arena_bytes, int(stack.group(1)) if stack else None)
