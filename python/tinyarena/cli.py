@@ -2,10 +2,12 @@
 
     tinyarena plan MODEL [--sram SIZE] [--align N] [--allocator NAME] [--no-inplace]
                          [--no-scratch] [--chart PATH] [--json PATH] [--write-offline-plan OUT]
+    tinyarena compile MODEL -o DIR [--target cortex-m4|cortex-m7|host] [--no-inplace] [--sram SIZE] ...
+    tinyarena verify MODEL [--target host|cortex-m4|cortex-m7] [--inplace|--no-inplace] [--seed N]
     tinyarena demo [-o DIR]
 
-Exit status: 0 on success, 1 for a bad model, 2 for bad arguments or when the
-plan needs more SRAM than ``--sram`` allows.
+Exit status: 0 on success, 1 for a bad or unsupported model (or a failed build or
+verification), 2 for bad arguments or when the plan needs more SRAM than ``--sram`` allows.
 """
 
 import argparse
@@ -13,6 +15,7 @@ import sys
 
 from . import __version__, _core
 from .allocation import allocator_names
+from .codegen import TARGETS
 from .sizes import parse_size
 
 EXIT_BAD_MODEL = 1
@@ -37,23 +40,40 @@ def _alignment(text):
     return value
 
 
-def _parser():
-    parser = argparse.ArgumentParser(prog="tinyarena", description="Plan SRAM for int8 TFLite models on MCUs.")
-    parser.add_argument("--version", action="version", version=f"tinyarena {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
-
-    p = commands.add_parser("plan", help="plan a model's SRAM and print the per-op report")
+def _add_plan_options(p):
     p.add_argument("model", help="path to a .tflite model")
     p.add_argument("--sram", type=_size, help="SRAM limit: bytes or K/M suffix (64K); exit 2 if the plan exceeds it")
     p.add_argument("--align", type=_alignment, default=16, help="buffer alignment in bytes (default 16, as TFLM)")
     p.add_argument("--allocator", choices=allocator_names(), default="greedy_size_first_fit",
                    help="placement algorithm (default greedy_size_first_fit, TFLite Micro's rule)")
     p.add_argument("--no-inplace", action="store_true", help="no in-place depthwise or elementwise ops")
+
+
+def _parser():
+    parser = argparse.ArgumentParser(prog="tinyarena", description="Plan SRAM for int8 TFLite models on MCUs.")
+    parser.add_argument("--version", action="version", version=f"tinyarena {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    p = commands.add_parser("plan", help="plan a model's SRAM and print the per-op report")
+    _add_plan_options(p)
     p.add_argument("--no-scratch", action="store_true", help="plan activations only, no kernel scratch buffers")
     p.add_argument("--chart", metavar="PATH", help="write the allocation chart (PNG) here")
     p.add_argument("--json", metavar="PATH", help="write the plan as JSON here")
     p.add_argument("--write-offline-plan", metavar="OUT", help="write a copy of the model carrying the plan as "
                    "TFLite Micro OfflineMemoryAllocation metadata (needs --no-inplace)")
+
+    c = commands.add_parser("compile", help="write C sources that run the planned model (model.h, model.c, ...)")
+    _add_plan_options(c)
+    c.add_argument("-o", "--output", required=True, help="output directory")
+    c.add_argument("--target", choices=TARGETS, default="cortex-m4", help="default target of the Makefile")
+    c.add_argument("--name", help="C name of the model (default: from the file name)")
+
+    v = commands.add_parser("verify", help="build the generated C, run it and compare every byte with TFLite")
+    v.add_argument("model", help="path to a .tflite model")
+    v.add_argument("--target", choices=TARGETS, default="host", help="host, or Cortex-M4/M7 under QEMU")
+    v.add_argument("--inplace", dest="inplace", action="store_true", default=True, help="in-place ops on (default)")
+    v.add_argument("--no-inplace", dest="inplace", action="store_false", help="in-place ops off")
+    v.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
 
     d = commands.add_parser("demo", help="plan the bundled example network; write the chart and report")
     d.add_argument("-o", "--output", default="tinyarena_demo", help="output directory (default ./tinyarena_demo)")
@@ -92,6 +112,35 @@ def _run_plan(args):
     return 0
 
 
+def _run_compile(args):
+    from .codegen import compile as compile_model
+    from .planner import plan as make_plan
+
+    plan = make_plan(args.model, sram=args.sram, align=args.align, allocator=args.allocator,
+                     inplace=not args.no_inplace)
+    if not plan.fits:
+        print(f"error: the plan needs {plan.peak_bytes:,} bytes of SRAM but the limit is {plan.sram_limit:,} bytes",
+              file=sys.stderr)
+        return EXIT_DOES_NOT_FIT
+    compiled = compile_model(plan, args.output, target=args.target, name=args.name or args.model)
+    print(f"wrote {compiled.out_dir}/: model.h, model.c (arena {compiled.arena_bytes:,} B, "
+          f"{len(compiled.program.calls)} kernel calls), main.c, Makefile, kernels/, target/")
+    print(f"build: make -C {compiled.out_dir} TARGET={args.target}")
+    return 0
+
+
+def _run_verify(args):
+    from .verify import VerifyError, verify
+
+    try:
+        result = verify(args.model, target=args.target, inplace=args.inplace, seed=args.seed)
+    except VerifyError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_BAD_MODEL
+    print(result.summary())
+    return 0 if result.bit_exact else EXIT_BAD_MODEL
+
+
 def _run_demo(args):
     from .demo import run_demo
 
@@ -102,7 +151,8 @@ def _run_demo(args):
 def main(argv=None):
     args = _parser().parse_args(argv)
     try:
-        return {"plan": _run_plan, "demo": _run_demo}[args.command](args)
+        commands = {"plan": _run_plan, "compile": _run_compile, "verify": _run_verify, "demo": _run_demo}
+        return commands[args.command](args)
     except (_core.ModelError, _core.UnsupportedError) as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_MODEL
