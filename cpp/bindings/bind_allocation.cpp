@@ -6,6 +6,7 @@
 #include "numpy_views.h"
 #include "tinyarena/allocation/allocators.h"
 #include "tinyarena/allocation/greedy.h"
+#include "tinyarena/allocation/hierarchy.h"
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/validator.h"
 
@@ -84,10 +85,61 @@ void bind_types(py::module_& m) {
       .def_readonly("height", &Solution::height);
 }
 
+void bind_hierarchy(py::module_& m) {
+  using allocation::BufferRules;
+  using allocation::HierarchyProblem;
+  using allocation::HierarchySolution;
+  using allocation::Memory;
+  py::class_<Memory>(m, "Memory", "One memory of a hierarchy: name, size, alignment, base address.")
+      .def(py::init([](std::string name, int64_t size, int64_t alignment, uint64_t base_address) {
+             if (size < 0 || alignment < 1) throw std::invalid_argument("memory size must be >= 0 and alignment >= 1");
+             return Memory{std::move(name), size, alignment, base_address};
+           }),
+           py::arg("name"), py::arg("size"), py::arg("alignment") = 16, py::arg("base_address") = 0)
+      .def_readonly("name", &Memory::name)
+      .def_readonly("size", &Memory::size)
+      .def_readonly("alignment", &Memory::alignment)
+      .def_readonly("base_address", &Memory::base_address);
+  py::class_<BufferRules>(m, "BufferRules", "Placement rules of one buffer in a hierarchy.")
+      .def(py::init([](int32_t memory, std::vector<int32_t> blocked, int32_t inside, int64_t inside_offset,
+                       int64_t accessed_bytes) {
+             return BufferRules{memory, std::move(blocked), inside, inside_offset, accessed_bytes};
+           }),
+           py::arg("memory") = -1, py::arg("blocked") = std::vector<int32_t>{}, py::arg("inside") = -1,
+           py::arg("inside_offset") = 0, py::arg("accessed_bytes") = -1)
+      .def_readonly("memory", &BufferRules::memory)
+      .def_readonly("blocked", &BufferRules::blocked)
+      .def_readonly("inside", &BufferRules::inside)
+      .def_readonly("inside_offset", &BufferRules::inside_offset)
+      .def_readonly("accessed_bytes", &BufferRules::accessed_bytes);
+  py::class_<HierarchyProblem>(m, "HierarchyProblem", "Buffers, memories (fastest first) and per-buffer rules.")
+      .def(py::init([](std::vector<Memory> memories, Problem problem, std::vector<BufferRules> rules) {
+             if (!rules.empty() && rules.size() != problem.buffers.size())
+               throw std::invalid_argument("give one BufferRules per buffer, or none");
+             return HierarchyProblem{std::move(memories), std::move(problem), std::move(rules)};
+           }),
+           py::arg("memories"), py::arg("problem"), py::arg("rules") = std::vector<BufferRules>{})
+      .def_readonly("memories", &HierarchyProblem::memories)
+      .def_readonly("problem", &HierarchyProblem::problem)
+      .def_readonly("rules", &HierarchyProblem::rules);
+  py::class_<HierarchySolution>(m, "HierarchySolution", "Memory and offset of every buffer; per-memory peaks.")
+      .def_property_readonly("memory", [](const HierarchySolution& s) { return readonly_array(s.memory); })
+      .def_property_readonly("offsets", [](const HierarchySolution& s) { return readonly_array(s.offsets); })
+      .def_property_readonly("heights", [](const HierarchySolution& s) { return readonly_array(s.heights); })
+      .def_property_readonly("accessed_bytes",
+                             [](const HierarchySolution& s) { return readonly_array(s.accessed_bytes); });
+  m.def("place_in_hierarchy", &allocation::place_in_hierarchy, py::arg("problem"),
+        "Place buffers across memories, keeping the most accessed bytes in the fastest ones.");
+  m.def("place_fastest_first", &allocation::place_fastest_first, py::arg("problem"),
+        "Baseline: largest first, each into the fastest allowed memory where it fits.");
+  m.def("validate_hierarchy", &allocation::validate_hierarchy, py::arg("problem"), py::arg("solution"));
+}
+
 }  // namespace
 
 void bind_allocation(py::module_& m) {
   bind_types(m);
+  bind_hierarchy(m);
   m.def("greedy_size_first_fit", &allocation::greedy_size_first_fit, py::arg("problem"),
         "TFLite Micro's greedy planner: size descending (ties last-first), first fit.");
   m.def("greedy_size_best_fit", &allocation::greedy_size_best_fit, py::arg("problem"),
