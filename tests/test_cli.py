@@ -27,7 +27,7 @@ def test_plan_writes_chart_and_json(tmp_path):
 def test_plan_over_the_limit_exits_2_with_needed_bytes():
     result = run("plan", shared_model("vww_96_int8"), "--sram", "32K")
     assert result.returncode == 2
-    assert "needs 55,296 bytes" in result.stderr and "32,768 bytes" in result.stderr
+    assert "needs 56,512 bytes" in result.stderr and "32,768 bytes" in result.stderr
 
 
 def test_tflm_comparison_flags():

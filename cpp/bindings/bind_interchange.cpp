@@ -5,6 +5,7 @@
 #include "graph_handles.h"
 #include "numpy_views.h"
 #include "tinyarena/interchange/csv.h"
+#include "tinyarena/interchange/normalize.h"
 #include "tinyarena/interchange/offline_plan.h"
 #include "tinyarena/plan/plan.h"
 
@@ -45,6 +46,14 @@ void bind_interchange(py::module_& m) {
         return as_bytes(interchange::model_with_offline_plan(*graph, plan.liveness, plan.solution));
       },
       py::arg("graph"), py::arg("plan"), "The model's bytes with the plan as TFLM OfflineMemoryAllocation metadata.");
+  m.def(
+      "with_valid_quantized_dimensions",
+      [](const py::bytes& model) {
+        return as_bytes(interchange::with_valid_quantized_dimensions(from_bytes(model)));
+      },
+      py::arg("model"),
+      "A copy of the model with every quantized_dimension outside its tensor's rank set to 0 (the TFLite "
+      "interpreter refuses such files; person_detect.tflite has them on its biases).");
   m.def(
       "read_offline_plan", [](const py::bytes& model) { return interchange::read_offline_plan(from_bytes(model)); },
       py::arg("model"), "Tensor offsets of a model's OfflineMemoryAllocation metadata (empty if none).");

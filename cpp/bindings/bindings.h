@@ -11,6 +11,7 @@ void bind_graph(pybind11::module_& m);
 void bind_liveness(pybind11::module_& m);
 void bind_allocation(pybind11::module_& m);
 void bind_plan(pybind11::module_& m);
+void bind_schedule(pybind11::module_& m);
 void bind_interchange(pybind11::module_& m);
 void bind_codegen(pybind11::module_& m);
 

@@ -14,6 +14,7 @@ PYBIND11_MODULE(_core, m) {
   tinyarena::bindings::bind_liveness(m);
   tinyarena::bindings::bind_allocation(m);
   tinyarena::bindings::bind_plan(m);
+  tinyarena::bindings::bind_schedule(m);
   tinyarena::bindings::bind_interchange(m);
   tinyarena::bindings::bind_codegen(m);
 }

@@ -33,12 +33,14 @@ Op op(int32_t index, int32_t opcode, std::vector<int32_t> inputs, std::vector<in
 }
 
 // input t0 -> depthwise -> t1 -> reshape -> t2 -> add(t2, t0') ...
-// t0 [1,8,8,4] -> DW -> t1 [1,8,8,4] -> RESHAPE -> t2 [1,256] -> ADD(t2,t2) -> t3 [1,256]
+// t0 [1,8,8,4] -> DW 3x3 (weights t4) -> t1 [1,8,8,4] -> RESHAPE -> t2 [1,256] -> ADD(t2,t2) -> t3 [1,256]
 Graph chain() {
   Graph g;
+  Tensor weights = activation(4, {1, 3, 3, 4});
+  weights.data = DataRef{0, 36};  // scratch depends on shapes only: the bytes are never read
   g.tensors = {activation(0, {1, 8, 8, 4}), activation(1, {1, 8, 8, 4}), activation(2, {1, 256}),
-               activation(3, {1, 256})};
-  g.ops = {op(0, kDepthwise, {0, -1, -1}, {1}), op(1, kReshape, {1}, {2}), op(2, kAdd, {2, 2}, {3})};
+               activation(3, {1, 256}), weights};
+  g.ops = {op(0, kDepthwise, {0, 4, -1}, {1}), op(1, kReshape, {1}, {2}), op(2, kAdd, {2, 2}, {3})};
   g.inputs = {0};
   g.outputs = {3};
   return link_graph(g);
@@ -64,12 +66,14 @@ TEST(inplace_merges_depthwise_and_elementwise_and_adds_the_plane_scratch) {
   CHECK_EQ(l.tensor_buffer[0], l.tensor_buffer[1]);
   CHECK_EQ(l.tensor_buffer[2], l.tensor_buffer[3]);
   CHECK_EQ(l.inplace_ops.size(), 2u);
-  // One activation buffer [0, 2] plus one 8x8 plane for the depthwise op.
+  // One activation buffer [0, 2] plus the in-place depthwise kernel's scratch: its SIMD path's
+  // int16 plane of (8 + 2) rows x 11 columns (+2 values) and 8 int32 accumulators, more than
+  // the 8x8 int8 plane of the portable path (ta_depthwise_conv_s8_inplace_scratch_bytes).
   CHECK_EQ(l.buffers.size(), 2u);
   CHECK_EQ(l.buffers[0].first, 0);
   CHECK_EQ(l.buffers[0].last, 2);
   CHECK(l.buffers[1].kind == liveness::BufferKind::Scratch);
-  CHECK_EQ(l.buffers[1].size, 64);
+  CHECK_EQ(l.buffers[1].size, (10 * 11 + 2) * 2 + 8 * 4);
 }
 
 TEST(graph_outputs_are_never_overwritten_in_place) {

@@ -11,6 +11,7 @@ import numpy as np
 from . import _core, report
 from .allocation import validate
 from .reader import load_model
+from .schedule import schedule_options
 from .sizes import parse_size
 
 __all__ = ["Plan", "PlacedBuffer", "plan"]
@@ -31,6 +32,8 @@ class PlacedBuffer:
 
 class Plan:
     """The memory plan of one model. Build it with :func:`tinyarena.plan`."""
+
+    schedule = None  # the ScheduleResult whose order was planned, with reorder=True
 
     def __init__(self, graph, core_plan, model_name=""):
         self.graph = graph
@@ -154,6 +157,7 @@ def plan(
     inplace=True,
     scratch=True,
     order=None,
+    reorder=False,
 ):
     """Plan the SRAM of ``model`` (a path, bytes or ``Graph``) and return a :class:`Plan`.
 
@@ -164,11 +168,19 @@ def plan(
     - ``inplace``: allow in-place depthwise and elementwise ops.
     - ``scratch``: plan kernel scratch buffers (False: activations only).
     - ``order``: op indices in execution order (default: the file's order).
+    - ``reorder``: choose the order with ``tinyarena.schedule.find_schedule`` (lowest
+      peak found, never worse than the file's), kept as ``plan.schedule``.
     """
     graph = load_model(model)
     sram_limit = parse_size(sram) if sram is not None else 0
     if int(align) < 1:
         raise ValueError(f"alignment must be at least 1, got {align}")
+    found = None
+    if reorder:
+        if order:
+            raise ValueError("give either order or reorder=True, not both")
+        found = _core.find_schedule(graph, schedule_options(align, inplace, scratch))
+        order = found.order
     options = _core.PlanOptions(
         alignment=int(align),
         allocator=allocator,
@@ -177,4 +189,6 @@ def plan(
         order=list(order or []),
     )
     name = str(model) if not isinstance(model, (bytes, bytearray, memoryview, _core.Graph)) else ""
-    return Plan(graph, _core.make_plan(graph, options), model_name=name)
+    result = Plan(graph, _core.make_plan(graph, options), model_name=name)
+    result.schedule = found
+    return result

@@ -16,6 +16,7 @@ import tempfile
 
 import numpy as np
 
+from . import _core
 from .codegen import TARGETS, compile
 from .planner import plan as make_plan
 from .reader import load_model
@@ -59,7 +60,11 @@ class VerifyResult:
 
 
 def reference_interpreter(model_bytes):
-    """TFLite's interpreter with reference kernels, keeping every intermediate tensor."""
+    """TFLite's interpreter with reference kernels, keeping every intermediate tensor.
+
+    It is given a copy of the model with stale ``quantized_dimension`` fields zeroed (the
+    interpreter refuses them; ``person_detect.tflite`` has them on its 1-D biases).
+    """
     try:
         from ai_edge_litert.interpreter import Interpreter, OpResolverType
     except ImportError:
@@ -67,6 +72,7 @@ def reference_interpreter(model_bytes):
             from tflite_runtime.interpreter import Interpreter, OpResolverType
         except ImportError as e:
             raise VerifyError("verify needs the TFLite interpreter: pip install ai-edge-litert") from e
+    model_bytes = _core.with_valid_quantized_dimensions(bytes(model_bytes))
     interpreter = Interpreter(model_content=model_bytes, experimental_op_resolver_type=OpResolverType.BUILTIN_REF,
                               experimental_preserve_all_tensors=True)
     interpreter.allocate_tensors()
@@ -97,8 +103,12 @@ def _run(command, cwd, what):
     return result.stdout
 
 
-def build(out_dir, target, trace=True):
-    _run(["make", "-s", f"TARGET={target}"] + (["TRACE=1"] if trace else []), out_dir, f"building for {target}")
+def build(out_dir, target, trace=True, cflags="", opt=None):
+    """``make`` the generated program; ``cflags`` are added (e.g. ``-DTA_NO_SIMD``), ``opt``
+    replaces the optimisation level (default ``-O2``)."""
+    options = (["TRACE=1"] if trace else []) + ([f"EXTRA_CFLAGS={cflags}"] if cflags else [])
+    options += [f"OPT={opt}"] if opt else []
+    _run(["make", "-s", f"TARGET={target}"] + options, out_dir, f"building for {target}")
     return out_dir / ("model_host" if target == "host" else f"model_{target}.elf")
 
 
@@ -136,8 +146,13 @@ def first_mismatch(graph, order, traces, interpreter):
     return None
 
 
-def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator="greedy_size_first_fit"):
+def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator="greedy_size_first_fit", cflags="",
+           opt=None):
     """Compile ``model`` for ``target``, run it on random inputs and compare with TFLite.
+
+    ``cflags``/``opt`` go to the generated Makefile (``EXTRA_CFLAGS``/``OPT``): e.g.
+    ``-DTA_NO_SIMD`` runs the portable kernels on a DSP core, ``-DTA_SIMD_EMULATE`` the SIMD
+    paths (packed weights) in plain C on the host.
 
     Returns a :class:`VerifyResult`; ``bit_exact`` is True when every output byte matches.
     Raises :class:`VerifyError` when the program cannot be built or run.
@@ -152,7 +167,7 @@ def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator=
         inputs = random_inputs(graph, seed)
         for i, value in enumerate(inputs):
             (out_dir / f"input{i}.bin").write_bytes(value.tobytes())
-        stdout = run_program(build(out_dir, target), target)
+        stdout = run_program(build(out_dir, target, cflags=cflags, opt=opt), target)
         outputs = [np.frombuffer((out_dir / f"output{i}.bin").read_bytes(), dtype=np.uint8)
                    for i in range(len(graph.outputs))]
         traces = read_trace(out_dir / "trace.bin")

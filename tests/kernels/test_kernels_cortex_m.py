@@ -2,7 +2,8 @@
 
 - Every source compiles warning-free (-Werror) for Cortex-M4 (the DSP path), M7, M33, M55 and
   M0 (no DSP: the portable path).
-- Under QEMU (mps2-an386, Cortex-M4F) the harness in qemu/ runs random conv / depthwise /
+- Under QEMU (mps2-an386, Cortex-M4F) the harness qemu/harness.c (linked with the start-up file
+  and linker script of generated code, cpp/targets/) runs random conv / depthwise /
   in-place depthwise / fully-connected cases through the DSP path (real SMLAD/SXTB16 and the
   inline-assembly inner loops) and the portable path and requires identical bytes. The portable
   path is the one the host tests check against TFLite's reference kernels.
@@ -20,6 +21,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 KERNELS = HERE.parents[1] / "cpp" / "kernels"
+TARGETS = HERE.parents[1] / "cpp" / "targets"  # the start-up file and linker script generated code uses
 PLUGIN_SRC = HERE.parents[2] / "shared" / "tools" / "qemu-insn-count" / "insn_count.c"
 
 CPUS = {
@@ -51,10 +53,10 @@ def m4_elf(tmp_path_factory):
     if shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None:
         pytest.skip("Cortex-M toolchain or QEMU missing")
     out = tmp_path_factory.mktemp("m4") / "harness.elf"
-    q = HERE / "qemu"
     cmd = ["arm-none-eabi-gcc", "-std=c99", *CPUS["cortex-m4"], "-O2", "-Wall", "-Wextra", "-Werror",
-           "-I", str(KERNELS / "include"), "--specs=rdimon.specs", "-T", str(q / "m4.ld"),
-           str(q / "startup.c"), str(q / "harness.c"), *sorted(str(s) for s in (KERNELS / "src").glob("*.c")),
+           "-I", str(KERNELS / "include"), "--specs=rdimon.specs", "-T", str(TARGETS / "cortexm.ld"),
+           str(TARGETS / "cortexm_startup.c"), str(HERE / "qemu" / "harness.c"),
+           *sorted(str(s) for s in (KERNELS / "src").glob("*.c")),
            "-lm", "-o", str(out)]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     return out

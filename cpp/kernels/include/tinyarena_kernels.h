@@ -65,6 +65,16 @@ extern "C" {
 
 #define TA_MAX_DIMS 6
 
+/* 1 when this build runs the SIMD-structured paths (native DSP instructions, or their C
+ * emulation with TA_SIMD_EMULATE) and so reads `packed_weights`; 0 when only the portable paths
+ * are compiled (no DSP extension, or TA_NO_SIMD) and `weights` are read. Generated code uses it
+ * to ship one of the two weight formats, never both. */
+#if !defined(TA_NO_SIMD) && (defined(__ARM_FEATURE_DSP) || defined(TA_SIMD_EMULATE))
+#define TA_KERNELS_SIMD 1
+#else
+#define TA_KERNELS_SIMD 0
+#endif
+
 /* ------------------------------------------------------------------ CONV_2D */
 typedef struct ta_conv_params {
   int32_t in_h, in_w, in_c;

@@ -13,7 +13,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#if !defined(TA_NO_SIMD) && defined(__ARM_FEATURE_DSP) && !defined(TA_SIMD_EMULATE)
+#include "tinyarena_kernels.h"
+
+#if TA_KERNELS_SIMD && !defined(TA_SIMD_EMULATE)
 #include <arm_acle.h>
 #define TA_SIMD 1
 #define TA_SIMD_NATIVE 1
@@ -26,7 +28,7 @@ static inline __attribute__((always_inline)) int32_t ta_sxtb16_ror8(int32_t x) {
   return __sxtb16((int32_t)(((uint32_t)x >> 8) | ((uint32_t)x << 24)));
 }
 static inline __attribute__((always_inline)) int32_t ta_sadd16(int32_t a, int32_t b) { return __sadd16(a, b); }
-#elif !defined(TA_NO_SIMD) && defined(TA_SIMD_EMULATE)
+#elif TA_KERNELS_SIMD
 #define TA_SIMD 1
 #define TA_SIMD_NATIVE 0
 static inline int32_t ta_lo16(int32_t x) { return (int32_t)(int16_t)(uint16_t)((uint32_t)x & 0xFFFFu); }

@@ -44,6 +44,18 @@ ModelIO model_io(const LoweringContext& context, int32_t index) {
   return io;
 }
 
+// Runs one op's lowering; an UnsupportedError raised below it (e.g. a tensor
+// without a planned buffer) is reported with the op's index and type.
+KernelCall lower_op(const LoweringContext& context, const graph::Op& op, LowerFn lower) {
+  const std::string label = "op " + std::to_string(op.index) + " (" + op.type + ")";
+  try {
+    return lower(context, op);
+  } catch (const UnsupportedError& e) {
+    if (std::string(e.what()).rfind(label, 0) == 0) throw;
+    throw UnsupportedError(label + ": " + e.what());
+  }
+}
+
 }  // namespace
 
 LoweringContext::LoweringContext(const graph::Graph& graph, const plan::Plan& plan)
@@ -105,7 +117,7 @@ Program lower_program(const graph::Graph& graph, const plan::Plan& plan, const s
     if (it == lowering_table().end())
       throw UnsupportedError("op " + std::to_string(op.index) + " (" + op.type +
                              ") has no kernel in tinyarena's library");
-    program.calls.push_back(it->second(context, op));
+    program.calls.push_back(lower_op(context, op, it->second));
   }
   return program;
 }

@@ -2,22 +2,33 @@
 
 #include <cstring>
 
+#include "tinyarena/common/errors.h"
+
 namespace tinyarena::codegen {
 
 Fields& Fields::add(const char* name, int64_t value) {
-  fields_.push_back({name, value == INT32_MIN ? "INT32_MIN" : std::to_string(value)});
+  fields_.push_back({name, value == INT32_MIN ? "INT32_MIN" : std::to_string(value), ""});
   return *this;
 }
 
 Fields& Fields::add(const char* name, const std::string& expression) {
-  fields_.push_back({name, expression});
+  fields_.push_back({name, expression, ""});
   return *this;
 }
 
 Fields& Fields::add_list(const char* name, const std::vector<int32_t>& values) {
+  return add_list(name, values.data(), values.size());
+}
+
+Fields& Fields::add_list(const char* name, const int32_t* values, size_t count) {
   std::string text = "{";
-  for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + std::to_string(values[i]);
-  fields_.push_back({name, text + "}"});
+  for (size_t i = 0; i < count; ++i) text += (i ? ", " : "") + std::to_string(values[i]);
+  fields_.push_back({name, text + "}", ""});
+  return *this;
+}
+
+Fields& Fields::add_when(const char* condition, const char* name, const std::string& expression) {
+  fields_.push_back({name, expression, condition});
   return *this;
 }
 
@@ -32,6 +43,67 @@ ConstArray const_array(const graph::Op& op, const char* what, ElementType type, 
 
 ConstArray int32_array(const graph::Op& op, const char* what, const std::vector<int32_t>& values) {
   return const_array(op, what, ElementType::Int32, values.data(), values.size());
+}
+
+std::string params_ref(const graph::Op& op) { return "&op" + std::to_string(op.index) + "_params"; }
+
+std::string call_text(const std::string& kernel, const std::vector<std::string>& args) {
+  std::string text = kernel + "(";
+  for (size_t i = 0; i < args.size(); ++i) text += (i ? ", " : "") + args[i];
+  return text + ");";
+}
+
+std::string per_image_call(const graph::Op& op, const std::string& kernel, int32_t images, const std::string& in,
+                           int64_t in_image, const std::string& out, int64_t out_image,
+                           const std::vector<std::string>& rest) {
+  std::vector<std::string> args = {params_ref(op), in, out};
+  if (images == 1) {
+    args.insert(args.end(), rest.begin(), rest.end());
+    return call_text(kernel, args);
+  }
+  args[1] += " + b * " + std::to_string(in_image);
+  args[2] += " + b * " + std::to_string(out_image);
+  args.insert(args.end(), rest.begin(), rest.end());
+  return "for (int b = 0; b < " + std::to_string(images) + "; ++b)\n  " + call_text(kernel, args);
+}
+
+std::string operand(const LoweringContext& context, KernelCall& call, const graph::Op& op, size_t position) {
+  const graph::Tensor* t = context.graph().input(op, position);
+  if (!t || !t->is_constant()) return context.address(op.inputs.at(position));
+  const std::string what = "in" + std::to_string(position);
+  call.arrays.push_back(const_array(op, what.c_str(), ElementType::Int8, context.graph().constant_data(*t),
+                                    static_cast<size_t>(t->byte_size.value_or(0))));
+  return call.arrays.back().name;
+}
+
+std::string scratch_for(const LoweringContext& context, const graph::Op& op, int64_t bytes) {
+  const int64_t planned = context.scratch_bytes(op.index);
+  if (planned < bytes)
+    throw UnsupportedError("op " + std::to_string(op.index) + " (" + op.type + ") needs " + std::to_string(bytes) +
+                           " B of kernel scratch but the plan reserved " + std::to_string(planned) +
+                           " B: plan with scratch enabled");
+  return context.scratch_address(op.index);
+}
+
+void add_weights(KernelCall& call, Fields& fields, const graph::Op& op, const graph::Tensor& weights,
+                 const uint8_t* data, const std::vector<int16_t>& packed) {
+  call.arrays.push_back(const_array(op, "weights", ElementType::Int8, data, static_cast<size_t>(weights.element_count)));
+  call.arrays.back().condition = kWhenPortable;
+  call.arrays.push_back(const_array(op, "packed_weights", ElementType::Int16, packed.data(), packed.size()));
+  call.arrays.back().condition = kWhenSimd;
+  const std::string prefix = "op" + std::to_string(op.index);
+  fields.add_when(kWhenPortable, "weights", prefix + "_weights");
+  fields.add_when(kWhenSimd, "packed_weights", prefix + "_packed_weights");
+}
+
+void add_int32_array(KernelCall& call, Fields& fields, const graph::Op& op, const char* name,
+                     const std::vector<int32_t>& values) {
+  if (values.empty()) {
+    fields.add(name, std::string("NULL"));
+    return;
+  }
+  call.arrays.push_back(int32_array(op, name, values));
+  fields.add(name, call.arrays.back().name);
 }
 
 }  // namespace tinyarena::codegen

@@ -1,5 +1,7 @@
 #include "tinyarena/codegen/program.h"
 
+#include <cstdio>
+
 namespace tinyarena::codegen {
 
 const char* c_type_name(ElementType type) {
@@ -8,6 +10,7 @@ const char* c_type_name(ElementType type) {
     case ElementType::Int16: return "int16_t";
     case ElementType::Int32: return "int32_t";
     case ElementType::Float32: return "float";
+    case ElementType::Float64: return "double";
   }
   return "int8_t";
 }
@@ -17,8 +20,26 @@ size_t element_bytes(ElementType type) {
     case ElementType::Int8: return 1;
     case ElementType::Int16: return 2;
     case ElementType::Int32: case ElementType::Float32: return 4;
+    case ElementType::Float64: return 8;
   }
   return 1;
 }
+
+namespace {
+
+// `%.<digits>g` of `value`, with a decimal point so C reads it as floating.
+std::string shortest_g(double value, int digits) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.*g", digits, value);
+  std::string s = text;
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
+
+}  // namespace
+
+// 9 significant digits round-trip a float, 17 a double.
+std::string float_literal(float value) { return shortest_g(value, 9) + "f"; }
+std::string double_literal(double value) { return shortest_g(value, 17); }
 
 }  // namespace tinyarena::codegen

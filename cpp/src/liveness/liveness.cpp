@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "tinyarena/common/errors.h"
-#include "tinyarena/liveness/scratch.h"
+#include "tinyarena/kernels/kernel_params.h"
 
 namespace tinyarena::liveness {
 namespace {
@@ -17,13 +17,6 @@ using graph::Tensor;
 constexpr int32_t kAdd = 0, kDepthwiseConv2D = 4, kLogistic = 14, kMul = 18, kRelu = 19,
                   kRelu6 = 21, kReshape = 22, kTanh = 28, kSqueeze = 43, kExpandDims = 70,
                   kHardSwish = 117;
-
-bool is_view(int32_t opcode) { return opcode == kReshape || opcode == kSqueeze || opcode == kExpandDims; }
-
-bool is_inplace_elementwise(int32_t opcode) {
-  return opcode == kAdd || opcode == kMul || opcode == kRelu || opcode == kRelu6 ||
-         opcode == kLogistic || opcode == kTanh || opcode == kHardSwish;
-}
 
 std::vector<int32_t> checked_order(const Graph& graph, std::vector<int32_t> order) {
   const int32_t n = static_cast<int32_t>(graph.ops.size());
@@ -141,6 +134,13 @@ std::string buffer_name(const Graph& graph, const std::vector<int32_t>& tensors)
 
 }  // namespace
 
+bool is_view_op(int32_t opcode) { return opcode == kReshape || opcode == kSqueeze || opcode == kExpandDims; }
+
+bool is_inplace_elementwise_op(int32_t opcode) {
+  return opcode == kAdd || opcode == kMul || opcode == kRelu || opcode == kRelu6 ||
+         opcode == kLogistic || opcode == kTanh || opcode == kHardSwish;
+}
+
 Liveness analyze_liveness(const Graph& graph, const LivenessOptions& options, std::vector<int32_t> order) {
   Liveness result;
   result.order = checked_order(graph, std::move(order));
@@ -153,14 +153,14 @@ Liveness analyze_liveness(const Graph& graph, const LivenessOptions& options, st
   for (int32_t step = 0; step < steps; ++step) {
     const Op& op = graph.ops[result.order[step]];
     const Tensor* out = graph.output(op, 0);
-    if (is_view(op.opcode) && out && groups.active(out->index) && groups.active(op.inputs.empty() ? -1 : op.inputs[0])) {
+    if (is_view_op(op.opcode) && out && groups.active(out->index) && groups.active(op.inputs.empty() ? -1 : op.inputs[0])) {
       groups.merge(op.inputs[0], out->index);
     } else if (op.opcode == kDepthwiseConv2D && options.inplace_depthwise &&
                can_depthwise_inplace(graph, op, groups, step)) {
       groups.merge(op.inputs[0], out->index);
       inplace_depthwise[op.index] = true;
       result.inplace_ops.push_back(op.index);
-    } else if (is_inplace_elementwise(op.opcode) && options.inplace_elementwise) {
+    } else if (is_inplace_elementwise_op(op.opcode) && options.inplace_elementwise) {
       const int32_t victim = elementwise_inplace_input(graph, op, groups, step);
       if (victim < 0) continue;
       groups.merge(victim, out->index);
@@ -191,8 +191,8 @@ Liveness analyze_liveness(const Graph& graph, const LivenessOptions& options, st
   if (!options.scratch) return result;
   for (int32_t step = 0; step < steps; ++step) {
     const Op& op = graph.ops[result.order[step]];
-    const int64_t size = kernel_scratch_bytes(graph, op) +
-                         (inplace_depthwise[op.index] ? inplace_depthwise_scratch_bytes(graph, op) : 0);
+    // Exactly what the op's kernel asks for (the in-place depthwise kernel's plane when in place).
+    const int64_t size = kernels::scratch_bytes(graph, op, inplace_depthwise[op.index]);
     if (size == 0) continue;
     LiveBuffer scratch;
     scratch.name = "scratch@" + std::to_string(op.index) + " " + op.type;

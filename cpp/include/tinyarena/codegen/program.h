@@ -10,21 +10,32 @@
 
 namespace tinyarena::codegen {
 
-enum class ElementType { Int8, Int16, Int32, Float32 };
+enum class ElementType { Int8, Int16, Int32, Float32, Float64 };
 const char* c_type_name(ElementType type);
 size_t element_bytes(ElementType type);
+// A C literal that reads back to exactly `value` (`0.1f`, `0.1`).
+std::string float_literal(float value);
+std::string double_literal(double value);
+
+// A preprocessor condition under which a constant or field is emitted
+// (empty = always). The kernel library's TA_KERNELS_SIMD selects between
+// int8 weights (portable paths) and packed int16 weights (SIMD paths).
+constexpr const char* kWhenSimd = "TA_KERNELS_SIMD";
+constexpr const char* kWhenPortable = "!TA_KERNELS_SIMD";
 
 // A constant array placed in flash: `static const <type> <name>[] = {...}`.
 struct ConstArray {
   std::string name;
   ElementType type = ElementType::Int8;
   std::vector<uint8_t> bytes;  // little-endian elements
+  std::string condition;       // see kWhenSimd
 };
 
 // One field of a params struct initializer: `.name = value`.
 struct Field {
   std::string name;
   std::string value;  // a C expression (number, array name, `{1, 2, 3}`)
+  std::string condition;
 };
 
 // Where a tensor lives at run time.

@@ -18,7 +18,8 @@ struct LivenessOptions {
   bool inplace_depthwise = true;
   // Elementwise ops write over a same-sized input that dies at the op.
   bool inplace_elementwise = true;
-  // Plan kernel scratch buffers (im2col, in-place planes).
+  // Plan kernel scratch buffers: what each kernel of the library asks for
+  // (column buffers, widened planes, the in-place depthwise plane).
   bool scratch = true;
 };
 
@@ -39,6 +40,11 @@ struct Liveness {
   std::vector<int32_t> tensor_buffer;  // buffer of each tensor, -1 for constants and unused ones
   std::vector<int32_t> inplace_ops;    // ops that write over their input, ascending
 };
+
+// RESHAPE, SQUEEZE, EXPAND_DIMS: the output aliases input 0.
+bool is_view_op(int32_t opcode);
+// Elementwise ops that may write over a same-sized input dying at the op.
+bool is_inplace_elementwise_op(int32_t opcode);
 
 // The schedule is `order` (op indices, each once); empty means file order.
 // Graph inputs live from step 0, graph outputs and variables to the last step.

@@ -5,11 +5,10 @@
 
 #include <cstdint>
 #include <utility>
-#include <vector>
 
 #include "tinyarena/graph/graph.h"
 
-namespace tinyarena::codegen {
+namespace tinyarena::kernels {
 
 // TFLite's QuantizeMultiplier: real = mult * 2^(shift - 31), mult in [2^30, 2^31).
 struct Multiplier {
@@ -18,20 +17,27 @@ struct Multiplier {
 };
 Multiplier quantize_multiplier(double real);
 
-// CalculateActivationRangeQuantized for int8 outputs: [act_min, act_max].
-std::pair<int32_t, int32_t> activation_range(graph::Activation activation, float scale, int64_t zero_point);
+// TFLite's DownScaleInt32ToInt16Multiplier (HARD_SWISH's 16-bit fixed point).
+int32_t downscale_to_int16_multiplier(int32_t mult);
 
-// ComputePaddingHeightWidth for one axis.
+// zero_point + roundf(value / scale), all in float32, as the Quantize lambda of
+// CalculateActivationRangeQuantized computes it.
+int32_t quantize_value(float value, float scale, int32_t zero_point);
+
+// CalculateActivationRangeQuantized for int8 outputs: [act_min, act_max].
+std::pair<int32_t, int32_t> activation_range(graph::Activation activation, float scale, int32_t zero_point);
+
+// ComputePaddingHeightWidth for one axis (sizes in int64: hostile options cannot overflow).
 struct AxisPadding {
-  int32_t out_size = 0;
-  int32_t before = 0;
-  int32_t after = 0;
+  int64_t out_size = 0;
+  int64_t before = 0;
+  int64_t after = 0;
 };
-AxisPadding compute_padding(int32_t in_size, int32_t filter_size, int32_t stride, int32_t dilation,
+AxisPadding compute_padding(int64_t in_size, int64_t filter_size, int64_t stride, int64_t dilation,
                             graph::Padding padding);
 
 // The first scale and zero point of a tensor (per-tensor quantization).
 float scale_of(const graph::Tensor& tensor);
 int32_t zero_point_of(const graph::Tensor& tensor);
 
-}  // namespace tinyarena::codegen
+}  // namespace tinyarena::kernels

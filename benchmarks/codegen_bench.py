@@ -1,0 +1,124 @@
+"""Generated code on Cortex-M4: instructions of one inference, flash, RAM and stack.
+
+For each shared model the generated program is built for cortex-m4 twice -- with the DSP paths
+(packed int16 weights, SMLAD) and with ``-DTA_NO_SIMD`` (plain C, int8 weights) -- and run
+under QEMU (mps2-an386) with the instruction-count plugin (shared/tools/qemu-insn-count).
+
+    python benchmarks/codegen_bench.py [--models NAME ...] [--work DIR]
+
+Instructions of one ``invoke``: the plugin's PC range on ``tinyarena_model_invoke`` (from
+``arm-none-eabi-nm -S``) counts only the instructions of that function's own body, since the
+kernels and the C library run outside it; that figure is printed as ``body``. The total of one
+inference is measured exactly as the instructions of a 2-invoke build minus those of a 1-invoke
+build (``-DTINYARENA_RUNS=2``): every kernel, ``memcpy`` and soft-float call is included.
+Sizes are ``arm-none-eabi-size`` of the whole image (start-up, harness and newlib included):
+flash = text (code + read-only data), RAM = data + bss; the arena is the planned one and the
+stack is the harness's high-water mark of one run.
+"""
+
+import argparse
+import pathlib
+import re
+import subprocess
+import tempfile
+
+import numpy as np
+
+import tinyarena
+from tinyarena.codegen import compile as compile_model
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+PLUGIN_SOURCE = SHARED / "tools" / "qemu-insn-count" / "insn_count.c"
+QEMU = ["qemu-system-arm", "-M", "mps2-an386", "-nographic", "-monitor", "none",
+        "-semihosting-config", "enable=on,target=native"]
+ELF = "model_cortex-m4.elf"
+VARIANTS = {"DSP": "", "plain C": "-DTA_NO_SIMD"}
+
+
+def run(command, cwd=None):
+    return subprocess.run(command, cwd=cwd, check=True, capture_output=True, text=True)
+
+
+def build_plugin(work):
+    plugin = work / "libinsn_count.so"
+    run(["gcc", "-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-o", str(plugin), str(PLUGIN_SOURCE)])
+    return plugin
+
+
+def build(out_dir, cflags, runs):
+    run(["make", "-s", "clean"], out_dir)
+    run(["make", "-s", "TARGET=cortex-m4", f"EXTRA_CFLAGS={cflags} -DTINYARENA_RUNS={runs}"], out_dir)
+    return out_dir / ELF
+
+
+def symbol_range(elf, name):
+    """[lo, hi) of a function from ``arm-none-eabi-nm -S`` (Thumb bit cleared)."""
+    for line in run(["arm-none-eabi-nm", "-S", str(elf)]).stdout.splitlines():
+        fields = line.split()
+        if len(fields) == 4 and fields[3] == name:
+            lo = int(fields[0], 16) & ~1
+            return lo, lo + int(fields[1], 16)
+    raise LookupError(f"{name} not in {elf}")
+
+
+def count(elf, plugin, lo_hi=None):
+    """(all instructions, instructions in [lo, hi), stdout) of one run under QEMU."""
+    args = f"{plugin},mode=insn" + (f",lo={lo_hi[0]:#x},hi={lo_hi[1]:#x}" if lo_hi else "")
+    result = run([*QEMU, "-plugin", args, "-d", "plugin", "-kernel", str(elf)], elf.parent)
+    text = result.stdout + result.stderr
+    in_range = re.search(r"insns_in_range\[[^\]]*\): (\d+)", text)
+    return int(re.search(r"insns: (\d+)", text).group(1)), int(in_range.group(1)) if in_range else None, text
+
+
+def sizes(elf):
+    text, data, bss = (int(v) for v in run(["arm-none-eabi-size", str(elf)]).stdout.splitlines()[1].split()[:3])
+    return text, data, bss
+
+
+def measure(out_dir, cflags, plugin):
+    one = build(out_dir, cflags, 1)
+    invoke = symbol_range(one, "tinyarena_model_invoke")
+    total_one, body, stdout = count(one, plugin, invoke)
+    text, data, bss = sizes(one)
+    stack = int(re.search(r"stack_bytes: (\d+)", stdout).group(1))
+    total_two, _, _ = count(build(out_dir, cflags, 2), plugin)
+    return dict(insns=total_two - total_one, body=body, text=text, ram=data + bss, stack=stack)
+
+
+def bench_model(path, work, plugin):
+    plan = tinyarena.plan(path)
+    out_dir = work / path.stem
+    compile_model(plan, out_dir, target="cortex-m4", name="model")
+    rng = np.random.default_rng(0)
+    for i, index in enumerate(plan.graph.inputs):
+        shape = plan.graph.tensors[index].shape
+        (out_dir / f"input{i}.bin").write_bytes(rng.integers(-128, 128, shape, dtype=np.int8).tobytes())
+    return plan, {variant: measure(out_dir, cflags, plugin) for variant, cflags in VARIANTS.items()}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="+", help="model names in shared/models (default: all)")
+    parser.add_argument("--work", type=pathlib.Path, help="keep the generated programs here")
+    args = parser.parse_args()
+    paths = sorted((SHARED / "models").glob("*.tflite"))
+    if args.models:
+        paths = [p for p in paths if p.stem in args.models]
+    print("| model | MACs | build | instructions | instr/MAC | invoke body | flash (text) B | RAM (data+bss) B "
+          "| arena B | stack B |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory(prefix="tinyarena-bench-") as tmp:
+        work = args.work or pathlib.Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        plugin = build_plugin(work)
+        for path in paths:
+            plan, results = bench_model(path, work, plugin)
+            for variant, r in results.items():
+                print(f"| {path.stem} | {plan.macs:,} | {variant} | {r['insns']:,} "
+                      f"| {r['insns'] / max(plan.macs, 1):.2f} | {r['body']:,} | {r['text']:,} | {r['ram']:,} "
+                      f"| {plan.peak_bytes:,} | {r['stack']:,} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+// The kernel library (cpp/kernels) seen from the compiler: for an op of the
+// graph IR, the params struct its kernel takes, derived exactly as TFLite's
+// reference kernels derive them in their Prepare steps, and the scratch the
+// kernel asks for. Stage-neutral: liveness asks it for scratch sizes, the
+// code generator for the values it emits, so both always agree.
+//
+// Every builder validates what the kernel needs (int8 activations, ranks,
+// constant weights, the output shape it computes against the tensor's) and
+// throws UnsupportedError naming the op's index and type otherwise. Pointer
+// fields of the C structs are left NULL: weights, biases and per-channel
+// arrays are the caller's to place (they come back as vectors here).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "tinyarena/graph/graph.h"
+#include "tinyarena_kernels.h"
+
+namespace tinyarena::kernels {
+
+// BuiltinOperator codes of the ops the library runs.
+namespace opcode {
+constexpr int32_t kAdd = 0, kAveragePool2D = 1, kConcatenation = 2, kConv2D = 3, kDepthwiseConv2D = 4,
+                  kDequantize = 6, kFullyConnected = 9, kLogistic = 14, kMaxPool2D = 17, kMul = 18,
+                  kRelu = 19, kReluN1To1 = 20, kRelu6 = 21, kReshape = 22, kSoftmax = 25, kTanh = 28,
+                  kPad = 34, kTranspose = 39, kMean = 40, kSqueeze = 43, kStridedSlice = 45, kSplit = 49,
+                  kLogSoftmax = 50, kPadV2 = 60, kExpandDims = 70, kResizeNearestNeighbor = 97,
+                  kQuantize = 114, kHardSwish = 117;
+}  // namespace opcode
+
+// Per-output-channel requantization, (mult, shift) pairs as QuantizeMultiplier gives them.
+struct ChannelRequant {
+  std::vector<int32_t> mult, shift;
+};
+
+// CONV_2D: one call per image (`images` of them).
+struct ConvKernel {
+  ta_conv_params params{};
+  int32_t images = 1;
+  ChannelRequant requant;
+  std::vector<int32_t> bias;  // empty when the op has none
+};
+ConvKernel conv_kernel(const graph::Graph& graph, const graph::Op& op);
+
+// DEPTHWISE_CONV_2D: one call per image.
+struct DepthwiseKernel {
+  ta_dwconv_params params{};
+  int32_t images = 1;
+  ChannelRequant requant;
+  std::vector<int32_t> bias;
+};
+DepthwiseKernel depthwise_kernel(const graph::Graph& graph, const graph::Op& op);
+
+// FULLY_CONNECTED, rescaled in double as TFLite's current reference kernel does
+// (`out_scale_f64`: one value, or one per output channel when `params.per_channel`).
+struct FullyConnectedKernel {
+  ta_fc_params params{};
+  std::vector<double> out_scale_f64;
+  std::vector<int32_t> bias;
+};
+FullyConnectedKernel fully_connected_kernel(const graph::Graph& graph, const graph::Op& op);
+
+// AVERAGE_POOL_2D / MAX_POOL_2D: one call per image.
+struct PoolKernel {
+  ta_pool_params params{};
+  int32_t images = 1;
+};
+PoolKernel pool_kernel(const graph::Graph& graph, const graph::Op& op);
+
+ta_softmax_params softmax_params(const graph::Graph& graph, const graph::Op& op);  // SOFTMAX, LOG_SOFTMAX
+ta_binary_params binary_params(const graph::Graph& graph, const graph::Op& op);    // ADD, MUL
+// RELU, RELU6, RELU_N1_TO_1 and QUANTIZE int8 -> int8.
+ta_requant_params requant_params(const graph::Graph& graph, const graph::Op& op);
+ta_hard_swish_params hard_swish_params(const graph::Graph& graph, const graph::Op& op);
+// LOGISTIC / TANH as the 256-entry table TFLite's reference kernel builds.
+std::array<int8_t, 256> lut(const graph::Graph& graph, const graph::Op& op);
+
+// QUANTIZE float32 -> int8 and DEQUANTIZE int8 -> float32: the int8 side's quantization.
+struct AffineQuantization {
+  float scale = 1.0f;
+  int32_t zero_point = 0;
+  int64_t elements = 0;
+};
+AffineQuantization float_conversion(const graph::Graph& graph, const graph::Op& op);
+
+ta_mean_params mean_params(const graph::Graph& graph, const graph::Op& op);
+ta_pad_params pad_params(const graph::Graph& graph, const graph::Op& op);  // PAD, PADV2
+ta_transpose_params transpose_params(const graph::Graph& graph, const graph::Op& op);
+ta_slice_params strided_slice_params(const graph::Graph& graph, const graph::Op& op);
+ta_resize_params resize_nearest_params(const graph::Graph& graph, const graph::Op& op);
+
+// CONCATENATION / SPLIT: outer size and one copy size per input (output).
+struct CopyPlan {
+  int32_t outer_size = 0;
+  std::vector<int32_t> copy_sizes;
+};
+CopyPlan concat_plan(const graph::Graph& graph, const graph::Op& op);
+CopyPlan split_plan(const graph::Graph& graph, const graph::Op& op);
+
+// Element count of an elementwise op's output (RELU*, LUT ops, HARD_SWISH, requantize).
+int32_t elementwise_count(const graph::Graph& graph, const graph::Op& op);
+
+// Scratch bytes the op's kernel asks for (the library's *_scratch_bytes(), the
+// same on every build); `in_place` selects the in-place depthwise kernel. It
+// depends on shapes only; 0 for ops without scratch and for shapes the library
+// cannot run (the code generator then reports why).
+int64_t scratch_bytes(const graph::Graph& graph, const graph::Op& op, bool in_place);
+
+// Weights in the library's TA_PACKED_S16 layouts (for the SIMD paths).
+std::vector<int16_t> packed_gemm_weights(const int8_t* weights, int32_t n, int32_t k, int32_t weights_offset);
+std::vector<int16_t> packed_depthwise_weights(const int8_t* weights, int32_t out_c, int32_t kernel_h,
+                                              int32_t kernel_w);
+
+}  // namespace tinyarena::kernels

@@ -1,0 +1,44 @@
+// ADD -> ta_add_s8 and MUL -> ta_mul_s8 (TFLite's broadcasting int8 kernels).
+// The output may share an input's buffer (planned in place): the kernels read
+// each element before writing it.
+#include "tinyarena/codegen/op_lowering.h"
+#include "tinyarena/kernels/kernel_params.h"
+
+namespace tinyarena::codegen {
+namespace {
+
+KernelCall lower_binary(const LoweringContext& context, const graph::Op& op, const char* kernel) {
+  const ta_binary_params p = kernels::binary_params(context.graph(), op);
+  KernelCall call = start_call(context, op, "elementwise.c");
+  call.params_type = "ta_binary_params";
+  call.params = Fields()
+                    .add("input1_offset", p.input1_offset).add("input2_offset", p.input2_offset)
+                    .add("output_offset", p.output_offset).add("left_shift", p.left_shift)
+                    .add("input1_mult", p.input1_mult).add("input1_shift", p.input1_shift)
+                    .add("input2_mult", p.input2_mult).add("input2_shift", p.input2_shift)
+                    .add("output_mult", p.output_mult).add("output_shift", p.output_shift)
+                    .add("act_min", p.act_min).add("act_max", p.act_max)
+                    .add_list("shape1", p.shape1, TA_MAX_DIMS)
+                    .add_list("shape2", p.shape2, TA_MAX_DIMS)
+                    .add_list("out_shape", p.out_shape, TA_MAX_DIMS)
+                    .take();
+  call.call = call_text(kernel, {params_ref(op), operand(context, call, op, 0), operand(context, call, op, 1),
+                                 context.address(op.outputs[0])});
+  return call;
+}
+
+KernelCall lower_add(const LoweringContext& context, const graph::Op& op) {
+  return lower_binary(context, op, "ta_add_s8");
+}
+
+KernelCall lower_mul(const LoweringContext& context, const graph::Op& op) {
+  return lower_binary(context, op, "ta_mul_s8");
+}
+
+}  // namespace
+
+std::vector<OpLowering> binary_lowerings() {
+  return {{kernels::opcode::kAdd, "ADD", lower_add}, {kernels::opcode::kMul, "MUL", lower_mul}};
+}
+
+}  // namespace tinyarena::codegen

@@ -1,0 +1,99 @@
+// CONV_2D -> ta_conv_s8 and DEPTHWISE_CONV_2D -> ta_depthwise_conv_s8, one call
+// per image, or ta_depthwise_conv_s8_inplace when the plan put the output over
+// the input (its scratch is the plane the kernel copies each channel to).
+#include "tinyarena/codegen/op_lowering.h"
+#include "tinyarena/common/errors.h"
+#include "tinyarena/kernels/kernel_params.h"
+
+namespace tinyarena::codegen {
+namespace {
+
+namespace op_code = kernels::opcode;
+
+// The fields conv and depthwise share (the same names in both structs).
+template <typename Params>
+Fields window_fields(const Params& p) {
+  Fields f;
+  add_window_fields(f, p)
+      .add("in_c", p.in_c).add("kernel_h", p.kernel_h).add("kernel_w", p.kernel_w)
+      .add("dilation_h", p.dilation_h).add("dilation_w", p.dilation_w)
+      .add("input_offset", p.input_offset).add("output_offset", p.output_offset)
+      .add("act_min", p.act_min).add("act_max", p.act_max);
+  return f;
+}
+
+// Bias and per-channel requantization arrays; weights in the build's format.
+template <typename Kernel>
+void add_constants(const LoweringContext& context, KernelCall& call, Fields& fields, const graph::Op& op,
+                   const Kernel& k, const std::vector<int16_t>& packed) {
+  const graph::Graph& g = context.graph();
+  const graph::Tensor& weights = *g.input(op, 1);
+  add_weights(call, fields, op, weights, g.constant_data(weights), packed);
+  add_int32_array(call, fields, op, "bias", k.bias);
+  add_int32_array(call, fields, op, "out_mult", k.requant.mult);
+  add_int32_array(call, fields, op, "out_shift", k.requant.shift);
+}
+
+KernelCall lower_conv(const LoweringContext& context, const graph::Op& op) {
+  const kernels::ConvKernel k = kernels::conv_kernel(context.graph(), op);
+  const ta_conv_params& p = k.params;
+  const graph::Tensor& weights = *context.graph().input(op, 1);
+  KernelCall call = start_call(context, op, "conv.c");
+  call.params_type = "ta_conv_params";
+  Fields fields = window_fields(p);
+  fields.add("out_c", p.out_c);
+  add_constants(context, call, fields, op, k,
+                kernels::packed_gemm_weights(reinterpret_cast<const int8_t*>(context.graph().constant_data(weights)),
+                                             p.out_c, p.kernel_h * p.kernel_w * p.in_c, 0));
+  call.params = fields.take();
+  const std::string scratch = scratch_for(context, op, static_cast<int64_t>(ta_conv_s8_scratch_bytes(&p)));
+  call.call = per_image_call(op, "ta_conv_s8", k.images, operand(context, call, op, 0), int64_t{p.in_h} * p.in_w * p.in_c,
+                             context.address(op.outputs[0]), int64_t{p.out_h} * p.out_w * p.out_c,
+                             {"0", std::to_string(p.out_h), scratch});
+  return call;
+}
+
+// The in-place kernel's conditions (TinyEngine's trick): one image, multiplier 1,
+// and an output no larger than the input (the planner only merges such ops).
+void check_in_place(const graph::Op& op, const kernels::DepthwiseKernel& k) {
+  const ta_dwconv_params& p = k.params;
+  if (k.images != 1 || p.depth_multiplier != 1 || int64_t{p.out_h} * p.out_w > int64_t{p.in_h} * p.in_w)
+    throw UnsupportedError("op " + std::to_string(op.index) + " (" + op.type +
+                           ") cannot run in place: it needs one image, depth multiplier 1 and no larger output");
+}
+
+KernelCall lower_depthwise(const LoweringContext& context, const graph::Op& op) {
+  const kernels::DepthwiseKernel k = kernels::depthwise_kernel(context.graph(), op);
+  const ta_dwconv_params& p = k.params;
+  const graph::Tensor& weights = *context.graph().input(op, 1);
+  const int32_t out_c = p.in_c * p.depth_multiplier;
+  KernelCall call = start_call(context, op, "depthwise.c");
+  call.params_type = "ta_dwconv_params";
+  Fields fields = window_fields(p);
+  fields.add("depth_multiplier", p.depth_multiplier);
+  add_constants(context, call, fields, op, k,
+                kernels::packed_depthwise_weights(
+                    reinterpret_cast<const int8_t*>(context.graph().constant_data(weights)), out_c, p.kernel_h,
+                    p.kernel_w));
+  call.params = fields.take();
+  if (context.in_place(op)) {
+    check_in_place(op, k);
+    const std::string scratch =
+        scratch_for(context, op, static_cast<int64_t>(ta_depthwise_conv_s8_inplace_scratch_bytes(&p)));
+    call.call = call_text("ta_depthwise_conv_s8_inplace", {params_ref(op), context.address(op.inputs[0]), scratch});
+    return call;
+  }
+  const std::string scratch = scratch_for(context, op, static_cast<int64_t>(ta_depthwise_conv_s8_scratch_bytes(&p)));
+  call.call = per_image_call(op, "ta_depthwise_conv_s8", k.images, operand(context, call, op, 0),
+                             int64_t{p.in_h} * p.in_w * p.in_c, context.address(op.outputs[0]),
+                             int64_t{p.out_h} * p.out_w * out_c, {"0", std::to_string(p.out_h), scratch});
+  return call;
+}
+
+}  // namespace
+
+std::vector<OpLowering> conv_lowerings() {
+  return {{op_code::kConv2D, "CONV_2D", lower_conv}, {op_code::kDepthwiseConv2D, "DEPTHWISE_CONV_2D", lower_depthwise}};
+}
+
+}  // namespace tinyarena::codegen

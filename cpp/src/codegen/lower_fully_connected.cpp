@@ -1,0 +1,45 @@
+// FULLY_CONNECTED -> ta_fully_connected_s8 over every row of the input.
+// Requantization follows TFLite's current reference kernel, which rescales
+// the int32 accumulator in double: only the `out_scale_f64` doubles are
+// emitted (the integer out_mult/out_shift of TFLite Micro stay NULL).
+#include "tinyarena/codegen/op_lowering.h"
+#include "tinyarena/kernels/kernel_params.h"
+
+namespace tinyarena::codegen {
+namespace {
+
+KernelCall lower_fully_connected(const LoweringContext& context, const graph::Op& op) {
+  const kernels::FullyConnectedKernel k = kernels::fully_connected_kernel(context.graph(), op);
+  const ta_fc_params& p = k.params;
+  const graph::Tensor& weights = *context.graph().input(op, 1);
+  const uint8_t* data = context.graph().constant_data(weights);
+  KernelCall call = start_call(context, op, "fully_connected.c");
+  call.params_type = "ta_fc_params";
+  Fields fields;
+  fields.add("batches", p.batches).add("in_depth", p.in_depth).add("out_depth", p.out_depth)
+      .add("input_offset", p.input_offset).add("weights_offset", p.weights_offset)
+      .add("output_offset", p.output_offset).add("act_min", p.act_min).add("act_max", p.act_max)
+      .add("per_channel", p.per_channel);
+  // The packed layout folds the weights' offset into the int16 values.
+  add_weights(call, fields, op, weights, data,
+              kernels::packed_gemm_weights(reinterpret_cast<const int8_t*>(data), p.out_depth, p.in_depth,
+                                           p.weights_offset));
+  add_int32_array(call, fields, op, "bias", k.bias);
+  call.arrays.push_back(const_array(op, "out_scale_f64", ElementType::Float64, k.out_scale_f64.data(),
+                                    k.out_scale_f64.size()));
+  fields.add("out_scale_f64", call.arrays.back().name);
+  call.params = fields.take();
+  const std::string scratch =
+      scratch_for(context, op, static_cast<int64_t>(ta_fully_connected_s8_scratch_bytes(&p)));
+  call.call = call_text("ta_fully_connected_s8",
+                        {params_ref(op), operand(context, call, op, 0), context.address(op.outputs[0]), scratch});
+  return call;
+}
+
+}  // namespace
+
+std::vector<OpLowering> fully_connected_lowerings() {
+  return {{kernels::opcode::kFullyConnected, "FULLY_CONNECTED", lower_fully_connected}};
+}
+
+}  // namespace tinyarena::codegen

@@ -1,0 +1,152 @@
+// Params of the elementwise kernels: ADD and MUL (add.cc / mul.cc Prepare),
+// RELU / RELU6 / RELU_N1_TO_1 (ReluPrepare + QuantizedReluX), QUANTIZE
+// (int8 <-> int8 requantize, float32 <-> int8 affine), HARD_SWISH
+// (HardSwishPrepare) and LOGISTIC / TANH (LUTPopulate<int8_t>).
+#include <algorithm>
+#include <tuple>
+
+#include "op_checks.h"
+#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/kernels/quantization.h"
+
+namespace tinyarena::kernels {
+namespace {
+
+using namespace detail;
+
+constexpr int32_t kAddLeftShift = 20;  // int8 ADD rescales both inputs << 20 first
+
+// NumPy-style broadcasting of the right-aligned shapes, as TFLite's
+// ProcessBroadcastShapes: every dimension equal or 1 on one side.
+void check_broadcast(const graph::Op& op, const std::vector<int32_t>& a, const std::vector<int32_t>& b,
+                     const graph::Tensor& out) {
+  const size_t rank = std::max(a.size(), b.size());
+  const std::vector<int32_t> a6 = shape6(a), b6 = shape6(b);
+  std::vector<int64_t> shape;
+  for (size_t d = TA_MAX_DIMS - rank; d < TA_MAX_DIMS; ++d) {
+    if (a6[d] != b6[d] && a6[d] != 1 && b6[d] != 1) unsupported(op, "the input shapes do not broadcast");
+    shape.push_back(a6[d] == 1 ? b6[d] : a6[d]);
+  }
+  require_shape(op, out, shape, "the output");
+}
+
+// The activation range the RELU ops clamp to, in the output's quantization.
+graph::Activation relu_activation(int32_t code) {
+  switch (code) {
+    case opcode::kRelu: return graph::Activation::Relu;
+    case opcode::kRelu6: return graph::Activation::Relu6;
+    case opcode::kReluN1To1: return graph::Activation::ReluN1To1;
+    default: return graph::Activation::None;
+  }
+}
+
+// Input and output of a one-input elementwise int8 op, same element count.
+std::pair<const graph::Tensor*, const graph::Tensor*> unary(const graph::Graph& graph, const graph::Op& op) {
+  const graph::Tensor& in = int8_input(graph, op, 0);
+  const graph::Tensor& out = int8_output(graph, op, 0);
+  if (in.element_count != out.element_count) unsupported(op, "the input and output sizes differ");
+  return {&in, &out};
+}
+
+}  // namespace
+
+ta_binary_params binary_params(const graph::Graph& graph, const graph::Op& op) {
+  const graph::Tensor& a = int8_input(graph, op, 0);
+  const graph::Tensor& b = int8_input(graph, op, 1);
+  const graph::Tensor& out = int8_output(graph, op, 0);
+  check_broadcast(op, a.shape, b.shape, out);
+  ta_binary_params p{};
+  p.input1_offset = -zero_point_of(a);
+  p.input2_offset = -zero_point_of(b);
+  p.output_offset = zero_point_of(out);
+  std::tie(p.act_min, p.act_max) = fused_activation_range(op, out);
+  fill6(p.shape1, shape6(a.shape));
+  fill6(p.shape2, shape6(b.shape));
+  fill6(p.out_shape, shape6(out.shape));
+  Multiplier output;
+  if (op.opcode == opcode::kAdd) {
+    // twice_max_input_scale = 2 * max(float scales), then every ratio in double.
+    const double twice_max = 2.0 * static_cast<double>(std::max(scale_of(a), scale_of(b)));
+    const Multiplier input1 = quantize_multiplier(static_cast<double>(scale_of(a)) / twice_max);
+    const Multiplier input2 = quantize_multiplier(static_cast<double>(scale_of(b)) / twice_max);
+    output = quantize_multiplier(twice_max / (static_cast<double>(1 << kAddLeftShift) * scale_of(out)));
+    p.left_shift = kAddLeftShift;
+    p.input1_mult = input1.mult;
+    p.input1_shift = input1.shift;
+    p.input2_mult = input2.mult;
+    p.input2_shift = input2.shift;
+  } else {
+    // MUL: input1_scale * input2_scale / output_scale, all float32.
+    const float real = scale_of(a) * scale_of(b) / scale_of(out);
+    output = quantize_multiplier(static_cast<double>(real));
+  }
+  p.output_mult = output.mult;
+  p.output_shift = output.shift;
+  return p;
+}
+
+ta_requant_params requant_params(const graph::Graph& graph, const graph::Op& op) {
+  const auto [in, out] = unary(graph, op);
+  ta_requant_params p{};
+  p.input_zero_point = zero_point_of(*in);
+  p.output_zero_point = zero_point_of(*out);
+  Multiplier m;
+  if (op.opcode == opcode::kQuantize) {
+    // Requantize: double(input_scale) / double(output_scale), full int8 range.
+    m = quantize_multiplier(static_cast<double>(scale_of(*in)) / static_cast<double>(scale_of(*out)));
+    p.act_min = -128;
+    p.act_max = 127;
+  } else {
+    // ReluPrepare: the scale ratio in float32; QuantizedReluX clamps like a fused activation.
+    m = quantize_multiplier(static_cast<double>(scale_of(*in) / scale_of(*out)));
+    std::tie(p.act_min, p.act_max) = activation_range(relu_activation(op.opcode), scale_of(*out), p.output_zero_point);
+  }
+  p.mult = m.mult;
+  p.shift = m.shift;
+  return p;
+}
+
+ta_hard_swish_params hard_swish_params(const graph::Graph& graph, const graph::Op& op) {
+  const auto [in, out] = unary(graph, op);
+  // HardSwishPrepare, in float32: the input at 1/128 resolution, the "reluish"
+  // value at 3/32768, both as int16 fixed-point multipliers.
+  const float hires_input_scale = (1.0f / 128.0f) * scale_of(*in);
+  const float reluish_scale = 3.0f / 32768.0f;
+  const Multiplier output = quantize_multiplier(static_cast<double>(hires_input_scale / scale_of(*out)));
+  const Multiplier reluish = quantize_multiplier(static_cast<double>(hires_input_scale / reluish_scale));
+  if (output.shift > 0) unsupported(op, "the output scale is too small for the reference kernel");
+  ta_hard_swish_params p{};
+  p.input_zero_point = zero_point_of(*in);
+  p.output_zero_point = zero_point_of(*out);
+  p.reluish_multiplier_fixedpoint_int16 = downscale_to_int16_multiplier(reluish.mult);
+  p.reluish_multiplier_exponent = reluish.shift;
+  p.output_multiplier_fixedpoint_int16 = downscale_to_int16_multiplier(output.mult);
+  p.output_multiplier_exponent = output.shift;
+  return p;
+}
+
+std::array<int8_t, 256> lut(const graph::Graph& graph, const graph::Op& op) {
+  const auto [in, out] = unary(graph, op);
+  std::array<int8_t, 256> table{};
+  const auto build = op.opcode == opcode::kLogistic ? ta_lut_logistic_s8 : ta_lut_tanh_s8;
+  build(scale_of(*in), zero_point_of(*in), scale_of(*out), zero_point_of(*out), table.data());
+  return table;
+}
+
+AffineQuantization float_conversion(const graph::Graph& graph, const graph::Op& op) {
+  const bool quantize = op.opcode == opcode::kQuantize;
+  const graph::Tensor& in = activation(op, graph.input(op, 0), quantize ? graph::DType::Float32 : graph::DType::Int8,
+                                       "the input");
+  const graph::Tensor& out = activation(op, graph.output(op, 0), quantize ? graph::DType::Int8 : graph::DType::Float32,
+                                        "the output");
+  if (in.element_count != out.element_count) unsupported(op, "the input and output sizes differ");
+  const graph::Tensor& quantized = quantize ? out : in;
+  if (quantized.quantization.scale.size() > 1) unsupported(op, "per-channel quantization is not supported");
+  return {scale_of(quantized), zero_point_of(quantized), in.element_count};
+}
+
+int32_t elementwise_count(const graph::Graph& graph, const graph::Op& op) {
+  return static_cast<int32_t>(unary(graph, op).second->element_count);
+}
+
+}  // namespace tinyarena::kernels

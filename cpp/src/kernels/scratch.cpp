@@ -1,0 +1,54 @@
+// Scratch sizes and packed weights, straight from the kernel library's own
+// host-side functions, so the planner reserves exactly what the kernels use.
+// Scratch depends on shapes only, so a graph without quantization (or with
+// one the kernel would refuse) still gets its scratch planned.
+#include "geometry.h"
+#include "tinyarena/common/errors.h"
+#include "tinyarena/kernels/kernel_params.h"
+
+namespace tinyarena::kernels {
+namespace {
+
+int64_t library_scratch_bytes(const graph::Graph& graph, const graph::Op& op, bool in_place) {
+  switch (op.opcode) {
+    case opcode::kConv2D: {
+      const ConvKernel k = detail::conv_geometry(graph, op);
+      return static_cast<int64_t>(ta_conv_s8_scratch_bytes(&k.params));
+    }
+    case opcode::kDepthwiseConv2D: {
+      const DepthwiseKernel k = detail::depthwise_geometry(graph, op);
+      return static_cast<int64_t>(in_place ? ta_depthwise_conv_s8_inplace_scratch_bytes(&k.params)
+                                           : ta_depthwise_conv_s8_scratch_bytes(&k.params));
+    }
+    case opcode::kFullyConnected: {
+      const FullyConnectedKernel k = detail::fully_connected_geometry(graph, op);
+      return static_cast<int64_t>(ta_fully_connected_s8_scratch_bytes(&k.params));
+    }
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+int64_t scratch_bytes(const graph::Graph& graph, const graph::Op& op, bool in_place) {
+  try {
+    return library_scratch_bytes(graph, op, in_place);
+  } catch (const UnsupportedError&) {
+    return 0;  // the planner plans any model; the code generator reports why this op cannot run
+  }
+}
+
+std::vector<int16_t> packed_gemm_weights(const int8_t* weights, int32_t n, int32_t k, int32_t weights_offset) {
+  std::vector<int16_t> packed(ta_pack_gemm_weights_s16_bytes(n, k) / sizeof(int16_t));
+  ta_pack_gemm_weights_s16(weights, n, k, weights_offset, packed.data());
+  return packed;
+}
+
+std::vector<int16_t> packed_depthwise_weights(const int8_t* weights, int32_t out_c, int32_t kernel_h,
+                                              int32_t kernel_w) {
+  std::vector<int16_t> packed(ta_pack_dw_weights_s16_bytes(out_c, kernel_h, kernel_w) / sizeof(int16_t));
+  ta_pack_dw_weights_s16(weights, out_c, kernel_h, kernel_w, packed.data());
+  return packed;
+}
+
+}  // namespace tinyarena::kernels

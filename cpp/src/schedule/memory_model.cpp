@@ -1,0 +1,216 @@
+#include "tinyarena/schedule/memory_model.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "tinyarena/allocation/problem.h"
+#include "tinyarena/kernels/kernel_params.h"
+
+namespace tinyarena::schedule {
+namespace {
+
+using graph::Graph;
+using graph::Op;
+using graph::Tensor;
+
+constexpr int32_t kDepthwiseConv2D = 4;
+
+int32_t root(std::vector<int32_t>& parent, int32_t t) {
+  while (parent[t] != t) t = parent[t] = parent[parent[t]];
+  return t;
+}
+
+int64_t bytes(const Tensor& t) { return t.byte_size ? *t.byte_size : -1; }
+
+// The liveness's activation set: tensors that get a buffer.
+std::vector<bool> active_tensors(const Graph& graph) {
+  std::vector<bool> io(graph.tensors.size(), false), active(graph.tensors.size(), false);
+  for (int32_t t : graph.inputs) io[t] = true;
+  for (int32_t t : graph.outputs) io[t] = true;
+  for (const Tensor& t : graph.tensors)
+    active[t.index] = !t.is_constant() && (t.producer >= 0 || !t.consumers.empty() || io[t.index] || t.is_variable);
+  return active;
+}
+
+// The view op `op` joins its output to input 0 (both active).
+bool joins_view(const Op& op, const std::vector<bool>& active) {
+  return liveness::is_view_op(op.opcode) && !op.outputs.empty() && op.outputs[0] >= 0 && active[op.outputs[0]] &&
+         !op.inputs.empty() && op.inputs[0] >= 0 && active[op.inputs[0]];
+}
+
+// Tensors the liveness may let `op` overwrite, in its order of preference,
+// before the "dies here" test.
+std::vector<int32_t> inplace_inputs(const Graph& graph, const Op& op, const liveness::LivenessOptions& options,
+                                    const std::vector<bool>& active) {
+  const Tensor* out = graph.output(op, 0);
+  if (!out || !active[out->index] || joins_view(op, active)) return {};
+  if (op.opcode == kDepthwiseConv2D) {
+    const Tensor* in = graph.input(op, 0);
+    if (!options.inplace_depthwise || !in || !active[in->index] || op.options.depth_multiplier != 1 ||
+        in->shape.size() != 4 || in->shape[0] != 1 || bytes(*out) > bytes(*in))
+      return {};
+    return {in->index};
+  }
+  if (!liveness::is_inplace_elementwise_op(op.opcode) || !options.inplace_elementwise || op.outputs.size() != 1)
+    return {};
+  std::vector<int32_t> candidates;
+  for (int32_t t : op.inputs)
+    if (t >= 0 && active[t] && bytes(graph.tensors[t]) == bytes(*out)) candidates.push_back(t);
+  return candidates;
+}
+
+void sort_unique(std::vector<int32_t>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+int64_t size_of(const MemoryModel& model, const std::vector<Inflation>& inflated, int32_t c) {
+  for (const Inflation& i : inflated)
+    if (i.component == c) return i.size;
+  return model.components[c].size;
+}
+
+// Component `c` is read for the last time by `op` (all its other readers ran).
+bool dies_at(const MemoryModel& model, const uint64_t* done, int32_t c, int32_t op) {
+  const Component& comp = model.components[c];
+  if (comp.pinned) return false;
+  for (int32_t reader : comp.consumers)
+    if (reader != op && !has_op(done, reader)) return false;
+  return true;
+}
+
+bool is_empty(const MemoryModel& model, const uint64_t* done) {
+  return std::all_of(done, done + model.words, [](uint64_t w) { return w == 0; });
+}
+
+}  // namespace
+
+MemoryModel build_memory_model(const Graph& graph, const liveness::LivenessOptions& options, int64_t alignment) {
+  MemoryModel model;
+  model.ops = static_cast<int32_t>(graph.ops.size());
+  model.words = (model.ops + 63) / 64;
+  const std::vector<bool> active = active_tensors(graph);
+  std::vector<int32_t> parent(graph.tensors.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  std::vector<bool> joined(graph.tensors.size(), false);  // a view output sharing its input's buffer
+  for (const Op& op : graph.ops) {
+    if (!joins_view(op, active)) continue;
+    parent[root(parent, op.outputs[0])] = root(parent, op.inputs[0]);
+    joined[op.outputs[0]] = true;
+    if (bytes(graph.tensors[op.outputs[0]]) > bytes(graph.tensors[op.inputs[0]])) model.exact = false;
+  }
+
+  std::vector<bool> pinned(graph.tensors.size(), false);
+  for (int32_t t : graph.outputs) pinned[t] = true;
+  std::vector<int32_t> comp_of(graph.tensors.size(), -1), comp_of_root(graph.tensors.size(), -1);
+  for (const Tensor& t : graph.tensors) {
+    if (!active[t.index]) continue;
+    int32_t& c = comp_of_root[root(parent, t.index)];
+    if (c < 0) {
+      c = static_cast<int32_t>(model.components.size());
+      model.components.emplace_back();
+    }
+    comp_of[t.index] = c;
+    Component& comp = model.components[c];
+    comp.size = std::max(comp.size, allocation::align_up(std::max<int64_t>(bytes(t), 0), alignment));
+    comp.pinned = comp.pinned || pinned[t.index] || t.is_variable;
+    comp.source = comp.source || (!joined[t.index] && t.producer < 0);
+    comp.consumers.insert(comp.consumers.end(), t.consumers.begin(), t.consumers.end());
+  }
+  for (Component& comp : model.components) sort_unique(comp.consumers);
+
+  model.op.resize(graph.ops.size());
+  for (const Op& op : graph.ops) {
+    OpInfo& info = model.op[op.index];
+    for (int32_t t : op.inputs) {
+      if (t < 0) continue;
+      if (graph.tensors[t].producer >= 0) info.preds.push_back(graph.tensors[t].producer);
+      if (active[t]) info.uses.push_back(comp_of[t]);
+    }
+    sort_unique(info.preds);
+    sort_unique(info.uses);
+    for (int32_t t : op.outputs)
+      if (t >= 0 && active[t] && !joined[t]) info.births.push_back(comp_of[t]);
+    for (int32_t t : inplace_inputs(graph, op, options, active)) info.victims.push_back(comp_of[t]);
+    if (!info.victims.empty()) info.out = comp_of[op.outputs[0]];
+    if (!options.scratch) continue;
+    info.scratch = allocation::align_up(kernels::scratch_bytes(graph, op, false), alignment);
+    // The kernel library's in-place variant serves depthwise only; elementwise ops keep their kernel.
+    info.inplace_scratch = op.opcode == kDepthwiseConv2D
+                               ? allocation::align_up(kernels::scratch_bytes(graph, op, true), alignment)
+                               : info.scratch;
+  }
+  for (const Component& comp : model.components) {
+    if (!comp.source) continue;
+    model.start_bytes += comp.size;
+    if (!comp.pinned && comp.consumers.empty()) model.first_step_only += comp.size;
+  }
+  return model;
+}
+
+MemoryState initial_state(const MemoryModel& model) {
+  MemoryState state;
+  state.done.assign(model.words, 0);
+  state.bytes = model.start_bytes;
+  return state;
+}
+
+bool is_ready(const MemoryModel& model, const uint64_t* done, int32_t op) {
+  if (has_op(done, op)) return false;
+  for (int32_t p : model.op[op].preds)
+    if (!has_op(done, p)) return false;
+  return true;
+}
+
+int64_t run_op(const MemoryModel& model, const uint64_t* done, const std::vector<Inflation>& inflated,
+               int64_t bytes, int32_t op, MemoryState& after) {
+  const OpInfo& info = model.op[op];
+  int32_t victim = -1;
+  for (int32_t c : info.victims)
+    if (dies_at(model, done, c, op)) {
+      victim = c;
+      break;
+    }
+  int64_t step = bytes + (victim >= 0 ? info.inplace_scratch : info.scratch);
+  int64_t left = is_empty(model, done) ? bytes - model.first_step_only : bytes;
+  after.inflated.clear();
+  // Readers' buffers that die here leave; the others stay as they are.
+  for (const Inflation& i : inflated)
+    if (!(std::binary_search(info.uses.begin(), info.uses.end(), i.component) && dies_at(model, done, i.component, op)))
+      after.inflated.push_back(i);
+  for (int32_t c : info.uses)
+    if (dies_at(model, done, c, op)) left -= size_of(model, inflated, c);
+  // New buffers; an in-place output takes over its victim's buffer (and size).
+  for (int32_t c : info.births) {
+    const Component& comp = model.components[c];
+    int64_t size = comp.size;
+    if (c == info.out && victim >= 0) {
+      const int64_t victim_size = size_of(model, inflated, victim);
+      size = std::max(size, victim_size);
+      step += size - victim_size;
+    } else {
+      step += size;
+    }
+    if (!comp.pinned && comp.consumers.empty()) continue;
+    left += size;
+    if (size > comp.size) after.inflated.push_back({c, size});
+  }
+  std::sort(after.inflated.begin(), after.inflated.end(),
+            [](const Inflation& a, const Inflation& b) { return a.component < b.component; });
+  after.bytes = left;
+  return step;
+}
+
+int64_t model_peak(const MemoryModel& model, const std::vector<int32_t>& order) {
+  MemoryState state = initial_state(model), next;
+  int64_t peak = order.empty() ? state.bytes : 0;
+  for (int32_t op : order) {
+    peak = std::max(peak, run_op(model, state.done.data(), state.inflated, state.bytes, op, next));
+    add_op(state.done.data(), op);
+    state.inflated.swap(next.inflated);
+    state.bytes = next.bytes;
+  }
+  return peak;
+}
+
+}  // namespace tinyarena::schedule

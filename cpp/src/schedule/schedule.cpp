@@ -1,0 +1,85 @@
+#include "tinyarena/schedule/schedule.h"
+
+#include <chrono>
+#include <numeric>
+#include <stdexcept>
+
+#include "tinyarena/allocation/lower_bound.h"
+#include "tinyarena/plan/plan.h"
+#include "tinyarena/schedule/memory_model.h"
+#include "tinyarena/schedule/search.h"
+
+namespace tinyarena::schedule {
+
+const char* method_name(Method method) {
+  switch (method) {
+    case Method::Auto: return "auto";
+    case Method::Exact: return "exact";
+    case Method::Beam: return "beam";
+    case Method::Greedy: return "greedy";
+    case Method::File: return "file";
+  }
+  return "?";
+}
+
+Method parse_method(const std::string& name) {
+  for (Method m : {Method::Auto, Method::Exact, Method::Beam, Method::Greedy, Method::File})
+    if (name == method_name(m)) return m;
+  throw std::invalid_argument("unknown schedule method '" + name + "' (auto, exact, greedy, file)");
+}
+
+int64_t order_peak_bytes(const graph::Graph& graph, const std::vector<int32_t>& order,
+                         const liveness::LivenessOptions& liveness, int64_t alignment) {
+  return allocation::lower_bound_bytes(plan::make_problem(liveness::analyze_liveness(graph, liveness, order), alignment));
+}
+
+ScheduleResult find_schedule(const graph::Graph& graph, const ScheduleOptions& options) {
+  if (options.alignment < 1) throw std::invalid_argument("alignment must be at least 1");
+  const auto start = std::chrono::steady_clock::now();
+  const int32_t n = static_cast<int32_t>(graph.ops.size());
+  ScheduleResult result;
+  result.order.resize(n);
+  std::iota(result.order.begin(), result.order.end(), 0);
+  result.peak_bytes = result.file_peak_bytes = order_peak_bytes(graph, {}, options.liveness, options.alignment);
+  result.proven_optimal = n <= 1;  // one order only
+  const auto finish = [&]() -> ScheduleResult& {
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  };
+  if (options.method == Method::File || n <= 1) return finish();
+
+  // Candidates on the model, lowest peak wins, earlier on ties: file, greedy, searches.
+  const MemoryModel model = build_memory_model(graph, options.liveness, options.alignment);
+  Found best{result.order, model_peak(model, result.order)};
+  // The model predicts the liveness stage (checked on the file order).
+  const bool faithful = model.exact && best.peak == result.file_peak_bytes;
+  for (bool step_first : {false, true}) {
+    Found greedy = greedy_order(model, step_first);
+    if (greedy.peak < best.peak) best = std::move(greedy);
+  }
+  result.method = Method::Greedy;
+  bool completed = false;
+  // Exact search, then (if it is not allowed or gives up) beam search; each only keeps an order it strictly improves.
+  const auto search = [&](Method method, SearchBudget budget) {
+    const SearchResult found = search_order(model, best.peak, budget);
+    result.states += found.states;
+    completed = found.completed;
+    result.method = completed ? Method::Exact : method;
+    if (!found.best.order.empty()) best = found.best;
+  };
+  const bool exact = options.method == Method::Exact || (options.method == Method::Auto && n <= options.exact_max_ops);
+  if (exact) search(Method::Exact, {options.max_states, options.time_limit_seconds, 0});
+  if (!completed && (options.method == Method::Beam || options.method == Method::Auto))
+    search(Method::Beam, {options.max_states, options.time_limit_seconds, options.beam_width});
+
+  // Judged by the liveness stage; the file order stays unless strictly beaten.
+  const int64_t measured = order_peak_bytes(graph, best.order, options.liveness, options.alignment);
+  if (measured < result.file_peak_bytes) {
+    result.order = best.order;
+    result.peak_bytes = measured;
+  }
+  result.proven_optimal = completed && faithful && best.peak == measured;
+  return finish();
+}
+
+}  // namespace tinyarena::schedule

@@ -1,0 +1,17 @@
+"""Fixtures of the code generator tests: the shared models, the randomized single-op cases of
+the kernel tests (tests/kernels/single_op_cases.py) and the Cortex-M tool checks."""
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(TESTS))  # shared_models
+sys.path.insert(0, str(TESTS / "kernels"))  # single_op_cases
+
+needs_cortex_m = pytest.mark.skipif(
+    shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
+    reason="arm-none-eabi-gcc or qemu-system-arm missing",
+)

@@ -1,0 +1,39 @@
+"""The 8 shared models, generated, built and run, bit-exact with TFLite's reference kernels.
+
+Each configuration is a target and a plan: on the host the portable kernels (int8 weights)
+and, with -DTA_SIMD_EMULATE, the SIMD-structured kernels on packed int16 weights in plain C;
+on Cortex-M4 (QEMU mps2-an386) the DSP paths with the depthwise convolutions in place and out
+of place, and the portable paths (-DTA_NO_SIMD); on Cortex-M7 (mps2-an500) the DSP paths.
+"""
+
+import pytest
+
+from conftest import needs_cortex_m
+from shared_models import SHARED_MODEL_NAMES, shared_model
+from tinyarena.verify import verify
+
+# id -> (target, in place, extra C flags)
+CONFIGS = {
+    "host": ("host", True, ""),
+    "host-simd-emulated-no-inplace": ("host", False, "-DTA_SIMD_EMULATE"),
+    "cortex-m4": ("cortex-m4", True, ""),
+    "cortex-m4-no-inplace": ("cortex-m4", False, ""),
+    "cortex-m4-no-simd": ("cortex-m4", True, "-DTA_NO_SIMD"),
+    "cortex-m7": ("cortex-m7", True, ""),
+}
+
+
+def _params():
+    for config, (target, _, _) in CONFIGS.items():
+        marks = [needs_cortex_m] if target != "host" else []
+        for name in SHARED_MODEL_NAMES:
+            yield pytest.param(name, config, marks=marks, id=f"{name}-{config}")
+
+
+@pytest.mark.parametrize("name,config", _params())
+def test_shared_model_is_bit_exact(name, config):
+    target, inplace, cflags = CONFIGS[config]
+    result = verify(shared_model(name), target=target, inplace=inplace, cflags=cflags)
+    assert result.bit_exact, result.summary()
+    if target != "host":
+        assert 0 < result.stack_bytes < 4096, result.stack_bytes

@@ -1,0 +1,54 @@
+"""Randomized single-op models through the whole pipeline on the host: plan -> compile ->
+make -> run -> compare every output byte with TFLite's reference kernels.
+
+The cases are the kernel tests' (tests/kernels/single_op_cases.py: every op and option --
+strides, SAME/VALID, dilation, depth multipliers, fused activations, odd channel counts,
+batch 2, broadcasting, zero points -128/127, per-tensor and per-channel weights). Each case
+runs in one of four variants, cycling with the case number: in-place planning on or off,
+times the portable kernels (int8 weights) or the SIMD-structured kernels on packed int16
+weights (-DTA_SIMD_EMULATE). Programs are built with -O0, the fastest to compile (the shared
+models' tests run the generated -O2 builds).
+"""
+
+import numpy as np
+import pytest
+
+from single_op_cases import all_cases, make_case
+from tinyarena import builder
+from tinyarena.builder import opcodes
+from tinyarena.verify import verify
+
+CASES = all_cases()
+# (in place, extra C flags), by case number modulo 4
+VARIANTS = [(True, ""), (False, "-DTA_SIMD_EMULATE"), (True, "-DTA_SIMD_EMULATE"), (False, "")]
+
+
+def check(model, seed, variant):
+    inplace, cflags = VARIANTS[variant % len(VARIANTS)]
+    result = verify(model, target="host", inplace=inplace, seed=seed, cflags=cflags, opt="-O0")
+    assert result.bit_exact, f"{result.summary()} (inplace={inplace}, cflags={cflags!r})"
+
+
+@pytest.mark.parametrize("family,i", CASES, ids=[f"{f}-{i}" for f, i in CASES])
+def test_single_op_model_is_bit_exact(family, i):
+    model, _ = make_case(family, i)
+    check(model, i, i)
+
+
+def test_case_count_and_coverage():
+    assert len(CASES) >= 500
+    assert {f for f, _ in CASES} >= {"conv2d", "depthwise_conv2d", "fully_connected", "add", "mul", "mean", "pad",
+                                     "concatenation", "split", "transpose", "strided_slice", "resize_nearest_neighbor",
+                                     "logistic", "tanh", "hard_swish", "relu", "relu6", "quantize_f32", "requantize",
+                                     "dequantize"}
+
+
+@pytest.mark.parametrize("variant", range(len(VARIANTS)))
+def test_relu_n1_to_1(monkeypatch, variant):
+    # The builder has no RELU_N1_TO_1 layer: declare the builtin (code 20) and emit it as a unary op.
+    monkeypatch.setitem(opcodes.OPCODES, "RELU_N1_TO_1", opcodes.OpCode(20, 1))
+    rng = np.random.default_rng(variant)
+    mb = builder.ModelBuilder("relu_n1_to_1", seed=variant)
+    x = mb.input([1, 3, 4, 5], scale=float(rng.uniform(0.005, 0.05)), zero_point=[-128, 127, 0, 9][variant])
+    mb.output(mb._unary("RELU_N1_TO_1", "relu_n1_to_1", x, lambda v: np.clip(v, -1.0, 1.0)))
+    check(mb.build(), variant, variant)

@@ -1,0 +1,174 @@
+"""The schedule stage: reordering never loses to the file order, returns valid
+topological orders, equals the brute-force optimum on small DAGs (in-place on
+and off), and lowers the peak of branchy builder models."""
+
+import pytest
+import tinyarena
+from shared_models import SHARED_MODEL_NAMES, shared_model
+from tinyarena import builder, schedule
+from tinyarena.builder import ModelBuilder
+
+
+def predecessors(graph):
+    """For each op, the ops producing its inputs."""
+    return [{graph.tensors[t].producer for t in op.inputs if t >= 0 and graph.tensors[t].producer >= 0}
+            for op in graph.ops]
+
+
+def assert_topological(graph, order):
+    assert sorted(order) == list(range(len(graph.ops)))
+    step = {op: i for i, op in enumerate(order)}
+    for op, preds in enumerate(predecessors(graph)):
+        assert all(step[p] < step[op] for p in preds), (order, op)
+
+
+def topological_orders(graph, limit):
+    """Every topological order (None when there are more than ``limit``)."""
+    preds, orders, order = predecessors(graph), [], []
+
+    def walk():
+        if len(orders) > limit:
+            return
+        if len(order) == len(preds):
+            orders.append(list(order))
+            return
+        for op in range(len(preds)):
+            if op not in order and preds[op] <= set(order):
+                order.append(op)
+                walk()
+                order.pop()
+
+    walk()
+    return orders if len(orders) <= limit else None
+
+
+def check_schedule(graph, inplace=True, **options):
+    result = schedule.find_schedule(graph, inplace=inplace, **options)
+    assert_topological(graph, result.order)
+    assert result.peak_bytes <= result.file_peak_bytes
+    assert result.file_peak_bytes == schedule.order_peak_bytes(graph, inplace=inplace)
+    assert result.peak_bytes == schedule.order_peak_bytes(graph, result.order, inplace=inplace)
+    return result
+
+
+@pytest.mark.parametrize("max_ops", [12, 20, 40])
+def test_reordering_random_dags_is_valid_optimal_and_never_worse(max_ops):
+    seeds = range(200) if max_ops == 40 else range(60)
+    improved = 0
+    for seed in seeds:
+        graph = tinyarena.load_model(builder.random_dag(seed, max_ops=max_ops))
+        for inplace in (True, False):
+            result = check_schedule(graph, inplace)
+            assert result.method == "exact" and result.proven_optimal, (seed, inplace, result)
+            improved += result.peak_bytes < result.file_peak_bytes
+    assert improved > len(seeds) // 4  # reordering matters on random branchy graphs
+
+
+def test_exact_schedule_equals_brute_force_on_small_dags():
+    compared = improvable = 0
+    for max_ops in (10, 14, 18):
+        for seed in range(60):
+            graph = tinyarena.load_model(builder.random_dag(seed, max_ops=max_ops))
+            orders = topological_orders(graph, limit=3000)
+            if orders is None:
+                continue
+            for inplace in (True, False):
+                peaks = [schedule.order_peak_bytes(graph, order, inplace=inplace) for order in orders]
+                result = check_schedule(graph, inplace, method="exact")
+                assert result.peak_bytes == min(peaks), (max_ops, seed, inplace)
+                assert result.proven_optimal
+                compared += 1
+                improvable += min(peaks) < result.file_peak_bytes
+    assert compared >= 300 and improvable >= 50
+
+
+def test_greedy_beam_and_file_methods_and_budget_fallback():
+    graph = tinyarena.load_model(builder.random_dag(12, max_ops=80))
+    greedy = check_schedule(graph, method="greedy")
+    assert greedy.method == "greedy" and not greedy.proven_optimal
+    file = check_schedule(graph, method="file")
+    assert file.method == "file" and file.order == tuple(range(len(graph.ops)))
+    assert file.peak_bytes == file.file_peak_bytes
+    small_budget = check_schedule(graph, max_states=10)  # exact, then beam, give up: greedy's order stays
+    assert small_budget.method == "beam" and not small_budget.proven_optimal
+    beam = check_schedule(graph, exact_max_ops=10, beam_width=4)
+    assert beam.method == "beam" and not beam.proven_optimal
+    assert beam.peak_bytes <= greedy.peak_bytes
+    with pytest.raises(ValueError):
+        schedule.find_schedule(graph, method="fastest")
+    with pytest.raises(ValueError):
+        schedule.find_schedule(graph, align=0)
+
+
+def detection_model():
+    """SSD-style: a backbone, then a box head on the stride-2 map and one on the
+    stride-8 map, written after the backbone as converters do."""
+    mb = ModelBuilder("two_heads", seed=3)
+    x = mb.input([1, 64, 64, 3])
+    f1 = mb.conv2d(x, 16, kernel=3, stride=2, activation="RELU6")
+    f1 = mb.conv2d(mb.depthwise_conv2d(f1, 3, activation="RELU6"), 24, kernel=1, activation="RELU6")
+    f2 = mb.conv2d(f1, 32, kernel=3, stride=2, activation="RELU6")
+    f2 = mb.conv2d(mb.depthwise_conv2d(f2, 3, activation="RELU6"), 48, kernel=1, activation="RELU6")
+    f3 = mb.conv2d(f2, 64, kernel=3, stride=2, activation="RELU6")
+    heads = []
+    for feature, size in ((f1, 32), (f3, 8)):
+        h = mb.conv2d(feature, 12, kernel=3, activation="RELU")
+        heads.append(mb.reshape(mb.conv2d(h, 6, kernel=1), [1, size * size, 6]))
+    mb.output(*heads)
+    return mb.build()
+
+
+def inception_model():
+    """Three branches of different sizes joined by a concatenation; the file
+    starts every branch before finishing any (as some converters do)."""
+    mb = ModelBuilder("three_branches", seed=4)
+    x = mb.input([1, 32, 32, 8])
+    b1 = mb.conv2d(x, 16, kernel=1, activation="RELU")
+    b2 = mb.conv2d(x, 24, kernel=3, activation="RELU")
+    b3 = mb.average_pool2d(x, 2)
+    b1 = mb.max_pool2d(b1, 2)
+    b2 = mb.depthwise_conv2d(b2, 3, stride=2, activation="RELU")
+    b3 = mb.conv2d(b3, 8, kernel=1, activation="RELU")
+    b2 = mb.conv2d(b2, 8, kernel=1, activation="RELU")
+    mb.output(mb.concatenation([b1, b2, b3], axis=3))
+    return mb.build()
+
+
+@pytest.mark.parametrize("name, build", [("two_heads", detection_model), ("three_branches", inception_model)])
+@pytest.mark.parametrize("inplace", [True, False])
+def test_reordering_lowers_the_peak_of_branchy_models(name, build, inplace):
+    graph = tinyarena.load_model(build())
+    result = check_schedule(graph, inplace)
+    print(f"{name} inplace={inplace}: file order {result.file_peak_bytes} B -> reordered {result.peak_bytes} B "
+          f"({result.method}, optimal={result.proven_optimal}, {result.states} states)")
+    assert result.proven_optimal
+    assert result.peak_bytes < result.file_peak_bytes
+    orders = topological_orders(graph, limit=5000)  # the heads end in RESHAPE views
+    assert result.peak_bytes == min(schedule.order_peak_bytes(graph, order, inplace=inplace) for order in orders)
+
+
+def test_plan_reorder_plans_the_order_found():
+    data = detection_model()
+    reordered = tinyarena.plan(data, reorder=True)
+    found = reordered.schedule
+    assert found is not None and tinyarena.plan(data).schedule is None
+    assert [row.index for row in reordered.ops] == list(found.order)
+    assert [row.step for row in reordered.ops] == list(range(len(found.order)))
+    assert reordered.lower_bound_bytes == found.peak_bytes < found.file_peak_bytes
+    assert reordered.peak_bytes < tinyarena.plan(data).peak_bytes
+    assert reordered.validate() == []
+    assert tinyarena.plan(data, reorder=True, inplace=False, align=1).schedule.file_peak_bytes == \
+        schedule.order_peak_bytes(data, inplace=False, align=1)
+    with pytest.raises(ValueError):
+        tinyarena.plan(data, reorder=True, order=list(found.order))
+
+
+@pytest.mark.parametrize("name", SHARED_MODEL_NAMES)
+def test_shared_models_reorder_within_their_file_peak(name):
+    result = check_schedule(tinyarena.load_model(shared_model(name)))
+    assert result.proven_optimal
+
+
+def test_mobilenet_v2_reorders_exactly():
+    result = check_schedule(tinyarena.load_model(builder.mobilenet_v2(0.35, 144)))
+    assert result.proven_optimal
