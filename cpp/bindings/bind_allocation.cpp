@@ -5,6 +5,7 @@
 #include "bindings.h"
 #include "numpy_views.h"
 #include "tinyarena/allocation/allocators.h"
+#include "tinyarena/allocation/exact.h"
 #include "tinyarena/allocation/greedy.h"
 #include "tinyarena/allocation/hierarchy.h"
 #include "tinyarena/allocation/lower_bound.h"
@@ -85,6 +86,27 @@ void bind_types(py::module_& m) {
       .def_readonly("height", &Solution::height);
 }
 
+void bind_exact(py::module_& m) {
+  using allocation::ExactResult;
+  using allocation::SearchBudget;
+  py::class_<ExactResult>(m, "ExactResult", "Best plan found, proven lower bound, and whether it is optimal.")
+      .def_readonly("solution", &ExactResult::solution)
+      .def_readonly("lower_bound", &ExactResult::lower_bound)
+      .def_readonly("proven_optimal", &ExactResult::proven_optimal)
+      .def_readonly("capacity_met", &ExactResult::capacity_met)
+      .def_readonly("capacity_refuted", &ExactResult::capacity_refuted)
+      .def_readonly("nodes", &ExactResult::nodes)
+      .def_readonly("seconds", &ExactResult::seconds)
+      .def_property_readonly("gap", &ExactResult::gap);
+  m.def("solve_exact",
+        [](const Problem& p, double seconds, int64_t node_limit, std::optional<Solution> start) {
+          py::gil_scoped_release release;
+          return allocation::solve_exact(p, SearchBudget{seconds, node_limit}, start ? &*start : nullptr);
+        },
+        py::arg("problem"), py::arg("seconds") = 1.0, py::arg("node_limit") = 0, py::arg("start") = py::none());
+  m.def("describe_capacity", &allocation::describe_capacity, py::arg("problem"), py::arg("result"));
+}
+
 void bind_hierarchy(py::module_& m) {
   using allocation::BufferRules;
   using allocation::HierarchyProblem;
@@ -140,6 +162,7 @@ void bind_hierarchy(py::module_& m) {
 void bind_allocation(py::module_& m) {
   bind_types(m);
   bind_hierarchy(m);
+  bind_exact(m);
   m.def("greedy_size_first_fit", &allocation::greedy_size_first_fit, py::arg("problem"),
         "TFLite Micro's greedy planner: size descending (ties last-first), first fit.");
   m.def("greedy_size_best_fit", &allocation::greedy_size_best_fit, py::arg("problem"),

@@ -87,3 +87,44 @@ def hierarchy_from_plan(plan, memories, rules=None):
                                      accessed_bytes=r.accessed_bytes if r.accessed_bytes >= 0 else int(t))
                          if r else BufferRules(accessed_bytes=int(t)))
     return HierarchyProblem(list(memories), plan.problem, all_rules)
+
+
+def zero_slack_problem(n, capacity=1 << 20, steps=None, seed=0, aligned=False, pinned=0.0):
+    """A hard instance whose optimum is exactly ``capacity``: ``(Problem, offsets)``.
+
+    A ``capacity`` x ``steps`` rectangle is cut (guillotine cuts in time or address,
+    chosen by a seeded ``random.Random``) into ``n`` rectangles, one buffer each, listed
+    in shuffled order; every step is fully covered, so the lower bound is ``capacity``
+    and ``offsets`` (where each rectangle was cut) meets it. ``aligned``: address cuts on
+    a 16-byte grid and each buffer an alignment (1..64) its cut offset satisfies.
+    ``pinned``: the fraction of buffers pinned at their cut offsets.
+    """
+    import random
+
+    rng = random.Random(seed)
+    steps = steps or max(2, n)
+    grid = 16 if aligned else 1
+    rects = [(0, steps, 0, capacity)]  # half-open [t0, t1) x [a0, a1)
+    while len(rects) < n:
+        splittable = [i for i, (t0, t1, a0, a1) in enumerate(rects) if t1 - t0 >= 2 or a1 - a0 >= 2 * grid]
+        if not splittable:
+            raise ValueError(f"a {capacity} x {steps} rectangle cannot be cut into {n} pieces")
+        weights = [(rects[i][1] - rects[i][0]) * (rects[i][3] - rects[i][2]) for i in splittable]
+        t0, t1, a0, a1 = rects.pop(rng.choices(splittable, weights)[0])
+        can_time, can_address = t1 - t0 >= 2, a1 - a0 >= 2 * grid
+        if can_time and (not can_address or rng.random() < 0.5):
+            cut = rng.randrange(t0 + 1, t1)
+            rects += [(t0, cut, a0, a1), (cut, t1, a0, a1)]
+        else:
+            cut = a0 + grid * rng.randrange(1, (a1 - a0) // grid)
+            rects += [(t0, t1, a0, cut), (t0, t1, cut, a1)]
+    rng.shuffle(rects)
+    buffers = []
+    for i, (t0, t1, a0, a1) in enumerate(rects):
+        alignment = 1
+        if aligned:
+            largest = 64 if a0 == 0 else min(64, a0 & -a0)
+            alignment = rng.choice([a for a in (1, 2, 4, 8, 16, 32, 64) if a <= largest])
+        fixed = a0 if rng.random() < pinned else None
+        buffers.append(Buffer(a1 - a0, t0, t1 - 1, alignment=alignment, fixed_offset=fixed, name=str(i)))
+    return Problem(buffers), np.array([r[2] for r in rects], dtype=np.int64)

@@ -1,0 +1,47 @@
+// Exact allocation, MiniMalloc-class: a decision procedure "does everything
+// fit in `capacity` bytes?" searching only canonical placements, wrapped in a
+// search for the smallest capacity from the lower bound up.
+//
+// Canonical placement: buffers are placed in non-decreasing offset order,
+// each at the lowest aligned offset above every placed buffer it overlaps in
+// time (any plan can be pushed down into such a form without growing).
+// Pruning: a section's floor plus its unplaced bytes must fit the capacity;
+// a placement that leaves room below it for a whole unplaced buffer is
+// dominated; when no unplaced buffer crosses a cut, the two sides are solved
+// independently.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tinyarena/allocation/problem.h"
+
+namespace tinyarena::allocation {
+
+struct SearchBudget {
+  double seconds = 1.0;     // wall-clock limit of the whole search (<= 0: none)
+  int64_t node_limit = 0;   // search nodes over all decisions (0: none)
+};
+
+struct ExactResult {
+  Solution solution;          // the lowest plan found (may exceed problem.capacity)
+  int64_t lower_bound = 0;    // no plan is lower: live-bytes bound, raised by refuted capacities
+  bool proven_optimal = false;  // solution.height == lower_bound
+  bool capacity_met = true;   // problem.capacity == 0 or solution.height <= problem.capacity
+  bool capacity_refuted = false;  // proven: nothing fits problem.capacity
+  int64_t nodes = 0;          // search nodes visited
+  double seconds = 0;         // time spent
+
+  int64_t gap() const { return solution.height - lower_bound; }
+};
+
+// Minimum-height plan within the budget. `start`, if given, is a valid plan
+// to improve on (else the greedy heuristics provide one). Throws
+// std::invalid_argument when pinned buffers overlap each other.
+ExactResult solve_exact(const Problem& problem, const SearchBudget& budget = {}, const Solution* start = nullptr);
+
+// One line explaining a result under problem.capacity: the height, the bound
+// and whether the capacity is met, refuted, or undecided within the budget.
+std::string describe_capacity(const Problem& problem, const ExactResult& result);
+
+}  // namespace tinyarena::allocation
