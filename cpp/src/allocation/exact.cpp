@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <map>
+#include <utility>
 #include <numeric>
 #include <stdexcept>
 #include <tuple>
@@ -18,6 +20,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr int64_t kUnplaced = -1;
+constexpr int32_t kLimitedRounds = 8;  // rounds of limited discrepancy search before complete ones
+constexpr int32_t kAnyDiscrepancy = std::numeric_limits<int32_t>::max();
 
 enum class Outcome { Found, NotFound, Aborted };
 
@@ -94,27 +98,45 @@ class Decision {
     remaining_.assign(s.members.size(), 0);
     crossings_.assign(s.crossings.begin(), s.crossings.end());
     seen_.assign(s.members.size(), 0);
+    count_.assign(s.members.size(), 0);
+    banned_at_.assign(p.buffers.size(), -1);
+    twin_before_.assign(p.buffers.size(), -1);
     for (size_t k = 0; k < s.members.size(); ++k)
       for (int32_t b : s.members[k]) remaining_[k] += p.buffers[b].size;
   }
 
   // The buffers of one partition; on Found, offset(b) holds their placement.
-  Outcome run(std::vector<int32_t> part) {
+  Outcome run(std::vector<int32_t> part, int32_t discrepancies) {
     std::sort(part.begin(), part.end(), [&](int32_t a, int32_t b) { return rank_[a] < rank_[b]; });
+    link_twins(part);
     for (int32_t b : part)
       if (p_.buffers[b].size > capacity_) return Outcome::NotFound;
-    return search(part, span_of(part), 0, -1);
+    const Outcome outcome = search(part, span_of(part), 0, discrepancies);
+    return outcome == Outcome::NotFound && skipped_ ? Outcome::Aborted : outcome;
   }
 
   int64_t offset(int32_t b) const { return offset_[b]; }
 
  private:
+  // Identical free buffers (size, lifetime, alignment) are interchangeable:
+  // each waits for its previous twin in rank order.
+  void link_twins(const std::vector<int32_t>& part) {
+    std::map<std::tuple<int64_t, int32_t, int32_t, int64_t>, int32_t> last_seen;
+    for (int32_t b : part) {
+      const Buffer& x = p_.buffers[b];
+      if (x.fixed_offset) continue;
+      auto [it, fresh] = last_seen.try_emplace({x.size, x.first, x.last, x.alignment}, b);
+      if (!fresh) twin_before_[b] = std::exchange(it->second, b);
+    }
+  }
+
   struct Span {
     int32_t lo, hi;  // sections [lo, hi)
   };
   struct Candidate {
     int64_t at;
     int32_t rank, buffer;
+    int32_t flush = 0;  // ends whose top meets the neighbouring section's floor (tried first)
   };
 
   Span span_of(const std::vector<int32_t>& part) const {
@@ -135,56 +157,110 @@ class Decision {
   // Where b goes if it is placed next: its pin, else the lowest aligned offset above its placed neighbours.
   int64_t next_offset(int32_t b) const { return pinned(b) ? *p_.buffers[b].fixed_offset : min_offset_[b]; }
 
-  // Canonical order: offsets non-decreasing, ties by rank.
-  Outcome search(const std::vector<int32_t>& part, Span span, int64_t at_least, int32_t after_rank) {
+  bool banned(int32_t b) const { return banned_at_[b] == next_offset(b); }
+  // The lowest offset b may still take when nothing goes below `at_least`.
+  int64_t earliest(int32_t b, int64_t at_least) const {
+    return std::max(next_offset(b) + (banned(b) ? 1 : 0), at_least);
+  }
+
+  // Canonical order: offsets non-decreasing. At the lowest open level, the
+  // section with the fewest candidates is decided first: one of them starts
+  // there, or none does (all are banned from that level).
+  Outcome search(const std::vector<int32_t>& part, Span span, int64_t at_least, int32_t discrepancies) {
     if (--nodes_left_ < 0 || !budget_.tick()) return Outcome::Aborted;
-    // A placement at or above `lowest_top` leaves room for a whole unplaced buffer below it: dominated.
-    int64_t lowest_top = std::numeric_limits<int64_t>::max();
-    bool done = true;
-    for (int32_t b : part) {
-      if (offset_[b] != kUnplaced) continue;
-      done = false;
-      if (pinned(b) && next_offset(b) < at_least) return Outcome::NotFound;  // passed its pin
-      if (!pinned(b)) lowest_top = std::min(lowest_top, min_offset_[b] + p_.buffers[b].size);
-    }
-    if (done) return Outcome::Found;
-    if (!sections_can_fill(span, at_least, after_rank)) return Outcome::NotFound;
-    std::vector<Candidate> candidates;
-    for (int32_t b : part) {
-      if (offset_[b] != kUnplaced) continue;
-      const int64_t at = next_offset(b);
-      if (at < at_least || (at == at_least && rank_[b] < after_rank)) continue;
-      if (at >= lowest_top || at + p_.buffers[b].size > capacity_) continue;
-      candidates.push_back({at, rank_[b], b});
-    }
-    std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-      return a.at != b.at ? a.at < b.at : a.rank < b.rank;
-    });
-    for (const Candidate& c : candidates) {
-      const size_t mark = trail_.size();
-      if (place(c.buffer, c.at, span)) {
-        const Outcome outcome = descend(part, span, c);
-        if (outcome != Outcome::NotFound) return outcome;
+    const size_t mark = trail_.size();
+    for (;;) {
+      // A placement at or above `lowest_top` leaves room for a whole unplaced buffer below it: dominated.
+      int64_t lowest_top = std::numeric_limits<int64_t>::max();
+      bool done = true;
+      for (int32_t b : part) {
+        if (offset_[b] != kUnplaced) continue;
+        done = false;
+        if (pinned(b) && earliest(b, at_least) != next_offset(b)) return fail(mark);  // passed its pin
+        if (!pinned(b)) lowest_top = std::min(lowest_top, min_offset_[b] + p_.buffers[b].size);
       }
-      undo(mark);
+      if (done) return Outcome::Found;
+      if (!sections_can_fill(span, at_least)) return fail(mark);
+      const std::vector<Candidate> candidates = lowest_candidates(part, at_least, lowest_top);
+      if (candidates.empty()) return fail(mark);
+      for (const Candidate& c : candidates) {
+        const size_t before = trail_.size();
+        if (place(c.buffer, c.at, span)) {
+          const Outcome outcome = descend(part, span, c, discrepancies);
+          if (outcome != Outcome::NotFound) return outcome;
+        }
+        undo(before);
+        if (discrepancies == 0) {  // limited discrepancy: only the first choice is followed
+          skipped_ = true;
+          return fail(mark);
+        }
+        --discrepancies;
+      }
+      for (const Candidate& c : candidates) set(banned_at_[c.buffer], c.at);
     }
+  }
+
+  Outcome fail(size_t mark) {
+    undo(mark);
     return Outcome::NotFound;
   }
 
-  // Each section's unplaced bytes must fit above the lowest start the
-  // canonical order still allows there: a buffer whose next offset is
-  // `at_least` but ranks before `after_rank` can only start higher.
-  bool sections_can_fill(Span span, int64_t at_least, int32_t after_rank) const {
+  // The unbanned buffers that can go next at the lowest level, restricted to
+  // those covering the section with the fewest of them; in rank order.
+  std::vector<Candidate> lowest_candidates(const std::vector<int32_t>& part, int64_t at_least, int64_t lowest_top) {
+    std::vector<Candidate> level;
+    for (int32_t b : part) {
+      if (offset_[b] != kUnplaced || banned(b)) continue;
+      if (twin_before_[b] >= 0 && offset_[twin_before_[b]] == kUnplaced) continue;
+      const int64_t at = next_offset(b);
+      if (at < at_least || at >= lowest_top || at + p_.buffers[b].size > capacity_) continue;
+      if (!level.empty() && at > level.front().at) continue;
+      if (!level.empty() && at < level.front().at) level.clear();
+      level.push_back({at, rank_[b], b});
+    }
+    ++stamp_;
+    int32_t focus = -1;
+    for (const Candidate& c : level)
+      for (int32_t k = s_.lo[c.buffer]; k < s_.hi[c.buffer]; ++k) {
+        if (seen_[k] != stamp_) seen_[k] = stamp_, count_[k] = 0;
+        ++count_[k];
+      }
+    for (const Candidate& c : level)
+      for (int32_t k = s_.lo[c.buffer]; k < s_.hi[c.buffer]; ++k)
+        if (focus < 0 || count_[k] < count_[focus]) focus = k;
+    std::vector<Candidate> chosen;
+    for (const Candidate& c : level)
+      if (s_.lo[c.buffer] <= focus && focus < s_.hi[c.buffer]) chosen.push_back(c);
+    for (Candidate& c : chosen) c.flush = flush_ends(c);
+    std::sort(chosen.begin(), chosen.end(), [](const Candidate& a, const Candidate& b) {
+      return a.flush != b.flush ? a.flush > b.flush : a.rank < b.rank;
+    });
+    return chosen;
+  }
+
+  // How many of c's two ends leave a flat skyline: its top meets the floor
+  // of the section just outside it (dense packings are built of such steps).
+  int32_t flush_ends(const Candidate& c) const {
+    const int64_t top = c.at + p_.buffers[c.buffer].size;
+    const int32_t before = s_.lo[c.buffer] - 1, after = s_.hi[c.buffer];
+    return (before >= 0 && floor_[before] == top) + (after < static_cast<int32_t>(floor_.size()) && floor_[after] == top);
+  }
+
+  // Each section's unplaced bytes must fit above the lowest start still
+  // allowed there; the floor rises to that start. Sections whose floor is
+  // above `at_least` were checked when it last rose (bans only concern the
+  // current level).
+  bool sections_can_fill(Span span, int64_t at_least) {
     for (int32_t k = span.lo; k < span.hi; ++k) {
-      if (remaining_[k] == 0) continue;
+      if (remaining_[k] == 0 || floor_[k] > at_least) continue;
       int64_t lowest = std::numeric_limits<int64_t>::max();
       for (int32_t u : s_.members[k]) {
         if (offset_[u] != kUnplaced) continue;
-        const int64_t at = std::max(next_offset(u), at_least);
-        lowest = std::min(lowest, at == at_least && rank_[u] < after_rank ? at + 1 : at);
+        lowest = std::min(lowest, earliest(u, at_least));
         if (lowest == at_least) break;
       }
       if (lowest + remaining_[k] > capacity_) return false;
+      if (lowest > floor_[k]) set(floor_[k], lowest);
     }
     return true;
   }
@@ -200,39 +276,25 @@ class Decision {
       set(remaining_[k], remaining_[k] - buffer.size);
     }
     for (int32_t k = s_.lo[b]; k + 1 < s_.hi[b]; ++k) set(crossings_[k], crossings_[k] - 1);
-    ++stamp_;
-    for (int32_t k = s_.lo[b]; k < s_.hi[b]; ++k) raise_floor(k);
     for (int32_t o : s_.overlaps[b]) {
       if (offset_[o] != kUnplaced) continue;
       const int64_t need = align_up(top, p_.buffers[o].alignment);
       if (min_offset_[o] >= need) continue;
       set(min_offset_[o], need);
       if (need + p_.buffers[o].size > capacity_ || (pinned(o) && need > *p_.buffers[o].fixed_offset)) return false;
-      for (int32_t k = s_.lo[o]; k < s_.hi[o]; ++k) raise_floor(k);
     }
     for (int32_t k = span.lo; k < span.hi; ++k)
       if (std::max(at, floor_[k]) + remaining_[k] > capacity_) return false;
     return true;
   }
 
-  // Nothing unplaced in section k can start below the lowest next offset of
-  // its unplaced buffers: the floor rises to it (once per placement).
-  void raise_floor(int32_t k) {
-    if (seen_[k] == stamp_) return;
-    seen_[k] = stamp_;
-    int64_t lowest = std::numeric_limits<int64_t>::max();
-    for (int32_t u : s_.members[k])
-      if (offset_[u] == kUnplaced) lowest = std::min(lowest, min_offset_[u]);
-    if (lowest != std::numeric_limits<int64_t>::max() && lowest > floor_[k]) set(floor_[k], lowest);
-  }
-
   // After placing c: cuts inside its span that no unplaced buffer crosses
   // any more split the part into independent sub-parts.
-  Outcome descend(const std::vector<int32_t>& part, Span span, const Candidate& c) {
+  Outcome descend(const std::vector<int32_t>& part, Span span, const Candidate& c, int32_t discrepancies) {
     std::vector<int32_t> cuts;
     for (int32_t k = s_.lo[c.buffer]; k + 1 < s_.hi[c.buffer]; ++k)
       if (crossings_[k] == 0) cuts.push_back(k + 1);
-    if (cuts.empty()) return search(part, span, c.at, c.rank);
+    if (cuts.empty()) return search(part, span, c.at, discrepancies);
     cuts.insert(cuts.begin(), span.lo);
     cuts.push_back(span.hi);
     std::vector<std::vector<int32_t>> pieces(cuts.size() - 1);
@@ -243,7 +305,7 @@ class Decision {
     }
     for (size_t i = 0; i < pieces.size(); ++i) {
       if (pieces[i].empty()) continue;
-      const Outcome outcome = search(pieces[i], Span{cuts[i], cuts[i + 1]}, c.at, c.rank);
+      const Outcome outcome = search(pieces[i], Span{cuts[i], cuts[i + 1]}, c.at, discrepancies);
       if (outcome != Outcome::Found) return outcome;
     }
     return Outcome::Found;
@@ -255,9 +317,13 @@ class Decision {
   const int64_t capacity_;
   Budget& budget_;
   int64_t nodes_left_;  // this attempt's own node limit
+  bool skipped_ = false;  // a branch was left out for the discrepancy limit: NotFound proves nothing
   std::vector<int64_t> offset_, min_offset_, floor_, remaining_, crossings_;
   std::vector<std::pair<int64_t*, int64_t>> trail_;
-  std::vector<uint64_t> seen_;  // per section: the placement that last raised its floor
+  std::vector<uint64_t> seen_;   // per section: the last pass (stamp) that visited it
+  std::vector<int32_t> count_;   // per section: candidates covering it (valid where seen_ is current)
+  std::vector<int64_t> banned_at_;  // per buffer: the offset it may not take (-1: none)
+  std::vector<int32_t> twin_before_;  // per buffer: the identical buffer placed before it (-1: none)
   uint64_t stamp_ = 0;
 };
 
@@ -299,13 +365,16 @@ int64_t part_height(const Problem& p, const std::vector<int32_t>& part, const st
 
 // One partition at one capacity: the buffer orders in turn, each with a node
 // limit that doubles every round (a search stuck in one order often flies
-// in another); a complete search in any order decides. Found: `offsets` updated.
+// in another). Early rounds follow the value order but for `round`
+// discrepancies (limited discrepancy search); later rounds are complete, and
+// a complete search in any order decides. Found: `offsets` updated.
 Outcome decide(const Problem& p, const Sections& s, const std::vector<std::vector<int32_t>>& ranks,
                const std::vector<int32_t>& part, int64_t capacity, Budget& budget, std::vector<int64_t>& offsets) {
-  for (int64_t limit = 4 * static_cast<int64_t>(part.size()) + 64;; limit *= 2) {
+  int32_t round = 0;
+  for (int64_t limit = 4 * static_cast<int64_t>(part.size()) + 64;; limit *= 2, ++round) {
     for (const auto& rank : ranks) {
       Decision decision(p, s, rank, capacity, budget, limit);
-      const Outcome outcome = decision.run(part);
+      const Outcome outcome = decision.run(part, round < kLimitedRounds ? round : kAnyDiscrepancy);
       if (outcome == Outcome::Found)
         for (int32_t b : part) offsets[b] = decision.offset(b);
       if (outcome != Outcome::Aborted || budget.spent()) return outcome;
