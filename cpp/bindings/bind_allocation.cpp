@@ -6,6 +6,7 @@
 #include "numpy_views.h"
 #include "tinyarena/allocation/allocators.h"
 #include "tinyarena/allocation/exact.h"
+#include "tinyarena/allocation/local_search.h"
 #include "tinyarena/allocation/greedy.h"
 #include "tinyarena/allocation/hierarchy.h"
 #include "tinyarena/allocation/lower_bound.h"
@@ -97,13 +98,30 @@ void bind_exact(py::module_& m) {
       .def_readonly("capacity_refuted", &ExactResult::capacity_refuted)
       .def_readonly("nodes", &ExactResult::nodes)
       .def_readonly("seconds", &ExactResult::seconds)
-      .def_property_readonly("gap", &ExactResult::gap);
+      .def_property_readonly("gap", &ExactResult::gap)
+      .def_property_readonly("offsets", [](const ExactResult& r) { return readonly_array(r.solution.offsets); })
+      .def_property_readonly("height", [](const ExactResult& r) { return r.solution.height; });
   m.def("solve_exact",
         [](const Problem& p, double seconds, int64_t node_limit, std::optional<Solution> start) {
           py::gil_scoped_release release;
           return allocation::solve_exact(p, SearchBudget{seconds, node_limit}, start ? &*start : nullptr);
         },
         py::arg("problem"), py::arg("seconds") = 1.0, py::arg("node_limit") = 0, py::arg("start") = py::none());
+  using allocation::LocalSearchOptions;
+  using allocation::LocalSearchResult;
+  py::class_<LocalSearchResult>(m, "LocalSearchResult", "Best plan of the hill climbing and its order.")
+      .def_readonly("solution", &LocalSearchResult::solution)
+      .def_property_readonly("offsets", [](const LocalSearchResult& r) { return readonly_array(r.solution.offsets); })
+      .def_property_readonly("height", [](const LocalSearchResult& r) { return r.solution.height; })
+      .def_property_readonly("order", [](const LocalSearchResult& r) { return readonly_array(r.order); })
+      .def_readonly("iterations", &LocalSearchResult::iterations)
+      .def_readonly("seconds", &LocalSearchResult::seconds);
+  m.def("local_search",
+        [](const Problem& p, int64_t iterations, double seconds, uint64_t seed) {
+          py::gil_scoped_release release;
+          return allocation::local_search(p, LocalSearchOptions{iterations, seconds, seed});
+        },
+        py::arg("problem"), py::arg("iterations") = 3000, py::arg("seconds") = 0.1, py::arg("seed") = 1);
   m.def("describe_capacity", &allocation::describe_capacity, py::arg("problem"), py::arg("result"));
 }
 
@@ -168,6 +186,26 @@ void bind_allocation(py::module_& m) {
   m.def("greedy_size_best_fit", &allocation::greedy_size_best_fit, py::arg("problem"),
         "Size descending, best fit (Pisarchyk & Lee 2020).");
   m.def("allocate", &allocation::allocate, py::arg("problem"), py::arg("allocator"), "Run an allocator by name.");
+  using allocation::AllocationResult;
+  py::class_<AllocationResult>(m, "AllocationResult", "A plan, the allocator that made it, and whether it is optimal.")
+      .def_readonly("solution", &AllocationResult::solution)
+      .def_property_readonly("offsets", [](const AllocationResult& r) { return readonly_array(r.solution.offsets); })
+      .def_property_readonly("height", [](const AllocationResult& r) { return r.solution.height; })
+      .def_readonly("method", &AllocationResult::method)
+      .def_readonly("proven_optimal", &AllocationResult::proven_optimal)
+      .def_readonly("lower_bound", &AllocationResult::lower_bound)
+      .def_property_readonly("gap", [](const AllocationResult& r) { return r.solution.height - r.lower_bound; })
+      .def("__repr__", [](const AllocationResult& r) {
+        return "<AllocationResult height " + std::to_string(r.solution.height) + " B by " + r.method + ", lower bound " +
+               std::to_string(r.lower_bound) + " B" + (r.proven_optimal ? ", proven optimal>" : ">");
+      });
+  m.def("run_allocator",
+        [](const Problem& p, const std::string& allocator, double seconds, int64_t node_limit, uint64_t seed) {
+          py::gil_scoped_release release;
+          return allocation::run_allocator(p, allocator, allocation::AllocatorOptions{seconds, node_limit, seed});
+        },
+        py::arg("problem"), py::arg("allocator") = "auto", py::arg("seconds") = 0.3, py::arg("node_limit") = 0,
+        py::arg("seed") = 1, "Run an allocator by name with a search budget; says which method won and if it is optimal.");
   m.def("allocator_names", &allocation::allocator_names);
   m.def("lower_bound_bytes", &allocation::lower_bound_bytes, py::arg("problem"),
         "The largest total size live at one step: no allocation can be lower.");

@@ -15,14 +15,15 @@ void bind_plan(py::module_& m) {
   using plan::PlanOptions;
   py::class_<PlanOptions>(m, "PlanOptions")
       .def(py::init([](int64_t alignment, std::string allocator, const liveness::LivenessOptions& liveness,
-                       int64_t sram_limit, std::vector<int32_t> order) {
-             return PlanOptions{alignment, std::move(allocator), liveness, sram_limit, std::move(order)};
+                       int64_t sram_limit, std::vector<int32_t> order, double allocation_seconds) {
+             return PlanOptions{alignment, std::move(allocator), allocation_seconds, liveness, sram_limit, std::move(order)};
            }),
-           py::arg("alignment") = 16, py::arg("allocator") = "greedy_size_first_fit",
+           py::arg("alignment") = 16, py::arg("allocator") = "auto",
            py::arg("liveness") = liveness::LivenessOptions{}, py::arg("sram_limit") = 0,
-           py::arg("order") = std::vector<int32_t>{})
+           py::arg("order") = std::vector<int32_t>{}, py::arg("allocation_seconds") = 0.3)
       .def_readonly("alignment", &PlanOptions::alignment)
       .def_readonly("allocator", &PlanOptions::allocator)
+      .def_readonly("allocation_seconds", &PlanOptions::allocation_seconds)
       .def_readonly("liveness", &PlanOptions::liveness)
       .def_readonly("sram_limit", &PlanOptions::sram_limit)
       .def_readonly("order", &PlanOptions::order);
@@ -44,6 +45,8 @@ void bind_plan(py::module_& m) {
       .def_readonly("liveness", &Plan::liveness)
       .def_readonly("problem", &Plan::problem)
       .def_readonly("solution", &Plan::solution)
+      .def_readonly("allocation_method", &Plan::allocation_method)
+      .def_readonly("proven_optimal", &Plan::proven_optimal)
       .def_readonly("ops", &Plan::ops)
       .def_readonly("peak_bytes", &Plan::peak_bytes)
       .def_readonly("peak_op", &Plan::peak_op)

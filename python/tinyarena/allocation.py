@@ -4,7 +4,17 @@ One ``Problem`` type and one ``Solution`` type serve every allocator:
 
 - ``greedy_size_first_fit``: TFLite Micro's rule (size descending, equal sizes
   last-first, first fit), so it predicts TFLM's arena byte for byte;
-- ``greedy_size_best_fit``: size descending, best fit (Pisarchyk & Lee 2020).
+- ``greedy_size_best_fit``: size descending, best fit (Pisarchyk & Lee 2020);
+- ``solve_exact``: MiniMalloc-class exact search (canonical placements, timeline
+  sections, dominance) for the minimum height within a time/node budget; says whether
+  the plan is proven optimal, the proven lower bound, and whether ``capacity`` is met
+  or refuted;
+- ``local_search``: hill climbing over first-fit orders seeded by the greedy orders;
+- ``run_allocator(problem, name, seconds=...)``: any of them by name, including
+  ``"auto"`` (greedy; if above the lower bound, exact within the budget; else the best).
+
+``AllocationProblem`` wraps a problem (from a plan, a MiniMalloc CSV or numpy arrays)
+with numpy views, the solvers, validation, CSV output and ``plot()``.
 
 ``lower_bound_bytes`` is the largest total live at one step; ``validate``
 lists violations (overlap in time and address, misalignment, pins, height).
@@ -20,6 +30,7 @@ of a plan, with each buffer's traffic estimated as its size times (1 write + its
 import numpy as np
 
 from ._core import (
+    AllocationResult,
     Buffer,
     BufferRules,
     HierarchyProblem,
@@ -29,17 +40,23 @@ from ._core import (
     Solution,
     allocate,
     allocator_names,
+    describe_capacity,
     greedy_size_best_fit,
     greedy_size_first_fit,
     live_bytes_per_step,
+    local_search,
     lower_bound_bytes,
     place_fastest_first,
     place_in_hierarchy,
+    run_allocator,
+    solve_exact,
     validate,
     validate_hierarchy,
 )
 
 __all__ = [
+    "AllocationProblem",
+    "AllocationResult",
     "Buffer",
     "BufferRules",
     "HierarchyProblem",
@@ -53,12 +70,124 @@ __all__ = [
     "Solution",
     "allocate",
     "allocator_names",
+    "describe_capacity",
     "greedy_size_best_fit",
     "greedy_size_first_fit",
     "live_bytes_per_step",
+    "local_search",
     "lower_bound_bytes",
+    "run_allocator",
+    "solve_exact",
     "validate",
+    "zero_slack_problem",
 ]
+
+
+class AllocationProblem:
+    """An allocation problem with numpy views and its solvers; from a plan, a CSV or arrays.
+
+    Lifetimes are inclusive ``[first, last]`` steps. Solvers return core results with
+    ``offsets`` (numpy), ``height`` and, for ``solve``/``solve_exact``, the proven
+    ``lower_bound`` and ``proven_optimal``.
+    """
+
+    def __init__(self, problem):
+        self.problem = problem
+
+    @classmethod
+    def from_plan(cls, plan):
+        return cls(plan.problem)
+
+    @classmethod
+    def from_csv(cls, source, capacity=0):
+        """From a MiniMalloc CSV (path or text); an ``offset`` column pins buffers."""
+        import os
+
+        from .interchange import read_problem_csv
+
+        if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source):
+            if not os.path.exists(source):
+                raise FileNotFoundError(f"no such problem file: {source}")
+        problem, _ = read_problem_csv(source)
+        return cls(Problem(list(problem.buffers), int(capacity)))
+
+    @classmethod
+    def from_arrays(cls, sizes, first, last, alignment=1, fixed_offsets=None, capacity=0):
+        """From equal-length arrays; ``alignment`` a scalar or array; ``fixed_offsets`` -1 (or None) = free."""
+        sizes, first, last = (np.asarray(a, dtype=np.int64).ravel() for a in (sizes, first, last))
+        n = len(sizes)
+        alignment = np.broadcast_to(np.asarray(alignment, dtype=np.int64), (n,))
+        fixed = np.full(n, -1, dtype=np.int64) if fixed_offsets is None else np.asarray(fixed_offsets, dtype=np.int64)
+        if not (len(first) == len(last) == len(fixed) == n):
+            raise ValueError("sizes, first, last and fixed_offsets must have equal lengths")
+        if n and (sizes.min() < 0 or first.min() < 0 or (last < first).any() or alignment.min() < 1):
+            raise ValueError("sizes and first must be >= 0, last >= first, alignment >= 1")
+        buffers = [Buffer(int(s), int(f), int(l), alignment=int(a), fixed_offset=int(o) if o >= 0 else None, name=str(i))
+                   for i, (s, f, l, a, o) in enumerate(zip(sizes, first, last, alignment, fixed))]
+        return cls(Problem(buffers, int(capacity)))
+
+    def __len__(self):
+        return len(self.problem)
+
+    @property
+    def sizes(self):
+        return self.problem.sizes
+
+    @property
+    def first(self):
+        return self.problem.first
+
+    @property
+    def last(self):
+        return self.problem.last
+
+    @property
+    def alignment(self):
+        return np.array([b.alignment for b in self.problem.buffers], dtype=np.int64)
+
+    @property
+    def fixed_offsets(self):
+        """Pinned offset per buffer, -1 where free."""
+        return np.array([-1 if b.fixed_offset is None else b.fixed_offset for b in self.problem.buffers], dtype=np.int64)
+
+    @property
+    def capacity(self):
+        return self.problem.capacity
+
+    @property
+    def lower_bound(self):
+        return lower_bound_bytes(self.problem)
+
+    def solve(self, allocator="auto", seconds=0.3, node_limit=0, seed=1):
+        return run_allocator(self.problem, allocator, seconds, node_limit, seed)
+
+    def solve_exact(self, seconds=1.0, node_limit=0):
+        return solve_exact(self.problem, seconds, node_limit)
+
+    def local_search(self, iterations=3000, seconds=0.1, seed=1):
+        return local_search(self.problem, iterations, seconds, seed)
+
+    def _solution(self, offsets):
+        offsets = np.asarray(getattr(offsets, "offsets", offsets), dtype=np.int64)
+        height = int((offsets + self.sizes).max(initial=0)) if len(offsets) == len(self) else 0
+        return Solution(offsets.tolist(), height)
+
+    def validate(self, offsets):
+        """Violations of a placement (offsets array or a result); empty when valid."""
+        return validate(self.problem, self._solution(offsets))
+
+    def to_csv(self, offsets=None, path=None):
+        from .interchange import write_problem_csv
+
+        return write_problem_csv(self.problem, None if offsets is None else self._solution(offsets), path)
+
+    def plot(self, offsets, path=None, ax=None, title=None):
+        """The allocation chart of a placement (offsets array or a result); returns the ``Axes``."""
+        from .plotting import plot_allocation
+
+        limit = self.capacity or None
+        return plot_allocation(self.sizes, self.first, self.last, self._solution(offsets).offsets,
+                               sram_limit=limit, ax=ax, title=title, path=path)
 
 
 def accessed_bytes(plan):

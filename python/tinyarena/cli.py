@@ -4,10 +4,12 @@
                          [--no-scratch] [--chart PATH] [--json PATH] [--write-offline-plan OUT]
     tinyarena compile MODEL -o DIR [--target cortex-m4|cortex-m7|host] [--no-inplace] [--sram SIZE] ...
     tinyarena verify MODEL [--target host|cortex-m4|cortex-m7] [--inplace|--no-inplace] [--seed N]
+    tinyarena alloc PROBLEM.csv [--capacity N] [--timeout S] [--allocator NAME] [-o SOLUTION.csv]
     tinyarena demo [-o DIR]
 
 Exit status: 0 on success, 1 for a bad or unsupported model (or a failed build or
-verification), 2 for bad arguments or when the plan needs more SRAM than ``--sram`` allows.
+verification), 2 for bad arguments or when the plan needs more SRAM than ``--sram``
+(or ``--capacity``) allows.
 """
 
 import argparse
@@ -44,8 +46,9 @@ def _add_plan_options(p):
     p.add_argument("model", help="path to a .tflite model")
     p.add_argument("--sram", type=_size, help="SRAM limit: bytes or K/M suffix (64K); exit 2 if the plan exceeds it")
     p.add_argument("--align", type=_alignment, default=16, help="buffer alignment in bytes (default 16, as TFLM)")
-    p.add_argument("--allocator", choices=allocator_names(), default="greedy_size_first_fit",
-                   help="placement algorithm (default greedy_size_first_fit, TFLite Micro's rule)")
+    p.add_argument("--allocator", choices=allocator_names(), default="auto",
+                   help="placement algorithm (default auto: greedy, exact search if greedy misses the lower "
+                   "bound; greedy_size_first_fit is TFLite Micro's rule)")
     p.add_argument("--no-inplace", action="store_true", help="no in-place depthwise or elementwise ops")
 
 
@@ -74,6 +77,13 @@ def _parser():
     v.add_argument("--inplace", dest="inplace", action="store_true", default=True, help="in-place ops on (default)")
     v.add_argument("--no-inplace", dest="inplace", action="store_false", help="in-place ops off")
     v.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+
+    a = commands.add_parser("alloc", help="solve an allocation problem given as MiniMalloc CSV")
+    a.add_argument("problem", help="CSV with id,lower,upper,size[,alignment][,offset] (half-open lifetimes; offset pins)")
+    a.add_argument("--capacity", type=_size, default=0, help="bytes available: exit 2 if no plan fits (K/M suffix ok)")
+    a.add_argument("--timeout", type=float, default=10.0, help="search budget in seconds (default 10)")
+    a.add_argument("--allocator", choices=allocator_names(), default="exact", help="placement algorithm (default exact)")
+    a.add_argument("-o", "--output", metavar="SOLUTION.csv", help="write the problem with every offset here")
 
     d = commands.add_parser("demo", help="plan the bundled example network; write the chart and report")
     d.add_argument("-o", "--output", default="tinyarena_demo", help="output directory (default ./tinyarena_demo)")
@@ -141,6 +151,30 @@ def _run_verify(args):
     return 0 if result.bit_exact else EXIT_BAD_MODEL
 
 
+def _run_alloc(args):
+    from .allocation import AllocationProblem
+
+    if args.timeout <= 0:
+        raise ValueError(f"--timeout must be positive, got {args.timeout}")
+    problem = AllocationProblem.from_csv(args.problem, capacity=args.capacity)
+    result = problem.solve(args.allocator, seconds=args.timeout)
+    print(f"buffers       {len(problem):,}")
+    print(f"height        {result.height:,} B")
+    print(f"lower bound   {result.lower_bound:,} B")
+    print(f"method        {result.method} ({'proven optimal' if result.proven_optimal else 'not proven optimal'})")
+    if args.output:
+        problem.to_csv(result, path=args.output)
+        print(f"wrote {args.output}")
+    if args.capacity and result.height > args.capacity:
+        if result.lower_bound > args.capacity:
+            need = f"needs at least {result.lower_bound:,} bytes (proven)"
+        else:
+            need = f"best plan found needs {result.height:,} bytes (not refuted within the budget)"
+        print(f"error: does not fit: {need}, allowed {args.capacity:,}", file=sys.stderr)
+        return EXIT_DOES_NOT_FIT
+    return 0
+
+
 def _run_demo(args):
     from .demo import run_demo
 
@@ -151,7 +185,8 @@ def _run_demo(args):
 def main(argv=None):
     args = _parser().parse_args(argv)
     try:
-        commands = {"plan": _run_plan, "compile": _run_compile, "verify": _run_verify, "demo": _run_demo}
+        commands = {"plan": _run_plan, "compile": _run_compile, "verify": _run_verify, "alloc": _run_alloc,
+                    "demo": _run_demo}
         return commands[args.command](args)
     except (_core.ModelError, _core.UnsupportedError) as e:
         print(f"error: {e}", file=sys.stderr)

@@ -81,7 +81,18 @@ class Plan:
 
     @property
     def allocator(self):
+        """The allocator asked for (``"auto"`` by default)."""
         return self.core.options.allocator
+
+    @property
+    def allocation_method(self):
+        """The allocator whose placement was kept (for ``"auto"``: the one that won)."""
+        return self.core.allocation_method
+
+    @property
+    def proven_optimal(self):
+        """True when no placement of these buffers is lower (the exact search proved it, or the lower bound is met)."""
+        return self.core.proven_optimal
 
     @property
     def alignment(self):
@@ -153,18 +164,22 @@ def plan(
     model,
     sram=None,
     align=16,
-    allocator="greedy_size_first_fit",
+    allocator="auto",
     inplace=True,
     scratch=True,
     order=None,
     reorder=False,
+    allocation_seconds=0.3,
 ):
     """Plan the SRAM of ``model`` (a path, bytes or ``Graph``) and return a :class:`Plan`.
 
     - ``sram``: limit in bytes or a size string (``"64K"``); the plan reports
       ``fits`` against it (it never silently overshoots: check ``plan.fits``).
     - ``align``: alignment of every buffer's offset and size, bytes (TFLM uses 16).
-    - ``allocator``: a name from ``tinyarena.allocation.allocator_names()``.
+    - ``allocator``: a name from ``tinyarena.allocation.allocator_names()``; ``"auto"``
+      (default) keeps greedy first fit when it meets the lower bound, else searches
+      exactly within ``allocation_seconds`` (``plan.allocation_method`` and
+      ``plan.proven_optimal`` say what won); ``"greedy_size_first_fit"`` is TFLite Micro's rule.
     - ``inplace``: allow in-place depthwise and elementwise ops.
     - ``scratch``: plan kernel scratch buffers (False: activations only).
     - ``order``: op indices in execution order (default: the file's order).
@@ -187,6 +202,7 @@ def plan(
         liveness=_core.LivenessOptions(inplace_depthwise=inplace, inplace_elementwise=inplace, scratch=scratch),
         sram_limit=sram_limit,
         order=list(order or []),
+        allocation_seconds=float(allocation_seconds),
     )
     name = str(model) if not isinstance(model, (bytes, bytearray, memoryview, _core.Graph)) else ""
     result = Plan(graph, _core.make_plan(graph, options), model_name=name)

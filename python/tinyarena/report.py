@@ -32,7 +32,9 @@ def summary_lines(plan):
         f"lower bound   {plan.lower_bound_bytes:,} B",
         f"flash         {plan.flash_bytes:,} B (weights, biases, requantization tables)",
         f"MACs          {plan.macs:,}",
-        f"allocator     {plan.allocator}, alignment {plan.alignment} B, {len(plan.buffers)} buffers",
+        f"allocator     {plan.allocator} (placement by {plan.allocation_method}, "
+        f"{'proven optimal' if plan.proven_optimal else 'not proven optimal'}), alignment {plan.alignment} B, "
+        f"{len(plan.buffers)} buffers",
     ]
     if plan.sram_limit:
         verdict = "fits" if plan.fits else f"DOES NOT FIT: needs {plan.peak_bytes:,} B, limit {plan.sram_limit:,} B"
@@ -62,6 +64,8 @@ def to_dict(plan):
         "flash_bytes": plan.flash_bytes,
         "macs": plan.macs,
         "allocator": plan.allocator,
+        "allocation_method": plan.allocation_method,
+        "proven_optimal": plan.proven_optimal,
         "alignment": plan.alignment,
         "sram_limit": plan.sram_limit,
         "fits": plan.fits,

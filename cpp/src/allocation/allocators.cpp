@@ -2,19 +2,68 @@
 
 #include <stdexcept>
 
+#include "tinyarena/allocation/exact.h"
 #include "tinyarena/allocation/greedy.h"
+#include "tinyarena/allocation/local_search.h"
+#include "tinyarena/allocation/lower_bound.h"
 
 namespace tinyarena::allocation {
 namespace {
 
+// A heuristic's plan, optimal when it meets the live-bytes bound.
+AllocationResult heuristic(const Problem& p, Solution solution, const char* method) {
+  const int64_t bound = lower_bound_bytes(p);
+  const bool optimal = solution.height == bound;
+  return {std::move(solution), method, optimal, bound};
+}
+
+AllocationResult run_exact(const Problem& p, const AllocatorOptions& o, const Solution* start = nullptr) {
+  const ExactResult r = solve_exact(p, SearchBudget{o.seconds, o.node_limit}, start);
+  return {r.solution, "exact", r.proven_optimal, r.lower_bound};
+}
+
+AllocationResult run_local_search(const Problem& p, const AllocatorOptions& o) {
+  return heuristic(p, local_search(p, LocalSearchOptions{LocalSearchOptions{}.iterations, o.seconds, o.seed}).solution,
+                   "local_search");
+}
+
+// Greedy first fit; if above the lower bound, the exact search from the
+// better greedy plan; if that proves nothing, local search gets a tenth of
+// the budget and the lowest plan wins.
+AllocationResult run_auto(const Problem& p, const AllocatorOptions& o) {
+  AllocationResult best = heuristic(p, greedy_size_first_fit(p), "greedy_size_first_fit");
+  if (best.proven_optimal) return best;
+  const AllocationResult best_fit = heuristic(p, greedy_size_best_fit(p), "greedy_size_best_fit");
+  if (best_fit.solution.height < best.solution.height) best = best_fit;
+  AllocationResult exact = run_exact(p, AllocatorOptions{o.seconds * 0.9, o.node_limit, o.seed}, &best.solution);
+  const int64_t bound = exact.lower_bound;
+  if (exact.solution.height < best.solution.height || exact.proven_optimal) best = exact;
+  if (!best.proven_optimal) {
+    const AllocationResult searched = run_local_search(p, AllocatorOptions{o.seconds * 0.1, o.node_limit, o.seed});
+    if (searched.solution.height < best.solution.height) best = searched;
+  }
+  best.lower_bound = bound;
+  best.proven_optimal = best.solution.height == bound;
+  return best;
+}
+
 struct NamedAllocator {
   const char* name;
-  Solution (*run)(const Problem&);
+  AllocationResult (*run)(const Problem&, const AllocatorOptions&);
 };
 
 constexpr NamedAllocator kAllocators[] = {
-    {"greedy_size_first_fit", greedy_size_first_fit},
-    {"greedy_size_best_fit", greedy_size_best_fit},
+    {"auto", run_auto},
+    {"exact", [](const Problem& p, const AllocatorOptions& o) { return run_exact(p, o); }},
+    {"local_search", run_local_search},
+    {"greedy_size_first_fit",
+     [](const Problem& p, const AllocatorOptions&) {
+       return heuristic(p, greedy_size_first_fit(p), "greedy_size_first_fit");
+     }},
+    {"greedy_size_best_fit",
+     [](const Problem& p, const AllocatorOptions&) {
+       return heuristic(p, greedy_size_best_fit(p), "greedy_size_best_fit");
+     }},
 };
 
 }  // namespace
@@ -25,12 +74,16 @@ std::vector<std::string> allocator_names() {
   return names;
 }
 
-Solution allocate(const Problem& problem, const std::string& allocator) {
+AllocationResult run_allocator(const Problem& problem, const std::string& allocator, const AllocatorOptions& options) {
   for (const auto& a : kAllocators)
-    if (allocator == a.name) return a.run(problem);
+    if (allocator == a.name) return a.run(problem, options);
   std::string known;
   for (const auto& name : allocator_names()) known += (known.empty() ? "" : ", ") + name;
   throw std::invalid_argument("unknown allocator '" + allocator + "' (known: " + known + ")");
+}
+
+Solution allocate(const Problem& problem, const std::string& allocator) {
+  return run_allocator(problem, allocator).solution;
 }
 
 }  // namespace tinyarena::allocation

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <limits>
 #include <map>
+#include <optional>
 #include <utility>
 #include <numeric>
 #include <stdexcept>
@@ -25,22 +26,30 @@ constexpr int32_t kAnyDiscrepancy = std::numeric_limits<int32_t>::max();
 
 enum class Outcome { Found, NotFound, Aborted };
 
-// Nodes and wall clock shared by every decision of one solve; once spent, stays spent.
+// Nodes and wall clock shared by every probe of one solve (once spent, stays
+// spent), and the share of what is left that the current probe may use.
 class Budget {
  public:
-  explicit Budget(const SearchBudget& b)
-      : start_(Clock::now()), seconds_(b.seconds), node_limit_(b.node_limit) {}
+  explicit Budget(const SearchBudget& b) : start_(Clock::now()), seconds_(b.seconds), node_limit_(b.node_limit) {}
 
+  void begin_probe(double share) {
+    probe_spent_ = spent_;
+    probe_seconds_ = seconds_ > 0 ? elapsed() + share * (seconds_ - elapsed()) : 0;
+    probe_nodes_ = node_limit_ > 0 ? nodes_ + static_cast<int64_t>(share * static_cast<double>(node_limit_ - nodes_)) : 0;
+  }
   bool tick() {
-    if (spent_) return false;
+    if (probe_spent_) return false;
     ++nodes_;
     if (node_limit_ > 0 && nodes_ > node_limit_) spent_ = true;
     if (seconds_ > 0 && (nodes_ & 63) == 0 && elapsed() > seconds_) spent_ = true;
-    return !spent_;
+    probe_spent_ = spent_ || (probe_nodes_ > 0 && nodes_ > probe_nodes_) ||
+                   (probe_seconds_ > 0 && (nodes_ & 63) == 0 && elapsed() > probe_seconds_);
+    return !probe_spent_;
   }
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   int64_t nodes() const { return nodes_; }
   bool spent() const { return spent_; }
+  bool probe_spent() const { return probe_spent_; }
 
  private:
   Clock::time_point start_;
@@ -48,6 +57,9 @@ class Budget {
   int64_t node_limit_;
   int64_t nodes_ = 0;
   bool spent_ = false;
+  double probe_seconds_ = 0;
+  int64_t probe_nodes_ = 0;
+  bool probe_spent_ = false;
 };
 
 // Buffer orders the search tries in turn (the tie-break of the canonical
@@ -377,17 +389,41 @@ Outcome decide(const Problem& p, const Sections& s, const std::vector<std::vecto
       const Outcome outcome = decision.run(part, round < kLimitedRounds ? round : kAnyDiscrepancy);
       if (outcome == Outcome::Found)
         for (int32_t b : part) offsets[b] = decision.offset(b);
-      if (outcome != Outcome::Aborted || budget.spent()) return outcome;
+      if (outcome != Outcome::Aborted || budget.probe_spent()) return outcome;
     }
   }
 }
 
-// Capacities to probe: the lower bound first (real models usually meet it),
-// then the user's capacity if it is still open, then bisection.
-int64_t next_probe(int64_t lo, int64_t hi, int64_t capacity, int probe) {
-  if (probe == 0) return lo;
-  if (probe == 1 && capacity > lo && capacity < hi) return capacity;
-  return lo + (hi - lo) / 2;
+// Every partition at one capacity (those the plan already meets are kept);
+// with `share` of the remaining budget. Found: `solution` updated.
+Outcome probe(const Problem& p, const Sections& s, const std::vector<std::vector<int32_t>>& ranks,
+              const std::vector<std::vector<int32_t>>& parts, int64_t capacity, double share, Budget& budget,
+              Solution& solution) {
+  budget.begin_probe(share);
+  std::vector<int64_t> offsets = solution.offsets;
+  for (const auto& part : parts) {
+    if (part_height(p, part, offsets) <= capacity) continue;
+    const Outcome outcome = decide(p, s, ranks, part, capacity, budget, offsets);
+    if (outcome != Outcome::Found) return outcome;
+  }
+  solution = Solution{offsets, solution_height(p, offsets)};
+  return Outcome::Found;
+}
+
+// The next capacity to probe and its share of the remaining budget: the
+// lower bound first (real models usually meet it), then the user's capacity,
+// then bisection above the probes given up on, and finally the lower bound
+// again with everything left.
+struct Probe {
+  int64_t capacity;
+  double share;
+};
+std::optional<Probe> next_probe(int64_t lo, int64_t open, int64_t hi, int64_t user_capacity, int count, bool& retried) {
+  if (count == 0) return Probe{lo, 0.5};
+  if (count == 1 && user_capacity >= open && user_capacity < hi) return Probe{user_capacity, 0.5};
+  if (open < hi) return Probe{open + (hi - open) / 2, 0.5};
+  if (!retried && lo < hi) return retried = true, Probe{lo, 1.0};
+  return std::nullopt;
 }
 
 }  // namespace
@@ -402,24 +438,17 @@ ExactResult solve_exact(const Problem& problem, const SearchBudget& search_budge
   const Sections sections = make_sections(problem);
   const auto parts = partitions(problem, sections);
   const auto ranks = preorder_ranks(problem, sections);
-  int64_t lo = exact_lower_bound(problem);
-  int64_t hi = result.solution.height;
-  for (int probe = 0; lo < hi; ++probe) {
-    const int64_t capacity = next_probe(lo, hi, problem.capacity, probe);
-    std::vector<int64_t> offsets = result.solution.offsets;
-    Outcome outcome = Outcome::Found;
-    for (size_t i = 0; i < parts.size() && outcome == Outcome::Found; ++i)
-      if (part_height(problem, parts[i], offsets) > capacity)
-        outcome = decide(problem, sections, ranks, parts[i], capacity, budget, offsets);
-    if (outcome == Outcome::Aborted) break;
-    if (outcome == Outcome::NotFound) {
-      lo = capacity + 1;
-      continue;
-    }
-    result.solution.offsets = offsets;
-    result.solution.height = solution_height(problem, offsets);
-    hi = result.solution.height;
+  int64_t lo = exact_lower_bound(problem);  // proven: nothing lower fits
+  int64_t open = lo;                        // lowest capacity not given up on
+  bool retried = false;
+  for (int count = 0; lo < result.solution.height && !budget.spent(); ++count) {
+    const auto next = next_probe(lo, open, result.solution.height, problem.capacity, count, retried);
+    if (!next) break;
+    const Outcome outcome = probe(problem, sections, ranks, parts, next->capacity, next->share, budget, result.solution);
+    if (outcome == Outcome::NotFound) lo = std::max(lo, next->capacity + 1);
+    if (outcome != Outcome::Found) open = std::max(open, next->capacity + 1);
   }
+  const int64_t hi = result.solution.height;
   result.lower_bound = std::min(lo, hi);
   result.proven_optimal = result.solution.height == result.lower_bound;
   result.capacity_met = problem.capacity <= 0 || result.solution.height <= problem.capacity;

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <utility>
+
+#include "tinyarena/allocation/lower_bound.h"
 
 namespace tinyarena::allocation {
 namespace {
@@ -92,6 +95,40 @@ std::vector<int> size_descending_order(const Problem& problem) {
     return problem.buffers[a].size > problem.buffers[b].size;
   });
   return order;
+}
+
+namespace {
+
+// Indices sorted by `key` descending, ties in index order.
+template <typename Key>
+std::vector<int> descending_by(const Problem& problem, Key key) {
+  std::vector<int> order(problem.buffers.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return key(a) > key(b); });
+  return order;
+}
+
+int64_t lifetime(const Buffer& b) { return static_cast<int64_t>(b.last) - b.first + 1; }
+
+}  // namespace
+
+std::vector<int> area_descending_order(const Problem& problem) {
+  return descending_by(problem, [&](int i) { return problem.buffers[i].size * lifetime(problem.buffers[i]); });
+}
+
+std::vector<int> lifetime_descending_order(const Problem& problem) {
+  return descending_by(problem, [&](int i) { return std::make_pair(lifetime(problem.buffers[i]), problem.buffers[i].size); });
+}
+
+std::vector<int> urgency_order(const Problem& problem) {
+  const std::vector<int64_t> live = live_bytes_per_step(problem);
+  return descending_by(problem, [&](int i) {
+    const Buffer& b = problem.buffers[i];
+    int64_t peak = 0;
+    for (int32_t t = std::max(b.first, 0); t <= b.last && t < static_cast<int32_t>(live.size()); ++t)
+      peak = std::max(peak, live[t]);
+    return std::make_pair(peak, b.size);
+  });
 }
 
 Solution greedy_size_first_fit(const Problem& problem) {

@@ -56,7 +56,12 @@ Plan make_plan(const graph::Graph& graph, const PlanOptions& options) {
   plan.options = options;
   plan.liveness = liveness::analyze_liveness(graph, options.liveness, options.order);
   plan.problem = make_problem(plan.liveness, options.alignment);
-  plan.solution = allocation::allocate(plan.problem, options.allocator);
+  allocation::AllocatorOptions allocator_options;
+  allocator_options.seconds = options.allocation_seconds;
+  allocation::AllocationResult allocated = allocation::run_allocator(plan.problem, options.allocator, allocator_options);
+  plan.solution = std::move(allocated.solution);
+  plan.allocation_method = allocated.method;
+  plan.proven_optimal = allocated.proven_optimal;
   plan.ops = report_ops(graph, plan);
   plan.peak_bytes = plan.solution.height;
   int64_t most_in_use = -1;

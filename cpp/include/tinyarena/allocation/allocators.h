@@ -1,6 +1,7 @@
 // The allocators by name, so callers (plan, CLI, Python) pick one with a string.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -8,10 +9,28 @@
 
 namespace tinyarena::allocation {
 
-// Names accepted by allocate(), in a stable order.
+struct AllocatorOptions {
+  double seconds = 0.3;    // search budget of exact, local_search and auto
+  int64_t node_limit = 0;  // exact search nodes (0: none); binds before the clock for reproducible runs
+  uint64_t seed = 1;       // local search
+};
+
+struct AllocationResult {
+  Solution solution;
+  std::string method;          // the allocator whose plan this is (for auto: the one that won)
+  bool proven_optimal = false; // no plan is lower
+  int64_t lower_bound = 0;     // proven: no plan is lower than this
+};
+
+// Names accepted by allocate(), in a stable order: auto (greedy first fit;
+// if above the lower bound, exact search within the budget; else the best
+// heuristic plan), exact, local_search, greedy_size_first_fit, greedy_size_best_fit.
 std::vector<std::string> allocator_names();
 
 // Runs the named allocator; throws std::invalid_argument for an unknown name.
+AllocationResult run_allocator(const Problem& problem, const std::string& allocator, const AllocatorOptions& options = {});
+
+// run_allocator(...).solution.
 Solution allocate(const Problem& problem, const std::string& allocator);
 
 }  // namespace tinyarena::allocation

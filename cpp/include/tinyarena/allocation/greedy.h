@@ -18,6 +18,13 @@ Solution place_best_fit(const Problem& problem, const std::vector<int>& order);
 // reverse buffer order (TFLM inserts buffers last-first, then sorts stably).
 std::vector<int> size_descending_order(const Problem& problem);
 
+// Other orders to seed searches with (ties: lower index first): area
+// (size x lifetime), lifetime, and Vela-style urgency (the most bytes live
+// at any step of the buffer's lifetime, then size).
+std::vector<int> area_descending_order(const Problem& problem);
+std::vector<int> lifetime_descending_order(const Problem& problem);
+std::vector<int> urgency_order(const Problem& problem);
+
 // TFLM's rule: size-descending order, first fit.
 Solution greedy_size_first_fit(const Problem& problem);
 // Pisarchyk & Lee, "Efficient memory management for deep neural net

@@ -15,7 +15,8 @@ namespace tinyarena::plan {
 
 struct PlanOptions {
   int64_t alignment = 16;  // every buffer's offset and size rounded to this (TFLM uses 16)
-  std::string allocator = "greedy_size_first_fit";
+  std::string allocator = "auto";
+  double allocation_seconds = 0.3;  // search budget of the searching allocators (auto, exact, local_search)
   liveness::LivenessOptions liveness;
   int64_t sram_limit = 0;  // 0 = no limit; a plan above it reports fits() == false
   std::vector<int32_t> order;  // schedule (op indices); empty = file order
@@ -37,6 +38,8 @@ struct Plan {
   liveness::Liveness liveness;
   allocation::Problem problem;  // buffer i = liveness buffer i, size aligned up
   allocation::Solution solution;
+  std::string allocation_method;  // the allocator whose plan was kept (for auto: the one that won)
+  bool proven_optimal = false;    // no placement of these buffers is lower
   std::vector<OpReport> ops;    // in schedule order
   int64_t peak_bytes = 0;       // arena height
   int32_t peak_op = -1;         // first op with the most bytes in use (live + scratch)

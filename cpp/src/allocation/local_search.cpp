@@ -1,0 +1,130 @@
+#include "tinyarena/allocation/local_search.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "tinyarena/allocation/greedy.h"
+#include "tinyarena/allocation/lower_bound.h"
+#include "tinyarena/allocation/sections.h"
+
+namespace tinyarena::allocation {
+namespace {
+
+// splitmix64: a tiny portable generator, the same stream on every platform.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  size_t below(size_t n) { return static_cast<size_t>(next() % n); }
+
+ private:
+  uint64_t state_;
+};
+
+// First fit of an order, re-decoding only from the first position that changed.
+class FirstFit {
+ public:
+  explicit FirstFit(const Problem& p) : p_(p), overlaps_(make_sections(p).overlaps) {}
+
+  struct State {
+    std::vector<int> order;
+    std::vector<int32_t> position;  // per buffer: its index in order
+    std::vector<int64_t> offsets;
+    std::vector<int64_t> reach;     // per position: height of the plan of order[0..i]
+    int64_t height() const { return reach.empty() ? 0 : reach.back(); }
+  };
+
+  State start(std::vector<int> order) const {
+    State s;
+    s.order = std::move(order);
+    s.position.assign(p_.buffers.size(), 0);
+    s.offsets.assign(p_.buffers.size(), 0);
+    s.reach.assign(s.order.size(), 0);
+    decode(s, 0);
+    return s;
+  }
+
+  // Offsets of order[from..] (the earlier ones stay); pinned buffers sit at their pins.
+  void decode(State& s, size_t from) const {
+    for (size_t i = 0; i < s.order.size(); ++i) s.position[s.order[i]] = static_cast<int32_t>(i);
+    int64_t reach = from > 0 ? s.reach[from - 1] : 0;
+    for (size_t i = from; i < s.order.size(); ++i) {
+      const int b = s.order[i];
+      const Buffer& buffer = p_.buffers[b];
+      s.offsets[b] = buffer.fixed_offset ? *buffer.fixed_offset : buffer.size > 0 ? fit(s, b, i) : 0;
+      if (buffer.size > 0) reach = std::max(reach, s.offsets[b] + buffer.size);
+      s.reach[i] = reach;
+    }
+  }
+
+ private:
+  // Lowest aligned offset clear of the overlapping buffers placed before
+  // position i and of every overlapping pinned buffer.
+  int64_t fit(const State& s, int b, size_t i) const {
+    busy_.clear();
+    for (int32_t o : overlaps_[b])
+      if (static_cast<size_t>(s.position[o]) < i || p_.buffers[o].fixed_offset)
+        busy_.emplace_back(p_.buffers[o].fixed_offset ? *p_.buffers[o].fixed_offset : s.offsets[o],
+                           p_.buffers[o].size);
+    std::sort(busy_.begin(), busy_.end());
+    const Buffer& buffer = p_.buffers[b];
+    int64_t candidate = 0;
+    for (const auto& [offset, size] : busy_) {
+      if (offset >= candidate + buffer.size) break;
+      candidate = std::max(candidate, align_up(offset + size, buffer.alignment));
+    }
+    return candidate;
+  }
+
+  const Problem& p_;
+  std::vector<std::vector<int32_t>> overlaps_;
+  mutable std::vector<std::pair<int64_t, int64_t>> busy_;
+};
+
+// A buffer that reaches the top of the plan (free to move), or -1.
+int top_buffer(const Problem& p, const FirstFit::State& s, Rng& rng) {
+  std::vector<int> top;
+  for (size_t b = 0; b < p.buffers.size(); ++b)
+    if (!p.buffers[b].fixed_offset && p.buffers[b].size > 0 && s.offsets[b] + p.buffers[b].size == s.height())
+      top.push_back(static_cast<int>(b));
+  return top.empty() ? -1 : top[rng.below(top.size())];
+}
+
+}  // namespace
+
+LocalSearchResult local_search(const Problem& problem, const LocalSearchOptions& options) {
+  const auto start_time = std::chrono::steady_clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count(); };
+  const FirstFit first_fit(problem);
+  FirstFit::State best = first_fit.start(size_descending_order(problem));
+  for (auto order : {area_descending_order(problem), lifetime_descending_order(problem), urgency_order(problem)}) {
+    FirstFit::State seeded = first_fit.start(std::move(order));
+    if (seeded.height() < best.height()) best = std::move(seeded);
+  }
+  const int64_t bound = lower_bound_bytes(problem);
+  Rng rng(options.seed);
+  LocalSearchResult result;
+  for (; best.height() > bound && (options.iterations <= 0 || result.iterations < options.iterations); ++result.iterations) {
+    if (options.seconds > 0 && (result.iterations & 15) == 0 && elapsed() > options.seconds) break;
+    const int culprit = top_buffer(problem, best, rng);
+    const size_t from = culprit >= 0 ? static_cast<size_t>(best.position[culprit]) : 0;
+    if (from == 0) break;  // the top buffer goes first already: nothing to move
+    // Move the culprit to an earlier position (it then gets an earlier pick of the gaps).
+    const size_t to = rng.below(from);
+    FirstFit::State trial = best;
+    std::rotate(trial.order.begin() + to, trial.order.begin() + from, trial.order.begin() + from + 1);
+    first_fit.decode(trial, to);
+    if (trial.height() <= best.height()) best = std::move(trial);
+  }
+  result.solution = Solution{best.offsets, best.height()};
+  result.order = best.order;
+  result.seconds = elapsed();
+  return result;
+}
+
+}  // namespace tinyarena::allocation
