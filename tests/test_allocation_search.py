@@ -1,0 +1,119 @@
+"""Exact search, local search, auto and the allocation API: zero-slack instances, real
+models, AllocationProblem, the `tinyarena alloc` command. (The brute-force property test
+over thousands of small instances is C++: cpp/tests/exact_test.cpp, run by test_cpp.py.)"""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tinyarena
+from tinyarena import allocation
+from tinyarena.allocation import AllocationProblem
+
+from shared_models import shared_model
+
+CAPACITY = 1 << 20
+
+
+@pytest.mark.parametrize("variant", [{}, {"aligned": True}, {"pinned": 0.1}], ids=["plain", "aligned", "pinned"])
+@pytest.mark.parametrize("seed", range(4))
+def test_exact_recovers_the_capacity_of_small_zero_slack_instances(variant, seed):
+    problem, cut_offsets = allocation.zero_slack_problem(60, seed=seed, **variant)
+    assert allocation.validate(problem, allocation.Solution(cut_offsets.tolist(), CAPACITY)) == []
+    assert allocation.lower_bound_bytes(problem) == CAPACITY
+    result = allocation.solve_exact(problem, seconds=30, node_limit=500_000)
+    assert allocation.validate(problem, result.solution) == []
+    assert result.height == CAPACITY and result.proven_optimal and result.gap == 0
+
+
+def test_zero_slack_generator_is_deterministic_and_hard_for_greedy():
+    a, offsets_a = allocation.zero_slack_problem(150, seed=7)
+    b, offsets_b = allocation.zero_slack_problem(150, seed=7)
+    assert (a.sizes == b.sizes).all() and (a.first == b.first).all() and (offsets_a == offsets_b).all()
+    assert allocation.greedy_size_first_fit(a).height > 1.1 * CAPACITY
+
+
+def test_same_problem_gives_byte_identical_solutions():
+    problem, _ = allocation.zero_slack_problem(150, seed=3)
+    runs = [AllocationProblem(problem).to_csv(allocation.solve_exact(problem, seconds=30, node_limit=200_000))
+            for _ in range(2)]
+    assert runs[0] == runs[1]
+    searched = [allocation.local_search(problem, iterations=300, seconds=0, seed=5).offsets for _ in range(2)]
+    assert (searched[0] == searched[1]).all()
+
+
+def test_local_search_never_worse_than_its_greedy_seed():
+    problem, _ = allocation.zero_slack_problem(150, seed=1)
+    result = allocation.local_search(problem, iterations=500, seconds=0)
+    assert allocation.validate(problem, result.solution) == []
+    assert result.height <= allocation.greedy_size_first_fit(problem).height
+    assert sorted(result.order) == list(range(len(problem)))
+
+
+def test_capacity_below_the_optimum_is_refuted_with_the_bound():
+    problem = AllocationProblem.from_arrays([40, 40, 40], [0, 1, 2], [2, 3, 2], capacity=100).problem
+    result = allocation.solve_exact(problem)
+    assert result.capacity_refuted and not result.capacity_met and result.lower_bound == 120
+    assert "does not fit: needs at least 120 B, capacity 100 B" in allocation.describe_capacity(problem, result)
+
+
+def test_auto_plan_is_proven_optimal_below_greedy_on_vww():
+    greedy = tinyarena.plan(shared_model("vww_96_int8"), allocator="greedy_size_first_fit", inplace=False)
+    auto = tinyarena.plan(shared_model("vww_96_int8"), inplace=False)
+    assert auto.validate() == []
+    assert auto.allocator == "auto" and auto.allocation_method == "exact" and auto.proven_optimal
+    assert auto.peak_bytes == auto.lower_bound_bytes < greedy.peak_bytes
+    summary = auto.to_dict()
+    assert summary["allocation_method"] == "exact" and summary["proven_optimal"] is True
+    assert "placement by exact, proven optimal" in auto.table()
+
+
+def test_auto_keeps_greedy_when_it_meets_the_bound():
+    plan = tinyarena.plan(shared_model("kws_ref_model"))
+    assert plan.allocation_method == "greedy_size_first_fit" and plan.proven_optimal
+
+
+def test_allocation_problem_from_arrays_csv_and_plan(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    arrays = AllocationProblem.from_arrays(np.array([64, 32, 48]), [0, 1, 2], [1, 2, 3], alignment=[16, 1, 8],
+                                           fixed_offsets=[-1, -1, 0])
+    assert list(arrays.fixed_offsets) == [-1, -1, 0] and list(arrays.alignment) == [16, 1, 8]
+    result = arrays.solve()
+    assert isinstance(result.offsets, np.ndarray) and arrays.validate(result) == [] and result.proven_optimal
+    path = tmp_path / "problem.csv"
+    arrays.to_csv(path=path)
+    from_csv = AllocationProblem.from_csv(path)
+    assert (from_csv.sizes == arrays.sizes).all() and list(from_csv.fixed_offsets) == [-1, -1, 0]
+    ax = from_csv.plot(from_csv.solve_exact(), path=tmp_path / "chart.png")
+    assert (tmp_path / "chart.png").stat().st_size > 0 and len(ax.patches) + len(ax.collections) > 0
+    plan_problem = AllocationProblem.from_plan(tinyarena.plan(shared_model("kws_ref_model")))
+    assert plan_problem.solve("exact").height == plan_problem.lower_bound
+    with pytest.raises(ValueError, match="last >= first"):
+        AllocationProblem.from_arrays([8], [3], [2])
+    with pytest.raises(FileNotFoundError):
+        AllocationProblem.from_csv(tmp_path / "missing.csv")
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "tinyarena.cli", *map(str, args)], capture_output=True, text=True)
+
+
+def test_cli_alloc_solves_writes_and_refuses_a_capacity(tmp_path):
+    problem, _ = allocation.zero_slack_problem(60, seed=1)
+    path = tmp_path / "problem.csv"
+    AllocationProblem(problem).to_csv(path=path)
+    out = tmp_path / "solution.csv"
+    ok = run_cli("alloc", path, "-o", out)
+    assert ok.returncode == 0, ok.stderr
+    assert "height        1,048,576 B" in ok.stdout and "exact (proven optimal)" in ok.stdout
+    solved = AllocationProblem.from_csv(out)  # offsets written as pins
+    assert solved.validate(solved.fixed_offsets) == [] and (solved.fixed_offsets >= 0).all()
+    refused = run_cli("alloc", path, "--capacity", 1_000_000, "--timeout", 5)
+    assert refused.returncode == 2
+    assert "needs at least 1,048,576 bytes (proven), allowed 1,000,000" in refused.stderr
+    assert run_cli("alloc", path, "--timeout", 0).returncode == 2
+    assert run_cli("alloc", tmp_path / "missing.csv").returncode == 1
