@@ -12,23 +12,14 @@
 #include <vector>
 
 #include "tinyarena/common/errors.h"
+#include "tinyarena/common/random.h"
 #include "tinyarena/reader/tflite_reader.h"
 
 namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-// splitmix64: a tiny portable generator, so the corpus is the same everywhere.
-struct SplitMix64 {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  size_t below(size_t n) { return static_cast<size_t>(next() % n); }
-};
+using tinyarena::SplitMix64;  // portable, so the corpus is the same everywhere
 
 struct Tally {
   int loaded = 0, rejected = 0, failed = 0;

@@ -6,25 +6,10 @@
 #include "tinyarena/allocation/greedy.h"
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/sections.h"
+#include "tinyarena/common/random.h"
 
 namespace tinyarena::allocation {
 namespace {
-
-// splitmix64: a tiny portable generator, the same stream on every platform.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  size_t below(size_t n) { return static_cast<size_t>(next() % n); }
-
- private:
-  uint64_t state_;
-};
 
 // First fit of an order, re-decoding only from the first position that changed.
 class FirstFit {
@@ -87,7 +72,7 @@ class FirstFit {
 };
 
 // A buffer that reaches the top of the plan (free to move), or -1.
-int top_buffer(const Problem& p, const FirstFit::State& s, Rng& rng) {
+int top_buffer(const Problem& p, const FirstFit::State& s, SplitMix64& rng) {
   std::vector<int> top;
   for (size_t b = 0; b < p.buffers.size(); ++b)
     if (!p.buffers[b].fixed_offset && p.buffers[b].size > 0 && s.offsets[b] + p.buffers[b].size == s.height())
@@ -107,7 +92,7 @@ LocalSearchResult local_search(const Problem& problem, const LocalSearchOptions&
     if (seeded.height() < best.height()) best = std::move(seeded);
   }
   const int64_t bound = lower_bound_bytes(problem);
-  Rng rng(options.seed);
+  SplitMix64 rng{options.seed};
   LocalSearchResult result;
   for (; best.height() > bound && (options.iterations <= 0 || result.iterations < options.iterations); ++result.iterations) {
     if (options.seconds > 0 && (result.iterations & 15) == 0 && elapsed() > options.seconds) break;

@@ -1,0 +1,131 @@
+"""Allocation quality and speed: `auto` on real models, exact and fast search on
+zero-slack instances. Prints tables; nothing here is a unit test.
+
+    python benchmarks/alloc_bench.py [--sizes 150 300 450] [--instances 20] [--timeout 10]
+                                     [--variants plain aligned pinned] [--variant-instances 20]
+
+(a) Real models (the shared models and builder models up to MobileNetV2 1.0@224), each
+    planned with in-place ops on and off: time of `auto` on the allocation problem (median
+    of 5), the method that won, proven optimality, greedy first fit for comparison.
+(b) Zero-slack instances (`allocation.zero_slack_problem`: a 1 MiB x steps rectangle cut
+    into N pieces, optimum = 1 MiB): exact mode (`solve_exact`, --timeout s each) solve rate
+    and time distribution; fast modes (`local_search`, and `auto` with 100 ms) gap to the
+    optimum and time; greedy first fit and best fit gaps. Variants: `aligned` (16-byte
+    grid, alignments 1..64), `pinned` (10 % of buffers at fixed offsets).
+"""
+
+import argparse
+import pathlib
+import statistics
+import time
+
+import tinyarena
+from tinyarena import allocation, builder
+
+SHARED_MODELS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "models"
+if not SHARED_MODELS.exists():
+    SHARED_MODELS = pathlib.Path("/work/shared/models")
+CAPACITY = 1 << 20
+VARIANTS = {"plain": {}, "aligned": {"aligned": True}, "pinned": {"pinned": 0.1}}
+
+
+def timed(fn):
+    start = time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - start
+
+
+def builder_models():
+    yield "ds_cnn", builder.ds_cnn()
+    yield "resnet8", builder.resnet8()
+    yield "mobilenet_v1 0.25@128", builder.mobilenet_v1(0.25, 128)
+    yield "mobilenet_v2 0.35@144", builder.mobilenet_v2(0.35, 144)
+    yield "mobilenet_v2 1.0@224", builder.mobilenet_v2(1.0, 224)
+
+
+def real_models():
+    print("(a) auto on real models (median of 5 runs of the allocator alone)")
+    print(f"{'model':24s} {'inplace':>7s} {'buffers':>7s} {'greedy B':>9s} {'auto B':>9s} {'bound B':>9s} "
+          f"{'method':>22s} {'optimal':>7s} {'ms':>7s}")
+    models = [(p.stem, p.read_bytes()) for p in sorted(SHARED_MODELS.glob("*.tflite"))] + list(builder_models())
+    worst = 0.0
+    all_optimal = True
+    for name, data in models:
+        graph = tinyarena.load_model(data)
+        for inplace in (True, False):
+            problem = tinyarena.plan(graph, allocator="greedy_size_first_fit", inplace=inplace).problem
+            runs = [timed(lambda: allocation.run_allocator(problem, "auto")) for _ in range(5)]
+            result = runs[0][0]
+            assert allocation.validate(problem, result.solution) == []
+            ms = statistics.median(t for _, t in runs) * 1000
+            worst = max(worst, ms)
+            all_optimal &= result.proven_optimal
+            print(f"{name:24s} {str(inplace):>7s} {len(problem):7d} {allocation.greedy_size_first_fit(problem).height:9,d} "
+                  f"{result.height:9,d} {result.lower_bound:9,d} {result.method:>22s} {str(result.proven_optimal):>7s} "
+                  f"{ms:7.2f}")
+    print(f"worst time {worst:.2f} ms; all proven optimal: {all_optimal}\n")
+
+
+def gap(height):
+    return height / CAPACITY - 1
+
+
+def pct(values):
+    return f"{statistics.mean(values):6.1%} / {max(values):6.1%}"
+
+
+def distribution(seconds):
+    if not seconds:
+        return f"{'-':>7s} {'-':>7s} {'-':>7s}"
+    s = sorted(seconds)
+    p90 = s[max(0, -(-9 * len(s) // 10) - 1)]  # nearest rank
+    return f"{statistics.median(s) * 1000:7.0f} {p90 * 1000:7.0f} {s[-1] * 1000:7.0f}"
+
+
+def zero_slack(size, variant, instances, timeout, run_exact):
+    exact_times, solved, ls_gaps, ls_times, auto_gaps, auto_times, ff, bf = [], 0, [], [], [], [], [], []
+    for seed in range(instances):
+        problem, _ = allocation.zero_slack_problem(size, seed=seed, **VARIANTS[variant])
+        if run_exact:
+            exact, seconds = timed(lambda: allocation.solve_exact(problem, timeout))
+            assert allocation.validate(problem, exact.solution) == []
+            solved += exact.height == CAPACITY
+            exact_times.append(seconds)
+        searched, seconds = timed(lambda: allocation.local_search(problem, iterations=0, seconds=0.1))
+        assert allocation.validate(problem, searched.solution) == []
+        ls_gaps.append(gap(searched.height))
+        ls_times.append(seconds)
+        auto, seconds = timed(lambda: allocation.run_allocator(problem, "auto", 0.1))
+        auto_gaps.append(gap(auto.height))
+        auto_times.append(seconds)
+        ff.append(gap(allocation.greedy_size_first_fit(problem).height))
+        bf.append(gap(allocation.greedy_size_best_fit(problem).height))
+    print(f"{size:5d} {variant:8s} {solved:3d}/{instances:<3d} {distribution(exact_times)} | {pct(ls_gaps)} "
+          f"{max(ls_times) * 1000:5.0f} | {pct(auto_gaps)} {max(auto_times) * 1000:5.0f} | {pct(ff)} | {pct(bf)}",
+          flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[150, 300, 450])
+    parser.add_argument("--instances", type=int, default=20)
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
+    parser.add_argument("--variant-instances", type=int, default=20, help="instances of the aligned/pinned variants")
+    parser.add_argument("--timeout", type=float, default=10.0)
+    parser.add_argument("--skip-models", action="store_true")
+    parser.add_argument("--skip-exact", action="store_true", help="fast modes and greedy only on zero-slack instances")
+    args = parser.parse_args()
+    if not args.skip_models:
+        real_models()
+    print(f"(b) zero-slack instances (optimum {CAPACITY:,} B); exact: solved (height == optimum) within "
+          f"{args.timeout:g} s and time ms median/p90/max; gaps to the optimum mean / max, fast times max ms")
+    print(f"{'N':>5s} {'variant':8s} {'solved':7s} {'med':>7s} {'p90':>7s} {'max':>7s} | {'local_search gap':>17s} "
+          f"{'ms':>5s} | {'auto(100ms) gap':>17s} {'ms':>5s} | {'first fit gap':>15s} | {'best fit gap':>15s}")
+    for variant in args.variants:
+        for size in args.sizes:
+            count = args.instances if variant == "plain" else args.variant_instances
+            zero_slack(size, variant, count, args.timeout, not args.skip_exact)
+
+
+if __name__ == "__main__":
+    main()
