@@ -2,14 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <limits>
 #include <map>
-#include <optional>
-#include <utility>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
-#include <functional>
+#include <utility>
 
 #include "tinyarena/allocation/greedy.h"
 #include "tinyarena/allocation/lower_bound.h"
@@ -62,9 +62,9 @@ class Budget {
   bool probe_spent_ = false;
 };
 
-// Buffer orders the search tries in turn (the tie-break of the canonical
-// order, so the first dive of each is a different greedy packing): most
-// crowded sections first, largest first, longest first, largest area first.
+// Buffer orders the search tries in turn (they order the candidates of a
+// decision after the flush ones, so each first dive is a different greedy
+// packing): most crowded sections first, largest, longest, largest area.
 std::vector<std::vector<int32_t>> preorder_ranks(const Problem& p, const Sections& s) {
   std::vector<int64_t> load(s.members.size(), 0);
   for (size_t k = 0; k < s.members.size(); ++k)
@@ -411,17 +411,18 @@ Outcome probe(const Problem& p, const Sections& s, const std::vector<std::vector
 }
 
 // The next capacity to probe and its share of the remaining budget: the
-// lower bound first (real models usually meet it), then the user's capacity,
-// then bisection above the probes given up on, and finally the lower bound
-// again with everything left.
+// lower bound first with most of it (real models usually meet it; on hard
+// instances it is the height worth the time), then the user's capacity,
+// then quick bisection above the probes given up on, and finally the lower
+// bound again with everything left.
 struct Probe {
   int64_t capacity;
   double share;
 };
 std::optional<Probe> next_probe(int64_t lo, int64_t open, int64_t hi, int64_t user_capacity, int count, bool& retried) {
-  if (count == 0) return Probe{lo, 0.5};
+  if (count == 0) return Probe{lo, 0.8};
   if (count == 1 && user_capacity >= open && user_capacity < hi) return Probe{user_capacity, 0.5};
-  if (open < hi) return Probe{open + (hi - open) / 2, 0.5};
+  if (open < hi) return Probe{open + (hi - open) / 2, 0.25};
   if (!retried && lo < hi) return retried = true, Probe{lo, 1.0};
   return std::nullopt;
 }

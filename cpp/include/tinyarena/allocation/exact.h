@@ -4,11 +4,17 @@
 //
 // Canonical placement: buffers are placed in non-decreasing offset order,
 // each at the lowest aligned offset above every placed buffer it overlaps in
-// time (any plan can be pushed down into such a form without growing).
+// time (any plan can be pushed down into such a form without growing). At
+// the lowest open offset, the timeline section with the fewest candidates is
+// decided: which buffer starts there, or none (they are banned from that
+// offset) -- so no placement order is searched twice.
 // Pruning: a section's floor plus its unplaced bytes must fit the capacity;
 // a placement that leaves room below it for a whole unplaced buffer is
-// dominated; when no unplaced buffer crosses a cut, the two sides are solved
-// independently.
+// dominated; identical buffers keep one order; when no unplaced buffer
+// crosses a cut, the two sides are solved independently.
+// Search strategy: several buffer orders in turn with doubling node limits,
+// early rounds limited to a few discrepancies from the value order (buffers
+// whose top meets a neighbouring floor first), later rounds complete.
 #pragma once
 
 #include <cstdint>
