@@ -13,6 +13,8 @@ One ``Problem`` type and one ``Solution`` type serve every allocator:
 - ``run_allocator(problem, name, seconds=...)``: any of them by name, including
   ``"auto"`` (greedy; if above the lower bound, exact within the budget; else the best).
 
+``zero_slack_problem(n, seed=...)`` generates hard instances with a known optimum.
+
 ``AllocationProblem`` wraps a problem (from a plan, a MiniMalloc CSV or numpy arrays)
 with numpy views, the solvers, validation, CSV output and ``plot()``.
 
