@@ -2,6 +2,7 @@
 
 ``plan(model, ...)`` returns a :class:`Plan`: the chosen offsets, peak SRAM,
 lower bound, flash and MACs, as Python objects, a text table, JSON and a chart.
+It first tries the transforms (``tinyarena.transforms``) and keeps those that help.
 """
 
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from .allocation import validate
 from .reader import load_model
 from .schedule import schedule_options
 from .sizes import parse_size
+from .transforms import TransformReport, parse_transforms
 
 __all__ = ["Plan", "PlacedBuffer", "plan"]
 
@@ -33,7 +35,8 @@ class PlacedBuffer:
 class Plan:
     """The memory plan of one model. Build it with :func:`tinyarena.plan`."""
 
-    schedule = None  # the ScheduleResult whose order was planned, with reorder=True
+    schedule = None  # the ScheduleResult whose order was planned (reorder transform kept, or reorder=True)
+    transforms = ()  # a TransformReport per transform tried, in order
 
     def __init__(self, graph, core_plan, model_name=""):
         self.graph = graph
@@ -149,6 +152,31 @@ class Plan:
         )
 
 
+def _apply_transforms(graph, names, make, schedule, force_reorder):
+    """Tries each named transform on the graph (and order) so far; keeps it when the peak does
+    not grow. Returns the final graph, its core plan, the reports and the kept ScheduleResult."""
+    core, reports, found = make(graph, []), [], None
+    for name in names:
+        if name == "reorder":
+            result = _core.find_schedule(graph, schedule)
+            candidate_graph, order = graph, list(result.order)
+            changed = order != list(range(len(graph.ops)))
+            changes = (f"{result.method} search: lower bound {result.file_peak_bytes:,} -> {result.peak_bytes:,} B",)
+        else:
+            candidate_graph, rewrites = _core.apply_transform(graph, name)
+            order, changed = [], bool(rewrites)
+            changes = tuple(f"op {r.op}: {r.what}" for r in rewrites)
+        candidate = make(candidate_graph, order) if changed else core
+        keep = changed and (candidate.peak_bytes <= core.peak_bytes or (name == "reorder" and force_reorder))
+        reports.append(TransformReport(name, keep, changes if changed else (), core.lower_bound_bytes,
+                                       candidate.lower_bound_bytes, core.peak_bytes, candidate.peak_bytes))
+        if name == "reorder" and (keep or force_reorder):
+            found = result
+        if keep:
+            graph, core = candidate_graph, candidate
+    return graph, core, tuple(reports), found
+
+
 def plan(
     model,
     sram=None,
@@ -158,6 +186,7 @@ def plan(
     scratch=True,
     order=None,
     reorder=False,
+    transforms=None,
 ):
     """Plan the SRAM of ``model`` (a path, bytes or ``Graph``) and return a :class:`Plan`.
 
@@ -167,28 +196,41 @@ def plan(
     - ``allocator``: a name from ``tinyarena.allocation.allocator_names()``.
     - ``inplace``: allow in-place depthwise and elementwise ops.
     - ``scratch``: plan kernel scratch buffers (False: activations only).
+    - ``transforms``: which of ``tinyarena.transforms.TRANSFORMS`` (``fold_pads``, ``zero_copy``,
+      ``reorder``) to try, in that order: default all (none when ``order`` is given); ``()`` or
+      ``"none"`` for none; names as a list or comma-separated string. Each is kept only if the
+      peak does not grow; ``plan.transforms`` reports every one (lower bound and peak before and
+      after) and ``plan.graph`` is the transformed graph.
     - ``order``: op indices in execution order (default: the file's order).
-    - ``reorder``: choose the order with ``tinyarena.schedule.find_schedule`` (lowest
-      peak found, never worse than the file's), kept as ``plan.schedule``.
+    - ``reorder``: plan the order ``tinyarena.schedule.find_schedule`` finds (lowest lower bound
+      found, never worse than the file's) even if the allocator's peak grows; kept as
+      ``plan.schedule`` (also set when the default ``reorder`` transform is kept).
     """
     graph = load_model(model)
     sram_limit = parse_size(sram) if sram is not None else 0
     if int(align) < 1:
         raise ValueError(f"alignment must be at least 1, got {align}")
-    found = None
-    if reorder:
-        if order:
-            raise ValueError("give either order or reorder=True, not both")
-        found = _core.find_schedule(graph, schedule_options(align, inplace, scratch))
-        order = found.order
-    options = _core.PlanOptions(
-        alignment=int(align),
-        allocator=allocator,
-        liveness=_core.LivenessOptions(inplace_depthwise=inplace, inplace_elementwise=inplace, scratch=scratch),
-        sram_limit=sram_limit,
-        order=list(order or []),
-    )
+    if order and reorder:
+        raise ValueError("give either order or reorder=True, not both")
+    names = parse_transforms(() if order and transforms is None else transforms)
+    if order and names:
+        raise ValueError("give either order or transforms (they renumber and reorder ops), not both")
+    if reorder and "reorder" not in names:
+        names += ("reorder",)
+    liveness = _core.LivenessOptions(inplace_depthwise=inplace, inplace_elementwise=inplace, scratch=scratch)
+
+    def make(g, op_order):
+        options = _core.PlanOptions(alignment=int(align), allocator=allocator, liveness=liveness,
+                                    sram_limit=sram_limit, order=list(op_order))
+        return _core.make_plan(g, options)
+
+    if order:
+        graph, core, reports, found = graph, make(graph, order), (), None
+    else:
+        graph, core, reports, found = _apply_transforms(graph, names, make, schedule_options(align, inplace, scratch),
+                                                        reorder)
     name = str(model) if not isinstance(model, (bytes, bytearray, memoryview, _core.Graph)) else ""
-    result = Plan(graph, _core.make_plan(graph, options), model_name=name)
+    result = Plan(graph, core, model_name=name)
     result.schedule = found
+    result.transforms = reports
     return result

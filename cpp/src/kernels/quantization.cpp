@@ -51,6 +51,12 @@ AxisPadding compute_padding(int64_t in_size, int64_t filter_size, int64_t stride
   return p;
 }
 
+AxisPadding explicit_padding(int64_t in_size, int64_t filter_size, int64_t stride, int64_t dilation, int64_t before,
+                             int64_t after) {
+  const int64_t padded = in_size + before + after, effective = (filter_size - 1) * dilation + 1;
+  return {padded < effective ? 0 : (padded - effective) / stride + 1, before, after};
+}
+
 float scale_of(const graph::Tensor& tensor) {
   return tensor.quantization.scale.empty() ? 1.0f : tensor.quantization.scale[0];
 }

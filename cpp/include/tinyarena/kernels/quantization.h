@@ -36,6 +36,10 @@ struct AxisPadding {
 AxisPadding compute_padding(int64_t in_size, int64_t filter_size, int64_t stride, int64_t dilation,
                             graph::Padding padding);
 
+// VALID over the input padded by `before` and `after` (Padding::Explicit).
+AxisPadding explicit_padding(int64_t in_size, int64_t filter_size, int64_t stride, int64_t dilation, int64_t before,
+                             int64_t after);
+
 // The first scale and zero point of a tensor (per-tensor quantization).
 float scale_of(const graph::Tensor& tensor);
 int32_t zero_point_of(const graph::Tensor& tensor);
