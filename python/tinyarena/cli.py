@@ -1,9 +1,11 @@
 """The ``tinyarena`` command.
 
     tinyarena plan MODEL [--sram SIZE] [--align N] [--allocator NAME] [--no-inplace]
+                         [--transforms LIST | --no-transforms]
                          [--no-scratch] [--chart PATH] [--json PATH] [--write-offline-plan OUT]
     tinyarena compile MODEL -o DIR [--target cortex-m4|cortex-m7|host] [--no-inplace] [--sram SIZE] ...
     tinyarena verify MODEL [--target host|cortex-m4|cortex-m7] [--inplace|--no-inplace] [--seed N]
+                           [--transforms LIST | --no-transforms]
     tinyarena demo [-o DIR]
 
 Exit status: 0 on success, 1 for a bad or unsupported model (or a failed build or
@@ -47,6 +49,16 @@ def _add_plan_options(p):
     p.add_argument("--allocator", choices=allocator_names(), default="greedy_size_first_fit",
                    help="placement algorithm (default greedy_size_first_fit, TFLite Micro's rule)")
     p.add_argument("--no-inplace", action="store_true", help="no in-place depthwise or elementwise ops")
+    _add_transform_options(p)
+
+
+def _add_transform_options(p):
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--transforms", metavar="LIST", default=None,
+                       help="comma-separated transforms to try: fold_pads, zero_copy, reorder (default: all; "
+                       "each kept only if the peak does not grow)")
+    group.add_argument("--no-transforms", dest="transforms", action="store_const", const="none",
+                       help="plan the file's graph in the file's order")
 
 
 def _parser():
@@ -60,7 +72,8 @@ def _parser():
     p.add_argument("--chart", metavar="PATH", help="write the allocation chart (PNG) here")
     p.add_argument("--json", metavar="PATH", help="write the plan as JSON here")
     p.add_argument("--write-offline-plan", metavar="OUT", help="write a copy of the model carrying the plan as "
-                   "TFLite Micro OfflineMemoryAllocation metadata (needs --no-inplace)")
+                   "TFLite Micro OfflineMemoryAllocation metadata (needs --no-inplace; transforms off unless "
+                   "--transforms is given)")
 
     c = commands.add_parser("compile", help="write C sources that run the planned model (model.h, model.c, ...)")
     _add_plan_options(c)
@@ -74,6 +87,7 @@ def _parser():
     v.add_argument("--inplace", dest="inplace", action="store_true", default=True, help="in-place ops on (default)")
     v.add_argument("--no-inplace", dest="inplace", action="store_false", help="in-place ops off")
     v.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    _add_transform_options(v)
 
     d = commands.add_parser("demo", help="plan the bundled example network; write the chart and report")
     d.add_argument("-o", "--output", default="tinyarena_demo", help="output directory (default ./tinyarena_demo)")
@@ -101,8 +115,10 @@ def _write_outputs(plan, chart=None, json_path=None, offline_plan=None):
 def _run_plan(args):
     from .planner import plan as make_plan
 
+    # An offline plan describes the file's graph in the file's order: no transforms unless asked.
+    transforms = "none" if args.write_offline_plan and args.transforms is None else args.transforms
     plan = make_plan(args.model, sram=args.sram, align=args.align, allocator=args.allocator,
-                     inplace=not args.no_inplace, scratch=not args.no_scratch)
+                     inplace=not args.no_inplace, scratch=not args.no_scratch, transforms=transforms)
     print(plan.table())
     _write_outputs(plan, args.chart, args.json, args.write_offline_plan)
     if not plan.fits:
@@ -117,7 +133,7 @@ def _run_compile(args):
     from .planner import plan as make_plan
 
     plan = make_plan(args.model, sram=args.sram, align=args.align, allocator=args.allocator,
-                     inplace=not args.no_inplace)
+                     inplace=not args.no_inplace, transforms=args.transforms)
     if not plan.fits:
         print(f"error: the plan needs {plan.peak_bytes:,} bytes of SRAM but the limit is {plan.sram_limit:,} bytes",
               file=sys.stderr)
@@ -133,7 +149,8 @@ def _run_verify(args):
     from .verify import VerifyError, verify
 
     try:
-        result = verify(args.model, target=args.target, inplace=args.inplace, seed=args.seed)
+        result = verify(args.model, target=args.target, inplace=args.inplace, seed=args.seed,
+                        transforms=args.transforms)
     except VerifyError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_MODEL

@@ -152,29 +152,54 @@ class Plan:
         )
 
 
+@dataclass(frozen=True)
+class _Planned:
+    """A graph planned in file order, and as it will be planned (reordered when that is kept)."""
+
+    graph: object
+    file: object  # core Plan in file order
+    best: object  # core Plan in the order kept
+    schedule: object = None  # ScheduleResult of the reorder search, if one ran
+    reordered: bool = False  # best uses the schedule's order
+
+
+def _planned(graph, make, schedule, force_reorder):
+    file = make(graph, [])
+    if schedule is None:
+        return _Planned(graph, file, file)
+    found = _core.find_schedule(graph, schedule)
+    if list(found.order) == list(range(len(graph.ops))):
+        return _Planned(graph, file, file, found)
+    reordered = make(graph, found.order)
+    keep = force_reorder or reordered.peak_bytes <= file.peak_bytes
+    return _Planned(graph, file, reordered if keep else file, found, keep)
+
+
 def _apply_transforms(graph, names, make, schedule, force_reorder):
-    """Tries each named transform on the graph (and order) so far; keeps it when the peak does
-    not grow. Returns the final graph, its core plan, the reports and the kept ScheduleResult."""
-    core, reports, found = make(graph, []), [], None
-    for name in names:
-        if name == "reorder":
-            result = _core.find_schedule(graph, schedule)
-            candidate_graph, order = graph, list(result.order)
-            changed = order != list(range(len(graph.ops)))
-            changes = (f"{result.method} search: lower bound {result.file_peak_bytes:,} -> {result.peak_bytes:,} B",)
-        else:
-            candidate_graph, rewrites = _core.apply_transform(graph, name)
-            order, changed = [], bool(rewrites)
-            changes = tuple(f"op {r.op}: {r.what}" for r in rewrites)
-        candidate = make(candidate_graph, order) if changed else core
-        keep = changed and (candidate.peak_bytes <= core.peak_bytes or (name == "reorder" and force_reorder))
-        reports.append(TransformReport(name, keep, changes if changed else (), core.lower_bound_bytes,
-                                       candidate.lower_bound_bytes, core.peak_bytes, candidate.peak_bytes))
-        if name == "reorder" and (keep or force_reorder):
-            found = result
-        if keep:
-            graph, core = candidate_graph, candidate
-    return graph, core, tuple(reports), found
+    """Tries the named graph rewrites in turn, then reordering. A rewrite is kept when the plan
+    it leads to (reordered too, if ``reorder`` is named) peaks no higher than without it.
+    Returns the final graph, its core plan, one TransformReport per name and the ScheduleResult."""
+    schedule = schedule if "reorder" in names else None
+    current = _planned(graph, make, schedule, force_reorder)
+    reports = []
+    for name in (n for n in names if n != "reorder"):
+        candidate_graph, rewrites = _core.apply_transform(current.graph, name)
+        candidate = _planned(candidate_graph, make, schedule, force_reorder) if rewrites else current
+        keep = bool(rewrites) and candidate.best.peak_bytes <= current.best.peak_bytes
+        reports.append(TransformReport(name, keep, tuple(f"op {r.op}: {r.what}" for r in rewrites),
+                                       current.file.lower_bound_bytes, candidate.file.lower_bound_bytes,
+                                       current.file.peak_bytes, candidate.file.peak_bytes))
+        current = candidate if keep else current
+    if schedule is not None:
+        found = current.schedule
+        changed = list(found.order) != list(range(len(current.graph.ops)))
+        after = make(current.graph, found.order) if changed else current.file
+        changes = (f"{found.method} search: lower bound {found.file_peak_bytes:,} -> {found.peak_bytes:,} B",)
+        reports.append(TransformReport("reorder", current.reordered, changes if changed else (),
+                                       current.file.lower_bound_bytes, after.lower_bound_bytes,
+                                       current.file.peak_bytes, after.peak_bytes))
+    kept_schedule = current.schedule if current.reordered or force_reorder else None
+    return current.graph, current.best, tuple(reports), kept_schedule
 
 
 def plan(
@@ -199,8 +224,10 @@ def plan(
     - ``transforms``: which of ``tinyarena.transforms.TRANSFORMS`` (``fold_pads``, ``zero_copy``,
       ``reorder``) to try, in that order: default all (none when ``order`` is given); ``()`` or
       ``"none"`` for none; names as a list or comma-separated string. Each is kept only if the
-      peak does not grow; ``plan.transforms`` reports every one (lower bound and peak before and
-      after) and ``plan.graph`` is the transformed graph.
+      final peak does not grow (a rewrite is judged after reordering, when that is asked for);
+      ``plan.transforms`` reports every one (lower bound and peak in file order before and after
+      it; for ``reorder``, file order against the order found) and ``plan.graph`` is the
+      transformed graph.
     - ``order``: op indices in execution order (default: the file's order).
     - ``reorder``: plan the order ``tinyarena.schedule.find_schedule`` finds (lowest lower bound
       found, never worse than the file's) even if the allocator's peak grows; kept as

@@ -46,7 +46,7 @@ def transform_lines(plan):
         return []
     lines = ["", "transform    lower bound before -> after       peak before -> after            changes"]
     for r in plan.transforms:
-        verdict = "applied" if r.applied else ("no effect" if not r.changes else "not kept (peak grows)")
+        verdict = "applied" if r.applied else ("no effect" if not r.changes else "not kept: the final peak would grow")
         lines.append(f"{r.name:11s}  {r.lower_bound_before:>12,} -> {r.lower_bound_after:<12,}  "
                      f"{r.peak_before:>12,} -> {r.peak_after:<12,}  {len(r.changes)} ({verdict})")
     return lines
