@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "rebuild.h"
-#include "tinyarena/common/errors.h"
 #include "tinyarena/kernels/kernel_params.h"
 #include "tinyarena/kernels/quantization.h"
 #include "tinyarena/transforms/transforms.h"
@@ -32,12 +31,9 @@ bool is_graph_output(const Graph& graph, int32_t t) {
 // zero point as value, quantization unchanged, read only by ops.
 std::optional<SpatialPad> spatial_pad(const Graph& graph, const Op& op) {
   if (op.opcode != op_code::kPad && op.opcode != op_code::kPadV2) return std::nullopt;
-  ta_pad_params p;
-  try {
-    p = kernels::pad_params(graph, op);
-  } catch (const UnsupportedError&) {
-    return std::nullopt;  // the op stays; the code generator reports why if it cannot run it
-  }
+  const auto params = detail::kernel_params_or_nothing([&] { return kernels::pad_params(graph, op); });
+  if (!params) return std::nullopt;  // the op stays; the code generator reports why if it cannot run it
+  const ta_pad_params& p = *params;
   const Tensor &in = *graph.input(op, 0), &out = *graph.output(op, 0);
   if (p.ndims != 4 || p.before[0] || p.after[0] || p.before[3] || p.after[3]) return std::nullopt;
   if (!detail::same_quantization(in, out) || p.pad_value != kernels::zero_point_of(in)) return std::nullopt;

@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "rebuild.h"
-#include "tinyarena/common/errors.h"
 #include "tinyarena/kernels/kernel_params.h"
 #include "tinyarena/liveness/storage.h"
 #include "tinyarena/transforms/transforms.h"
@@ -63,14 +62,10 @@ bool channel_slice_writable(const Graph& graph, const Op& concat, const Tensor& 
 
 // Where each input of a concatenation goes in its output, or nothing.
 std::vector<Slice> concat_slices(const Graph& graph, const Op& op, const std::vector<bool>& is_base) {
-  kernels::CopyPlan plan;
-  try {
-    plan = kernels::concat_plan(graph, op);
-  } catch (const UnsupportedError&) {
-    return {};
-  }
+  const auto plan = detail::kernel_params_or_nothing([&] { return kernels::concat_plan(graph, op); });
+  if (!plan) return {};
   const Tensor& out = *graph.output(op, 0);
-  const bool contiguous = plan.outer_size == 1;
+  const bool contiguous = plan->outer_size == 1;
   const bool channels = out.shape.size() == 4 && out.shape[0] == 1 && (op.options.axis + 4) % 4 == 3;
   if (!contiguous && !channels) return {};
   std::vector<Slice> slices;
@@ -80,28 +75,23 @@ std::vector<Slice> concat_slices(const Graph& graph, const Op& op, const std::ve
     if (t.is_constant() || t.is_variable || t.placement || !detail::same_quantization(t, out)) return {};
     if (!contiguous && !channel_slice_writable(graph, op, t, is_base)) return {};
     slices.push_back({t.index, {out.index, offset, contiguous ? 0 : out.shape[3]}});
-    offset += plan.copy_sizes[i];
+    offset += plan->copy_sizes[i];
   }
   return slices;
 }
 
 // SPLIT along a dimension with only 1s before it: each part is a contiguous run.
 std::vector<Slice> split_slices(const Graph& graph, const Op& op) {
-  kernels::CopyPlan plan;
-  try {
-    plan = kernels::split_plan(graph, op);
-  } catch (const UnsupportedError&) {
-    return {};
-  }
+  const auto plan = detail::kernel_params_or_nothing([&] { return kernels::split_plan(graph, op); });
+  if (!plan || plan->outer_size != 1) return {};
   const Tensor& in = *graph.input(op, 1);
-  if (plan.outer_size != 1) return {};
   std::vector<Slice> slices;
   int64_t offset = 0;
   for (size_t i = 0; i < op.outputs.size(); ++i) {
     const Tensor& t = graph.tensors[op.outputs[i]];
     if (t.placement || !detail::same_quantization(t, in)) return {};
     slices.push_back({t.index, {in.index, offset, 0}});
-    offset += plan.copy_sizes[i];
+    offset += plan->copy_sizes[i];
   }
   return slices;
 }
@@ -109,12 +99,9 @@ std::vector<Slice> split_slices(const Graph& graph, const Op& op) {
 // STRIDED_SLICE that keeps one contiguous run of its input: step 1, whole
 // dimensions after some axis, single indices before it.
 std::vector<Slice> strided_slice_slices(const Graph& graph, const Op& op) {
-  ta_slice_params p;
-  try {
-    p = kernels::strided_slice_params(graph, op);
-  } catch (const UnsupportedError&) {
-    return {};
-  }
+  const auto params = detail::kernel_params_or_nothing([&] { return kernels::strided_slice_params(graph, op); });
+  if (!params) return {};
+  const ta_slice_params& p = *params;
   const Tensor &in = *graph.input(op, 0), &out = *graph.output(op, 0);
   if (!detail::same_quantization(in, out) || out.placement || out.element_count == 0) return {};
   int64_t offset = 0, inner = 1;
