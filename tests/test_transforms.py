@@ -53,6 +53,16 @@ def concat_bottleneck_model():
     return mb.build()
 
 
+def pooled_concat_model():
+    """Max and average pools of one map (they keep its quantization, so no QUANTIZE comes
+    between them and the channel concatenation): the pool kernels write strided."""
+    mb = ModelBuilder("pooled_concat", seed=9)
+    y = mb.conv2d(mb.input([1, 8, 8, 3]), 8, kernel=3, activation="RELU")
+    pools = [mb.max_pool2d(y, 3, stride=1, padding="SAME"), mb.average_pool2d(y, 3, stride=1, padding="SAME")]
+    mb.output(mb.conv2d(mb.concatenation(pools, axis=3), 4, kernel=1))
+    return mb.build()
+
+
 def ssd_heads_model():
     """Detection-style: two box heads reshaped to [1, boxes, 6] and concatenated along the
     boxes (contiguous slices, written through the RESHAPE views)."""
@@ -191,6 +201,13 @@ def test_zero_copy_and_reordering_lower_the_peak_of_branchy_models(name, build):
         assert_bit_exact(copied, transforms=())
 
 
+def test_pools_write_their_channel_slices():
+    copied, rewrites = transforms.zero_copy(pooled_concat_model())
+    writers = [op.type for op in copied.ops if copied.tensors[op.outputs[0]].placement]
+    assert len(rewrites) == 1 and writers == ["MAX_POOL_2D", "AVERAGE_POOL_2D"]
+    assert_bit_exact(copied, transforms=())
+
+
 @needs_cortex_m
 def test_zero_copy_concatenation_is_bit_exact_on_cortex_m4():
     assert tinyarena.plan(concat_bottleneck_model()).transforms[1].applied
@@ -287,3 +304,7 @@ def test_cli_transforms_flags(tmp_path, capsys):
     assert "fold_pads" not in capsys.readouterr().out
     assert main(["plan", str(model), "--transforms", "fold_pads,bogus"]) == 2
     assert "unknown transform 'bogus'" in capsys.readouterr().err
+    assert main(["verify", str(model), "--transforms", "fold_pads"]) == 0
+    assert "bit-exact on host" in capsys.readouterr().out
+    assert main(["compile", str(model), "-o", str(tmp_path / "c"), "--no-transforms"]) == 0
+    assert "PAD" in (tmp_path / "c" / "model.c").read_text()
