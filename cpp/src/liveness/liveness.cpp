@@ -86,7 +86,6 @@ class BufferGroups {
 
   bool active(int32_t t) const { return t >= 0 && active_[t]; }
   int32_t root(int32_t t) { return storage_.root(t); }
-  int64_t offset(int32_t t) { return storage_.offset(t); }
   // The group of `t` holds a tensor placed inside another: no in-place write
   // lands in it or reads from it (slices may overlap, or be strided).
   bool placed(int32_t t) { return storage_.placed(t); }

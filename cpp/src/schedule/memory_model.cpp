@@ -38,18 +38,18 @@ bool joins_view(const Op& op, const std::vector<bool>& active) {
 std::vector<bool> joined_tensors(const Graph& graph, const std::vector<bool>& active) {
   std::vector<bool> joined(graph.tensors.size(), false);
   for (const Op& op : graph.ops) {
-    if (op.elided)
-      for (int32_t t : op.outputs) {
+    if (op.elided) {
+      for (int32_t t : op.outputs)
         if (t >= 0) joined[t] = true;
-      }
-    else if (joins_view(op, active))
+    } else if (joins_view(op, active)) {
       joined[op.outputs[0]] = true;
+    }
   }
   return joined;
 }
 
 // Tensors the liveness may let `op` overwrite, in its order of preference,
-// before the "dies here" test.
+// before the "dies here" test (never in or into a group holding placements).
 std::vector<int32_t> inplace_inputs(const Graph& graph, const Op& op, const liveness::LivenessOptions& options,
                                     const std::vector<bool>& active, liveness::StorageGroups& storage) {
   const Tensor* out = graph.output(op, 0);
@@ -57,8 +57,8 @@ std::vector<int32_t> inplace_inputs(const Graph& graph, const Op& op, const live
     return {};
   if (op.opcode == kDepthwiseConv2D) {
     const Tensor* in = graph.input(op, 0);
-    if (!options.inplace_depthwise || !in || !active[in->index] || storage.placed(in->index) || op.options.depth_multiplier != 1 ||
-        in->shape.size() != 4 || in->shape[0] != 1 || bytes(*out) > bytes(*in))
+    if (!options.inplace_depthwise || !in || !active[in->index] || storage.placed(in->index) ||
+        op.options.depth_multiplier != 1 || in->shape.size() != 4 || in->shape[0] != 1 || bytes(*out) > bytes(*in))
       return {};
     return {in->index};
   }

@@ -3,6 +3,7 @@
 // the input zero point), so the padded copy is never made.
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <optional>
 
 #include "rebuild.h"
@@ -62,12 +63,11 @@ std::optional<graph::OpOptions> folded_options(const Graph& graph, const Op& rea
   const auto [kh, kw] = window_size(graph, reader);
   if (!out || out->shape.size() != 4 || kh < 1 || kw < 1) return std::nullopt;
   const graph::OpOptions& o = reader.options;
-  const auto own = [&](int axis, int64_t kernel, int64_t stride, int64_t dilation, int32_t before, int32_t after) {
-    if (o.padding == graph::Padding::Explicit) return kernels::AxisPadding{0, before, after};
-    return kernels::compute_padding(padded.shape[axis], kernel, stride, dilation, o.padding);
-  };
-  const kernels::AxisPadding h = own(1, kh, o.stride_h, o.dilation_h, o.pad_top, o.pad_bottom);
-  const kernels::AxisPadding w = own(2, kw, o.stride_w, o.dilation_w, o.pad_left, o.pad_right);
+  const int64_t dilation_h = max_pool ? 1 : o.dilation_h, dilation_w = max_pool ? 1 : o.dilation_w;
+  const kernels::AxisPadding h = kernels::window_padding(o, true, padded.shape[1], kh, dilation_h);
+  const kernels::AxisPadding w = kernels::window_padding(o, false, padded.shape[2], kw, dilation_w);
+  if (std::max({h.before + pad.top, h.after + pad.bottom, w.before + pad.left, w.after + pad.right}) > INT32_MAX)
+    return std::nullopt;
   graph::OpOptions folded = o;
   folded.padding = graph::Padding::Explicit;
   folded.pad_top = static_cast<int32_t>(h.before + pad.top);
@@ -79,9 +79,8 @@ std::optional<graph::OpOptions> folded_options(const Graph& graph, const Op& rea
   if (max_pool && std::max({folded.pad_top, folded.pad_bottom}) >= kh) return std::nullopt;
   if (max_pool && std::max({folded.pad_left, folded.pad_right}) >= kw) return std::nullopt;
   const int64_t in_h = padded.shape[1] - pad.top - pad.bottom, in_w = padded.shape[2] - pad.left - pad.right;
-  const int64_t dil_h = max_pool ? 1 : o.dilation_h, dil_w = max_pool ? 1 : o.dilation_w;
-  if (kernels::explicit_padding(in_h, kh, o.stride_h, dil_h, folded.pad_top, folded.pad_bottom).out_size != out->shape[1] ||
-      kernels::explicit_padding(in_w, kw, o.stride_w, dil_w, folded.pad_left, folded.pad_right).out_size != out->shape[2])
+  if (kernels::window_padding(folded, true, in_h, kh, dilation_h).out_size != out->shape[1] ||
+      kernels::window_padding(folded, false, in_w, kw, dilation_w).out_size != out->shape[2])
     return std::nullopt;
   return folded;
 }
