@@ -268,6 +268,20 @@ def test_reordering_zero_copy_graphs_is_exact_and_never_worse():
     assert compared >= 15
 
 
+def test_rewrites_are_tried_one_at_a_time_when_all_together_raise_the_peak():
+    data = builder.random_dag(23, max_ops=40)  # two concatenations: eliding both raises the peak, one lowers it
+    on = tinyarena.plan(data)
+    everything, rewrites = transforms.zero_copy(data)
+    kept = on.transforms[1]
+    assert not on.transforms[0].changes  # no PAD: `everything` is the graph zero_copy saw
+    assert kept.name == "zero_copy" and kept.applied and 0 < len(kept.changes) < len(rewrites) == 2
+    all_at_once = tinyarena.plan(everything, transforms="reorder")
+    assert on.peak_bytes < all_at_once.peak_bytes
+    assert on.peak_bytes <= tinyarena.plan(data, transforms="reorder").peak_bytes
+    assert sum(op.elided for op in on.graph.ops) == len(kept.changes)
+    assert_bit_exact(data)
+
+
 @pytest.mark.parametrize("name", SHARED_MODEL_NAMES)
 def test_shared_models_peak_no_higher_with_transforms(name):
     on, off = tinyarena.plan(shared_model(name)), tinyarena.plan(shared_model(name), transforms="none")

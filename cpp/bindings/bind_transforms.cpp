@@ -19,11 +19,12 @@ void bind_transforms(py::module_& m) {
       .def("__repr__", [](const Rewrite& r) { return "<Rewrite op " + std::to_string(r.op) + ": " + r.what + ">"; });
   m.def("transform_names", &transforms::transform_names);
   m.def("apply_transform",
-        [](const GraphPtr& graph, const std::string& name) {
-          transforms::TransformResult result = transforms::apply_transform(*graph, name);
+        [](const GraphPtr& graph, const std::string& name, const std::vector<int32_t>& only) {
+          transforms::TransformResult result = transforms::apply_transform(*graph, name, only);
           return py::make_tuple(std::make_shared<graph::Graph>(std::move(result.graph)), result.rewrites);
         },
-        py::arg("graph"), py::arg("name"), "(new graph, [Rewrite]) of the named transform; the input graph stays.");
+        py::arg("graph"), py::arg("name"), py::arg("only") = std::vector<int32_t>{},
+        "(new graph, [Rewrite]) of the named transform, on the ops in `only` (empty: all); the input graph stays.");
 }
 
 }  // namespace tinyarena::bindings

@@ -175,21 +175,46 @@ def _planned(graph, make, schedule, force_reorder):
     return _Planned(graph, file, reordered if keep else file, found, keep)
 
 
+MAX_SINGLE_TRIALS = 32
+"""Rewrites tried one at a time when applying all of them at once raises the peak."""
+
+
+def _one_at_a_time(current, name, rewrites, plan_graph):
+    """Each rewrite alone, from the last op back (PAD folding renumbers the ops after the one it
+    removes), kept when the final peak does not grow. Returns the state and the kept rewrites."""
+    kept = []
+    for rewrite in sorted(rewrites, key=lambda r: -r.op):
+        graph, done = _core.apply_transform(current.graph, name, [rewrite.op])
+        trial = plan_graph(graph) if done else current
+        if done and trial.best.peak_bytes <= current.best.peak_bytes:
+            current, kept = trial, list(done) + kept
+    return current, tuple(kept)
+
+
 def _apply_transforms(graph, names, make, schedule, force_reorder):
     """Tries the named graph rewrites in turn, then reordering. A rewrite is kept when the plan
-    it leads to (reordered too, if ``reorder`` is named) peaks no higher than without it.
+    it leads to (reordered too, if ``reorder`` is named) peaks no higher than without it; when
+    all of a transform's rewrites together raise the peak, each is tried alone.
     Returns the final graph, its core plan, one TransformReport per name and the ScheduleResult."""
     schedule = schedule if "reorder" in names else None
-    current = _planned(graph, make, schedule, force_reorder)
+
+    def plan_graph(g):
+        return _planned(g, make, schedule, force_reorder)
+
+    current = plan_graph(graph)
     reports = []
     for name in (n for n in names if n != "reorder"):
         candidate_graph, rewrites = _core.apply_transform(current.graph, name)
-        candidate = _planned(candidate_graph, make, schedule, force_reorder) if rewrites else current
-        keep = bool(rewrites) and candidate.best.peak_bytes <= current.best.peak_bytes
-        reports.append(TransformReport(name, keep, tuple(f"op {r.op}: {r.what}" for r in rewrites),
-                                       current.file.lower_bound_bytes, candidate.file.lower_bound_bytes,
-                                       current.file.peak_bytes, candidate.file.peak_bytes))
-        current = candidate if keep else current
+        candidate = plan_graph(candidate_graph) if rewrites else current
+        kept = tuple(rewrites) if rewrites and candidate.best.peak_bytes <= current.best.peak_bytes else ()
+        if rewrites and not kept and 1 < len(rewrites) <= MAX_SINGLE_TRIALS:
+            single, kept = _one_at_a_time(current, name, rewrites, plan_graph)
+            candidate = single if kept else candidate
+        changes = tuple(f"op {r.op}: {r.what}" for r in (kept or rewrites))
+        reports.append(TransformReport(name, bool(kept), changes, current.file.lower_bound_bytes,
+                                       candidate.file.lower_bound_bytes, current.file.peak_bytes,
+                                       candidate.file.peak_bytes))
+        current = candidate if kept else current
     if schedule is not None:
         found = current.schedule
         changed = list(found.order) != list(range(len(current.graph.ops)))

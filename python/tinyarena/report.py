@@ -12,10 +12,11 @@ def _shape(shape):
 
 
 def _rows(plan):
+    ops = plan.graph.ops
     for r in plan.ops:
         yield (
             str(r.index),
-            r.type,
+            r.type + (" (no copy)" if ops[r.index].elided else ""),
             _shape(r.output_shape),
             f"{r.live_bytes:,}",
             f"{r.scratch_bytes:,}",

@@ -14,7 +14,8 @@ record of what it changed; all keep the model's outputs bit for bit:
 - ``reorder``: the op order with the lowest peak (``tinyarena.schedule.find_schedule``).
 
 ``tinyarena.plan`` applies them in this order by default and keeps each one only if the plan's
-peak does not grow; ``plan.transforms`` reports the lower bound and peak before and after each.
+peak does not grow (if all of a transform's rewrites together raise it, each is tried alone);
+``plan.transforms`` reports the lower bound and peak before and after each.
 """
 
 import dataclasses
@@ -44,10 +45,11 @@ class TransformReport:
         return dataclasses.asdict(self) | {"changes": list(self.changes)}
 
 
-def apply_transform(model, name):
+def apply_transform(model, name, only=()):
     """``(graph, rewrites)``: the graph transform ``name`` (``fold_pads`` or ``zero_copy``) of
-    ``model`` (path, bytes or ``Graph``); each rewrite has ``op`` (an op of the input graph) and ``what``."""
-    graph, rewrites = _core.apply_transform(load_model(model), name)
+    ``model`` (path, bytes or ``Graph``), on the ops in ``only`` (default all); each rewrite has
+    ``op`` (an op of the input graph) and ``what``."""
+    graph, rewrites = _core.apply_transform(load_model(model), name, list(only))
     return graph, tuple(rewrites)
 
 

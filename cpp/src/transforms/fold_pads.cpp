@@ -87,11 +87,12 @@ std::optional<graph::OpOptions> folded_options(const Graph& graph, const Op& rea
 
 }  // namespace
 
-TransformResult fold_pads(const Graph& graph) {
+TransformResult fold_pads(const Graph& graph, const std::vector<int32_t>& only) {
   Graph folded = graph;
   TransformResult result;
   std::vector<bool> drop(graph.ops.size(), false);
   for (const Op& op : graph.ops) {
+    if (!detail::selected(only, op.index)) continue;
     const std::optional<SpatialPad> pad = spatial_pad(graph, op);
     if (!pad) continue;
     const Tensor& padded = *graph.output(op, 0);

@@ -1,5 +1,6 @@
 #include "rebuild.h"
 
+#include <algorithm>
 #include <string>
 
 namespace tinyarena::transforms::detail {
@@ -16,6 +17,10 @@ graph::Graph without_ops(graph::Graph graph, const std::vector<bool>& drop) {
 }
 
 std::string op_label(const graph::Op& op) { return "op " + std::to_string(op.index) + " (" + op.type + ")"; }
+
+bool selected(const std::vector<int32_t>& only, int32_t op) {
+  return only.empty() || std::find(only.begin(), only.end(), op) != only.end();
+}
 
 bool same_quantization(const graph::Tensor& a, const graph::Tensor& b) {
   const graph::Quantization &qa = a.quantization, &qb = b.quantization;

@@ -27,6 +27,9 @@ auto kernel_params_or_nothing(Derive derive) -> std::optional<decltype(derive())
   }
 }
 
+// `op` is among `only` (or `only` is empty: every op is).
+bool selected(const std::vector<int32_t>& only, int32_t op);
+
 // Same scale and zero point (per-tensor view: the first of each).
 bool same_quantization(const graph::Tensor& a, const graph::Tensor& b);
 

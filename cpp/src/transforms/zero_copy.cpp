@@ -118,7 +118,7 @@ std::vector<Slice> strided_slice_slices(const Graph& graph, const Op& op) {
 
 }  // namespace
 
-TransformResult zero_copy(const Graph& graph) {
+TransformResult zero_copy(const Graph& graph, const std::vector<int32_t>& only) {
   TransformResult result;
   result.graph = graph;
   Graph& g = result.graph;
@@ -133,7 +133,7 @@ TransformResult zero_copy(const Graph& graph) {
     if (t.placement) is_base[t.placement->base] = true;
 
   for (const Op& op : graph.ops) {
-    if (op.elided) continue;
+    if (op.elided || !detail::selected(only, op.index)) continue;
     std::vector<Slice> slices;
     if (op.opcode == op_code::kConcatenation) slices = concat_slices(g, op, is_base);
     else if (op.opcode == op_code::kSplit) slices = split_slices(g, op);
@@ -158,9 +158,9 @@ TransformResult zero_copy(const Graph& graph) {
 
 std::vector<std::string> transform_names() { return {"fold_pads", "zero_copy"}; }
 
-TransformResult apply_transform(const Graph& graph, const std::string& name) {
-  if (name == "fold_pads") return fold_pads(graph);
-  if (name == "zero_copy") return zero_copy(graph);
+TransformResult apply_transform(const Graph& graph, const std::string& name, const std::vector<int32_t>& only) {
+  if (name == "fold_pads") return fold_pads(graph, only);
+  if (name == "zero_copy") return zero_copy(graph, only);
   throw std::invalid_argument("unknown transform '" + name + "' (fold_pads, zero_copy)");
 }
 

@@ -32,7 +32,8 @@ struct TransformResult {
 // explicit padding of those readers (their own SAME padding added); the PAD op
 // goes (ops after it move down one index). AVERAGE_POOL_2D never takes a PAD:
 // TFLite leaves padded positions out of the average, a PAD counts them.
-TransformResult fold_pads(const graph::Graph& graph);
+// `only`: rewrite just these ops of the input graph (PADs here; empty = all).
+TransformResult fold_pads(const graph::Graph& graph, const std::vector<int32_t>& only = {});
 
 // CONCATENATION whose inputs can be written into their slice of its output,
 // and SPLIT / STRIDED_SLICE taking contiguous slices of their input, become
@@ -42,11 +43,13 @@ TransformResult fold_pads(const graph::Graph& graph);
 // slices of one NHWC image, each written by a CONV_2D, DEPTHWISE_CONV_2D,
 // pool or int8 elementwise op (RELU*, QUANTIZE, LOGISTIC, TANH, HARD_SWISH)
 // and read by nothing else. No tensor is placed twice; constants never.
-TransformResult zero_copy(const graph::Graph& graph);
+// `only`: consider just these ops (empty = all).
+TransformResult zero_copy(const graph::Graph& graph, const std::vector<int32_t>& only = {});
 
 // "fold_pads", "zero_copy": the rewrites in the order a pipeline applies them.
 std::vector<std::string> transform_names();
 // Throws std::invalid_argument for an unknown name.
-TransformResult apply_transform(const graph::Graph& graph, const std::string& name);
+TransformResult apply_transform(const graph::Graph& graph, const std::string& name,
+                                const std::vector<int32_t>& only = {});
 
 }  // namespace tinyarena::transforms
