@@ -313,6 +313,11 @@ def test_cli_transforms_flags(tmp_path, capsys):
     rows = json.loads((tmp_path / "on.json").read_text())["transforms"]
     assert [r["name"] for r in rows] == ["fold_pads", "zero_copy", "reorder"] and rows[0]["applied"]
     assert rows[0]["lower_bound_after"] < rows[0]["lower_bound_before"]
+    concat = tmp_path / "concat.tflite"
+    concat.write_bytes(concat_bottleneck_model())
+    assert main(["plan", str(concat), "--json", str(tmp_path / "concat.json")]) == 0
+    buffers = json.loads((tmp_path / "concat.json").read_text())["buffers"]
+    assert any(b["tensor_offsets"] == [0, 32, 64, 0] for b in buffers)  # three channel slices, then the concatenation
     assert main(["plan", str(model), "--no-transforms", "--json", str(tmp_path / "off.json")]) == 0
     assert json.loads((tmp_path / "off.json").read_text())["transforms"] == []
     assert "fold_pads" not in capsys.readouterr().out

@@ -105,6 +105,7 @@ def to_dict(plan):
                 "size": b.size,
                 "offset": b.offset,
                 "tensors": list(b.tensors),
+                "tensor_offsets": [int(plan.liveness.tensor_offset[t]) for t in b.tensors],
             }
             for b in plan.buffers
         ],
