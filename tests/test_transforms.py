@@ -318,6 +318,7 @@ def test_cli_transforms_flags(tmp_path, capsys):
     assert main(["plan", str(concat), "--json", str(tmp_path / "concat.json")]) == 0
     buffers = json.loads((tmp_path / "concat.json").read_text())["buffers"]
     assert any(b["tensor_offsets"] == [0, 32, 64, 0] for b in buffers)  # three channel slices, then the concatenation
+    capsys.readouterr()
     assert main(["plan", str(model), "--no-transforms", "--json", str(tmp_path / "off.json")]) == 0
     assert json.loads((tmp_path / "off.json").read_text())["transforms"] == []
     assert "fold_pads" not in capsys.readouterr().out
