@@ -209,9 +209,10 @@ def test_pools_write_their_channel_slices():
 
 
 @needs_cortex_m
-def test_zero_copy_concatenation_is_bit_exact_on_cortex_m4():
-    assert tinyarena.plan(concat_bottleneck_model()).transforms[1].applied
-    assert_bit_exact(concat_bottleneck_model(), "cortex-m4")
+@pytest.mark.parametrize("build", [concat_bottleneck_model, inception_model])  # QUANTIZE per pixel, conv's DSP path
+def test_zero_copy_concatenation_is_bit_exact_on_cortex_m4(build):
+    assert tinyarena.plan(build()).transforms[1].applied
+    assert_bit_exact(build(), "cortex-m4")
 
 
 def test_contiguous_split_and_slices_become_views():
