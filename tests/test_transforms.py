@@ -137,13 +137,13 @@ def test_folded_mobilenet_v2_224_is_bit_exact(target, cflags):
     assert_bit_exact(mobilenet_v2_224_with_pads(), target, cflags=cflags)
 
 
-@pytest.mark.parametrize("target", ["host", pytest.param("cortex-m4", marks=needs_cortex_m)])
-def test_folded_mobilenet_v2_is_bit_exact(target):
+@needs_cortex_m
+def test_folded_mobilenet_v2_is_bit_exact_with_the_dsp_kernels():
     data = builder.mobilenet_v2(0.35, 96, explicit_pad=True)
     plan = tinyarena.plan(data)
     assert plan.transforms[0].applied and "PAD" not in op_types(plan.graph)
     assert plan.lower_bound_bytes < tinyarena.plan(data, transforms=()).lower_bound_bytes
-    assert_bit_exact(data, target)
+    assert_bit_exact(data, "cortex-m4")
 
 
 def test_fold_pads_folds_exactly_what_keeps_the_result():
@@ -246,10 +246,10 @@ def test_random_dags_with_transforms_never_peak_higher_and_stay_exact():
         assert on.peak_bytes <= off.peak_bytes and on.validate() == [], seed
         applied = {r.name for r in on.transforms if r.applied}
         checked += 1
-        if applied & {"fold_pads", "zero_copy"} and exact < 8:
+        if applied & {"fold_pads", "zero_copy"} and exact < 5:
             assert_bit_exact(data)
             exact += 1
-    assert checked == 40 and exact == 8
+    assert checked == 40 and exact == 5
 
 
 def test_reordering_zero_copy_graphs_is_exact_and_never_worse():
