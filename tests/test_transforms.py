@@ -328,4 +328,7 @@ def test_cli_transforms_flags(tmp_path, capsys):
     assert main(["verify", str(model), "--transforms", "fold_pads"]) == 0
     assert "bit-exact on host" in capsys.readouterr().out
     assert main(["compile", str(model), "-o", str(tmp_path / "c"), "--no-transforms"]) == 0
-    assert "PAD" in (tmp_path / "c" / "model.c").read_text()
+    assert "PAD" in (tmp_path / "c" / "model.c").read_text() and "none applied" in capsys.readouterr().out
+    assert main(["compile", str(model), "-o", str(tmp_path / "folded")]) == 0
+    assert "PAD" not in (tmp_path / "folded" / "model.c").read_text()
+    assert "transforms: fold_pads (225,840 -> 130,784 B)" in capsys.readouterr().out

@@ -141,6 +141,8 @@ def _run_compile(args):
     compiled = compile_model(plan, args.output, target=args.target, name=args.name or args.model)
     print(f"wrote {compiled.out_dir}/: model.h, model.c (arena {compiled.arena_bytes:,} B, "
           f"{len(compiled.program.calls)} kernel calls), main.c, Makefile, kernels/, target/")
+    applied = [f"{r.name} ({r.peak_before:,} -> {r.peak_after:,} B)" for r in plan.transforms if r.applied]
+    print(f"transforms: {', '.join(applied) or 'none applied'}")
     print(f"build: make -C {compiled.out_dir} TARGET={args.target}")
     return 0
 
