@@ -86,14 +86,19 @@ def measure(out_dir, cflags, plugin):
     return dict(insns=total_two - total_one, body=body, text=text, ram=data + bss, stack=stack)
 
 
-def bench_model(path, work, plugin):
-    plan = tinyarena.plan(path)
-    out_dir = work / path.stem
-    compile_model(plan, out_dir, target="cortex-m4", name="model")
+def bench_inputs(plan, out_dir):
+    """Random int8 inputs (seed 0) for the harness."""
     rng = np.random.default_rng(0)
     for i, index in enumerate(plan.graph.inputs):
         shape = plan.graph.tensors[index].shape
         (out_dir / f"input{i}.bin").write_bytes(rng.integers(-128, 128, shape, dtype=np.int8).tobytes())
+
+
+def bench_model(path, work, plugin):
+    plan = tinyarena.plan(path)
+    out_dir = work / path.stem
+    compile_model(plan, out_dir, target="cortex-m4", name="model")
+    bench_inputs(plan, out_dir)
     return plan, {variant: measure(out_dir, cflags, plugin) for variant, cflags in VARIANTS.items()}
 
 

@@ -60,24 +60,25 @@ static void dw_portable(const ta_dwconv_params *p, const int8_t *input, int8_t *
   }
 }
 
-/* Plane geometry for output rows [y0, y1): rows of the padded input window and its width. */
+/* Plane geometry for output rows [y0, y1): rows of the padded input window and its width,
+ * rounded up to even so that every plane row starts on a 4-byte boundary (aligned pair loads). */
 static int32_t kw_padded(const ta_dwconv_params *p) { return (p->kernel_w + 1) & ~1; }
 static int32_t plane_rows(const ta_dwconv_params *p, int32_t y0, int32_t y1) {
   return (y1 - y0 - 1) * p->stride_h + (p->kernel_h - 1) * p->dilation_h + 1;
 }
 static int32_t plane_width(const ta_dwconv_params *p) {
-  return (p->out_w - 1) * p->stride_w + (kw_padded(p) - 1) * p->dilation_w + 1;
+  return ((p->out_w - 1) * p->stride_w + (kw_padded(p) - 1) * p->dilation_w + 2) & ~1;
 }
 
 /* SIMD scratch: the int16 plane (+2 slack values, rounded to 4 bytes), then one int32
- * accumulator per output column. */
+ * accumulator per output column (+1 for the pair loops). */
 static size_t plane_bytes(const ta_dwconv_params *p) {
   return (((size_t)plane_rows(p, 0, p->out_h) * (size_t)plane_width(p) + 2) * sizeof(int16_t) + 3) & ~(size_t)3;
 }
 
 size_t ta_depthwise_conv_s8_scratch_bytes(const ta_dwconv_params *p) {
   if (p->out_h <= 0 || p->out_w <= 0) return 0;
-  return plane_bytes(p) + (size_t)p->out_w * sizeof(int32_t);
+  return plane_bytes(p) + ((size_t)p->out_w + 1) * sizeof(int32_t);
 }
 
 size_t ta_depthwise_conv_s8_inplace_scratch_bytes(const ta_dwconv_params *p) {
@@ -87,61 +88,118 @@ size_t ta_depthwise_conv_s8_inplace_scratch_bytes(const ta_dwconv_params *p) {
 }
 
 #if TA_SIMD
-/* Widen input channel c (rows iy_lo .. iy_lo+rows-1, columns -pad_left ..) into plane. */
+/* Copy input channel c (rows iy_lo .. iy_lo+rows-1, columns -pad_left ..) into the int16 plane
+ * as raw values; positions outside the input hold the input zero point, so that (x + offset)
+ * is 0 there. The offset itself is folded into the bias (see channel_bias). */
 static void build_plane16(const ta_dwconv_params *p, const int8_t *src, int32_t irs, int32_t ips, int32_t c,
                           int32_t iy_lo, int32_t rows, int32_t width, int16_t *plane) {
   const int32_t ix_lo = -p->pad_left;
-  const int32_t off = p->input_offset;
+  const int16_t zp = (int16_t)-p->input_offset;
+  const int32_t xa = ta_min32(width, ta_max32(0, -ix_lo));     /* first in-bounds column */
+  const int32_t xb = ta_max32(xa, ta_min32(width, p->in_w - ix_lo)); /* one past the last */
   int32_t r, x;
   for (r = 0; r < rows; ++r) {
     const int32_t iy = iy_lo + r;
     int16_t *d = plane + r * width;
     if (iy < 0 || iy >= p->in_h) {
-      for (x = 0; x < width; ++x) d[x] = 0;
+      for (x = 0; x < width; ++x) d[x] = zp;
     } else {
-      const int8_t *s = src + iy * irs + c;
-      const int32_t xa = ta_max32(0, -ix_lo);                       /* first in-bounds column */
-      const int32_t xb = ta_min32(width, p->in_w - ix_lo);          /* one past the last */
-      for (x = 0; x < xa && x < width; ++x) d[x] = 0;
-      for (x = xa; x < xb; ++x) d[x] = (int16_t)(s[(ix_lo + x) * ips] + off);
-      for (x = ta_max32(xb, xa); x < width; ++x) d[x] = 0;
+      const int8_t *s = src + iy * irs + c + (ix_lo + xa) * ips;
+      int16_t *const db = d + xb;
+      for (x = 0; x < xa; ++x) d[x] = zp;
+      d += xa;
+      for (; d + 2 <= db; d += 2, s += 2 * ips) {
+        d[0] = s[0];
+        d[1] = s[ips];
+      }
+      if (d < db) *d++ = s[0];
+      for (x = xb; x < width; ++x) *d++ = zp;
     }
   }
   plane[rows * width] = 0;
   plane[rows * width + 1] = 0;
 }
 
-/* Requantize one output row of accumulators (constants held in locals across the row). */
+/* bias + input_offset * (sum of the channel's taps): the accumulator start that lets the MAC
+ * loops multiply raw inputs (exact in wrapping int32, like the reference sum). */
+static int32_t channel_bias(const ta_dwconv_params *p, const int16_t *w, int32_t n, int32_t oc) {
+  int32_t sum = 0, i;
+  for (i = 0; i < n; ++i) sum += w[i];
+  return ta_wrap_add(p->bias ? p->bias[oc] : 0, (int32_t)((uint32_t)sum * (uint32_t)p->input_offset));
+}
+
+/* Requantize n accumulators to int8 at o[0], o[ops], ...; constants in locals. */
 static void requant_row(const ta_rq *q, const int32_t *acc, int32_t n, int8_t *o, int32_t ops, int32_t oo, int32_t lo,
                         int32_t hi) {
-  int32_t i;
-  if (TA_RQ_FAST_OK(q)) {
-    const ta_rq qq = *q;
-    for (i = 0; i < n; ++i) o[i * ops] = ta_rq_out_fast(&qq, acc[i], oo, lo, hi);
+  const int32_t *const end = acc + n;
+  if (TA_RQ_FAST_OK(q) && q->neg_limit == -1) {
+    /* m > 2^30: the y < 0 constant is the y >= 0 one minus 2^31, taken when x < 0. */
+    const int32_t m = q->m, rs = q->rshift_hi;
+    const int64_t c = (int64_t)(((uint64_t)q->c_hi_pos << 32) | q->c_lo_pos);
+    while (acc < end) {
+      const int32_t x = *acc++;
+      const int64_t cx = c - (int64_t)((uint32_t)x & 0x80000000u);
+      int32_t v = ((int32_t)(((int64_t)x * m + cx) >> 32) >> rs) + oo;
+      v = v < lo ? lo : v;
+      *o = (int8_t)(v > hi ? hi : v);
+      o += ops;
+    }
   } else {
-    for (i = 0; i < n; ++i) o[i * ops] = ta_rq_out(q, acc[i], oo, lo, hi);
+    for (; acc < end; ++acc, o += ops) *o = ta_rq_out(q, *acc, oo, lo, hi);
   }
 }
 
-/* One output row of a 3x3 (dilation 1) depthwise channel: six weight words in registers,
- * 6 unaligned LDR + 6 SMLAD per output. Kept out of line so that all registers are free. */
+/* 3x3 stride 1 (dilation 1), two outputs per step from aligned pair loads of each plane row:
+ * with a = (x0, x1), b = (x2, x3), w01 = (w0, w1), w21 = (w2, w1):
+ *   out0 = SMLAD(a, w01) + SMLABB(b, w21),  out1 = SMLATB(a, w01) + SMLADX(b, w21)
+ * i.e. 4 multiply instructions and one LDRD per row for 6 MACs. */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static void dw3x3_row(const ta_i32a *wq, int32_t bias, const int16_t *a0, int32_t width, int32_t sw, int32_t *acc_out,
-                      int32_t n) {
-  const int32_t w00 = wq[0], w01 = wq[1], w10 = wq[2], w11 = wq[3], w20 = wq[4], w21 = wq[5];
-  const int16_t *a1 = a0 + width, *a2 = a0 + 2 * width;
-  int32_t *const acc_end = acc_out + n;
-  while (acc_out < acc_end) {
-    int32_t acc = ta_smlad(w00, ta_read32(a0), bias);
-    acc = ta_smlad(w01, ta_read32(a0 + 2), acc);
-    acc = ta_smlad(w10, ta_read32(a1), acc);
-    acc = ta_smlad(w11, ta_read32(a1 + 2), acc);
-    acc = ta_smlad(w20, ta_read32(a2), acc);
-    acc = ta_smlad(w21, ta_read32(a2 + 2), acc);
-    *acc_out++ = acc;
-    a0 += sw, a1 += sw, a2 += sw;
+static void dw3x3s1_row(const ta_i32a *wq, int32_t bias, const int16_t *a0, int32_t width, int32_t *acc, int32_t n) {
+  const int32_t w0 = wq[0], z0 = (int32_t)(((uint32_t)wq[1] & 0xFFFFu) | ((uint32_t)wq[0] & 0xFFFF0000u));
+  const int32_t w1 = wq[2], z1 = (int32_t)(((uint32_t)wq[3] & 0xFFFFu) | ((uint32_t)wq[2] & 0xFFFF0000u));
+  const int32_t w2 = wq[4], z2 = (int32_t)(((uint32_t)wq[5] & 0xFFFFu) | ((uint32_t)wq[4] & 0xFFFF0000u));
+  const ta_i32a *r0 = (const ta_i32a *)a0, *r1 = (const ta_i32a *)(a0 + width), *r2 = (const ta_i32a *)(a0 + 2 * width);
+  int32_t *const end = acc + n;
+  while (acc < end) {
+    int32_t a = r0[0], b = r0[1];
+    int32_t s0 = ta_smlad(a, w0, bias), s1 = ta_smlatb(a, w0, bias);
+    s0 = ta_smlabb(b, z0, s0);
+    s1 = ta_smladx(b, z0, s1);
+    a = r1[0], b = r1[1];
+    s0 = ta_smlad(a, w1, s0);
+    s1 = ta_smlatb(a, w1, s1);
+    s0 = ta_smlabb(b, z1, s0);
+    s1 = ta_smladx(b, z1, s1);
+    a = r2[0], b = r2[1];
+    s0 = ta_smlad(a, w2, s0);
+    s1 = ta_smlatb(a, w2, s1);
+    acc[0] = ta_smlabb(b, z2, s0);
+    acc[1] = ta_smladx(b, z2, s1);
+    acc += 2, r0 += 1, r1 += 1, r2 += 1;
+  }
+}
+
+/* 3x3 stride 2 (dilation 1): output ox reads the aligned words (x[2ox], x[2ox+1]) and
+ * (x[2ox+2], x[2ox+3]); the second is the next output's first, so one load per row. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void dw3x3s2_row(const ta_i32a *wq, int32_t bias, const int16_t *a0, int32_t width, int32_t *acc, int32_t n) {
+  const int32_t w0 = wq[0], z0 = wq[1], w1 = wq[2], z1 = wq[3], w2 = wq[4], z2 = wq[5];
+  const ta_i32a *r0 = (const ta_i32a *)a0, *r1 = (const ta_i32a *)(a0 + width), *r2 = (const ta_i32a *)(a0 + 2 * width);
+  int32_t p0 = *r0++, p1 = *r1++, p2 = *r2++;
+  int32_t *const end = acc + n;
+  while (acc < end) {
+    const int32_t q0 = *r0++, q1 = *r1++, q2 = *r2++;
+    int32_t s = ta_smlad(p0, w0, bias);
+    s = ta_smlabb(q0, z0, s);
+    s = ta_smlad(p1, w1, s);
+    s = ta_smlabb(q1, z1, s);
+    s = ta_smlad(p2, w2, s);
+    *acc++ = ta_smlabb(q2, z2, s);
+    p0 = q0, p1 = q1, p2 = q2;
   }
 }
 
@@ -155,15 +213,17 @@ static void dw_channel_simd(const ta_dwconv_params *p, const int16_t *plane, int
   const int32_t sw = p->stride_w, sh = p->stride_h, dh = p->dilation_h, dw = p->dilation_w;
   const int32_t out_w = p->out_w;
   const ta_i32a *wq = (const ta_i32a *)p->packed_weights + (size_t)oc * kh * kwp2;
-  const int32_t bias = p->bias ? p->bias[oc] : 0;
+  const int32_t bias = channel_bias(p, p->packed_weights + (size_t)oc * kh * kwp2 * 2, kh * kwp2 * 2, oc);
   const ta_rq q = ta_rq_prep(p->out_mult[oc], p->out_shift[oc]);
   const int32_t oo = p->output_offset, lo = p->act_min, hi = p->act_max;
   const int16_t *r0 = plane + (y0 * sh - p->pad_top - iy_lo) * width;
   int32_t oy, ox, ky, j;
-  if (kh == 3 && kwp2 == 2 && dh == 1 && dw == 1) {
-    /* 3x3 (dilation 1): six weight words in registers, 6 unaligned LDR + 6 SMLAD per output. */
+  if (kh == 3 && p->kernel_w == 3 && dh == 1 && dw == 1 && (sw == 1 || sw == 2)) {
     for (oy = y0; oy < y1; ++oy, r0 += sh * width) {
-      dw3x3_row(wq, bias, r0, width, sw, accrow, out_w);
+      if (sw == 1)
+        dw3x3s1_row(wq, bias, r0, width, accrow, out_w);
+      else
+        dw3x3s2_row(wq, bias, r0, width, accrow, out_w);
       requant_row(&q, accrow, out_w, output + oy * ors + oc, ops, oo, lo, hi);
     }
     return;

@@ -28,6 +28,16 @@ static inline __attribute__((always_inline)) int32_t ta_sxtb16_ror8(int32_t x) {
   return __sxtb16((int32_t)(((uint32_t)x >> 8) | ((uint32_t)x << 24)));
 }
 static inline __attribute__((always_inline)) int32_t ta_sadd16(int32_t a, int32_t b) { return __sadd16(a, b); }
+/* acc + lo(a)*lo(b) / hi(a)*lo(b) / lo(a)*hi(b) + hi(a)*lo(b) (SMLABB, SMLATB, SMLADX). */
+static inline __attribute__((always_inline)) int32_t ta_smlabb(int32_t a, int32_t b, int32_t acc) {
+  return __smlabb(a, b, acc);
+}
+static inline __attribute__((always_inline)) int32_t ta_smlatb(int32_t a, int32_t b, int32_t acc) {
+  return __smlatb(a, b, acc);
+}
+static inline __attribute__((always_inline)) int32_t ta_smladx(int32_t a, int32_t b, int32_t acc) {
+  return __smladx(a, b, acc);
+}
 #elif TA_KERNELS_SIMD
 #define TA_SIMD 1
 #define TA_SIMD_NATIVE 0
@@ -50,6 +60,15 @@ static inline int32_t ta_sxtb16_ror8(int32_t x) {
 }
 static inline int32_t ta_sadd16(int32_t a, int32_t b) {
   return ta_pack16(ta_lo16(a) + ta_lo16(b), ta_hi16(a) + ta_hi16(b));
+}
+static inline int32_t ta_smlabb(int32_t a, int32_t b, int32_t acc) {
+  return (int32_t)((uint32_t)acc + (uint32_t)(ta_lo16(a) * ta_lo16(b)));
+}
+static inline int32_t ta_smlatb(int32_t a, int32_t b, int32_t acc) {
+  return (int32_t)((uint32_t)acc + (uint32_t)(ta_hi16(a) * ta_lo16(b)));
+}
+static inline int32_t ta_smladx(int32_t a, int32_t b, int32_t acc) {
+  return ta_smlad(a, ta_pack16(ta_hi16(b), ta_lo16(b)), acc);
 }
 #else
 #define TA_SIMD 0
