@@ -132,14 +132,11 @@ static int32_t channel_bias(const ta_dwconv_params *p, const int16_t *w, int32_t
 static void requant_row(const ta_rq *q, const int32_t *acc, int32_t n, int8_t *o, int32_t ops, int32_t oo, int32_t lo,
                         int32_t hi) {
   const int32_t *const end = acc + n;
-  if (TA_RQ_FAST_OK(q) && q->neg_limit == -1) {
-    /* m > 2^30: the y < 0 constant is the y >= 0 one minus 2^31, taken when x < 0. */
+  if (TA_RQ_FAST_POS_OK(q)) {
     const int32_t m = q->m, rs = q->rshift_hi;
-    const int64_t c = (int64_t)(((uint64_t)q->c_hi_pos << 32) | q->c_lo_pos);
+    const int64_t c = ta_rq_c_pos(q);
     while (acc < end) {
-      const int32_t x = *acc++;
-      const int64_t cx = c - (int64_t)((uint32_t)x & 0x80000000u);
-      int32_t v = ((int32_t)(((int64_t)x * m + cx) >> 32) >> rs) + oo;
+      int32_t v = ta_rq_apply_fast_pos(*acc++, m, c, rs) + oo;
       v = v < lo ? lo : v;
       *o = (int8_t)(v > hi ? hi : v);
       o += ops;
