@@ -162,36 +162,35 @@ static void im2col_pixel(const ta_conv_params *p, const int8_t *input, int32_t i
   }
 }
 
-/* 2 output channels x 2 pixels over `n4` steps of 2 SIMD words (4 k values): the hot loop.
+/* 2 output channels x 2 pixels, x words [xp, xend) (2 per k word): the hot loop.
  * On a real DSP core it is written in assembly: per 4 k values 2+2 LDRD (post-increment) and
- * 8 SMLAD, plus CMP/BNE -- 0.875 instructions per MAC. */
+ * 8 SMLAD, plus CMP/BNE once per 4 (0.875 instructions per MAC) or, when K is a multiple of 8,
+ * once per 8 k values (0.8125). */
 static inline void mac_2x2(const ta_i32a **pw, const ta_i32a *xp, const ta_i32a *xend, int32_t *a00, int32_t *a01,
                            int32_t *a10, int32_t *a11) {
   const ta_i32a *wp = *pw;
 #if TA_SIMD_NATIVE
-  if (xp < xend) {
-    int32_t w0, w1, x0, x1;
-    __asm__ volatile(
-        "1:\n\t"
-        "ldrd %[w0], %[w1], [%[wp]], #8\n\t"
-        "ldrd %[x0], %[x1], [%[xp]], #8\n\t"
-        "smlad %[a00], %[w0], %[x0], %[a00]\n\t"
-        "smlad %[a01], %[w0], %[x1], %[a01]\n\t"
-        "smlad %[a10], %[w1], %[x0], %[a10]\n\t"
-        "smlad %[a11], %[w1], %[x1], %[a11]\n\t"
-        "ldrd %[w0], %[w1], [%[wp]], #8\n\t"
-        "ldrd %[x0], %[x1], [%[xp]], #8\n\t"
-        "smlad %[a00], %[w0], %[x0], %[a00]\n\t"
-        "smlad %[a01], %[w0], %[x1], %[a01]\n\t"
-        "smlad %[a10], %[w1], %[x0], %[a10]\n\t"
-        "smlad %[a11], %[w1], %[x1], %[a11]\n\t"
-        "cmp %[xp], %[xe]\n\t"
-        "bne 1b\n\t"
-        : [a00] "+r"(*a00), [a01] "+r"(*a01), [a10] "+r"(*a10), [a11] "+r"(*a11), [wp] "+r"(wp), [xp] "+r"(xp),
-          [w0] "=&r"(w0), [w1] "=&r"(w1), [x0] "=&r"(x0), [x1] "=&r"(x1)
-        : [xe] "r"(xend)
-        : "cc", "memory");
-  }
+#define TA_MAC_2X2_STEP                               \
+  "ldrd %[w0], %[w1], [%[wp]], #8\n\t"               \
+  "ldrd %[x0], %[x1], [%[xp]], #8\n\t"               \
+  "smlad %[a00], %[w0], %[x0], %[a00]\n\t"           \
+  "smlad %[a01], %[w0], %[x1], %[a01]\n\t"           \
+  "smlad %[a10], %[w1], %[x0], %[a10]\n\t"           \
+  "smlad %[a11], %[w1], %[x1], %[a11]\n\t"
+/* The loop over [xp, xend) with the step repeated (STEPS): operands shared by both variants. */
+#define TA_MAC_2X2_LOOP(STEPS)                                                                          \
+  do {                                                                                                 \
+    int32_t w0, w1, x0, x1;                                                                            \
+    __asm__ volatile("1:\n\t" STEPS "cmp %[xp], %[xe]\n\tbne 1b\n\t"                                  \
+                     : [a00] "+r"(*a00), [a01] "+r"(*a01), [a10] "+r"(*a10), [a11] "+r"(*a11), [wp] "+r"(wp), \
+                       [xp] "+r"(xp), [w0] "=&r"(w0), [w1] "=&r"(w1), [x0] "=&r"(x0), [x1] "=&r"(x1)      \
+                     : [xe] "r"(xend)                                                                  \
+                     : "cc", "memory");                                                                \
+  } while (0)
+  if (xp < xend && ((xend - xp) & 7) == 0) /* 8 k values per iteration: 0.8125 instructions/MAC */
+    TA_MAC_2X2_LOOP(TA_MAC_2X2_STEP TA_MAC_2X2_STEP TA_MAC_2X2_STEP TA_MAC_2X2_STEP);
+  else if (xp < xend)
+    TA_MAC_2X2_LOOP(TA_MAC_2X2_STEP TA_MAC_2X2_STEP);
 #else
   int32_t b00 = *a00, b01 = *a01, b10 = *a10, b11 = *a11;
   while (xp < xend) {

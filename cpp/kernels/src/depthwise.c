@@ -128,18 +128,26 @@ static int32_t channel_bias(const ta_dwconv_params *p, const int16_t *w, int32_t
   return ta_wrap_add(p->bias ? p->bias[oc] : 0, (int32_t)((uint32_t)sum * (uint32_t)p->input_offset));
 }
 
-/* Requantize n accumulators to int8 at o[0], o[ops], ...; constants in locals. */
-static void requant_row(const ta_rq *q, const int32_t *acc, int32_t n, int8_t *o, int32_t ops, int32_t oo, int32_t lo,
-                        int32_t hi) {
-  const int32_t *const end = acc + n;
+/* Where one channel's output rows go and how they are requantized. */
+typedef struct dw_out {
+  int8_t *o;             /* output row y0, this channel */
+  int32_t ors, ops;      /* row and pixel strides */
+  int32_t n;             /* outputs per row */
+  int32_t oo, lo, hi;    /* output offset, activation range */
+} dw_out;
+
+/* Requantize one row of accumulators to o[0], o[ops], ...; constants in locals, and a plain
+ * saturation when the activation range is all of int8. */
+TA_INLINE void requant_row(const ta_rq *q, const int32_t *acc, const dw_out *d, int8_t *o) {
+  const int32_t *const end = acc + d->n;
+  const int32_t ops = d->ops, oo = d->oo, lo = d->lo, hi = d->hi;
   if (TA_RQ_FAST_POS_OK(q)) {
     const int32_t m = q->m, rs = q->rshift_hi;
     const int64_t c = ta_rq_c_pos(q);
-    while (acc < end) {
-      int32_t v = ta_rq_apply_fast_pos(*acc++, m, c, rs) + oo;
-      v = v < lo ? lo : v;
-      *o = (int8_t)(v > hi ? hi : v);
-      o += ops;
+    if (lo == -128 && hi == 127) {
+      for (; acc < end; o += ops) *o = (int8_t)ta_ssat8(ta_rq_apply_fast_pos(*acc++, m, c, rs) + oo);
+    } else {
+      for (; acc < end; o += ops) *o = (int8_t)ta_clamp_act(ta_rq_apply_fast_pos(*acc++, m, c, rs) + oo, lo, hi);
     }
   } else {
     for (; acc < end; ++acc, o += ops) *o = ta_rq_out(q, *acc, oo, lo, hi);
@@ -150,10 +158,7 @@ static void requant_row(const ta_rq *q, const int32_t *acc, int32_t n, int8_t *o
  * with a = (x0, x1), b = (x2, x3), w01 = (w0, w1), w21 = (w2, w1):
  *   out0 = SMLAD(a, w01) + SMLABB(b, w21),  out1 = SMLATB(a, w01) + SMLADX(b, w21)
  * i.e. 4 multiply instructions and one LDRD per row for 6 MACs. */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static void dw3x3s1_row(const ta_i32a *wq, int32_t bias, const int16_t *a0, int32_t width, int32_t *acc, int32_t n) {
+TA_INLINE void dw3x3s1_row(const ta_i32a *wq, int32_t bias, const int16_t *a0, int32_t width, int32_t *acc, int32_t n) {
   const int32_t w0 = wq[0], z0 = (int32_t)(((uint32_t)wq[1] & 0xFFFFu) | ((uint32_t)wq[0] & 0xFFFF0000u));
   const int32_t w1 = wq[2], z1 = (int32_t)(((uint32_t)wq[3] & 0xFFFFu) | ((uint32_t)wq[2] & 0xFFFF0000u));
   const int32_t w2 = wq[4], z2 = (int32_t)(((uint32_t)wq[5] & 0xFFFFu) | ((uint32_t)wq[4] & 0xFFFF0000u));
@@ -180,10 +185,7 @@ static void dw3x3s1_row(const ta_i32a *wq, int32_t bias, const int16_t *a0, int3
 
 /* 3x3 stride 2 (dilation 1): output ox reads the aligned words (x[2ox], x[2ox+1]) and
  * (x[2ox+2], x[2ox+3]); the second is the next output's first, so one load per row. */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static void dw3x3s2_row(const ta_i32a *wq, int32_t bias, const int16_t *a0, int32_t width, int32_t *acc, int32_t n) {
+TA_INLINE void dw3x3s2_row(const ta_i32a *wq, int32_t bias, const int16_t *a0, int32_t width, int32_t *acc, int32_t n) {
   const int32_t w0 = wq[0], z0 = wq[1], w1 = wq[2], z1 = wq[3], w2 = wq[4], z2 = wq[5];
   const ta_i32a *r0 = (const ta_i32a *)a0, *r1 = (const ta_i32a *)(a0 + width), *r2 = (const ta_i32a *)(a0 + 2 * width);
   int32_t p0 = *r0++, p1 = *r1++, p2 = *r2++;
@@ -200,6 +202,33 @@ static void dw3x3s2_row(const ta_i32a *wq, int32_t bias, const int16_t *a0, int3
   }
 }
 
+/* All `rows` output rows of one channel of a 3x3 depthwise (plane row 0 = first input row):
+ * per row the MAC loop into accrow, then its requantization. Out of line per stride, so each
+ * row costs no call. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void dw3x3s1_channel(const ta_i32a *wq, int32_t bias, const ta_rq *q, const int16_t *r0, int32_t width,
+                            int32_t rows, int32_t *accrow, const dw_out *d) {
+  int8_t *o = d->o;
+  for (; rows > 0; --rows, r0 += width, o += d->ors) {
+    dw3x3s1_row(wq, bias, r0, width, accrow, d->n);
+    requant_row(q, accrow, d, o);
+  }
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void dw3x3s2_channel(const ta_i32a *wq, int32_t bias, const ta_rq *q, const int16_t *r0, int32_t width,
+                            int32_t rows, int32_t *accrow, const dw_out *d) {
+  int8_t *o = d->o;
+  for (; rows > 0; --rows, r0 += 2 * width, o += d->ors) {
+    dw3x3s2_row(wq, bias, r0, width, accrow, d->n);
+    requant_row(q, accrow, d, o);
+  }
+}
+
 /* Output channel oc for rows [y0, y1) from a plane whose row 0 is input row iy_lo. Each output
  * row is accumulated into `accrow` first (MAC loop with the weights in registers), then
  * requantized in a second pass. */
@@ -212,17 +241,11 @@ static void dw_channel_simd(const ta_dwconv_params *p, const int16_t *plane, int
   const ta_i32a *wq = (const ta_i32a *)p->packed_weights + (size_t)oc * kh * kwp2;
   const int32_t bias = channel_bias(p, p->packed_weights + (size_t)oc * kh * kwp2 * 2, kh * kwp2 * 2, oc);
   const ta_rq q = ta_rq_prep(p->out_mult[oc], p->out_shift[oc]);
-  const int32_t oo = p->output_offset, lo = p->act_min, hi = p->act_max;
+  const dw_out d = {output + y0 * ors + oc, ors, ops, out_w, p->output_offset, p->act_min, p->act_max};
   const int16_t *r0 = plane + (y0 * sh - p->pad_top - iy_lo) * width;
   int32_t oy, ox, ky, j;
-  if (kh == 3 && p->kernel_w == 3 && dh == 1 && dw == 1 && (sw == 1 || sw == 2)) {
-    for (oy = y0; oy < y1; ++oy, r0 += sh * width) {
-      if (sw == 1)
-        dw3x3s1_row(wq, bias, r0, width, accrow, out_w);
-      else
-        dw3x3s2_row(wq, bias, r0, width, accrow, out_w);
-      requant_row(&q, accrow, out_w, output + oy * ors + oc, ops, oo, lo, hi);
-    }
+  if (kh == 3 && p->kernel_w == 3 && dh == 1 && dw == 1 && sw == sh && (sw == 1 || sw == 2)) {
+    (sw == 1 ? dw3x3s1_channel : dw3x3s2_channel)(wq, bias, &q, r0, width, y1 - y0, accrow, &d);
     return;
   }
   for (oy = y0; oy < y1; ++oy, r0 += sh * width) {
@@ -241,7 +264,7 @@ static void dw_channel_simd(const ta_dwconv_params *p, const int16_t *plane, int
       }
       accrow[ox] = acc;
     }
-    requant_row(&q, accrow, out_w, output + oy * ors + oc, ops, oo, lo, hi);
+    requant_row(&q, accrow, &d, output + oy * ors + oc);
   }
 }
 #endif
