@@ -143,6 +143,11 @@ static void im2col_pixel(const ta_conv_params *p, const int8_t *input, int32_t i
   const int32_t ix0 = ox * p->stride_w - p->pad_left;
   const int dense_x = ips == in_c && dw == 1;
   int32_t kx0 = 0, kx1 = kw, k = 0, ky, kx;
+  if (p->kernel_h == 1 && kw == 1) { /* pointwise: one span or one padding tap */
+    const int inside = iy0 >= 0 && iy0 < p->in_h && ix0 >= 0 && ix0 < p->in_w;
+    widen_span(inside ? input + iy0 * irs + ix0 * ips : NULL, in_c, col, 0, slot, in_off);
+    return;
+  }
   while (kx0 < kw && ix0 + kx0 * dw < 0) ++kx0;
   while (kx1 > kx0 && ix0 + (kx1 - 1) * dw >= p->in_w) --kx1;
   for (ky = 0; ky < p->kernel_h; ++ky) {
@@ -218,33 +223,38 @@ static inline void mac_2x2(const ta_i32a **pw, const ta_i32a *xp, const ta_i32a 
 #define TA_LIKELY(x) (x)
 #endif
 
-/* Requantize one accumulator; rq->fast == 2 marks the branch-free ta_rq_apply_fast_pos case.
- * full: the activation range is all of int8, so one saturation replaces the clamp. */
-TA_INLINE int8_t conv_rq(const ta_rq *r, int32_t acc, int32_t oo, int32_t lo,
-                                                             int32_t hi, int full) {
-  if (TA_LIKELY(r->fast == 2)) {
-    const int32_t v = ta_rq_apply_fast_pos(acc, r->m, ta_rq_c_pos(r), r->rshift_hi) + oo;
-    return (int8_t)(full ? ta_ssat8(v) : ta_clamp_act(v, lo, hi));
-  }
-  return ta_rq_out(r, acc, oo, lo, hi);
+/* v saturated to int8 (full: the activation range is all of int8) or clamped to [lo, hi]. */
+TA_INLINE int32_t conv_act(int32_t v, int32_t lo, int32_t hi, int full) {
+  return full ? ta_ssat8(v) : ta_clamp_act(v, lo, hi);
 }
 
-/* Every output channel of the two pixels in the column buffer (o1 == NULL: one pixel). */
-TA_INLINE void gemm_2px(const ta_i32a *wp, const ta_i32a *col, int32_t nwords,
-                                                            int32_t out_c, const int32_t *bias, const ta_rq *rqs,
-                                                            int32_t oo, int32_t lo, int32_t hi, int full,
-                                                            int8_t *restrict o0, int8_t *restrict o1) {
+/* Every output channel of the two pixels in the column buffer (o1 == NULL: one pixel).
+ * rqs[c].fast == 2 marks the branch-free ta_rq_apply_fast_pos case (conv_simd sets it). */
+TA_INLINE void gemm_2px(const ta_i32a *wp, const ta_i32a *col, int32_t nwords, int32_t out_c, const int32_t *bias,
+                        const ta_rq *rqs, int32_t oo, int32_t lo, int32_t hi, int full, int8_t *restrict o0,
+                        int8_t *restrict o1) {
   const ta_i32a *const col_end = col + 2 * nwords;
   int32_t oc;
   for (oc = 0; oc + 2 <= out_c; oc += 2, rqs += 2) {
     const int32_t b0 = bias ? bias[oc] : 0, b1 = bias ? bias[oc + 1] : 0;
     int32_t a00 = b0, a01 = b0, a10 = b1, a11 = b1; /* a<channel><pixel> */
     mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
-    o0[oc] = conv_rq(rqs, a00, oo, lo, hi, full);
-    o0[oc + 1] = conv_rq(rqs + 1, a10, oo, lo, hi, full);
-    if (o1) {
-      o1[oc] = conv_rq(rqs, a01, oo, lo, hi, full);
-      o1[oc + 1] = conv_rq(rqs + 1, a11, oo, lo, hi, full);
+    if (TA_LIKELY((rqs[0].fast & rqs[1].fast) == 2)) {
+      const int32_t m0 = rqs[0].m, m1 = rqs[1].m, s0 = rqs[0].rshift_hi, s1 = rqs[1].rshift_hi;
+      const int64_t c0 = ta_rq_c_pos(rqs), c1 = ta_rq_c_pos(rqs + 1);
+      o0[oc] = (int8_t)conv_act(ta_rq_apply_fast_pos(a00, m0, c0, s0) + oo, lo, hi, full);
+      o0[oc + 1] = (int8_t)conv_act(ta_rq_apply_fast_pos(a10, m1, c1, s1) + oo, lo, hi, full);
+      if (o1) {
+        o1[oc] = (int8_t)conv_act(ta_rq_apply_fast_pos(a01, m0, c0, s0) + oo, lo, hi, full);
+        o1[oc + 1] = (int8_t)conv_act(ta_rq_apply_fast_pos(a11, m1, c1, s1) + oo, lo, hi, full);
+      }
+    } else {
+      o0[oc] = ta_rq_out(rqs, a00, oo, lo, hi);
+      o0[oc + 1] = ta_rq_out(rqs + 1, a10, oo, lo, hi);
+      if (o1) {
+        o1[oc] = ta_rq_out(rqs, a01, oo, lo, hi);
+        o1[oc + 1] = ta_rq_out(rqs + 1, a11, oo, lo, hi);
+      }
     }
   }
   if (oc < out_c) { /* odd last channel: one weight word per k step */
@@ -253,8 +263,8 @@ TA_INLINE void gemm_2px(const ta_i32a *wp, const ta_i32a *col, int32_t nwords,
       a0 = ta_smlad(wp[t], col[2 * t], a0);
       a1 = ta_smlad(wp[t], col[2 * t + 1], a1);
     }
-    o0[oc] = conv_rq(rqs, a0, oo, lo, hi, full);
-    if (o1) o1[oc] = conv_rq(rqs, a1, oo, lo, hi, full);
+    o0[oc] = ta_rq_out(rqs, a0, oo, lo, hi);
+    if (o1) o1[oc] = ta_rq_out(rqs, a1, oo, lo, hi);
   }
 }
 
