@@ -134,6 +134,61 @@ static int32_t widen_span(const int8_t *s, int32_t n, int16_t *col, int32_t k, i
   return n > 0 ? widen_values(s, n, col, k, slot, off) : k;
 }
 
+/* Patches of at most this many values (first layers: few channels, so short unaligned runs)
+ * are gathered as bytes first, then widened in one aligned span. */
+#define TA_SMALL_PATCH 64
+
+/* n bytes from s to d / n copies of fill at d, a word at a time: written out so that compilers
+ * do not turn these short runs into memcpy/memset calls. Both return d + n. */
+TA_INLINE int8_t *copy_bytes(int8_t *d, const int8_t *s, int32_t n) {
+  for (; n >= 4; n -= 4, d += 4, s += 4) ta_write32(d, ta_read32(s));
+  for (; n > 0; --n) *d++ = *s++;
+  return d;
+}
+TA_INLINE int8_t *fill_bytes(int8_t *d, int32_t n, int8_t fill) {
+  const int32_t fill4 = (int32_t)((uint32_t)(uint8_t)fill * 0x01010101u);
+  for (; n >= 4; n -= 4, d += 4) ta_write32(d, fill4);
+  for (; n > 0; --n) *d++ = fill;
+  return d;
+}
+
+/* One kernel row of a patch (input row iy, in-bounds taps kx in [kx0, kx1)) as bytes at d:
+ * the input zero point where a tap is outside the input, so that x + offset is 0 there. */
+static int8_t *patch_row(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips, int32_t iy,
+                         int32_t ix0, int32_t kx0, int32_t kx1, int8_t *d) {
+  const int32_t in_c = p->in_c, kw = p->kernel_w, dw = p->dilation_w;
+  const int8_t zp = (int8_t)-p->input_offset;
+  int32_t kx;
+  if (iy < 0 || iy >= p->in_h) return fill_bytes(d, kw * in_c, zp);
+  d = fill_bytes(d, kx0 * in_c, zp);
+  for (kx = kx0; kx < kx1; ++kx) d = copy_bytes(d, input + iy * irs + (ix0 + kx * dw) * ips, in_c);
+  return fill_bytes(d, (kw - kx1) * in_c, zp);
+}
+
+/* The patch of the pixel at (iy0, ix0) (in-bounds taps kx in [kx0, kx1)) gathered as bytes
+ * into a local buffer, then widened in one aligned span. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) /* keep the short copies inline */
+#endif
+static void small_patch_pixel(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips, int32_t iy0,
+                              int32_t ix0, int32_t kx0, int32_t kx1, int16_t *col, int32_t slot) {
+  int32_t patch_words[TA_SMALL_PATCH / 4]; /* int8 values, word-aligned */
+  int8_t *const patch = (int8_t *)patch_words;
+  const int32_t kh = p->kernel_h, kw = p->kernel_w, dh = p->dilation_h;
+  int8_t *d = patch;
+  int32_t ky;
+  if (ips == p->in_c && p->dilation_w == 1 && kx0 == 0 && kx1 == kw && iy0 >= 0 && iy0 + (kh - 1) * dh < p->in_h) {
+    /* inside the input, dense pixels: kernel_h runs of kernel_w * in_c bytes */
+    const int8_t *src = input + iy0 * irs + ix0 * ips;
+    for (ky = 0; ky < kh; ++ky, src += dh * irs) d = copy_bytes(d, src, kw * p->in_c);
+  } else {
+    for (ky = 0; ky < kh; ++ky) d = patch_row(p, input, irs, ips, iy0 + ky * dh, ix0, kx0, kx1, d);
+  }
+  /* up to a multiple of 4 (those values meet zero weights), so the widening has no scalar tail */
+  d = fill_bytes(d, (int32_t)(-(d - patch) & 3), (int8_t)-p->input_offset);
+  widen_span(patch, (int32_t)(d - patch), col, 0, slot, p->input_offset);
+}
+
 /* Widen the input patch of output pixel (oy, ox) into slot `slot` (0/1) of the column buffer,
  * one span per kernel row when pixels are dense and x is not dilated, else one per tap. */
 static void im2col_pixel(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips, int32_t oy,
@@ -150,6 +205,10 @@ static void im2col_pixel(const ta_conv_params *p, const int8_t *input, int32_t i
   }
   while (kx0 < kw && ix0 + kx0 * dw < 0) ++kx0;
   while (kx1 > kx0 && ix0 + (kx1 - 1) * dw >= p->in_w) --kx1;
+  if (p->kernel_h * kw * in_c <= TA_SMALL_PATCH) {
+    small_patch_pixel(p, input, irs, ips, iy0, ix0, kx0, kx1, col, slot);
+    return;
+  }
   for (ky = 0; ky < p->kernel_h; ++ky) {
     const int32_t iy = iy0 + ky * p->dilation_h;
     const int8_t *row = input + iy * irs;
