@@ -5,8 +5,9 @@
  *
  * Portable path: direct loops. SIMD path (packed int16 weights): for each pair of output pixels
  * the two input patches are widened to int16 (offset added, padding = 0) into an interleaved
- * column buffer; the inner loop then computes 2 output channels x 2 pixels with 4 SMLADs per
- * 2 k-values (one LDRD of weights, one LDRD of inputs).
+ * column buffer (GEMM word order, see ta_simd.h: one load and two SXTB16 per 4 values); the
+ * inner loop then computes 2 output channels x 2 pixels with 4 SMLADs per SIMD word (one LDRD
+ * of weights, one LDRD of inputs).
  */
 #include "tinyarena_kernels.h"
 #include "ta_simd.h"

@@ -4,9 +4,10 @@
  *   acc = bias[oc] + sum over taps inside the input of (in[..][ic] + input_offset) * w[ky][kx][oc]
  *
  * Portable path: direct loops. SIMD path (packed int16 weights): per input channel the input
- * plane the requested rows need is widened once into an int16 scratch plane (offset added,
- * padding materialised as 0, so the inner loop has no bounds checks); each output is then
- * kernel_h * ceil(kernel_w/2) SMLADs of unaligned input pairs with weight pairs.
+ * plane the requested rows need is copied once into an int16 scratch plane (raw values, the
+ * zero point where the window leaves the input, and input_offset * sum(w) folded into the bias,
+ * so the inner loop has no bounds checks); 3x3 stride 1/2 have two-outputs-per-step and
+ * pair-reusing loops, other kernels kernel_h * ceil(kernel_w/2) SMLADs per output.
  * In-place variant: the plane copy is what frees the channel, so output channel c can be
  * written over input channel c (TinyEngine's trick; depth_multiplier == 1, dense NHWC).
  */
@@ -202,29 +203,20 @@ TA_INLINE void dw3x3s2_row(const ta_i32a *wq, int32_t bias, const int16_t *a0, i
   }
 }
 
-/* All `rows` output rows of one channel of a 3x3 depthwise (plane row 0 = first input row):
- * per row the MAC loop into accrow, then its requantization. Out of line per stride, so each
- * row costs no call. */
+/* All `rows` output rows of one channel of a 3x3 depthwise with stride 1 or 2 (plane row 0 =
+ * first input row): per row the MAC loop into accrow, then its requantization. Out of line, so
+ * each row costs no call. */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static void dw3x3s1_channel(const ta_i32a *wq, int32_t bias, const ta_rq *q, const int16_t *r0, int32_t width,
-                            int32_t rows, int32_t *accrow, const dw_out *d) {
+static void dw3x3_channel(const ta_i32a *wq, int32_t bias, const ta_rq *q, const int16_t *r0, int32_t width,
+                          int32_t rows, int32_t *accrow, const dw_out *d, int32_t stride) {
   int8_t *o = d->o;
-  for (; rows > 0; --rows, r0 += width, o += d->ors) {
-    dw3x3s1_row(wq, bias, r0, width, accrow, d->n);
-    requant_row(q, accrow, d, o);
-  }
-}
-
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static void dw3x3s2_channel(const ta_i32a *wq, int32_t bias, const ta_rq *q, const int16_t *r0, int32_t width,
-                            int32_t rows, int32_t *accrow, const dw_out *d) {
-  int8_t *o = d->o;
-  for (; rows > 0; --rows, r0 += 2 * width, o += d->ors) {
-    dw3x3s2_row(wq, bias, r0, width, accrow, d->n);
+  for (; rows > 0; --rows, r0 += stride * width, o += d->ors) {
+    if (stride == 1)
+      dw3x3s1_row(wq, bias, r0, width, accrow, d->n);
+    else
+      dw3x3s2_row(wq, bias, r0, width, accrow, d->n);
     requant_row(q, accrow, d, o);
   }
 }
@@ -245,7 +237,7 @@ static void dw_channel_simd(const ta_dwconv_params *p, const int16_t *plane, int
   const int16_t *r0 = plane + (y0 * sh - p->pad_top - iy_lo) * width;
   int32_t oy, ox, ky, j;
   if (kh == 3 && p->kernel_w == 3 && dh == 1 && dw == 1 && sw == sh && (sw == 1 || sw == 2)) {
-    (sw == 1 ? dw3x3s1_channel : dw3x3s2_channel)(wq, bias, &q, r0, width, y1 - y0, accrow, &d);
+    dw3x3_channel(wq, bias, &q, r0, width, y1 - y0, accrow, &d, sw);
     return;
   }
   for (oy = y0; oy < y1; ++oy, r0 += sh * width) {
