@@ -92,30 +92,30 @@ size_t ta_depthwise_conv_s8_inplace_scratch_bytes(const ta_dwconv_params *p) {
 /* Copy input channel c (rows iy_lo .. iy_lo+rows-1, columns -pad_left ..) into the int16 plane
  * as raw values; positions outside the input hold the input zero point, so that (x + offset)
  * is 0 there. The offset itself is folded into the bias (see channel_bias). */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) /* short runs: no memset calls */
+#endif
 static void build_plane16(const ta_dwconv_params *p, const int8_t *src, int32_t irs, int32_t ips, int32_t c,
                           int32_t iy_lo, int32_t rows, int32_t width, int16_t *plane) {
   const int32_t ix_lo = -p->pad_left;
   const int16_t zp = (int16_t)-p->input_offset;
-  const int32_t xa = ta_min32(width, ta_max32(0, -ix_lo));     /* first in-bounds column */
+  const int32_t xa = ta_min32(width, ta_max32(0, -ix_lo));         /* first in-bounds column */
   const int32_t xb = ta_max32(xa, ta_min32(width, p->in_w - ix_lo)); /* one past the last */
-  int32_t r, x;
-  for (r = 0; r < rows; ++r) {
-    const int32_t iy = iy_lo + r;
-    int16_t *d = plane + r * width;
-    if (iy < 0 || iy >= p->in_h) {
-      for (x = 0; x < width; ++x) d[x] = zp;
-    } else {
-      const int8_t *s = src + iy * irs + c + (ix_lo + xa) * ips;
-      int16_t *const db = d + xb;
-      for (x = 0; x < xa; ++x) d[x] = zp;
-      d += xa;
-      for (; d + 2 <= db; d += 2, s += 2 * ips) {
-        d[0] = s[0];
-        d[1] = s[ips];
-      }
-      if (d < db) *d++ = s[0];
-      for (x = xb; x < width; ++x) *d++ = zp;
-    }
+  const int32_t r0 = ta_min32(rows, ta_max32(0, -iy_lo));           /* first in-bounds row */
+  const int32_t r1 = ta_max32(r0, ta_min32(rows, p->in_h - iy_lo));  /* one past the last */
+  int16_t *d = plane, *end;
+  int32_t r;
+  /* the plane in memory order: rows above, then per input row its columns [xa, xb) with the
+   * padding after it and before the next row as one run, then rows below */
+  end = plane + (r0 < r1 ? r0 * width + xa : rows * width);
+  while (d < end) *d++ = zp;
+  for (r = r0; r < r1; ++r) {
+    const int8_t *s = src + (iy_lo + r) * irs + c + (ix_lo + xa) * ips;
+    int16_t *const row_end = d + (xb - xa);
+    for (; d + 2 <= row_end; d += 2, s += 2 * ips) d[0] = s[0], d[1] = s[ips];
+    if (d < row_end) *d++ = s[0];
+    end = d + (r + 1 < r1 ? width - (xb - xa) : width - xb + (rows - r1) * width);
+    while (d < end) *d++ = zp;
   }
   plane[rows * width] = 0;
   plane[rows * width + 1] = 0;
