@@ -123,9 +123,9 @@ static void build_plane16(const ta_dwconv_params *p, const int8_t *src, int32_t 
 
 /* bias + input_offset * (sum of the channel's taps): the accumulator start that lets the MAC
  * loops multiply raw inputs (exact in wrapping int32, like the reference sum). */
-static int32_t channel_bias(const ta_dwconv_params *p, const int16_t *w, int32_t n, int32_t oc) {
+static int32_t channel_bias(const ta_dwconv_params *p, const ta_i32a *w, int32_t nwords, int32_t oc) {
   int32_t sum = 0, i;
-  for (i = 0; i < n; ++i) sum += w[i];
+  for (i = 0; i < nwords; ++i) sum = ta_smlad(w[i], 0x00010001, sum); /* both taps of a word */
   return ta_wrap_add(p->bias ? p->bias[oc] : 0, (int32_t)((uint32_t)sum * (uint32_t)p->input_offset));
 }
 
@@ -270,7 +270,7 @@ static void dw_channel_simd(const ta_dwconv_params *p, const int16_t *plane, int
   const int32_t sw = p->stride_w, sh = p->stride_h, dh = p->dilation_h, dw = p->dilation_w;
   const int32_t out_w = p->out_w;
   const ta_i32a *wq = (const ta_i32a *)p->packed_weights + (size_t)oc * kh * kwp2;
-  const int32_t bias = channel_bias(p, p->packed_weights + (size_t)oc * kh * kwp2 * 2, kh * kwp2 * 2, oc);
+  const int32_t bias = channel_bias(p, wq, kh * kwp2, oc);
   const ta_rq q = ta_rq_prep(p->out_mult[oc], p->out_shift[oc]);
   const dw_out d = {output + y0 * ors + oc, ors, ops, out_w, p->output_offset, p->act_min, p->act_max};
   const int16_t *r0 = plane + (y0 * sh - p->pad_top - iy_lo) * width;
