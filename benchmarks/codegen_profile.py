@@ -19,6 +19,12 @@ from codegen_bench import SHARED, VARIANTS, bench_inputs, build, build_plugin, c
 import tinyarena
 from tinyarena.codegen import compile as compile_model
 
+# Which op type's work each kernel function does (the rest: everything else).
+CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "gemm_2px_full", "gemm_2px_clamped", "im2col_pixel", "widen_span",
+                  "widen_values", "small_patch_pixel", "patch_row")
+DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "dw_channel_simd", "dw3x3_channel",
+                       "build_plane16", "requant_row")
+
 LIBC = ("memcpy", "memset", "__aeabi_memcpy", "__aeabi_memset", "__aeabi_dmul", "__aeabi_d2iz", "round",
         "__aeabi_i2d", "__adddf3", "__muldf3", "__floatsidf", "__fixdfsi")
 
@@ -59,6 +65,18 @@ def profile(path, work, plugin, cflags):
     return plan, total, {name: n for name, n in one.items() if n}
 
 
+def print_by_op_type(plan, total, rows):
+    """Instructions and instructions per MAC of the CONV_2D and DEPTHWISE_CONV_2D kernels."""
+    print("\n| op type | MACs | instructions | instr/MAC | share |\n|---|---:|---:|---:|---:|")
+    for op_type, functions in (("CONV_2D", CONV_FUNCTIONS), ("DEPTHWISE_CONV_2D", DEPTHWISE_FUNCTIONS)):
+        macs = sum(op.macs for op in plan.ops if op.type == op_type)
+        n = sum(rows.get(f, 0) for f in functions)
+        if macs:
+            print(f"| {op_type} | {macs:,} | {n:,} | {n / macs:.2f} | {100 * n / total:.1f}% |")
+    rest = total - sum(n for f, n in rows.items() if f in CONV_FUNCTIONS + DEPTHWISE_FUNCTIONS)
+    print(f"| everything else | | {rest:,} | | {100 * rest / total:.1f}% |", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=["vww_96_int8", "person_detect", "kws_ref_model",
@@ -76,7 +94,8 @@ def main():
             for fn, n in sorted(rows.items(), key=lambda kv: -kv[1]):
                 print(f"| {fn} | {n:,} | {n / plan.macs:.3f} | {100 * n / total:.1f}% |")
             rest = total - sum(rows.values())
-            print(f"| (invoke body, inlined copies) | {rest:,} | {rest / plan.macs:.3f} | {100 * rest / total:.1f}% |", flush=True)
+            print(f"| (invoke body, inlined copies) | {rest:,} | {rest / plan.macs:.3f} | {100 * rest / total:.1f}% |")
+            print_by_op_type(plan, total, rows)
 
 
 if __name__ == "__main__":
