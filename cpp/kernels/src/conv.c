@@ -212,11 +212,12 @@ static void im2col_pixel(const ta_conv_params *p, const int8_t *input, int32_t i
   }
   for (ky = 0; ky < p->kernel_h; ++ky) {
     const int32_t iy = iy0 + ky * p->dilation_h;
-    const int8_t *row = input + iy * irs;
+    const int8_t *row;
     if (iy < 0 || iy >= p->in_h) {
       k = widen_span(NULL, kw * in_c, col, k, slot, 0);
       continue;
     }
+    row = input + iy * irs;
     if (kx0 > 0) k = widen_span(NULL, kx0 * in_c, col, k, slot, 0);
     if (dense_x) {
       k = widen_span(row + (ix0 + kx0) * ips, (kx1 - kx0) * in_c, col, k, slot, in_off);
