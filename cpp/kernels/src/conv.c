@@ -289,33 +289,30 @@ TA_INLINE int32_t conv_act(int32_t v, int32_t lo, int32_t hi, int full) {
   return full ? ta_ssat8(v) : ta_clamp_act(v, lo, hi);
 }
 
-/* Every output channel of the two pixels in the column buffer (o1 == NULL: one pixel).
- * rqs[c].fast == 2 marks the branch-free ta_rq_apply_fast_pos case (conv_simd sets it). */
-TA_INLINE void gemm_2px(const ta_i32a *wp, const ta_i32a *col, int32_t nwords, int32_t out_c, const int32_t *bias,
-                        const ta_rq *rqs, int32_t oo, int32_t lo, int32_t hi, int full, int8_t *restrict o0,
-                        int8_t *restrict o1) {
+/* acc requantized, offset added and limited to the activation range: the four-word fast form
+ * when the channel has one (q->rs >= 0), else ta_mbqm with the channel's (m, shift). */
+TA_INLINE int8_t conv_out(const ta_rq4 *q, int32_t acc, int32_t m, int32_t shift, int32_t oo, int32_t lo,
+                          int32_t hi, int full) {
+  return (int8_t)conv_act(q->rs >= 0 ? ta_rq4_apply(*q, acc) : ta_mbqm(acc, m, shift) + oo, lo, hi, full);
+}
+
+/* Every output channel of the two pixels in the column buffer (o1 == NULL: one pixel); rqs
+ * holds one ta_rq4 per channel (conv_simd prepares them, output offset folded in). */
+TA_INLINE void gemm_2px(const ta_i32a *wp, const ta_i32a *col, int32_t nwords, const ta_conv_params *p,
+                        const ta_rq4 *rqs, int32_t lo, int32_t hi, int full, int8_t *restrict o0, int8_t *restrict o1) {
   const ta_i32a *const col_end = col + 2 * nwords;
+  const int32_t out_c = p->out_c, oo = p->output_offset;
+  const int32_t *const bias = p->bias, *const mult = p->out_mult, *const shift = p->out_shift;
   int32_t oc;
-  for (oc = 0; oc + 2 <= out_c; oc += 2, rqs += 2) {
+  for (oc = 0; oc + 2 <= out_c; oc += 2) {
     const int32_t b0 = bias ? bias[oc] : 0, b1 = bias ? bias[oc + 1] : 0;
     int32_t a00 = b0, a01 = b0, a10 = b1, a11 = b1; /* a<channel><pixel> */
     mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
-    if (TA_LIKELY((rqs[0].fast & rqs[1].fast) == 2)) {
-      const int32_t m0 = rqs[0].m, m1 = rqs[1].m, s0 = rqs[0].rshift_hi, s1 = rqs[1].rshift_hi;
-      const int64_t c0 = ta_rq_c_pos(rqs), c1 = ta_rq_c_pos(rqs + 1);
-      o0[oc] = (int8_t)conv_act(ta_rq_apply_fast_pos(a00, m0, c0, s0) + oo, lo, hi, full);
-      o0[oc + 1] = (int8_t)conv_act(ta_rq_apply_fast_pos(a10, m1, c1, s1) + oo, lo, hi, full);
-      if (o1) {
-        o1[oc] = (int8_t)conv_act(ta_rq_apply_fast_pos(a01, m0, c0, s0) + oo, lo, hi, full);
-        o1[oc + 1] = (int8_t)conv_act(ta_rq_apply_fast_pos(a11, m1, c1, s1) + oo, lo, hi, full);
-      }
-    } else {
-      o0[oc] = ta_rq_out(rqs, a00, oo, lo, hi);
-      o0[oc + 1] = ta_rq_out(rqs + 1, a10, oo, lo, hi);
-      if (o1) {
-        o1[oc] = ta_rq_out(rqs, a01, oo, lo, hi);
-        o1[oc + 1] = ta_rq_out(rqs + 1, a11, oo, lo, hi);
-      }
+    o0[oc] = conv_out(&rqs[oc], a00, mult[oc], shift[oc], oo, lo, hi, full);
+    o0[oc + 1] = conv_out(&rqs[oc + 1], a10, mult[oc + 1], shift[oc + 1], oo, lo, hi, full);
+    if (o1) {
+      o1[oc] = conv_out(&rqs[oc], a01, mult[oc], shift[oc], oo, lo, hi, full);
+      o1[oc + 1] = conv_out(&rqs[oc + 1], a11, mult[oc + 1], shift[oc + 1], oo, lo, hi, full);
     }
   }
   if (oc < out_c) { /* odd last channel: one weight word per k step */
@@ -324,9 +321,79 @@ TA_INLINE void gemm_2px(const ta_i32a *wp, const ta_i32a *col, int32_t nwords, i
       a0 = ta_smlad(wp[t], col[2 * t], a0);
       a1 = ta_smlad(wp[t], col[2 * t + 1], a1);
     }
-    o0[oc] = ta_rq_out(rqs, a0, oo, lo, hi);
-    if (o1) o1[oc] = ta_rq_out(rqs, a1, oo, lo, hi);
+    o0[oc] = conv_out(&rqs[oc], a0, mult[oc], shift[oc], oo, lo, hi, full);
+    if (o1) o1[oc] = conv_out(&rqs[oc], a1, mult[oc], shift[oc], oo, lo, hi, full);
   }
+}
+
+/* One value of rq4_store_pair: lo, hi scratch; m, c, rs, oo the channel's constants. */
+#define TA_RQ4_STEP(X, D, ADD_OO)                    \
+  "and %[lo], %[" X "], #0x80000000\n\t"            \
+  "orr %[lo], %[lo], #0x40000000\n\t"               \
+  "add %[hi], %[c], %[" X "], asr #31\n\t"          \
+  "smlal %[lo], %[hi], %[" X "], %[m]\n\t"          \
+  "asr %[hi], %[hi], %[rs]\n\t" ADD_OO              \
+  "ssat %[hi], #8, %[hi]\n\t"                       \
+  "strb %[hi], [%[" D "]]\n\t"
+
+/* *d1 = ta_ssat8(ta_rq4_apply(*q, x1)), then *d0 likewise from x0 (d1 may equal d0: the second
+ * store wins); add_oo (a constant) says whether any channel has q->oo != 0. Two LDRD of the
+ * channel's constants, then AND, ORR, ADD, SMLAL, ASR, (ADD,) SSAT, STRB per value. */
+TA_INLINE void rq4_store_pair(const ta_rq4 *q, int32_t x0, int32_t x1, int8_t *d0, int8_t *d1, int add_oo) {
+#if TA_SIMD_NATIVE && defined(__OPTIMIZE__)
+  int32_t m, c_hi, rs, oo, lo, hi;
+#define TA_RQ4_PAIR(ADD_OO)                                                                  \
+  __asm__ volatile("ldrd %[m], %[c], [%[q]]\n\t"                                           \
+                   "ldrd %[rs], %[oo], [%[q], #8]\n\t" TA_RQ4_STEP("x1", "d1", ADD_OO)      \
+                       TA_RQ4_STEP("x0", "d0", ADD_OO)                                       \
+                   : [m] "=&r"(m), [c] "=&r"(c_hi), [rs] "=&r"(rs), [oo] "=&r"(oo), [lo] "=&r"(lo), \
+                     [hi] "=&r"(hi)                                                          \
+                   : [q] "r"(q), [x0] "r"(x0), [x1] "r"(x1), [d0] "r"(d0), [d1] "r"(d1)      \
+                   : "memory")
+  if (add_oo)
+    TA_RQ4_PAIR("add %[hi], %[hi], %[oo]\n\t");
+  else
+    TA_RQ4_PAIR("");
+#undef TA_RQ4_PAIR
+#else
+  (void)add_oo;
+  *d1 = (int8_t)ta_ssat8(ta_rq4_apply(*q, x1));
+  *d0 = (int8_t)ta_ssat8(ta_rq4_apply(*q, x0));
+#endif
+}
+
+/* gemm_2px when the activation range is all of int8 and every channel has the fast form, with
+ * an even number of channels: no per-channel test, and a single pixel (o1 == NULL) is computed
+ * as two with the second written first over the same outputs. */
+TA_INLINE void gemm_2px_fast(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const ta_rq4 *rqs,
+                             int8_t *o0, int8_t *o1, int add_oo) {
+  const ta_i32a *wp = (const ta_i32a *)p->packed_weights;
+  const ta_i32a *const col_end = col + 2 * nwords;
+  const int32_t *bias = p->bias;
+  int8_t *const end = o0 + p->out_c;
+  const int32_t d1 = o1 ? (int32_t)(o1 - o0) : 0;
+  for (; o0 < end; o0 += 2, rqs += 2, bias += 2) {
+    int32_t a00 = bias[0], a01 = a00, a10 = bias[1], a11 = a10; /* a<channel><pixel> */
+    mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
+    rq4_store_pair(rqs, a00, a01, o0, o0 + d1, add_oo);
+    rq4_store_pair(rqs + 1, a10, a11, o0 + 1, o0 + 1 + d1, add_oo);
+  }
+}
+
+/* gemm_2px_fast with the output offset folded into every channel's constants, and not. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void gemm_2px_fast_folded(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const ta_rq4 *rqs,
+                                 int8_t *o0, int8_t *o1) {
+  gemm_2px_fast(p, col, nwords, rqs, o0, o1, 0);
+}
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void gemm_2px_fast_offset(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const ta_rq4 *rqs,
+                                 int8_t *o0, int8_t *o1) {
+  gemm_2px_fast(p, col, nwords, rqs, o0, o1, 1);
 }
 
 /* gemm_2px for a clamped and for a full int8 activation range, out of line so that the channel
@@ -334,18 +401,16 @@ TA_INLINE void gemm_2px(const ta_i32a *wp, const ta_i32a *col, int32_t nwords, i
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static void gemm_2px_clamped(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const ta_rq *rqs,
+static void gemm_2px_clamped(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const ta_rq4 *rqs,
                              int8_t *o0, int8_t *o1) {
-  gemm_2px((const ta_i32a *)p->packed_weights, col, nwords, p->out_c, p->bias, rqs, p->output_offset, p->act_min,
-           p->act_max, 0, o0, o1);
+  gemm_2px((const ta_i32a *)p->packed_weights, col, nwords, p, rqs, p->act_min, p->act_max, 0, o0, o1);
 }
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static void gemm_2px_full(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const ta_rq *rqs,
+static void gemm_2px_full(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const ta_rq4 *rqs,
                           int8_t *o0, int8_t *o1) {
-  gemm_2px((const ta_i32a *)p->packed_weights, col, nwords, p->out_c, p->bias, rqs, p->output_offset, -128, 127, 1,
-           o0, o1);
+  gemm_2px((const ta_i32a *)p->packed_weights, col, nwords, p, rqs, -128, 127, 1, o0, o1);
 }
 
 static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
@@ -357,19 +422,23 @@ static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
   const int32_t nwords = ((p->kernel_h * p->kernel_w * p->in_c + 3) & ~3) >> 1; /* SIMD words per pixel, even */
   const int32_t out_c = p->out_c, out_w = p->out_w;
   const int full = p->act_min == -128 && p->act_max == 127;
-  ta_rq *const rqs = (ta_rq *)(void *)((uint8_t *)col + col_bytes(p));
+  ta_rq4 *const rqs = (ta_rq4 *)(void *)((uint8_t *)col + col_bytes(p));
   int32_t oy, ox, oc;
+  int all_fast = full && p->bias && (out_c & 1) == 0, folded = 1;
+  void (*gemm)(const ta_conv_params *, const ta_i32a *, int32_t, const ta_rq4 *, int8_t *, int8_t *);
   for (oc = 0; oc < out_c; ++oc) {
-    rqs[oc] = ta_rq_prep(p->out_mult[oc], p->out_shift[oc]);
-    if (TA_RQ_FAST_POS_OK(&rqs[oc])) rqs[oc].fast = 2;
+    rqs[oc] = ta_rq4_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
+    all_fast &= rqs[oc].rs >= 0;
+    folded &= rqs[oc].oo == 0;
   }
+  gemm = all_fast ? (folded ? gemm_2px_fast_folded : gemm_2px_fast_offset) : full ? gemm_2px_full : gemm_2px_clamped;
   /* pixels in row-major order, two at a time (a pair may span two rows) */
   for (oy = y0, ox = 0; oy < y1;) {
     const int32_t oy1 = ox + 1 < out_w ? oy : oy + 1, ox1 = ox + 1 < out_w ? ox + 1 : 0;
     const int two = oy1 < y1;
     im2col_pixel(p, input, irs, ips, oy, ox, col, 0);
     if (two) im2col_pixel(p, input, irs, ips, oy1, ox1, col, 1);
-    (full ? gemm_2px_full : gemm_2px_clamped)(p, (const ta_i32a *)col, nwords, rqs, output + oy * ors + ox * ops,
+    gemm(p, (const ta_i32a *)col, nwords, rqs, output + oy * ors + ox * ops,
                                              two ? output + oy1 * ors + ox1 * ops : NULL);
     oy = oy1 + (ox1 + 1 < out_w ? 0 : 1);
     ox = ox1 + 1 < out_w ? ox1 + 1 : 0;
