@@ -1,9 +1,11 @@
 """The ``tinyarena`` command.
 
     tinyarena plan MODEL [--sram SIZE] [--align N] [--allocator NAME] [--no-inplace]
+                         [--transforms LIST | --no-transforms]
                          [--no-scratch] [--chart PATH] [--json PATH] [--write-offline-plan OUT]
     tinyarena compile MODEL -o DIR [--target cortex-m4|cortex-m7|host] [--no-inplace] [--sram SIZE] ...
     tinyarena verify MODEL [--target host|cortex-m4|cortex-m7] [--inplace|--no-inplace] [--seed N]
+                           [--transforms LIST | --no-transforms]
     tinyarena alloc PROBLEM.csv [--capacity N] [--timeout S] [--allocator NAME] [-o SOLUTION.csv]
     tinyarena demo [-o DIR]
 
@@ -50,6 +52,16 @@ def _add_plan_options(p):
                    help="placement algorithm (default auto: greedy, exact search if greedy misses the lower "
                    "bound; greedy_size_first_fit is TFLite Micro's rule)")
     p.add_argument("--no-inplace", action="store_true", help="no in-place depthwise or elementwise ops")
+    _add_transform_options(p)
+
+
+def _add_transform_options(p):
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--transforms", metavar="LIST", default=None,
+                       help="comma-separated transforms to try: fold_pads, zero_copy, reorder (default: all; "
+                       "each kept only if the peak does not grow)")
+    group.add_argument("--no-transforms", dest="transforms", action="store_const", const="none",
+                       help="plan the file's graph in the file's order")
 
 
 def _parser():
@@ -63,7 +75,8 @@ def _parser():
     p.add_argument("--chart", metavar="PATH", help="write the allocation chart (PNG) here")
     p.add_argument("--json", metavar="PATH", help="write the plan as JSON here")
     p.add_argument("--write-offline-plan", metavar="OUT", help="write a copy of the model carrying the plan as "
-                   "TFLite Micro OfflineMemoryAllocation metadata (needs --no-inplace)")
+                   "TFLite Micro OfflineMemoryAllocation metadata (needs --no-inplace; transforms off unless "
+                   "--transforms is given)")
 
     c = commands.add_parser("compile", help="write C sources that run the planned model (model.h, model.c, ...)")
     _add_plan_options(c)
@@ -77,6 +90,7 @@ def _parser():
     v.add_argument("--inplace", dest="inplace", action="store_true", default=True, help="in-place ops on (default)")
     v.add_argument("--no-inplace", dest="inplace", action="store_false", help="in-place ops off")
     v.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    _add_transform_options(v)
 
     a = commands.add_parser("alloc", help="solve an allocation problem given as MiniMalloc CSV")
     a.add_argument("problem", help="CSV with id,lower,upper,size[,alignment][,offset] (half-open lifetimes; offset pins)")
@@ -111,8 +125,10 @@ def _write_outputs(plan, chart=None, json_path=None, offline_plan=None):
 def _run_plan(args):
     from .planner import plan as make_plan
 
+    # An offline plan describes the file's graph in the file's order: no transforms unless asked.
+    transforms = "none" if args.write_offline_plan and args.transforms is None else args.transforms
     plan = make_plan(args.model, sram=args.sram, align=args.align, allocator=args.allocator,
-                     inplace=not args.no_inplace, scratch=not args.no_scratch)
+                     inplace=not args.no_inplace, scratch=not args.no_scratch, transforms=transforms)
     print(plan.table())
     _write_outputs(plan, args.chart, args.json, args.write_offline_plan)
     if not plan.fits:
@@ -127,7 +143,7 @@ def _run_compile(args):
     from .planner import plan as make_plan
 
     plan = make_plan(args.model, sram=args.sram, align=args.align, allocator=args.allocator,
-                     inplace=not args.no_inplace)
+                     inplace=not args.no_inplace, transforms=args.transforms)
     if not plan.fits:
         print(f"error: the plan needs {plan.peak_bytes:,} bytes of SRAM but the limit is {plan.sram_limit:,} bytes",
               file=sys.stderr)
@@ -135,6 +151,8 @@ def _run_compile(args):
     compiled = compile_model(plan, args.output, target=args.target, name=args.name or args.model)
     print(f"wrote {compiled.out_dir}/: model.h, model.c (arena {compiled.arena_bytes:,} B, "
           f"{len(compiled.program.calls)} kernel calls), main.c, Makefile, kernels/, target/")
+    applied = [f"{r.name} ({r.peak_before:,} -> {r.peak_after:,} B)" for r in plan.transforms if r.applied]
+    print(f"transforms: {', '.join(applied) or 'none applied'}")
     print(f"build: make -C {compiled.out_dir} TARGET={args.target}")
     return 0
 
@@ -143,7 +161,8 @@ def _run_verify(args):
     from .verify import VerifyError, verify
 
     try:
-        result = verify(args.model, target=args.target, inplace=args.inplace, seed=args.seed)
+        result = verify(args.model, target=args.target, inplace=args.inplace, seed=args.seed,
+                        transforms=args.transforms)
     except VerifyError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_MODEL

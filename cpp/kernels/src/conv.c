@@ -5,8 +5,9 @@
  *
  * Portable path: direct loops. SIMD path (packed int16 weights): for each pair of output pixels
  * the two input patches are widened to int16 (offset added, padding = 0) into an interleaved
- * column buffer; the inner loop then computes 2 output channels x 2 pixels with 4 SMLADs per
- * 2 k-values (one LDRD of weights, one LDRD of inputs).
+ * column buffer (GEMM word order, see ta_simd.h: one load and two SXTB16 per 4 values); the
+ * inner loop then computes 2 output channels x 2 pixels with 4 SMLADs per SIMD word (one LDRD
+ * of weights, one LDRD of inputs).
  */
 #include "tinyarena_kernels.h"
 #include "ta_simd.h"
@@ -71,8 +72,9 @@ static void conv_portable(const ta_conv_params *p, const int8_t *input, int8_t *
   }
 }
 
-/* Scratch of the SIMD path: a column buffer of 2 pixels x Kp int16 (Kp = K rounded up to a
- * multiple of 4) followed by one prepared ta_rq per output channel. */
+/* Scratch of the SIMD path: a column buffer of 2 pixels x Kq int16 (Kq = K rounded up to a
+ * multiple of 4) followed by room for one ta_rq per output channel (36 B; the kernel keeps a
+ * 20-byte conv_ch there, the size is unchanged so that plans are). */
 static size_t col_bytes(const ta_conv_params *p) {
   const int32_t k = p->kernel_h * p->kernel_w * p->in_c;
   return (size_t)((k + 3) & ~3) * 2 * sizeof(int16_t);
@@ -83,78 +85,195 @@ size_t ta_conv_s8_scratch_bytes(const ta_conv_params *p) {
 }
 
 #if TA_SIMD
-/* Widen the input patch of output pixel (oy, ox) into slot `slot` (0/1) of the interleaved
- * column buffer: element k goes to col[(k/2)*4 + slot*2 + k%2]. Padding taps give 0. */
-static void im2col_pixel(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips, int32_t oy,
-                         int32_t ox, int16_t *col, int32_t slot) {
-  const int32_t in_c = p->in_c;
-  const int32_t iy0 = oy * p->stride_h - p->pad_top;
-  const int32_t ix0 = ox * p->stride_w - p->pad_left;
-  const int32_t in_off = p->input_offset;
-  int32_t k = 0, ky, kx, ic;
-  int16_t *dst = col + slot * 2;
-  const int32_t off2 = ta_pair16(in_off, in_off);
-  for (ky = 0; ky < p->kernel_h; ++ky) {
-    const int32_t iy = iy0 + ky * p->dilation_h;
-    const int row_ok = iy >= 0 && iy < p->in_h;
-    for (kx = 0; kx < p->kernel_w; ++kx) {
-      const int32_t ix = ix0 + kx * p->dilation_w;
-      if (!row_ok || ix < 0 || ix >= p->in_w) {
-        for (ic = 0; ic < in_c; ++ic, ++k) dst[(k >> 1) * 4 + (k & 1)] = 0;
-        continue;
-      }
-      {
-        const int8_t *ip = input + iy * irs + ix * ips;
-        ic = 0;
-        if ((k & 1) == 0) {
-          /* 4 bytes -> two SIMD words (x0,x1), (x2,x3) with the offset added. */
-          for (; ic + 4 <= in_c; ic += 4, k += 4) {
-            const int32_t raw = ta_read32(ip + ic);
-            const int32_t even = ta_sadd16(ta_sxtb16(raw), off2);      /* (x0, x2) */
-            const int32_t odd = ta_sadd16(ta_sxtb16_ror8(raw), off2);  /* (x1, x3) */
-            int16_t *d = dst + (k >> 1) * 4;
-            ta_write32(d, ta_pair16(even, odd));
-            ta_write32(d + 4, (int32_t)(((uint32_t)even >> 16) | ((uint32_t)odd & 0xFFFF0000u)));
-          }
-        }
-        for (; ic < in_c; ++ic, ++k) dst[(k >> 1) * 4 + (k & 1)] = (int16_t)(ip[ic] + in_off);
-      }
-    }
-  }
-  /* Zero the padding element of an odd K so the last pair multiplies a zero weight by 0. */
-  if (k & 1) dst[(k >> 1) * 4 + 1] = 0;
+/* Column layout: SIMD word t (k values ta_gemm_pair_k0(t) and +2, see ta_simd.h) of pixel slot s
+ * is word 2t + s, so one LDRD gives word t of both pixels. Value k of slot s is int16 number: */
+static inline int32_t col_index(int32_t k, int32_t slot) {
+  return 4 * ta_gemm_word(k) + 2 * slot + ta_gemm_half(k);
 }
 
-/* 2 output channels x 2 pixels over `n2` double k-steps (4 k values): the hot loop.
- * On a real DSP core it is written in assembly: per 4 k values 2+2 LDRD (post-increment) and
- * 8 SMLAD, plus CMP/BNE -- 0.875 instructions per MAC. */
-static inline void mac_2x2(const ta_i32a **pw, const ta_i32a **px, const ta_i32a *xend, int32_t *a00, int32_t *a01,
-                           int32_t *a10, int32_t *a11) {
-  const ta_i32a *wp = *pw, *xp = *px;
-#if TA_SIMD_NATIVE
-  if (xp < xend) {
-    int32_t w0, w1, x0, x1;
-    __asm__ volatile(
-        "1:\n\t"
-        "ldrd %[w0], %[w1], [%[wp]], #8\n\t"
-        "ldrd %[x0], %[x1], [%[xp]], #8\n\t"
-        "smlad %[a00], %[w0], %[x0], %[a00]\n\t"
-        "smlad %[a01], %[w0], %[x1], %[a01]\n\t"
-        "smlad %[a10], %[w1], %[x0], %[a10]\n\t"
-        "smlad %[a11], %[w1], %[x1], %[a11]\n\t"
-        "ldrd %[w0], %[w1], [%[wp]], #8\n\t"
-        "ldrd %[x0], %[x1], [%[xp]], #8\n\t"
-        "smlad %[a00], %[w0], %[x0], %[a00]\n\t"
-        "smlad %[a01], %[w0], %[x1], %[a01]\n\t"
-        "smlad %[a10], %[w1], %[x0], %[a10]\n\t"
-        "smlad %[a11], %[w1], %[x1], %[a11]\n\t"
-        "cmp %[xp], %[xe]\n\t"
-        "bne 1b\n\t"
-        : [a00] "+r"(*a00), [a01] "+r"(*a01), [a10] "+r"(*a10), [a11] "+r"(*a11), [wp] "+r"(wp), [xp] "+r"(xp),
-          [w0] "=&r"(w0), [w1] "=&r"(w1), [x0] "=&r"(x0), [x1] "=&r"(x1)
-        : [xe] "r"(xend)
-        : "cc", "memory");
+/* Writes n values (x + offset, or 0 where `s` is NULL: padding) at k, k+1, ... of a slot;
+ * returns k + n. Groups of 4 aligned values take one load and two SXTB16 per 4. */
+/* Value k+1 of a slot sits this many int16 after value k, by k % 4. */
+static const int8_t next_value_step[4] = {4, -3, 4, 3};
+
+/* Scalar part of widen_span: n values from k on (s == NULL: zeros). */
+static int32_t widen_values(const int8_t *s, int32_t n, int16_t *col, int32_t k, int32_t slot, int32_t off) {
+  int16_t *d = col + col_index(k, slot);
+  for (; n > 0; --n, ++k) {
+    *d = (int16_t)(s ? *s++ + off : 0);
+    d += next_value_step[k & 3];
   }
+  return k;
+}
+
+static int32_t widen_span(const int8_t *s, int32_t n, int16_t *col, int32_t k, int32_t slot, int32_t off) {
+  const int32_t off2 = ta_pair16(off, off);
+  if (k & 3) {
+    const int32_t head = ta_min32(n, 4 - (k & 3));
+    k = widen_values(s, head, col, k, slot, off);
+    n -= head;
+    s = s ? s + head : s;
+  }
+  if (!s) {
+    int16_t *d = col + col_index(k, slot);
+    for (; n >= 4; n -= 4, k += 4, d += 8) ta_write32(d, 0), ta_write32(d + 4, 0);
+  } else {
+    int16_t *d = col + col_index(k, slot);
+    for (; n >= 8; n -= 8, k += 8, s += 8, d += 16) {
+      const int32_t r0 = ta_read32(s), r1 = ta_read32(s + 4);
+      ta_write32(d, ta_sadd16(ta_sxtb16(r0), off2));
+      ta_write32(d + 4, ta_sadd16(ta_sxtb16_ror8(r0), off2));
+      ta_write32(d + 8, ta_sadd16(ta_sxtb16(r1), off2));
+      ta_write32(d + 12, ta_sadd16(ta_sxtb16_ror8(r1), off2));
+    }
+    if (n >= 4) {
+      const int32_t r0 = ta_read32(s);
+      ta_write32(d, ta_sadd16(ta_sxtb16(r0), off2));
+      ta_write32(d + 4, ta_sadd16(ta_sxtb16_ror8(r0), off2));
+      n -= 4, k += 4, s += 4;
+    }
+  }
+  return n > 0 ? widen_values(s, n, col, k, slot, off) : k;
+}
+
+/* Patches of at most this many values (first layers: few channels, so short unaligned runs)
+ * are gathered as bytes first, then widened in one aligned span. */
+#define TA_SMALL_PATCH 64
+
+/* n bytes from s to d / n copies of fill at d, a word at a time: written out so that compilers
+ * do not turn these short runs into memcpy/memset calls. Both return d + n. */
+TA_INLINE int8_t *copy_bytes(int8_t *d, const int8_t *s, int32_t n) {
+  for (; n >= 4; n -= 4, d += 4, s += 4) ta_write32(d, ta_read32(s));
+  for (; n > 0; --n) *d++ = *s++;
+  return d;
+}
+TA_INLINE int8_t *fill_bytes(int8_t *d, int32_t n, int8_t fill) {
+  const int32_t fill4 = (int32_t)((uint32_t)(uint8_t)fill * 0x01010101u);
+  for (; n >= 4; n -= 4, d += 4) ta_write32(d, fill4);
+  for (; n > 0; --n) *d++ = fill;
+  return d;
+}
+
+/* One kernel row of a patch (input row iy, in-bounds taps kx in [kx0, kx1)) as bytes at d:
+ * the input zero point where a tap is outside the input, so that x + offset is 0 there. */
+static int8_t *patch_row(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips, int32_t iy,
+                         int32_t ix0, int32_t kx0, int32_t kx1, int8_t *d) {
+  const int32_t in_c = p->in_c, kw = p->kernel_w, dw = p->dilation_w;
+  const int8_t zp = (int8_t)-p->input_offset;
+  int32_t kx;
+  if (iy < 0 || iy >= p->in_h) return fill_bytes(d, kw * in_c, zp);
+  d = fill_bytes(d, kx0 * in_c, zp);
+  for (kx = kx0; kx < kx1; ++kx) d = copy_bytes(d, input + iy * irs + (ix0 + kx * dw) * ips, in_c);
+  return fill_bytes(d, (kw - kx1) * in_c, zp);
+}
+
+/* The patch of the pixel at (iy0, ix0) (in-bounds taps kx in [kx0, kx1)) gathered as bytes
+ * into a local buffer, then widened in one aligned span. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) /* keep the short copies inline */
+#endif
+static void small_patch_pixel(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips, int32_t iy0,
+                              int32_t ix0, int32_t kx0, int32_t kx1, int16_t *col, int32_t slot) {
+  int32_t patch_words[TA_SMALL_PATCH / 4]; /* int8 values, word-aligned */
+  int8_t *const patch = (int8_t *)patch_words;
+  const int32_t kh = p->kernel_h, kw = p->kernel_w, dh = p->dilation_h;
+  int8_t *d = patch;
+  int32_t ky;
+  if (ips == p->in_c && p->dilation_w == 1 && kx0 == 0 && kx1 == kw && iy0 >= 0 && iy0 + (kh - 1) * dh < p->in_h) {
+    /* inside the input, dense pixels: kernel_h runs of kernel_w * in_c bytes */
+    const int8_t *src = input + iy0 * irs + ix0 * ips;
+    for (ky = 0; ky < kh; ++ky, src += dh * irs) d = copy_bytes(d, src, kw * p->in_c);
+  } else {
+    for (ky = 0; ky < kh; ++ky) d = patch_row(p, input, irs, ips, iy0 + ky * dh, ix0, kx0, kx1, d);
+  }
+  /* up to a multiple of 4 (those values meet zero weights), so the widening has no scalar tail */
+  d = fill_bytes(d, (int32_t)(-(d - patch) & 3), (int8_t)-p->input_offset);
+  widen_span(patch, (int32_t)(d - patch), col, 0, slot, p->input_offset);
+}
+
+/* Widen the input patch of output pixel (oy, ox) into slot `slot` (0/1) of the column buffer,
+ * one span per kernel row when pixels are dense and x is not dilated, else one per tap. */
+static void im2col_pixel(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips, int32_t oy,
+                         int32_t ox, int16_t *col, int32_t slot) {
+  const int32_t in_c = p->in_c, kw = p->kernel_w, dw = p->dilation_w, in_off = p->input_offset;
+  const int32_t iy0 = oy * p->stride_h - p->pad_top;
+  const int32_t ix0 = ox * p->stride_w - p->pad_left;
+  const int dense_x = ips == in_c && dw == 1;
+  int32_t kx0 = 0, kx1 = kw, k = 0, ky, kx;
+  if (p->kernel_h == 1 && kw == 1) { /* pointwise: one span or one padding tap */
+    const int inside = iy0 >= 0 && iy0 < p->in_h && ix0 >= 0 && ix0 < p->in_w;
+    widen_span(inside ? input + iy0 * irs + ix0 * ips : NULL, in_c, col, 0, slot, in_off);
+    return;
+  }
+  while (kx0 < kw && ix0 + kx0 * dw < 0) ++kx0;
+  while (kx1 > kx0 && ix0 + (kx1 - 1) * dw >= p->in_w) --kx1;
+  if (p->kernel_h * kw * in_c <= TA_SMALL_PATCH) {
+    small_patch_pixel(p, input, irs, ips, iy0, ix0, kx0, kx1, col, slot);
+    return;
+  }
+  for (ky = 0; ky < p->kernel_h; ++ky) {
+    const int32_t iy = iy0 + ky * p->dilation_h;
+    const int8_t *row;
+    if (iy < 0 || iy >= p->in_h) {
+      k = widen_span(NULL, kw * in_c, col, k, slot, 0);
+      continue;
+    }
+    row = input + iy * irs;
+    if (kx0 > 0) k = widen_span(NULL, kx0 * in_c, col, k, slot, 0);
+    if (dense_x) {
+      k = widen_span(row + (ix0 + kx0) * ips, (kx1 - kx0) * in_c, col, k, slot, in_off);
+    } else {
+      for (kx = kx0; kx < kx1; ++kx) k = widen_span(row + (ix0 + kx * dw) * ips, in_c, col, k, slot, in_off);
+    }
+    if (kx1 < kw) k = widen_span(NULL, (kw - kx1) * in_c, col, k, slot, 0);
+  }
+}
+
+/* Both slots of a pointwise column buffer at once: n (a multiple of 4) values of each pixel,
+ * per 4 values two loads, four SXTB16 + SADD16 and the two SIMD words of each slot side by side
+ * (col_index: word t of slot s is int32 2t + s). */
+static void widen_pair(const int8_t *s0, const int8_t *s1, int32_t n, int16_t *col, int32_t off) {
+  const int32_t off2 = ta_pair16(off, off);
+  const int8_t *const end = s0 + n;
+  ta_i32a *d = (ta_i32a *)col;
+  for (; s0 < end; s0 += 4, s1 += 4, d += 4) {
+    const int32_t r0 = ta_read32(s0), r1 = ta_read32(s1);
+    d[0] = ta_sadd16(ta_sxtb16(r0), off2);
+    d[1] = ta_sadd16(ta_sxtb16(r1), off2);
+    d[2] = ta_sadd16(ta_sxtb16_ror8(r0), off2);
+    d[3] = ta_sadd16(ta_sxtb16_ror8(r1), off2);
+  }
+}
+
+/* 2 output channels x 2 pixels, x words [xp, xend) (2 per k word): the hot loop.
+ * On a real DSP core it is written in assembly: per 4 k values 2+2 LDRD (post-increment) and
+ * 8 SMLAD, plus CMP/BNE once per 4 (0.875 instructions per MAC) or, when K is a multiple of 8,
+ * once per 8 k values (0.8125). */
+static inline void mac_2x2(const ta_i32a **pw, const ta_i32a *xp, const ta_i32a *xend, int32_t *a00, int32_t *a01,
+                           int32_t *a10, int32_t *a11) {
+  const ta_i32a *wp = *pw;
+#if TA_SIMD_NATIVE
+#define TA_MAC_2X2_STEP                               \
+  "ldrd %[w0], %[w1], [%[wp]], #8\n\t"               \
+  "ldrd %[x0], %[x1], [%[xp]], #8\n\t"               \
+  "smlad %[a00], %[w0], %[x0], %[a00]\n\t"           \
+  "smlad %[a01], %[w0], %[x1], %[a01]\n\t"           \
+  "smlad %[a10], %[w1], %[x0], %[a10]\n\t"           \
+  "smlad %[a11], %[w1], %[x1], %[a11]\n\t"
+/* The loop over [xp, xend) with the step repeated (STEPS): operands shared by both variants. */
+#define TA_MAC_2X2_LOOP(STEPS)                                                                          \
+  do {                                                                                                 \
+    int32_t w0, w1, x0, x1;                                                                            \
+    __asm__ volatile("1:\n\t" STEPS "cmp %[xp], %[xe]\n\tbne 1b\n\t"                                  \
+                     : [a00] "+r"(*a00), [a01] "+r"(*a01), [a10] "+r"(*a10), [a11] "+r"(*a11), [wp] "+r"(wp), \
+                       [xp] "+r"(xp), [w0] "=&r"(w0), [w1] "=&r"(w1), [x0] "=&r"(x0), [x1] "=&r"(x1)      \
+                     : [xe] "r"(xend)                                                                  \
+                     : "cc", "memory");                                                                \
+  } while (0)
+  if (xp < xend && ((xend - xp) & 7) == 0) /* 8 k values per iteration: 0.8125 instructions/MAC */
+    TA_MAC_2X2_LOOP(TA_MAC_2X2_STEP TA_MAC_2X2_STEP TA_MAC_2X2_STEP TA_MAC_2X2_STEP);
+  else if (xp < xend)
+    TA_MAC_2X2_LOOP(TA_MAC_2X2_STEP TA_MAC_2X2_STEP);
 #else
   int32_t b00 = *a00, b01 = *a01, b10 = *a10, b11 = *a11;
   while (xp < xend) {
@@ -173,8 +292,135 @@ static inline void mac_2x2(const ta_i32a **pw, const ta_i32a **px, const ta_i32a
   }
   *a00 = b00, *a01 = b01, *a10 = b10, *a11 = b11;
 #endif
-  *pw = wp, *px = xp;
+  *pw = wp;
 }
+
+#if defined(__GNUC__)
+#define TA_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define TA_LIKELY(x) (x)
+#endif
+
+/* v saturated to int8 (full: the activation range is all of int8) or clamped to [lo, hi]. */
+TA_INLINE int32_t conv_act(int32_t v, int32_t lo, int32_t hi, int full) {
+  return full ? ta_ssat8(v) : ta_clamp_act(v, lo, hi);
+}
+
+/* A channel's constants in the conv scratch: requantization and bias (one array for the loop). */
+typedef struct conv_ch {
+  ta_rq4 q;
+  int32_t bias;
+} conv_ch;
+
+/* acc requantized, offset added and limited to the activation range: the four-word fast form
+ * when the channel has one (q->rs >= 0), else ta_mbqm with the channel's (m, shift). */
+TA_INLINE int8_t conv_out(const ta_rq4 *q, int32_t acc, int32_t m, int32_t shift, int32_t oo, int32_t lo,
+                          int32_t hi, int full) {
+  return (int8_t)conv_act(q->rs >= 0 ? ta_rq4_apply(*q, acc) : ta_mbqm(acc, m, shift) + oo, lo, hi, full);
+}
+
+/* Every output channel of the two pixels in the column buffer (o1 == NULL: one pixel); chs
+ * holds one conv_ch per channel (conv_simd prepares them, output offset folded in). */
+TA_INLINE void gemm_2px(const ta_i32a *wp, const ta_i32a *col, int32_t nwords, const ta_conv_params *p,
+                        const conv_ch *ch, int32_t lo, int32_t hi, int full, int8_t *restrict o0, int8_t *restrict o1) {
+  const ta_i32a *const col_end = col + 2 * nwords;
+  const int32_t out_c = p->out_c, oo = p->output_offset;
+  const int32_t *const bias = p->bias, *const mult = p->out_mult, *const shift = p->out_shift;
+  int32_t oc;
+  for (oc = 0; oc + 2 <= out_c; oc += 2) {
+    const int32_t b0 = bias ? bias[oc] : 0, b1 = bias ? bias[oc + 1] : 0;
+    int32_t a00 = b0, a01 = b0, a10 = b1, a11 = b1; /* a<channel><pixel> */
+    mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
+    o0[oc] = conv_out(&ch[oc].q, a00, mult[oc], shift[oc], oo, lo, hi, full);
+    o0[oc + 1] = conv_out(&ch[oc + 1].q, a10, mult[oc + 1], shift[oc + 1], oo, lo, hi, full);
+    if (o1) {
+      o1[oc] = conv_out(&ch[oc].q, a01, mult[oc], shift[oc], oo, lo, hi, full);
+      o1[oc + 1] = conv_out(&ch[oc + 1].q, a11, mult[oc + 1], shift[oc + 1], oo, lo, hi, full);
+    }
+  }
+  if (oc < out_c) { /* odd last channel: one weight word per k step */
+    int32_t a0 = bias ? bias[oc] : 0, a1 = a0, t;
+    for (t = 0; t < nwords; ++t) {
+      a0 = ta_smlad(wp[t], col[2 * t], a0);
+      a1 = ta_smlad(wp[t], col[2 * t + 1], a1);
+    }
+    o0[oc] = conv_out(&ch[oc].q, a0, mult[oc], shift[oc], oo, lo, hi, full);
+    if (o1) o1[oc] = conv_out(&ch[oc].q, a1, mult[oc], shift[oc], oo, lo, hi, full);
+  }
+}
+
+/* One value of rq4_store_pair: lo, hi scratch; m, c, rs, oo the channel's constants. */
+#define TA_RQ4_STEP(X, D, ADD_OO)                    \
+  "and %[lo], %[" X "], #0x80000000\n\t"            \
+  "orr %[lo], %[lo], #0x40000000\n\t"               \
+  "add %[hi], %[c], %[" X "], asr #31\n\t"          \
+  "smlal %[lo], %[hi], %[" X "], %[m]\n\t"          \
+  "asr %[hi], %[hi], %[rs]\n\t" ADD_OO              \
+  "ssat %[hi], #8, %[hi]\n\t"                       \
+  "strb %[hi], [%[" D "]]\n\t"
+
+/* o[d1] = ta_ssat8(ta_rq4_apply(*q, x1)), then o[0] likewise from x0 (d1 may be 0: the second
+ * store wins); add_oo (a constant) says whether any channel has q->oo != 0. Two LDRD of the
+ * channel's constants, then AND, ORR, ADD, SMLAL, ASR, (ADD,) SSAT, STRB per value. */
+TA_INLINE void rq4_store_pair(const ta_rq4 *q, int32_t x0, int32_t x1, int8_t *o, int32_t d1, int add_oo) {
+#if TA_SIMD_NATIVE && defined(__OPTIMIZE__)
+  int32_t m, c_hi, rs, oo, lo, hi;
+#define TA_RQ4_PAIR(ADD_OO)                                                                  \
+  __asm__ volatile("ldrd %[m], %[c], [%[q]]\n\t"                                           \
+                   "ldrd %[rs], %[oo], [%[q], #8]\n\t" TA_RQ4_STEP("x1", "o], %[d1", ADD_OO) \
+                       TA_RQ4_STEP("x0", "o", ADD_OO)                                        \
+                   : [m] "=&r"(m), [c] "=&r"(c_hi), [rs] "=&r"(rs), [oo] "=&r"(oo), [lo] "=&r"(lo), \
+                     [hi] "=&r"(hi)                                                          \
+                   : [q] "r"(q), [x0] "r"(x0), [x1] "r"(x1), [o] "r"(o), [d1] "r"(d1)        \
+                   : "memory")
+  if (add_oo)
+    TA_RQ4_PAIR("add %[hi], %[hi], %[oo]\n\t");
+  else
+    TA_RQ4_PAIR("");
+#undef TA_RQ4_PAIR
+#else
+  (void)add_oo;
+  o[d1] = (int8_t)ta_ssat8(ta_rq4_apply(*q, x1));
+  o[0] = (int8_t)ta_ssat8(ta_rq4_apply(*q, x0));
+#endif
+}
+
+/* gemm_2px when the activation range is all of int8 and every channel has the fast form, with
+ * an even number of channels and a bias: no per-channel test, and a single pixel (o1 == NULL)
+ * is computed as two with the second written first over the same outputs. The bias sits in
+ * each channel's record (conv_ch), so the loop walks one array. */
+TA_INLINE void gemm_2px_fast(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *ch,
+                             int8_t *o0, int8_t *o1, int add_oo) {
+  const ta_i32a *wp = (const ta_i32a *)p->packed_weights;
+  const ta_i32a *const col_end = col + 2 * nwords;
+  const conv_ch *const end = ch + p->out_c;
+  const int32_t d1 = o1 ? (int32_t)(o1 - o0) : 0;
+  for (; ch < end; o0 += 2, ch += 2) {
+    int32_t a00 = ch[0].bias, a01 = a00, a10 = ch[1].bias, a11 = a10; /* a<channel><pixel> */
+    mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
+    rq4_store_pair(&ch[0].q, a00, a01, o0, d1, add_oo);
+    rq4_store_pair(&ch[1].q, a10, a11, o0 + 1, d1, add_oo);
+  }
+}
+
+#if defined(__GNUC__)
+#define TA_NOINLINE __attribute__((noinline))
+#else
+#define TA_NOINLINE
+#endif
+/* The channel loops conv_simd picks from, out of line so that each owns the registers: the
+ * fast loop with the output offset folded into every channel's constants and not, and the
+ * general loop for a full int8 and for a clamped activation range. */
+#define TA_GEMM_LOOP(NAME, BODY)                                                                     \
+  static TA_NOINLINE void NAME(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *chs, \
+                               int8_t *o0, int8_t *o1) {                                            \
+    BODY;                                                                                            \
+  }
+TA_GEMM_LOOP(gemm_2px_fast_folded, gemm_2px_fast(p, col, nwords, chs, o0, o1, 0))
+TA_GEMM_LOOP(gemm_2px_fast_offset, gemm_2px_fast(p, col, nwords, chs, o0, o1, 1))
+TA_GEMM_LOOP(gemm_2px_full, gemm_2px((const ta_i32a *)p->packed_weights, col, nwords, p, chs, -128, 127, 1, o0, o1))
+TA_GEMM_LOOP(gemm_2px_clamped, gemm_2px((const ta_i32a *)p->packed_weights, col, nwords, p, chs, p->act_min,
+                                        p->act_max, 0, o0, o1))
 
 static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                       int16_t *col) {
@@ -182,72 +428,39 @@ static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
   const int32_t irs = TA_DEF(p->in_row_stride, p->in_w * ips);
   const int32_t ops = TA_DEF(p->out_pix_stride, p->out_c);
   const int32_t ors = TA_DEF(p->out_row_stride, p->out_w * ops);
-  const int32_t k = p->kernel_h * p->kernel_w * p->in_c;
-  const int32_t kpairs = (k + 1) >> 1; /* number of 2-element k steps */
+  const int32_t nwords = ((p->kernel_h * p->kernel_w * p->in_c + 3) & ~3) >> 1; /* SIMD words per pixel, even */
   const int32_t out_c = p->out_c, out_w = p->out_w;
-  const int32_t npix = (y1 - y0) * out_w;
-  const int32_t oo = p->output_offset, lo = p->act_min, hi = p->act_max;
-  const int32_t *const bias = p->bias;
-  ta_rq *const rqs = (ta_rq *)(void *)((uint8_t *)col + col_bytes(p));
-  const ta_i32a *const packed = (const ta_i32a *)p->packed_weights;
-  const ta_i32a *const cw = (const ta_i32a *)col;
-  const ta_i32a *const cw_end2 = cw + 4 * (kpairs >> 1); /* end of the 2-k-step unrolled part */
-  int32_t pix;
-  for (pix = 0; pix < out_c; ++pix) rqs[pix] = ta_rq_prep(p->out_mult[pix], p->out_shift[pix]);
-  for (pix = 0; pix < npix; pix += 2) {
-    const int32_t oy0 = y0 + pix / out_w, ox0 = pix % out_w;
-    const int two = pix + 1 < npix;
-    const int32_t oy1 = y0 + (pix + 1) / out_w, ox1 = (pix + 1) % out_w;
-    int8_t *const o0 = output + oy0 * ors + ox0 * ops;
-    int8_t *const o1 = output + oy1 * ors + ox1 * ops;
-    const ta_i32a *wp = packed;
-    int32_t oc;
-    im2col_pixel(p, input, irs, ips, oy0, ox0, col, 0);
-    if (two) im2col_pixel(p, input, irs, ips, oy1, ox1, col, 1);
-    for (oc = 0; oc + 2 <= out_c; oc += 2) {
-      const int32_t b0 = bias ? bias[oc] : 0, b1 = bias ? bias[oc + 1] : 0;
-      int32_t a00 = b0, a01 = b0, a10 = b1, a11 = b1; /* a<channel><pixel> */
-      const ta_i32a *xp = cw;
-      const ta_rq *const r0 = rqs + oc, *const r1 = rqs + oc + 1;
-      mac_2x2(&wp, &xp, cw_end2, &a00, &a01, &a10, &a11);
-      if (kpairs & 1) {
-        const int32_t w0 = wp[0], w1 = wp[1], x0 = xp[0], x1 = xp[1];
-        a00 = ta_smlad(w0, x0, a00);
-        a01 = ta_smlad(w0, x1, a01);
-        a10 = ta_smlad(w1, x0, a10);
-        a11 = ta_smlad(w1, x1, a11);
-        wp += 2;
-      }
-      if (TA_RQ_FAST_OK(r0) && TA_RQ_FAST_OK(r1)) {
-        o0[oc] = ta_rq_out_fast(r0, a00, oo, lo, hi);
-        o0[oc + 1] = ta_rq_out_fast(r1, a10, oo, lo, hi);
-        if (two) {
-          o1[oc] = ta_rq_out_fast(r0, a01, oo, lo, hi);
-          o1[oc + 1] = ta_rq_out_fast(r1, a11, oo, lo, hi);
-        }
-      } else {
-        o0[oc] = ta_rq_out(r0, a00, oo, lo, hi);
-        o0[oc + 1] = ta_rq_out(r1, a10, oo, lo, hi);
-        if (two) {
-          o1[oc] = ta_rq_out(r0, a01, oo, lo, hi);
-          o1[oc + 1] = ta_rq_out(r1, a11, oo, lo, hi);
-        }
-      }
+  const int full = p->act_min == -128 && p->act_max == 127;
+  conv_ch *const chs = (conv_ch *)(void *)((uint8_t *)col + col_bytes(p));
+  int32_t oy, ox, oc;
+  int all_fast = full && p->bias && (out_c & 1) == 0, folded = 1;
+  /* 1x1 over whole SIMD words, every tap inside the input: both pixels widen in one pass */
+  const int pointwise_inside = p->kernel_h == 1 && p->kernel_w == 1 && (p->in_c & 3) == 0 && p->pad_top == 0 &&
+                               p->pad_left == 0 && (p->out_h - 1) * p->stride_h < p->in_h &&
+                               (out_w - 1) * p->stride_w < p->in_w;
+  void (*gemm)(const ta_conv_params *, const ta_i32a *, int32_t, const conv_ch *, int8_t *, int8_t *);
+  for (oc = 0; oc < out_c; ++oc) {
+    chs[oc].q = ta_rq4_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
+    chs[oc].bias = p->bias ? p->bias[oc] : 0;
+    all_fast &= chs[oc].q.rs >= 0;
+    folded &= chs[oc].q.oo == 0;
+  }
+  gemm = all_fast ? (folded ? gemm_2px_fast_folded : gemm_2px_fast_offset) : full ? gemm_2px_full : gemm_2px_clamped;
+  /* pixels in row-major order, two at a time (a pair may span two rows) */
+  for (oy = y0, ox = 0; oy < y1;) {
+    const int32_t oy1 = ox + 1 < out_w ? oy : oy + 1, ox1 = ox + 1 < out_w ? ox + 1 : 0;
+    const int two = oy1 < y1;
+    if (two && pointwise_inside) {
+      widen_pair(input + (oy * p->stride_h) * irs + (ox * p->stride_w) * ips,
+                 input + (oy1 * p->stride_h) * irs + (ox1 * p->stride_w) * ips, p->in_c, col, p->input_offset);
+    } else {
+      im2col_pixel(p, input, irs, ips, oy, ox, col, 0);
+      if (two) im2col_pixel(p, input, irs, ips, oy1, ox1, col, 1);
     }
-    if (oc < out_c) { /* odd last channel: one weight word per k step */
-      const int32_t b0 = bias ? bias[oc] : 0;
-      int32_t a0 = b0, a1 = b0, kk;
-      const ta_i32a *xp = cw;
-      const ta_rq *const r0 = rqs + oc;
-      for (kk = 0; kk < kpairs; ++kk) {
-        const int32_t w0 = wp[kk];
-        a0 = ta_smlad(w0, xp[0], a0);
-        a1 = ta_smlad(w0, xp[1], a1);
-        xp += 2;
-      }
-      o0[oc] = ta_rq_out(r0, a0, oo, lo, hi);
-      if (two) o1[oc] = ta_rq_out(r0, a1, oo, lo, hi);
-    }
+    gemm(p, (const ta_i32a *)col, nwords, chs, output + oy * ors + ox * ops,
+                                             two ? output + oy1 * ors + ox1 * ops : NULL);
+    oy = oy1 + (ox1 + 1 < out_w ? 0 : 1);
+    ox = ox1 + 1 < out_w ? ox1 + 1 : 0;
   }
 }
 #endif
