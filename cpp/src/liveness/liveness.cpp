@@ -150,9 +150,13 @@ Liveness analyze_liveness(const Graph& graph, const LivenessOptions& options, st
 
   BufferGroups groups(graph, step_of, std::max(steps - 1, 0));
   std::vector<bool> inplace_depthwise(graph.ops.size(), false);
+  std::vector<bool> may_inplace(graph.ops.size(), true);
+  for (int32_t index : options.not_inplace_ops)
+    if (index >= 0 && index < static_cast<int32_t>(graph.ops.size())) may_inplace[index] = false;
   for (int32_t step = 0; step < steps; ++step) {
     const Op& op = graph.ops[result.order[step]];
     const Tensor* out = graph.output(op, 0);
+    if (!may_inplace[op.index] && !is_view_op(op.opcode)) continue;
     if (is_view_op(op.opcode) && out && groups.active(out->index) && groups.active(op.inputs.empty() ? -1 : op.inputs[0])) {
       groups.merge(op.inputs[0], out->index);
     } else if (op.opcode == kDepthwiseConv2D && options.inplace_depthwise &&

@@ -1,0 +1,257 @@
+#include "tinyarena/tiling/search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "tinyarena/allocation/problem.h"
+#include "tinyarena/graph/op_metrics.h"
+
+namespace tinyarena::tiling {
+namespace {
+
+using allocation::align_up;
+using liveness::BufferKind;
+
+// One way to cover schedule steps [begin, end): a plain op (no segment) or a segment.
+struct Choice {
+  int32_t begin = 0;
+  int64_t peak = 0;        // bytes live during it
+  int64_t extra_macs = 0;  // over the untiled ops
+  bool segment = false;
+  Segment seg;
+};
+
+// A Pareto point of the schedule up to a position, with the way back.
+struct State {
+  int64_t peak = 0, extra_macs = 0;
+  int64_t tiled_ops = 0;    // ops inside segments (fewer is simpler code: the tie-break)
+  int32_t prev_index = -1;  // state in the front at `choice.begin`
+  int32_t choice = -1;      // index into the choices ending here
+};
+
+class Evaluator {
+ public:
+  Evaluator(const graph::Graph& graph, const SearchOptions& options) : graph_(graph), options_(options) {
+    liveness::LivenessOptions lo = options.tiling.plan.liveness;
+    for (const graph::Op& op : graph.ops) {
+      tileable_.push_back(is_tileable(graph, op));
+      if (tileable_.back()) lo.not_inplace_ops.push_back(op.index);  // a plain tileable op is costed without in-place
+    }
+    base_ = liveness::analyze_liveness(graph, lo, options.tiling.plan.order);
+    align_ = options.tiling.plan.alignment;
+    const size_t steps = base_.order.size();
+    step_live_.assign(steps, 0);
+    for (const auto& b : base_.buffers)
+      for (int32_t s = b.first; s <= b.last && s < static_cast<int32_t>(steps); ++s) step_live_[s] += aligned(b.size);
+  }
+
+  size_t steps() const { return base_.order.size(); }
+  bool tileable_step(size_t s) const { return tileable_[base_.order[s]]; }
+  int64_t plain_peak(size_t s) const { return step_live_[s]; }
+  int32_t op_at(size_t s) const { return base_.order[s]; }
+
+  // Bytes of the untiled buffers that cross steps [begin, end), except those `owned` by the segment.
+  int64_t crossing_bytes(int32_t begin, int32_t end, const std::vector<int32_t>& owned) const {
+    int64_t total = 0;
+    for (const auto& b : base_.buffers) {
+      if (b.first > end - 1 || b.last < begin) continue;
+      if (b.kind == BufferKind::Scratch) continue;  // the segment plans its own scratch
+      const bool is_owned = !b.tensors.empty() && std::all_of(b.tensors.begin(), b.tensors.end(), [&](int32_t t) {
+        return std::find(owned.begin(), owned.end(), t) != owned.end();
+      });
+      if (!is_owned) total += aligned(b.size);
+    }
+    return total;
+  }
+
+  int64_t untiled_macs(const std::vector<int32_t>& ops) const {
+    int64_t total = 0;
+    for (int32_t op : ops) total += graph::op_macs(graph_, graph_.ops[op]);
+    return total;
+  }
+
+  // Row streaming of steps [begin, end); false when the ops cannot be streamed.
+  bool rows(int32_t begin, int32_t end, const std::vector<int32_t>& ops, int32_t stripe, Choice& choice) const {
+    RowStream stream;
+    try {
+      stream = stream_rows(graph_, ops, {stripe, options_.tiling.stream_input});
+    } catch (const std::exception&) {
+      return false;
+    }
+    std::vector<int32_t> owned;
+    int64_t bytes = aligned(stream.scratch_bytes);
+    for (const Ring& r : stream.rings) {
+      owned.push_back(r.tensor);
+      bytes += aligned(r.bytes());
+    }
+    choice.peak = crossing_bytes(begin, end, owned) + bytes;
+    choice.extra_macs = stream.macs - untiled_macs(ops);
+    choice.seg = Segment{ops, Mode::Rows, stripe, 1, 1};
+    return true;
+  }
+
+  // Patches over steps [begin, end): the full buffers live throughout, per-patch buffers at their steps.
+  bool patches(int32_t begin, int32_t end, const std::vector<int32_t>& ops, int32_t grid, Choice& choice) const {
+    PatchRun run;
+    try {
+      run = run_patches(graph_, ops, grid, grid, options_.tiling.stream_input);
+    } catch (const std::exception&) {
+      return false;
+    }
+    std::vector<int32_t> owned;
+    std::vector<int64_t> at(end - begin, 0);
+    for (size_t i = 0; i < ops.size(); ++i) at[i] += aligned(run.op_scratch[i]);
+    for (const PatchBuffer& pb : run.buffers) {
+      owned.push_back(pb.tensor);
+      const graph::Tensor& t = graph_.tensors[pb.tensor];
+      int32_t first = t.producer >= 0 ? static_cast<int32_t>(position(ops, t.producer)) : 0, last = first;
+      for (int32_t c : t.consumers) last = std::max(last, static_cast<int32_t>(position(ops, c)));
+      for (int32_t s = first; s <= last; ++s) at[s] += aligned(pb.bytes);
+    }
+    choice.peak = crossing_bytes(begin, end, owned) + *std::max_element(at.begin(), at.end());
+    choice.extra_macs = run.macs - untiled_macs(ops);
+    choice.seg = Segment{ops, Mode::Patches, 1, grid, grid};
+    return true;
+  }
+
+ private:
+  int64_t aligned(int64_t bytes) const { return align_up(bytes, align_); }
+  static size_t position(const std::vector<int32_t>& ops, int32_t op) {
+    return static_cast<size_t>(std::find(ops.begin(), ops.end(), op) - ops.begin());
+  }
+
+  const graph::Graph& graph_;
+  const SearchOptions& options_;
+  std::vector<bool> tileable_;
+  liveness::Liveness base_;
+  int64_t align_ = 1;
+  std::vector<int64_t> step_live_;
+};
+
+// Keeps the Pareto-optimal states (MACs ascending, peak strictly falling), at most `limit` spread over them.
+std::vector<State> pareto(std::vector<State> states, int32_t limit) {
+  std::sort(states.begin(), states.end(), [](const State& a, const State& b) {
+    if (a.extra_macs != b.extra_macs) return a.extra_macs < b.extra_macs;
+    return a.peak != b.peak ? a.peak < b.peak : a.tiled_ops < b.tiled_ops;
+  });
+  std::vector<State> kept;
+  for (const State& s : states)
+    if (kept.empty() || s.peak < kept.back().peak) kept.push_back(s);
+  if (limit < 2 || static_cast<int32_t>(kept.size()) <= limit) return kept;
+  std::vector<State> spread;
+  for (int32_t i = 0; i < limit; ++i) spread.push_back(kept[static_cast<size_t>(i) * (kept.size() - 1) / (limit - 1)]);
+  return spread;
+}
+
+}  // namespace
+
+int32_t best_within(const std::vector<ParetoPoint>& front, double max_mac_overhead) {
+  int32_t best = -1;
+  for (size_t i = 0; i < front.size(); ++i) {
+    if (front[i].mac_overhead > max_mac_overhead + 1e-12) continue;
+    if (best < 0 || front[i].peak_bytes < front[best].peak_bytes ||
+        (front[i].peak_bytes == front[best].peak_bytes && front[i].macs < front[best].macs))
+      best = static_cast<int32_t>(i);
+  }
+  return best;
+}
+
+TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (options.max_mac_overhead < 1.0) throw std::invalid_argument("the MAC overhead budget must be at least 1.0");
+  TilingSearch result;
+  const Evaluator eval(graph, options);
+  int64_t untiled_macs = 0;
+  for (const graph::Op& op : graph.ops) untiled_macs += graph::op_macs(graph, op);
+  const double budget_extra = (options.max_mac_overhead - 1.0) * static_cast<double>(untiled_macs);
+
+  const size_t n = eval.steps();
+  std::vector<std::vector<Choice>> choices(n + 1);  // choices ending at each position
+  std::vector<std::vector<State>> fronts(n + 1);
+  fronts[0].push_back({0, 0, 0, -1, -1});
+  for (size_t end = 1; end <= n; ++end) {
+    Choice plain;
+    plain.begin = static_cast<int32_t>(end - 1);
+    plain.peak = eval.plain_peak(end - 1);
+    choices[end].push_back(plain);
+    std::vector<int32_t> ops;
+    for (size_t begin = end; begin-- > 0 && eval.tileable_step(begin);) {
+      ops.insert(ops.begin(), eval.op_at(begin));
+      Choice c;
+      c.begin = static_cast<int32_t>(begin);
+      c.segment = true;
+      if (options.rows)
+        for (int32_t stripe : options.stripe_rows) {
+          if (eval.rows(c.begin, static_cast<int32_t>(end), ops, stripe, c)) choices[end].push_back(c);
+          ++result.candidates;
+        }
+      if (options.patches)
+        for (int32_t grid : options.patch_grids) {
+          if (eval.patches(c.begin, static_cast<int32_t>(end), ops, grid, c)) choices[end].push_back(c);
+          ++result.candidates;
+        }
+    }
+    std::vector<State> states;
+    for (size_t ci = 0; ci < choices[end].size(); ++ci) {
+      const Choice& c = choices[end][ci];
+      const auto& before = fronts[c.begin];
+      for (size_t si = 0; si < before.size(); ++si) {
+        const int64_t extra = before[si].extra_macs + c.extra_macs;
+        if (static_cast<double>(extra) > budget_extra + 0.5) continue;
+        const int64_t tiled_ops = before[si].tiled_ops + static_cast<int64_t>(c.seg.ops.size());
+        states.push_back({std::max(before[si].peak, c.peak), extra, tiled_ops, static_cast<int32_t>(si),
+                          static_cast<int32_t>(ci)});
+      }
+    }
+    fronts[end] = pareto(std::move(states), options.max_front);
+  }
+
+  plan::Plan untiled = plan::make_plan(graph, options.tiling.plan);
+  result.untiled_peak_bytes = untiled.peak_bytes;
+  std::vector<ParetoPoint> planned;
+  std::vector<TiledPlan> plans;
+  for (const State& final_state : fronts[n]) {
+    std::vector<Segment> segments;
+    size_t end = n;
+    int32_t index = static_cast<int32_t>(&final_state - fronts[n].data());
+    while (end > 0) {
+      const State& s = fronts[end][index];
+      const Choice& c = choices[end][s.choice];
+      if (c.segment) segments.insert(segments.begin(), c.seg);
+      index = s.prev_index;
+      end = static_cast<size_t>(c.begin);
+    }
+    TiledPlan tiled = make_tiled_plan(graph, segments, options.tiling);
+    planned.push_back({tiled.plan.peak_bytes, tiled.macs, tiled.mac_overhead(), segments});
+    plans.push_back(std::move(tiled));
+  }
+  // Exact peaks may reorder the estimate's points: keep the exact Pareto set, MACs ascending.
+  std::vector<size_t> order(planned.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return planned[a].macs != planned[b].macs ? planned[a].macs < planned[b].macs
+                                              : planned[a].peak_bytes < planned[b].peak_bytes;
+  });
+  int32_t best_plan = -1;
+  for (size_t i : order) {
+    if (!result.front.empty() && planned[i].peak_bytes >= result.front.back().peak_bytes) continue;
+    result.front.push_back(planned[i]);
+    if (planned[i].mac_overhead <= options.max_mac_overhead + 1e-12 &&
+        (best_plan < 0 || planned[i].peak_bytes < plans[best_plan].plan.peak_bytes))
+      best_plan = static_cast<int32_t>(i);
+  }
+  // The untiled plan belongs to the front when nothing beats it.
+  if (best_plan < 0 || plans[best_plan].plan.peak_bytes >= untiled.peak_bytes) {
+    TiledPlan none = make_tiled_plan(graph, {}, options.tiling);
+    if (best_plan < 0 || none.plan.peak_bytes <= plans[best_plan].plan.peak_bytes) {
+      plans.push_back(std::move(none));
+      best_plan = static_cast<int32_t>(plans.size() - 1);
+    }
+  }
+  result.best = std::move(plans[best_plan]);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace tinyarena::tiling
