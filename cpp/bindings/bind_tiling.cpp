@@ -3,6 +3,7 @@
 
 #include "bindings.h"
 #include "graph_handles.h"
+#include "tinyarena/codegen/tiled_lowering.h"
 #include "tinyarena/tiling/search.h"
 
 namespace py = pybind11;
@@ -162,6 +163,11 @@ void bind_tiling(py::module_& m) {
           return search_tiling(*g, options);
         },
         py::arg("graph"), py::arg("options") = SearchOptions{});
+  m.def("lower_tiled_program",
+        [](const GraphPtr& g, const TiledPlan& tiled, const std::string& name) {
+          return codegen::lower_tiled_program(*g, tiled, name);
+        },
+        py::arg("graph"), py::arg("tiled"), py::arg("name"));
 }
 
 }  // namespace tinyarena::bindings

@@ -149,6 +149,20 @@ class Plan:
         )
 
 
+def plan_options(sram=None, align=16, allocator="greedy_size_first_fit", inplace=True, scratch=True, order=None):
+    """The core ``PlanOptions`` for these arguments (checked)."""
+    sram_limit = parse_size(sram) if sram is not None else 0
+    if int(align) < 1:
+        raise ValueError(f"alignment must be at least 1, got {align}")
+    return _core.PlanOptions(
+        alignment=int(align),
+        allocator=allocator,
+        liveness=_core.LivenessOptions(inplace_depthwise=inplace, inplace_elementwise=inplace, scratch=scratch),
+        sram_limit=sram_limit,
+        order=list(order or []),
+    )
+
+
 def plan(
     model,
     sram=None,
@@ -172,22 +186,13 @@ def plan(
       peak found, never worse than the file's), kept as ``plan.schedule``.
     """
     graph = load_model(model)
-    sram_limit = parse_size(sram) if sram is not None else 0
-    if int(align) < 1:
-        raise ValueError(f"alignment must be at least 1, got {align}")
     found = None
     if reorder:
         if order:
             raise ValueError("give either order or reorder=True, not both")
         found = _core.find_schedule(graph, schedule_options(align, inplace, scratch))
         order = found.order
-    options = _core.PlanOptions(
-        alignment=int(align),
-        allocator=allocator,
-        liveness=_core.LivenessOptions(inplace_depthwise=inplace, inplace_elementwise=inplace, scratch=scratch),
-        sram_limit=sram_limit,
-        order=list(order or []),
-    )
+    options = plan_options(sram, align, allocator, inplace, scratch, order)
     name = str(model) if not isinstance(model, (bytes, bytearray, memoryview, _core.Graph)) else ""
     result = Plan(graph, _core.make_plan(graph, options), model_name=name)
     result.schedule = found

@@ -147,20 +147,23 @@ def first_mismatch(graph, order, traces, interpreter):
 
 
 def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator="greedy_size_first_fit", cflags="",
-           opt=None):
+           opt=None, plan=None):
     """Compile ``model`` for ``target``, run it on random inputs and compare with TFLite.
 
     ``cflags``/``opt`` go to the generated Makefile (``EXTRA_CFLAGS``/``OPT``): e.g.
     ``-DTA_NO_SIMD`` runs the portable kernels on a DSP core, ``-DTA_SIMD_EMULATE`` the SIMD
     paths (packed weights) in plain C on the host.
 
+    ``plan``: compile this plan of ``model`` (e.g. a ``tinyarena.tiling.TiledPlan``) instead of
+    planning it here.
+
     Returns a :class:`VerifyResult`; ``bit_exact`` is True when every output byte matches.
     Raises :class:`VerifyError` when the program cannot be built or run.
     """
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: use one of {', '.join(TARGETS)}")
-    graph = load_model(model)
-    plan = make_plan(graph, inplace=inplace, allocator=allocator)
+    graph = plan.graph if plan is not None else load_model(model)
+    plan = plan or make_plan(graph, inplace=inplace, allocator=allocator)
     with tempfile.TemporaryDirectory(prefix="tinyarena-verify-") as tmp:
         out_dir = pathlib.Path(work_dir or tmp)
         compiled = compile(plan, out_dir, target=target, name="model")

@@ -64,18 +64,14 @@ const graph::Tensor& input_at(const graph::Graph& graph, const graph::Op& op, si
 }  // namespace
 
 Range window_input(const Window1D& w, Range out) {
-  // Input index of tap k of output o; taps in the padding read nothing.
-  auto tap = [&](int32_t o, int32_t k) { return int64_t{o} * w.stride - w.pad_before + int64_t{k} * w.dilation; };
-  auto valid = [&](int64_t i) { return i >= 0 && i < w.in_size; };
-  int64_t lo = -1, hi = -1;
-  for (int32_t o = out.begin; o < out.end && lo < 0; ++o)  // first output with a tap inside: its lowest tap
-    for (int32_t k = 0; k < w.kernel && lo < 0; ++k)
-      if (valid(tap(o, k))) lo = tap(o, k);
-  for (int32_t o = out.end - 1; o >= out.begin && hi < 0; --o)  // last such output: its highest tap
-    for (int32_t k = w.kernel - 1; k >= 0 && hi < 0; --k)
-      if (valid(tap(o, k))) hi = tap(o, k);
-  if (lo < 0) return {0, 0};
-  return {static_cast<int32_t>(lo), static_cast<int32_t>(hi) + 1};
+  if (out.empty()) return {0, 0};
+  // The contiguous span from the first tap of the first output to the last tap
+  // of the last one, clipped: what a kernel widening whole windows touches.
+  const int64_t first = int64_t{out.begin} * w.stride - w.pad_before;
+  const int64_t last = int64_t{out.end - 1} * w.stride - w.pad_before + int64_t{w.kernel - 1} * w.dilation;
+  const int64_t begin = std::max<int64_t>(first, 0), end = std::min<int64_t>(last + 1, w.in_size);
+  if (end <= begin) return {0, 0};
+  return {static_cast<int32_t>(begin), static_cast<int32_t>(end)};
 }
 
 bool is_spatial(const graph::Tensor& t) {

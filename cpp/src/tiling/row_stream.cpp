@@ -235,7 +235,7 @@ int64_t tile_scratch_bytes(const Graph& graph, const Op& op, int32_t rows, int32
   }
   if (op.opcode == kernels::opcode::kDepthwiseConv2D) {
     ta_dwconv_params p = kernels::detail::depthwise_geometry(graph, op).params;
-    p.out_h = rows;  // the kernel widens only the input rows (and columns) of the outputs it computes
+    p.out_h = rows;  // the rows run as an image of their own (see codegen/lower_tiled.cpp)
     if (cols > 0) p.out_w = cols;
     return static_cast<int64_t>(ta_depthwise_conv_s8_scratch_bytes(&p));
   }

@@ -26,7 +26,9 @@ enum class Axis : int32_t { Rows = 1, Cols = 2 };  // the NHWC dimension
 struct Window1D {
   int32_t in_size = 0, kernel = 1, stride = 1, dilation = 1, pad_before = 0;
 };
-// The input indices `out` reads, clipped to [0, in_size).
+// The input indices `out` reads, clipped to [0, in_size): the contiguous span
+// from the first output's first tap to the last output's last tap (with
+// dilation the kernels widen whole windows, so rows between taps count).
 Range window_input(const Window1D& window, Range out);
 
 // One image in NHWC (rank 4, batch 1): the tensors tiling works on.
