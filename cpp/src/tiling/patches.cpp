@@ -73,42 +73,65 @@ PatchRun run_patches(const graph::Graph& graph, const std::vector<int32_t>& ops,
                                 " does not fit the segment output " + std::to_string(final_out.shape[1]) + "x" +
                                 std::to_string(final_out.shape[2]));
 
-  std::vector<Region> largest(graph.tensors.size());
+  // Each op's input maps, rows and columns, computed once for all patches.
+  std::vector<std::vector<std::pair<InputMap, InputMap>>> maps(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const graph::Op& op = graph.ops[ops[i]];
+    maps[i].resize(op.inputs.size());
+    for (size_t position = 0; position < op.inputs.size(); ++position)
+      if (op.inputs[position] >= 0 && !graph.tensors[op.inputs[position]].is_constant())
+        maps[i][position] = {input_map(graph, op, position, Axis::Rows), input_map(graph, op, position, Axis::Cols)};
+  }
+  // Tensors the segment touches, numbered locally.
+  std::vector<int32_t> local(graph.tensors.size(), -1), tensors;
+  auto number = [&](int32_t t) {
+    if (local[t] < 0) local[t] = static_cast<int32_t>(tensors.size()), tensors.push_back(t);
+  };
+  std::vector<TileScratch> scratch;
+  std::vector<int64_t> macs_per_pixel;
+  for (int32_t index : ops) {
+    const graph::Op& op = graph.ops[index];
+    for (int32_t t : op.inputs)
+      if (t >= 0 && !graph.tensors[t].is_constant()) number(t);
+    number(op.outputs[0]);
+    scratch.emplace_back(graph, op);
+    macs_per_pixel.push_back(tile_macs(graph, op, {0, 1}, {0, 1}));
+  }
+  std::vector<Region> largest(tensors.size());
   run.op_scratch.assign(ops.size(), 0);
   for (int32_t ph = 0; ph < grid_h; ++ph) {
     for (int32_t pw = 0; pw < grid_w; ++pw) {
       // Backwards from the output patch: the region of every tensor the patch needs.
-      std::vector<Region> need(graph.tensors.size());
-      need[run.full_output] = {patch_part(final_out.shape[1], grid_h, ph), patch_part(final_out.shape[2], grid_w, pw)};
+      std::vector<Region> need(tensors.size());
+      need[local[run.full_output]] = {patch_part(final_out.shape[1], grid_h, ph),
+                                      patch_part(final_out.shape[2], grid_w, pw)};
       for (size_t i = ops.size(); i-- > 0;) {
         const graph::Op& op = graph.ops[ops[i]];
-        const Region out = need[op.outputs[0]];
+        const Region out = need[local[op.outputs[0]]];
         if (out.rows.empty() || out.cols.empty()) continue;
-        run.macs += tile_macs(graph, op, out.rows, out.cols);
-        run.op_scratch[i] = std::max(run.op_scratch[i], tile_scratch_bytes(graph, op, out.rows.size(), out.cols.size()));
+        run.macs += macs_per_pixel[i] * out.rows.size() * out.cols.size();
+        run.op_scratch[i] = std::max(run.op_scratch[i], scratch[i].bytes(out.rows.size(), out.cols.size()));
         for (size_t position = 0; position < op.inputs.size(); ++position) {
           const int32_t u = op.inputs[position];
           if (u < 0 || graph.tensors[u].is_constant()) continue;
-          const Region in{input_range(graph, op, position, Axis::Rows, out.rows),
-                          input_range(graph, op, position, Axis::Cols, out.cols)};
-          need[u] = merge(need[u], in);
+          const Region in{map_range(maps[i][position].first, out.rows), map_range(maps[i][position].second, out.cols)};
+          need[local[u]] = merge(need[local[u]], in);
         }
       }
-      for (size_t t = 0; t < need.size(); ++t)
-        if (patched[t]) {
-          const Region& r = need[t];
-          const int64_t area = int64_t{r.rows.size()} * r.cols.size();
-          const int64_t best = int64_t{largest[t].rows.size()} * largest[t].cols.size();
-          if (area > best) largest[t] = r;
-        }
+      for (size_t l = 0; l < tensors.size(); ++l) {
+        const int64_t area = int64_t{need[l].rows.size()} * need[l].cols.size();
+        if (patched[tensors[l]] && area > int64_t{largest[l].rows.size()} * largest[l].cols.size()) largest[l] = need[l];
+      }
     }
   }
-  for (size_t t = 0; t < graph.tensors.size(); ++t) {
-    if (!patched[t]) continue;
-    const Region& r = largest[t];
-    run.buffers.push_back({static_cast<int32_t>(t), r.rows.size(), r.cols.size(),
-                           int64_t{r.rows.size()} * r.cols.size() * graph.tensors[t].shape[3]});
+  for (size_t l = 0; l < tensors.size(); ++l) {
+    if (!patched[tensors[l]]) continue;
+    const Region& r = largest[l];
+    run.buffers.push_back({tensors[l], r.rows.size(), r.cols.size(),
+                           int64_t{r.rows.size()} * r.cols.size() * graph.tensors[tensors[l]].shape[3]});
   }
+  std::sort(run.buffers.begin(), run.buffers.end(),
+            [](const PatchBuffer& a, const PatchBuffer& b) { return a.tensor < b.tensor; });
   return run;
 }
 

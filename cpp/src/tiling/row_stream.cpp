@@ -28,7 +28,7 @@ class Streamer {
   Streamer(const Graph& graph, const std::vector<int32_t>& ops, const StreamOptions& options)
       : graph_(graph), options_(options), in_segment_(graph.ops.size(), false),
         ring_(graph.tensors.size(), -1), produced_(graph.tensors.size(), 0), streamed_(graph.tensors.size(), false),
-        maps_(graph.ops.size()) {
+        maps_(graph.ops.size()), macs_per_row_(graph.ops.size(), 0) {
     if (ops.empty()) throw std::invalid_argument("a row-streamed segment needs at least one op");
     if (options.stripe_rows < 1) throw std::invalid_argument("stripe rows must be at least 1");
     result_.ops = ops;
@@ -39,6 +39,8 @@ class Streamer {
       if (!is_tileable(graph, op)) throw std::invalid_argument(label(op) + " cannot be row-streamed");
       if (in_segment_[index]) throw std::invalid_argument(label(op) + " is listed twice");
       in_segment_[index] = true;
+      macs_per_row_[index] = tile_macs(graph, op, {0, 1}, {0, graph.output(op, 0)->shape[2]});
+      scratch_.emplace(index, TileScratch(graph, op));
       maps_[index].resize(op.inputs.size());
       for (size_t position = 0; position < op.inputs.size(); ++position)
         if (op.inputs[position] >= 0 && !graph.tensors[op.inputs[position]].is_constant())
@@ -106,16 +108,15 @@ class Streamer {
         else result_.full_outputs.push_back(t);
       }
     }
+    std::vector<int32_t> position(graph_.ops.size(), -1);
+    for (size_t i = 0; i < result_.ops.size(); ++i) position[result_.ops[i]] = static_cast<int32_t>(i);
     for (int32_t index : result_.ops)
       for (int32_t t : graph_.ops[index].inputs)
         if (t >= 0 && graph_.tensors[t].producer >= 0 && in_segment_[graph_.tensors[t].producer] &&
-            position_of(graph_.tensors[t].producer) > position_of(index))
+            position[graph_.tensors[t].producer] > position[index])
           throw std::invalid_argument(label(graph_.ops[index]) + " reads a tensor the segment produces after it");
   }
 
-  size_t position_of(int32_t op) const {
-    return static_cast<size_t>(std::find(result_.ops.begin(), result_.ops.end(), op) - result_.ops.begin());
-  }
 
   // The first row of `t` any consumer in the segment still needs (its rows below can go).
   int32_t first_needed(int32_t t) const {
@@ -163,16 +164,13 @@ class Streamer {
       if (inside && !need.empty()) ensure(u, need.end);
     }
     record(StepKind::Run, op.index, t, rows);
-    result_.macs += tile_macs(graph_, op, rows, {0, graph_.tensors[t].shape[2]});
-    result_.scratch_bytes = std::max(result_.scratch_bytes, scratch_for(op, rows.size()));
+    result_.macs += macs_per_row_[op.index] * rows.size();
+    if (rows.size() != last_rows_[op.index]) {  // scratch depends on the rows per call only
+      last_rows_[op.index] = rows.size();
+      result_.scratch_bytes = std::max(result_.scratch_bytes, scratch_.at(op.index).bytes(rows.size()));
+    }
   }
 
-  int64_t scratch_for(const Op& op, int32_t rows) {
-    auto key = std::make_pair(op.index, rows);
-    auto it = scratch_cache_.find(key);
-    if (it != scratch_cache_.end()) return it->second;
-    return scratch_cache_[key] = tile_scratch_bytes(graph_, op, rows);
-  }
 
   // Ring capacities, and a Shift before each write that would overflow its ring.
   void insert_shifts() {
@@ -200,7 +198,9 @@ class Streamer {
   std::vector<bool> streamed_;
   std::vector<std::vector<InputMap>> maps_;  // per op of the segment, per input position (rows)
   std::vector<Write> writes_;
-  std::map<std::pair<int32_t, int32_t>, int64_t> scratch_cache_;
+  std::vector<int64_t> macs_per_row_;        // per op of the segment
+  std::map<int32_t, TileScratch> scratch_;  // per op of the segment
+  std::map<int32_t, int32_t> last_rows_;    // rows of the op's last call
   RowStream result_;
 };
 
@@ -228,18 +228,22 @@ int64_t tile_macs(const Graph& graph, const Op& op, Range rows, Range cols) {
   return pixels == 0 ? 0 : graph::op_macs(graph, op) / pixels * rows.size() * cols.size();
 }
 
-int64_t tile_scratch_bytes(const Graph& graph, const Op& op, int32_t rows, int32_t cols) {
+TileScratch::TileScratch(const Graph& graph, const Op& op) {
   if (op.opcode == kernels::opcode::kConv2D) {
     const ta_conv_params p = kernels::detail::conv_geometry(graph, op).params;
-    return static_cast<int64_t>(ta_conv_s8_scratch_bytes(&p));
+    fixed_ = static_cast<int64_t>(ta_conv_s8_scratch_bytes(&p));
+  } else if (op.opcode == kernels::opcode::kDepthwiseConv2D) {
+    depthwise_ = true;
+    depthwise_params_ = kernels::detail::depthwise_geometry(graph, op).params;
   }
-  if (op.opcode == kernels::opcode::kDepthwiseConv2D) {
-    ta_dwconv_params p = kernels::detail::depthwise_geometry(graph, op).params;
-    p.out_h = rows;  // the rows run as an image of their own (see codegen/lower_tiled.cpp)
-    if (cols > 0) p.out_w = cols;
-    return static_cast<int64_t>(ta_depthwise_conv_s8_scratch_bytes(&p));
-  }
-  return 0;
+}
+
+int64_t TileScratch::bytes(int32_t rows, int32_t cols) const {
+  if (!depthwise_) return fixed_;
+  ta_dwconv_params p = depthwise_params_;
+  p.out_h = rows;  // the rows run as an image of their own (see codegen/lower_tiled.cpp)
+  if (cols > 0) p.out_w = cols;
+  return static_cast<int64_t>(ta_depthwise_conv_s8_scratch_bytes(&p));
 }
 
 }  // namespace tinyarena::tiling

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <stdexcept>
 
 #include "tinyarena/allocation/problem.h"
@@ -18,6 +19,7 @@ struct Choice {
   int32_t begin = 0;
   int64_t peak = 0;        // bytes live during it
   int64_t extra_macs = 0;  // over the untiled ops
+  int64_t own_bytes = 0;   // the segment's own buffers (rings or per-patch buffers, scratch)
   bool segment = false;
   Segment seg;
 };
@@ -40,6 +42,7 @@ class Evaluator {
     }
     base_ = liveness::analyze_liveness(graph, lo, options.tiling.plan.order);
     align_ = options.tiling.plan.alignment;
+    owned_.assign(graph.tensors.size(), false);
     const size_t steps = base_.order.size();
     step_live_.assign(steps, 0);
     for (const auto& b : base_.buffers)
@@ -53,15 +56,16 @@ class Evaluator {
 
   // Bytes of the untiled buffers that cross steps [begin, end), except those `owned` by the segment.
   int64_t crossing_bytes(int32_t begin, int32_t end, const std::vector<int32_t>& owned) const {
+    for (int32_t t : owned) owned_[t] = true;
     int64_t total = 0;
     for (const auto& b : base_.buffers) {
       if (b.first > end - 1 || b.last < begin) continue;
       if (b.kind == BufferKind::Scratch) continue;  // the segment plans its own scratch
-      const bool is_owned = !b.tensors.empty() && std::all_of(b.tensors.begin(), b.tensors.end(), [&](int32_t t) {
-        return std::find(owned.begin(), owned.end(), t) != owned.end();
-      });
+      const bool is_owned = !b.tensors.empty() &&
+                            std::all_of(b.tensors.begin(), b.tensors.end(), [&](int32_t t) { return owned_[t]; });
       if (!is_owned) total += aligned(b.size);
     }
+    for (int32_t t : owned) owned_[t] = false;
     return total;
   }
 
@@ -85,6 +89,7 @@ class Evaluator {
       owned.push_back(r.tensor);
       bytes += aligned(r.bytes());
     }
+    choice.own_bytes = bytes;
     choice.peak = crossing_bytes(begin, end, owned) + bytes;
     choice.extra_macs = stream.macs - untiled_macs(ops);
     choice.seg = Segment{ops, Mode::Rows, stripe, 1, 1};
@@ -109,7 +114,8 @@ class Evaluator {
       for (int32_t c : t.consumers) last = std::max(last, static_cast<int32_t>(position(ops, c)));
       for (int32_t s = first; s <= last; ++s) at[s] += aligned(pb.bytes);
     }
-    choice.peak = crossing_bytes(begin, end, owned) + *std::max_element(at.begin(), at.end());
+    choice.own_bytes = *std::max_element(at.begin(), at.end());
+    choice.peak = crossing_bytes(begin, end, owned) + choice.own_bytes;
     choice.extra_macs = run.macs - untiled_macs(ops);
     choice.seg = Segment{ops, Mode::Patches, 1, grid, grid};
     return true;
@@ -127,6 +133,7 @@ class Evaluator {
   liveness::Liveness base_;
   int64_t align_ = 1;
   std::vector<int64_t> step_live_;
+  mutable std::vector<bool> owned_;  // scratch flags of crossing_bytes, all false between calls
 };
 
 // Keeps the Pareto-optimal states (MACs ascending, peak strictly falling), at most `limit` spread over them.
@@ -167,6 +174,10 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
   const double budget_extra = (options.max_mac_overhead - 1.0) * static_cast<double>(untiled_macs);
 
   const size_t n = eval.steps();
+  // No segment whose own buffers exceed the all-plain schedule's peak can help; a segment's
+  // rings (per-patch buffers) only grow as it extends backwards, so the extension stops there.
+  int64_t plain_bound = 0;
+  for (size_t s = 0; s < n; ++s) plain_bound = std::max(plain_bound, eval.plain_peak(s));
   std::vector<std::vector<Choice>> choices(n + 1);  // choices ending at each position
   std::vector<std::vector<State>> fronts(n + 1);
   fronts[0].push_back({0, 0, 0, -1, -1});
@@ -176,21 +187,28 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
     plain.peak = eval.plain_peak(end - 1);
     choices[end].push_back(plain);
     std::vector<int32_t> ops;
-    for (size_t begin = end; begin-- > 0 && eval.tileable_step(begin);) {
+    bool rows_open = options.rows, patches_open = options.patches;
+    for (size_t begin = end; begin-- > 0 && eval.tileable_step(begin) && (rows_open || patches_open);) {
       ops.insert(ops.begin(), eval.op_at(begin));
       Choice c;
       c.begin = static_cast<int32_t>(begin);
       c.segment = true;
-      if (options.rows)
-        for (int32_t stripe : options.stripe_rows) {
-          if (eval.rows(c.begin, static_cast<int32_t>(end), ops, stripe, c)) choices[end].push_back(c);
-          ++result.candidates;
-        }
-      if (options.patches)
-        for (int32_t grid : options.patch_grids) {
-          if (eval.patches(c.begin, static_cast<int32_t>(end), ops, grid, c)) choices[end].push_back(c);
-          ++result.candidates;
-        }
+      int64_t least_own = INT64_MAX;  // the smallest own buffers of this extension, over its parameters
+      for (int32_t stripe : rows_open ? options.stripe_rows : std::vector<int32_t>{}) {
+        ++result.candidates;
+        if (!eval.rows(c.begin, static_cast<int32_t>(end), ops, stripe, c)) continue;
+        choices[end].push_back(c);
+        least_own = std::min(least_own, c.own_bytes);
+      }
+      rows_open = rows_open && least_own < plain_bound;
+      least_own = INT64_MAX;
+      for (int32_t grid : patches_open ? options.patch_grids : std::vector<int32_t>{}) {
+        ++result.candidates;
+        if (!eval.patches(c.begin, static_cast<int32_t>(end), ops, grid, c)) continue;
+        choices[end].push_back(c);
+        least_own = std::min(least_own, c.own_bytes);
+      }
+      patches_open = patches_open && (least_own == INT64_MAX || least_own < plain_bound);
     }
     std::vector<State> states;
     for (size_t ci = 0; ci < choices[end].size(); ++ci) {

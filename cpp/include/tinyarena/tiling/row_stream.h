@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tinyarena/graph/graph.h"
+#include "tinyarena_kernels.h"
 #include "tinyarena/tiling/receptive_field.h"
 
 namespace tinyarena::tiling {
@@ -64,8 +65,18 @@ RowStream stream_rows(const graph::Graph& graph, const std::vector<int32_t>& ops
 // Multiply-accumulates of `op` computing output rows `rows` x columns `cols`.
 int64_t tile_macs(const graph::Graph& graph, const graph::Op& op, Range rows, Range cols);
 
-// Kernel scratch bytes of `op` computing `rows` output rows (of `cols` columns,
-// 0 = all) in one call.
-int64_t tile_scratch_bytes(const graph::Graph& graph, const graph::Op& op, int32_t rows, int32_t cols = 0);
+// Kernel scratch of one op by the size of the region a call computes
+// (conv: fixed; depthwise: the widened input plane of the region).
+class TileScratch {
+ public:
+  TileScratch(const graph::Graph& graph, const graph::Op& op);
+  // Bytes for `rows` output rows of `cols` columns (0 = all) in one call.
+  int64_t bytes(int32_t rows, int32_t cols = 0) const;
+
+ private:
+  int64_t fixed_ = 0;
+  bool depthwise_ = false;
+  ta_dwconv_params depthwise_params_{};
+};
 
 }  // namespace tinyarena::tiling

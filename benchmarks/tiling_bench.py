@@ -1,0 +1,103 @@
+"""Tiling figures (issue 5): peak SRAM of row-streamed and patch-based schedules, the Pareto
+front, search and sweep speed, and bit-exactness of compiled row-streamed schedules.
+
+    python benchmarks/tiling_bench.py [--verify host cortex-m4] [--models mbv2_1.0_224 ...]
+
+Peaks are allocated arenas (greedy_size_first_fit, 16-byte alignment): activations, rings or
+per-patch buffers and kernel scratch. "input streamed" = the model input is pulled row by row
+(not resident). Numbers go to benchmarks/README.md.
+"""
+
+import argparse
+import pathlib
+import time
+
+import tinyarena
+from tinyarena import builder, tiling
+from tinyarena.verify import verify
+
+SHARED_MODELS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "models"
+BUDGET = 1.13  # MCUNetV2's published point: +13 % MACs
+
+
+def models(names):
+    table = {
+        "mbv2_1.0_224": lambda: builder.mobilenet_v2(alpha=1.0, resolution=224),
+        "mbv2_0.35_144": lambda: builder.mobilenet_v2(alpha=0.35, resolution=144),
+        "vww_96_int8": lambda: (SHARED_MODELS / "vww_96_int8.tflite").read_bytes(),
+        "person_detect": lambda: (SHARED_MODELS / "person_detect.tflite").read_bytes(),
+    }
+    return [(name, tinyarena.load_model(table[name]())) for name in names]
+
+
+def kib(count):
+    return f"{count / 1024:.1f}"
+
+
+def peaks(name, graph, verify_targets):
+    untiled = tinyarena.plan(graph).peak_bytes
+    rows = tiling.search(graph, tiling="rows", stream_input=True)
+    rows_resident = tiling.search(graph, tiling="rows", stream_input=False)
+    patches = tiling.search(graph, tiling="patches", max_mac_overhead=BUDGET, stream_input=True)
+    mixed = tiling.search(graph, tiling="auto", max_mac_overhead=BUDGET, stream_input=True)
+    front = tiling.search(graph, tiling="auto", max_mac_overhead=1.5, stream_input=True)
+    print(f"| {name} | {kib(untiled)} | {kib(rows.best.peak_bytes)} | {kib(rows_resident.best.peak_bytes)} | "
+          f"{kib(patches.best.peak_bytes)} @ {patches.best.mac_overhead:.3f}x | "
+          f"{kib(mixed.best.peak_bytes)} @ {mixed.best.mac_overhead:.3f}x | {rows.seconds * 1000:.0f} / "
+          f"{mixed.seconds * 1000:.0f} |", flush=True)
+    fronts = f"{name}: " + ", ".join(f"{kib(p.peak_bytes)} KiB @ {p.mac_overhead:.3f}x" for p in front.front)
+    exact = []
+    for target in verify_targets:
+        start = time.perf_counter()
+        result = verify(None, target=target, plan=rows.best)
+        exact.append(f"{name} rows ({len(rows.best.segments)} segments, input streamed) on {target}: "
+                     f"{result.summary()} in {time.perf_counter() - start:.0f} s")
+    return fronts, exact
+
+
+def speed():
+    lines = []
+    for label, data in [("chain(100) 8x8x8", builder.chain(100)),
+                        ("chain(100) 96x96x8", builder.chain(100, shape=(1, 96, 96, 8))),
+                        ("MobileNetV2 1.0@224 (65 ops)", builder.mobilenet_v2())]:
+        graph = tinyarena.load_model(data)
+        for mode, budget in [("rows", 1.0), ("auto", 1.3)]:
+            start = time.perf_counter()
+            result = tiling.search(graph, tiling=mode, max_mac_overhead=budget)
+            lines.append(f"| {label} | {len(graph.ops)} | {mode} (budget {budget}) | {result.candidates} | "
+                         f"{(time.perf_counter() - start) * 1000:.0f} |")
+    graph = tinyarena.load_model(builder.mobilenet_v2())
+    limits = [64 * 1024 + i * 4096 for i in range(100)]
+    start = time.perf_counter()
+    records = tiling.sweep(graph, sram_limits=limits, max_mac_overhead=1.3)
+    sweep_s = time.perf_counter() - start
+    fits = sum(r.fits for r in records)
+    lines.append(f"\n100-point sweep (64..460 KiB), MobileNetV2 1.0@224, auto, budget 1.3: {sweep_s:.2f} s, "
+                 f"{fits} limits fit")
+    return lines
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="+", default=["mbv2_1.0_224", "mbv2_0.35_144", "vww_96_int8", "person_detect"])
+    parser.add_argument("--verify", nargs="*", default=[], help="targets to verify the row-streamed plans on")
+    args = parser.parse_args()
+    print("| model | untiled KiB | rows 1.00x, input streamed | rows 1.00x, input resident | patches only "
+          f"(<= {BUDGET}x) | mixed (<= {BUDGET}x) | search ms rows / mixed |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    fronts, exact = [], []
+    for name, graph in models(args.models):
+        f, e = peaks(name, graph, args.verify)
+        fronts.append(f)
+        exact += e
+    print("\nPareto fronts (auto, input streamed, budget 1.5):")
+    print("\n".join(fronts))
+    if exact:
+        print("\nBit-exactness:")
+        print("\n".join(exact))
+    print("\n| model | ops | search | segments tried | ms |\n|---|---:|---|---:|---:|")
+    print("\n".join(speed()))
+
+
+if __name__ == "__main__":
+    main()
