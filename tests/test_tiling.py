@@ -243,10 +243,22 @@ def test_row_streamed_schedules_are_bit_exact_on_cortex_m4(mix, tmp_path):
     check_exact(vww.graph, vww, "cortex-m4", tmp_path / "vww")
 
 
-def test_patch_segments_are_not_compiled_yet(mix, tmp_path):
-    plan = tiling.tile(mix, [tiling.Segment(spatial_ops(mix)[4:7], mode="patches")])
-    with pytest.raises(tinyarena.UnsupportedError, match="patch segments"):
-        tinyarena.codegen.compile(plan, tmp_path)
+def patch_and_row_segments(graph):
+    ops = spatial_ops(graph)
+    return [tiling.Segment(ops[:4], mode="patches", patches_h=2, patches_w=3),  # a residual ADD inside
+            tiling.Segment(ops[4:8], stripe_rows=2)]
+
+
+@pytest.mark.parametrize("stream_input", [True, False])
+def test_patch_and_mixed_schedules_are_bit_exact_on_host(mix, stream_input, tmp_path):
+    plan = tiling.tile(mix, patch_and_row_segments(mix), stream_input=stream_input)
+    assert plan.mac_overhead > 1.0 and plan.validate() == []
+    check_exact(mix, plan, "host", tmp_path)
+
+
+@needs_cortex_m
+def test_patch_and_mixed_schedules_are_bit_exact_on_cortex_m4(mix, tmp_path):
+    check_exact(mix, tiling.tile(mix, patch_and_row_segments(mix), stream_input=True), "cortex-m4", tmp_path)
 
 
 # ---------------------------------------------------------------- command line

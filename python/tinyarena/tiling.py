@@ -6,14 +6,17 @@ spatial ops (conv, depthwise, pools, elementwise) can run
 - ``"rows"``: a few rows at a time (a cascade, as Vela streams them); every tensor inside the
   segment is a ring of just the rows its consumers still need, nothing is recomputed
   (1.00x MACs); the model input may be pulled row by row (``stream_input=True``);
-- ``"patches"``: on an n x n grid of output patches whose halos are recomputed (MCUNetV2);
-  planned (memory and MACs) but not yet compiled.
+- ``"patches"``: on an n x m grid of output patches whose halos are recomputed (MCUNetV2),
+  each patch written into the whole output tensor.
 
 ``search(model, ...)`` chooses segments, modes, stripe heights and patch grids by dynamic
 programming over segment boundaries and plans every Pareto point (peak SRAM vs MACs) with the
 real liveness and allocator. ``tile(model, segments)`` plans a given segmentation.
 ``sweep(model, sram_limits=[...])`` gives records for many limits at once.
-``tinyarena.codegen.compile`` compiles row-streamed plans (bit-exact with the untiled model).
+``tinyarena.codegen.compile`` compiles tiled plans, both modes and mixed (bit-exact with the
+untiled model): a segment becomes a loop replaying its fixed schedule of kernel calls on row
+ranges (rows) or on regions (patches, through params copies whose padding fields shift the
+region to the origin), with virtual bases into rings and patch buffers.
 
 Low-level pieces (``tinyarena._core``): ``input_range`` (the receptive-field algebra),
 ``stream_rows`` (a segment's rings and fixed step schedule), ``run_patches``.

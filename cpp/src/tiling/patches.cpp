@@ -118,6 +118,7 @@ PatchRun run_patches(const graph::Graph& graph, const std::vector<int32_t>& ops,
           need[local[u]] = merge(need[local[u]], in);
         }
       }
+      for (const Region& r : need) run.regions.insert(run.regions.end(), {r.rows.begin, r.rows.end, r.cols.begin, r.cols.end});
       for (size_t l = 0; l < tensors.size(); ++l) {
         const int64_t area = int64_t{need[l].rows.size()} * need[l].cols.size();
         if (patched[tensors[l]] && area > int64_t{largest[l].rows.size()} * largest[l].cols.size()) largest[l] = need[l];
@@ -130,6 +131,7 @@ PatchRun run_patches(const graph::Graph& graph, const std::vector<int32_t>& ops,
     run.buffers.push_back({tensors[l], r.rows.size(), r.cols.size(),
                            int64_t{r.rows.size()} * r.cols.size() * graph.tensors[tensors[l]].shape[3]});
   }
+  run.tensors = tensors;
   std::sort(run.buffers.begin(), run.buffers.end(),
             [](const PatchBuffer& a, const PatchBuffer& b) { return a.tensor < b.tensor; });
   return run;

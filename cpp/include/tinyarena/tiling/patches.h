@@ -28,6 +28,11 @@ struct PatchRun {
   std::vector<PatchBuffer> buffers;   // tensors inside the segment (and a streamed input)
   std::vector<int64_t> op_scratch;    // per op of `ops`: the most scratch one patch needs
   int64_t macs = 0;                   // over all patches, halos included
+  // Every activation the segment touches, and per patch (row-major over the grid) the
+  // region of each it computes or reads: {row_begin, row_end, col_begin, col_end}
+  // at regions[(patch * tensors.size() + i) * 4].
+  std::vector<int32_t> tensors;
+  std::vector<int32_t> regions;
 };
 
 // Throws std::invalid_argument when the ops cannot run on patches (not
