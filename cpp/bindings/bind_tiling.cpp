@@ -81,7 +81,7 @@ void bind_tiling(py::module_& m) {
       .def_property_readonly("ring_bytes", &RowStream::ring_bytes);
   m.def("stream_rows",
         [](const GraphPtr& g, const std::vector<int32_t>& ops, int32_t stripe_rows, bool stream_input) {
-          return stream_rows(*g, ops, {stripe_rows, stream_input});
+          return stream_rows(*g, ops, {stripe_rows, stream_input, true});
         },
         py::arg("graph"), py::arg("ops"), py::arg("stripe_rows") = 1, py::arg("stream_input") = false);
 

@@ -136,10 +136,12 @@ class Streamer {
   }
 
   void record(StepKind kind, int32_t target, int32_t tensor, Range rows) {
-    result_.steps.push_back({kind, target, rows.begin, rows.end});
+    if (options_.record_steps) result_.steps.push_back({kind, target, rows.begin, rows.end});
     if (ring_[tensor] >= 0) {
       const int32_t need = std::min(first_needed(tensor), rows.begin);
-      writes_.push_back({result_.steps.size() - 1, ring_[tensor], need, rows.end});
+      Ring& ring = result_.rings[ring_[tensor]];
+      ring.rows = std::max(ring.rows, rows.end - need);  // the capacity: the most rows held at once
+      if (options_.record_steps) writes_.push_back({result_.steps.size() - 1, ring_[tensor], need, rows.end});
     }
     produced_[tensor] = rows.end;
   }
@@ -172,10 +174,8 @@ class Streamer {
   }
 
 
-  // Ring capacities, and a Shift before each write that would overflow its ring.
+  // A Shift before each write that would overflow its ring.
   void insert_shifts() {
-    for (const Write& w : writes_)
-      result_.rings[w.ring].rows = std::max(result_.rings[w.ring].rows, w.end - w.need_first);
     std::vector<int32_t> first_row(result_.rings.size(), 0);
     std::vector<StreamStep> steps;
     size_t next = 0;

@@ -79,7 +79,7 @@ class Evaluator {
   bool rows(int32_t begin, int32_t end, const std::vector<int32_t>& ops, int32_t stripe, Choice& choice) const {
     RowStream stream;
     try {
-      stream = stream_rows(graph_, ops, {stripe, options_.tiling.stream_input});
+      stream = stream_rows(graph_, ops, {stripe, options_.tiling.stream_input, false});
     } catch (const std::exception&) {
       return false;
     }

@@ -137,7 +137,7 @@ TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>&
       if (step_of[seg.ops[i]] != s0 + static_cast<int32_t>(i))
         throw std::invalid_argument("segment " + std::to_string(s) + " is not a run of consecutive ops of the schedule");
     if (seg.mode == Mode::Rows) {
-      tiled.streams.push_back(stream_rows(graph, seg.ops, {seg.stripe_rows, options.stream_input}));
+      tiled.streams.push_back(stream_rows(graph, seg.ops, {seg.stripe_rows, options.stream_input, true}));
       tiled.patch_runs.emplace_back();
       buffers.push_back(stream_buffers(graph, tiled.streams.back(), s0, s1));
       tiled.macs += tiled.streams.back().macs;

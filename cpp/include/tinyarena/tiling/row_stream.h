@@ -19,6 +19,7 @@ namespace tinyarena::tiling {
 struct StreamOptions {
   int32_t stripe_rows = 1;    // rows of each segment output produced per round
   bool stream_input = false;  // pull the model input through a row callback when only the segment reads it
+  bool record_steps = true;   // false: ring sizes, MACs and scratch only (the search's cost model)
 };
 
 // A window of consecutive rows of one tensor, kept contiguous at the start of
