@@ -153,17 +153,6 @@ std::vector<State> pareto(std::vector<State> states, int32_t limit) {
 
 }  // namespace
 
-int32_t best_within(const std::vector<ParetoPoint>& front, double max_mac_overhead) {
-  int32_t best = -1;
-  for (size_t i = 0; i < front.size(); ++i) {
-    if (front[i].mac_overhead > max_mac_overhead + 1e-12) continue;
-    if (best < 0 || front[i].peak_bytes < front[best].peak_bytes ||
-        (front[i].peak_bytes == front[best].peak_bytes && front[i].macs < front[best].macs))
-      best = static_cast<int32_t>(i);
-  }
-  return best;
-}
-
 TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   if (options.max_mac_overhead < 1.0) throw std::invalid_argument("the MAC overhead budget must be at least 1.0");
@@ -244,12 +233,16 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
     planned.push_back({tiled.plan.peak_bytes, tiled.macs, tiled.mac_overhead(), segments});
     plans.push_back(std::move(tiled));
   }
+  // The untiled schedule (with every in-place op the estimate leaves out) is always a candidate.
+  plans.push_back(make_tiled_plan(graph, {}, options.tiling));
+  planned.push_back({plans.back().plan.peak_bytes, plans.back().macs, plans.back().mac_overhead(), {}});
   // Exact peaks may reorder the estimate's points: keep the exact Pareto set, MACs ascending.
   std::vector<size_t> order(planned.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return planned[a].macs != planned[b].macs ? planned[a].macs < planned[b].macs
-                                              : planned[a].peak_bytes < planned[b].peak_bytes;
+    if (planned[a].macs != planned[b].macs) return planned[a].macs < planned[b].macs;
+    if (planned[a].peak_bytes != planned[b].peak_bytes) return planned[a].peak_bytes < planned[b].peak_bytes;
+    return planned[a].segments.size() < planned[b].segments.size();
   });
   int32_t best_plan = -1;
   for (size_t i : order) {
@@ -258,14 +251,6 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
     if (planned[i].mac_overhead <= options.max_mac_overhead + 1e-12 &&
         (best_plan < 0 || planned[i].peak_bytes < plans[best_plan].plan.peak_bytes))
       best_plan = static_cast<int32_t>(i);
-  }
-  // The untiled plan belongs to the front when nothing beats it.
-  if (best_plan < 0 || plans[best_plan].plan.peak_bytes >= untiled.peak_bytes) {
-    TiledPlan none = make_tiled_plan(graph, {}, options.tiling);
-    if (best_plan < 0 || none.plan.peak_bytes <= plans[best_plan].plan.peak_bytes) {
-      plans.push_back(std::move(none));
-      best_plan = static_cast<int32_t>(plans.size() - 1);
-    }
   }
   result.best = std::move(plans[best_plan]);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

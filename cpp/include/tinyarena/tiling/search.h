@@ -41,7 +41,4 @@ struct TilingSearch {
 
 TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& options = {});
 
-// The best point of `front` within `max_mac_overhead`, or -1.
-int32_t best_within(const std::vector<ParetoPoint>& front, double max_mac_overhead);
-
 }  // namespace tinyarena::tiling
