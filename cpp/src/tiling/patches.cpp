@@ -4,7 +4,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "tinyarena/tiling/row_stream.h"
 
 namespace tinyarena::tiling {
 namespace {
@@ -29,13 +28,18 @@ Range patch_part(int32_t size, int32_t parts, int32_t index) {
 }
 
 PatchRun run_patches(const graph::Graph& graph, const std::vector<int32_t>& ops, int32_t grid_h, int32_t grid_w,
-                     bool stream_input) {
+                     bool stream_input, bool record_regions) {
+  return run_patches(graph, GraphFacts(graph), ops, grid_h, grid_w, stream_input, record_regions);
+}
+
+PatchRun run_patches(const graph::Graph& graph, const GraphFacts& facts, const std::vector<int32_t>& ops,
+                     int32_t grid_h, int32_t grid_w, bool stream_input, bool record_regions) {
   if (ops.empty()) throw std::invalid_argument("a patch segment needs at least one op");
   std::vector<bool> in_segment(graph.ops.size(), false);
   for (int32_t index : ops) {
     if (index < 0 || index >= static_cast<int32_t>(graph.ops.size()))
       throw std::invalid_argument("op " + std::to_string(index) + " does not exist");
-    if (!is_tileable(graph, graph.ops[index])) throw std::invalid_argument(label(graph.ops[index]) + " cannot run on patches");
+    if (!facts.op(index).tileable) throw std::invalid_argument(label(graph.ops[index]) + " cannot run on patches");
     in_segment[index] = true;
   }
   PatchRun run;
@@ -73,29 +77,16 @@ PatchRun run_patches(const graph::Graph& graph, const std::vector<int32_t>& ops,
                                 " does not fit the segment output " + std::to_string(final_out.shape[1]) + "x" +
                                 std::to_string(final_out.shape[2]));
 
-  // Each op's input maps, rows and columns, computed once for all patches.
-  std::vector<std::vector<std::pair<InputMap, InputMap>>> maps(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const graph::Op& op = graph.ops[ops[i]];
-    maps[i].resize(op.inputs.size());
-    for (size_t position = 0; position < op.inputs.size(); ++position)
-      if (op.inputs[position] >= 0 && !graph.tensors[op.inputs[position]].is_constant())
-        maps[i][position] = {input_map(graph, op, position, Axis::Rows), input_map(graph, op, position, Axis::Cols)};
-  }
   // Tensors the segment touches, numbered locally.
   std::vector<int32_t> local(graph.tensors.size(), -1), tensors;
   auto number = [&](int32_t t) {
     if (local[t] < 0) local[t] = static_cast<int32_t>(tensors.size()), tensors.push_back(t);
   };
-  std::vector<TileScratch> scratch;
-  std::vector<int64_t> macs_per_pixel;
   for (int32_t index : ops) {
     const graph::Op& op = graph.ops[index];
     for (int32_t t : op.inputs)
       if (t >= 0 && !graph.tensors[t].is_constant()) number(t);
     number(op.outputs[0]);
-    scratch.emplace_back(graph, op);
-    macs_per_pixel.push_back(tile_macs(graph, op, {0, 1}, {0, 1}));
   }
   std::vector<Region> largest(tensors.size());
   run.op_scratch.assign(ops.size(), 0);
@@ -107,18 +98,20 @@ PatchRun run_patches(const graph::Graph& graph, const std::vector<int32_t>& ops,
                                       patch_part(final_out.shape[2], grid_w, pw)};
       for (size_t i = ops.size(); i-- > 0;) {
         const graph::Op& op = graph.ops[ops[i]];
+        const OpFacts& f = facts.op(op.index);
         const Region out = need[local[op.outputs[0]]];
         if (out.rows.empty() || out.cols.empty()) continue;
-        run.macs += macs_per_pixel[i] * out.rows.size() * out.cols.size();
-        run.op_scratch[i] = std::max(run.op_scratch[i], scratch[i].bytes(out.rows.size(), out.cols.size()));
+        run.macs += f.macs_per_pixel * out.rows.size() * out.cols.size();
+        run.op_scratch[i] = std::max(run.op_scratch[i], f.scratch.bytes(out.rows.size(), out.cols.size()));
         for (size_t position = 0; position < op.inputs.size(); ++position) {
           const int32_t u = op.inputs[position];
           if (u < 0 || graph.tensors[u].is_constant()) continue;
-          const Region in{map_range(maps[i][position].first, out.rows), map_range(maps[i][position].second, out.cols)};
+          const Region in{map_range(f.rows[position], out.rows), map_range(f.cols[position], out.cols)};
           need[local[u]] = merge(need[local[u]], in);
         }
       }
-      for (const Region& r : need) run.regions.insert(run.regions.end(), {r.rows.begin, r.rows.end, r.cols.begin, r.cols.end});
+      if (record_regions)
+        for (const Region& r : need) run.regions.insert(run.regions.end(), {r.rows.begin, r.rows.end, r.cols.begin, r.cols.end});
       for (size_t l = 0; l < tensors.size(); ++l) {
         const int64_t area = int64_t{need[l].rows.size()} * need[l].cols.size();
         if (patched[tensors[l]] && area > int64_t{largest[l].rows.size()} * largest[l].cols.size()) largest[l] = need[l];

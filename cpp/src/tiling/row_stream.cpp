@@ -2,13 +2,9 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
 #include <stdexcept>
 #include <string>
 
-#include "../kernels/geometry.h"
-#include "tinyarena/graph/op_metrics.h"
-#include "tinyarena/kernels/kernel_params.h"
 
 namespace tinyarena::tiling {
 namespace {
@@ -25,10 +21,10 @@ int64_t row_bytes_of(const graph::Tensor& t) { return int64_t{t.shape[2]} * t.sh
 // needs them, its ring shifted when it would overflow.
 class Streamer {
  public:
-  Streamer(const Graph& graph, const std::vector<int32_t>& ops, const StreamOptions& options)
-      : graph_(graph), options_(options), in_segment_(graph.ops.size(), false),
+  Streamer(const Graph& graph, const GraphFacts& facts, const std::vector<int32_t>& ops, const StreamOptions& options)
+      : graph_(graph), facts_(facts), options_(options), in_segment_(graph.ops.size(), false),
         ring_(graph.tensors.size(), -1), produced_(graph.tensors.size(), 0), streamed_(graph.tensors.size(), false),
-        maps_(graph.ops.size()), macs_per_row_(graph.ops.size(), 0) {
+        last_rows_(graph.ops.size(), 0) {
     if (ops.empty()) throw std::invalid_argument("a row-streamed segment needs at least one op");
     if (options.stripe_rows < 1) throw std::invalid_argument("stripe rows must be at least 1");
     result_.ops = ops;
@@ -36,15 +32,9 @@ class Streamer {
       if (index < 0 || index >= static_cast<int32_t>(graph.ops.size()))
         throw std::invalid_argument("op " + std::to_string(index) + " does not exist");
       const Op& op = graph.ops[index];
-      if (!is_tileable(graph, op)) throw std::invalid_argument(label(op) + " cannot be row-streamed");
+      if (!facts.op(index).tileable) throw std::invalid_argument(label(op) + " cannot be row-streamed");
       if (in_segment_[index]) throw std::invalid_argument(label(op) + " is listed twice");
       in_segment_[index] = true;
-      macs_per_row_[index] = tile_macs(graph, op, {0, 1}, {0, graph.output(op, 0)->shape[2]});
-      scratch_.emplace(index, TileScratch(graph, op));
-      maps_[index].resize(op.inputs.size());
-      for (size_t position = 0; position < op.inputs.size(); ++position)
-        if (op.inputs[position] >= 0 && !graph.tensors[op.inputs[position]].is_constant())
-          maps_[index][position] = input_map(graph, op, position, Axis::Rows);
     }
     classify_tensors();
   }
@@ -128,7 +118,7 @@ class Streamer {
       if (produced_[out] >= height) continue;
       for (size_t position = 0; position < op.inputs.size(); ++position) {
         if (op.inputs[position] != t) continue;
-        const Range need = map_range(maps_[c][position], {produced_[out], height});
+        const Range need = map_range(facts_.op(c).rows[position], {produced_[out], height});
         if (!need.empty()) first = std::min(first, need.begin);
       }
     }
@@ -162,14 +152,15 @@ class Streamer {
       const int32_t u = op.inputs[position];
       if (u < 0 || graph_.tensors[u].is_constant()) continue;
       const bool inside = streamed_[u] || (graph_.tensors[u].producer >= 0 && in_segment_[graph_.tensors[u].producer]);
-      const Range need = map_range(maps_[op.index][position], rows);
+      const Range need = map_range(facts_.op(op.index).rows[position], rows);
       if (inside && !need.empty()) ensure(u, need.end);
     }
     record(StepKind::Run, op.index, t, rows);
-    result_.macs += macs_per_row_[op.index] * rows.size();
+    const OpFacts& f = facts_.op(op.index);
+    result_.macs += f.macs_per_pixel * rows.size() * graph_.tensors[t].shape[2];
     if (rows.size() != last_rows_[op.index]) {  // scratch depends on the rows per call only
       last_rows_[op.index] = rows.size();
-      result_.scratch_bytes = std::max(result_.scratch_bytes, scratch_.at(op.index).bytes(rows.size()));
+      result_.scratch_bytes = std::max(result_.scratch_bytes, f.scratch.bytes(rows.size()));
     }
   }
 
@@ -192,15 +183,13 @@ class Streamer {
   }
 
   const Graph& graph_;
+  const GraphFacts& facts_;
   StreamOptions options_;
   std::vector<bool> in_segment_;
   std::vector<int32_t> ring_, produced_;
   std::vector<bool> streamed_;
-  std::vector<std::vector<InputMap>> maps_;  // per op of the segment, per input position (rows)
   std::vector<Write> writes_;
-  std::vector<int64_t> macs_per_row_;        // per op of the segment
-  std::map<int32_t, TileScratch> scratch_;  // per op of the segment
-  std::map<int32_t, int32_t> last_rows_;    // rows of the op's last call
+  std::vector<int32_t> last_rows_;  // per op: rows of its last call
   RowStream result_;
 };
 
@@ -219,31 +208,12 @@ int32_t RowStream::ring_of(int32_t tensor) const {
 }
 
 RowStream stream_rows(const Graph& graph, const std::vector<int32_t>& ops, const StreamOptions& options) {
-  return Streamer(graph, ops, options).run();
+  return stream_rows(graph, GraphFacts(graph), ops, options);
 }
 
-int64_t tile_macs(const Graph& graph, const Op& op, Range rows, Range cols) {
-  const graph::Tensor& out = *graph.output(op, 0);
-  const int64_t pixels = int64_t{out.shape[1]} * out.shape[2];
-  return pixels == 0 ? 0 : graph::op_macs(graph, op) / pixels * rows.size() * cols.size();
-}
-
-TileScratch::TileScratch(const Graph& graph, const Op& op) {
-  if (op.opcode == kernels::opcode::kConv2D) {
-    const ta_conv_params p = kernels::detail::conv_geometry(graph, op).params;
-    fixed_ = static_cast<int64_t>(ta_conv_s8_scratch_bytes(&p));
-  } else if (op.opcode == kernels::opcode::kDepthwiseConv2D) {
-    depthwise_ = true;
-    depthwise_params_ = kernels::detail::depthwise_geometry(graph, op).params;
-  }
-}
-
-int64_t TileScratch::bytes(int32_t rows, int32_t cols) const {
-  if (!depthwise_) return fixed_;
-  ta_dwconv_params p = depthwise_params_;
-  p.out_h = rows;  // the rows run as an image of their own (see codegen/lower_tiled.cpp)
-  if (cols > 0) p.out_w = cols;
-  return static_cast<int64_t>(ta_depthwise_conv_s8_scratch_bytes(&p));
+RowStream stream_rows(const Graph& graph, const GraphFacts& facts, const std::vector<int32_t>& ops,
+                      const StreamOptions& options) {
+  return Streamer(graph, facts, ops, options).run();
 }
 
 }  // namespace tinyarena::tiling

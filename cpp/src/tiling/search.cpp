@@ -34,12 +34,11 @@ struct State {
 
 class Evaluator {
  public:
-  Evaluator(const graph::Graph& graph, const SearchOptions& options) : graph_(graph), options_(options) {
+  Evaluator(const graph::Graph& graph, const SearchOptions& options)
+      : graph_(graph), options_(options), facts_(graph) {
     liveness::LivenessOptions lo = options.tiling.plan.liveness;
-    for (const graph::Op& op : graph.ops) {
-      tileable_.push_back(is_tileable(graph, op));
-      if (tileable_.back()) lo.not_inplace_ops.push_back(op.index);  // a plain tileable op is costed without in-place
-    }
+    for (const graph::Op& op : graph.ops)  // a plain tileable op is costed without in-place
+      if (facts_.op(op.index).tileable) lo.not_inplace_ops.push_back(op.index);
     base_ = liveness::analyze_liveness(graph, lo, options.tiling.plan.order);
     align_ = options.tiling.plan.alignment;
     owned_.assign(graph.tensors.size(), false);
@@ -50,7 +49,7 @@ class Evaluator {
   }
 
   size_t steps() const { return base_.order.size(); }
-  bool tileable_step(size_t s) const { return tileable_[base_.order[s]]; }
+  bool tileable_step(size_t s) const { return facts_.op(base_.order[s]).tileable; }
   int64_t plain_peak(size_t s) const { return step_live_[s]; }
   int32_t op_at(size_t s) const { return base_.order[s]; }
 
@@ -71,7 +70,10 @@ class Evaluator {
 
   int64_t untiled_macs(const std::vector<int32_t>& ops) const {
     int64_t total = 0;
-    for (int32_t op : ops) total += graph::op_macs(graph_, graph_.ops[op]);
+    for (int32_t op : ops) {
+      const graph::Tensor& out = *graph_.output(graph_.ops[op], 0);
+      total += facts_.op(op).macs_per_pixel * out.shape[1] * out.shape[2];
+    }
     return total;
   }
 
@@ -79,7 +81,7 @@ class Evaluator {
   bool rows(int32_t begin, int32_t end, const std::vector<int32_t>& ops, int32_t stripe, Choice& choice) const {
     RowStream stream;
     try {
-      stream = stream_rows(graph_, ops, {stripe, options_.tiling.stream_input, false});
+      stream = stream_rows(graph_, facts_, ops, {stripe, options_.tiling.stream_input, false});
     } catch (const std::exception&) {
       return false;
     }
@@ -100,7 +102,7 @@ class Evaluator {
   bool patches(int32_t begin, int32_t end, const std::vector<int32_t>& ops, int32_t grid, Choice& choice) const {
     PatchRun run;
     try {
-      run = run_patches(graph_, ops, grid, grid, options_.tiling.stream_input);
+      run = run_patches(graph_, facts_, ops, grid, grid, options_.tiling.stream_input, false);
     } catch (const std::exception&) {
       return false;
     }
@@ -129,7 +131,7 @@ class Evaluator {
 
   const graph::Graph& graph_;
   const SearchOptions& options_;
-  std::vector<bool> tileable_;
+  GraphFacts facts_;
   liveness::Liveness base_;
   int64_t align_ = 1;
   std::vector<int64_t> step_live_;

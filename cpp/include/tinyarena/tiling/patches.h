@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "tinyarena/graph/graph.h"
-#include "tinyarena/tiling/receptive_field.h"
+#include "tinyarena/tiling/op_facts.h"
 
 namespace tinyarena::tiling {
 
@@ -37,8 +37,11 @@ struct PatchRun {
 
 // Throws std::invalid_argument when the ops cannot run on patches (not
 // tileable, more than one tensor leaving the segment, a grid larger than the output).
+// Without `record_regions`, `regions` stays empty (the search's cost model).
 PatchRun run_patches(const graph::Graph& graph, const std::vector<int32_t>& ops, int32_t grid_h, int32_t grid_w,
-                     bool stream_input);
+                     bool stream_input, bool record_regions = true);
+PatchRun run_patches(const graph::Graph& graph, const GraphFacts& facts, const std::vector<int32_t>& ops,
+                     int32_t grid_h, int32_t grid_w, bool stream_input, bool record_regions);
 
 // The region of `size` elements patch `index` of `parts` covers (near-equal parts).
 Range patch_part(int32_t size, int32_t parts, int32_t index);

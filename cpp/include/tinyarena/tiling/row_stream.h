@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "tinyarena/graph/graph.h"
-#include "tinyarena_kernels.h"
+#include "tinyarena/tiling/op_facts.h"
 #include "tinyarena/tiling/receptive_field.h"
 
 namespace tinyarena::tiling {
@@ -60,24 +60,10 @@ struct RowStream {
 
 // Streams `ops` (op indices in schedule order; every op tileable, the
 // segment's internal tensors produced before they are read). Throws
-// std::invalid_argument naming the op that cannot be streamed.
+// std::invalid_argument naming the op that cannot be streamed. `facts` (of
+// this graph) saves recomputing per-op facts across many calls.
 RowStream stream_rows(const graph::Graph& graph, const std::vector<int32_t>& ops, const StreamOptions& options = {});
-
-// Multiply-accumulates of `op` computing output rows `rows` x columns `cols`.
-int64_t tile_macs(const graph::Graph& graph, const graph::Op& op, Range rows, Range cols);
-
-// Kernel scratch of one op by the size of the region a call computes
-// (conv: fixed; depthwise: the widened input plane of the region).
-class TileScratch {
- public:
-  TileScratch(const graph::Graph& graph, const graph::Op& op);
-  // Bytes for `rows` output rows of `cols` columns (0 = all) in one call.
-  int64_t bytes(int32_t rows, int32_t cols = 0) const;
-
- private:
-  int64_t fixed_ = 0;
-  bool depthwise_ = false;
-  ta_dwconv_params depthwise_params_{};
-};
+RowStream stream_rows(const graph::Graph& graph, const GraphFacts& facts, const std::vector<int32_t>& ops,
+                      const StreamOptions& options);
 
 }  // namespace tinyarena::tiling
