@@ -202,6 +202,14 @@ def test_search_with_patches_respects_the_budget():
         tiling.search(shared_model("person_detect"), max_mac_overhead=0.9)
 
 
+def test_search_under_a_limit_takes_the_fewest_macs_that_fit():
+    free = tiling.search(shared_model("person_detect"), tiling="auto", max_mac_overhead=1.1, stream_input=False)
+    assert free.best.mac_overhead > 1.0  # the smallest peak costs MACs
+    roomy = tiling.search(shared_model("person_detect"), tiling="auto", max_mac_overhead=1.1, stream_input=False,
+                          sram="30K")
+    assert roomy.best.fits and roomy.best.mac_overhead == 1.0 and roomy.best.peak_bytes > free.best.peak_bytes
+
+
 def test_sweep_records_fit_exactly_when_the_peak_is_within_the_limit():
     records = tiling.sweep(shared_model("person_detect"), sram_limits=[8 * 1024, "20K", "64K"], max_mac_overhead=1.1)
     assert [r.fits for r in records] == [r.peak_bytes <= r.sram_limit for r in records]

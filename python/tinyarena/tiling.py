@@ -119,20 +119,21 @@ def tile(model, segments=(), sram=None, align=16, allocator="greedy_size_first_f
 
 def search(model, tiling="auto", max_mac_overhead=1.0, stream_input=True, sram=None, align=16,
            allocator="greedy_size_first_fit", inplace=True, scratch=True, stripe_rows=(1,), patch_grids=(2, 3, 4, 5, 6)):
-    """Choose segments for ``model`` to minimise peak SRAM with MACs at most ``max_mac_overhead``
-    times the untiled model's; returns a :class:`TilingResult`.
+    """Choose segments for ``model`` with MACs at most ``max_mac_overhead`` times the untiled
+    model's: the smallest peak SRAM, or with ``sram`` the fewest MACs whose peak fits (the
+    smallest peak when none fits; ``best.fits`` tells). Returns a :class:`TilingResult`.
 
     ``tiling``: ``"rows"`` (row streaming only, 1.00x MACs), ``"patches"`` (patches only),
     ``"auto"`` (both, mixed; patches only when the budget allows more MACs), ``"none"``.
-    ``sram`` is the limit the best plan reports ``fits`` against.
     """
     if tiling not in MODES:
         raise ValueError(f"unknown tiling {tiling!r}: use one of {', '.join(MODES)}")
     if max_mac_overhead < 1.0:
         raise ValueError(f"the MAC overhead budget must be at least 1.0, got {max_mac_overhead}")
     graph = load_model(model)
+    tiling_options = _options(sram, align, allocator, inplace, scratch, stream_input)
     options = _core.TilingSearchOptions(
-        tiling=_options(sram, align, allocator, inplace, scratch, stream_input),
+        tiling=tiling_options,
         rows=tiling in ("auto", "rows"),
         patches=tiling == "patches" or (tiling == "auto" and max_mac_overhead > 1.0),
         max_mac_overhead=float(max_mac_overhead),
@@ -140,7 +141,12 @@ def search(model, tiling="auto", max_mac_overhead=1.0, stream_input=True, sram=N
         patch_grids=list(patch_grids),
     )
     found = _core.search_tiling(graph, options)
-    return TilingResult(TiledPlan(graph, found.best, _name(model)), tuple(found.front), found.untiled_peak_bytes,
+    best = found.best
+    fitting = [p for p in found.front if sram is not None and p.peak_bytes <= parse_size(sram)
+               and p.mac_overhead <= max_mac_overhead + 1e-12]
+    if fitting:  # the fewest MACs that fit
+        best = _core.make_tiled_plan(graph, min(fitting, key=lambda p: p.macs).segments, tiling_options)
+    return TilingResult(TiledPlan(graph, best, _name(model)), tuple(found.front), found.untiled_peak_bytes,
                         found.candidates, found.seconds)
 
 
