@@ -1,4 +1,5 @@
-// Lowering of a tiled schedule: plain ops become one kernel call each, as in
+// Lowering of a tiled schedule (lower_tiled.cpp, lower_row_stream.cpp,
+// lower_patches.cpp): plain ops become one kernel call each, as in
 // lower_program; a row-streamed segment becomes a loop replaying its fixed
 // schedule of steps (a constant table): each step runs one op on a range of
 // output rows, loads input rows (TA_INPUT_ROWS, a user-replaceable row
