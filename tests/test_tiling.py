@@ -243,6 +243,19 @@ def test_mobilenet_v2_row_streamed_is_bit_exact_on_host(tmp_path):
                 tmp_path / "residual")
 
 
+@pytest.mark.parametrize("name", ["kws_ref_model", "pretrainedResnet_quant", "str_ww_ref_model"])
+def test_shared_models_tiled_in_both_modes_are_bit_exact_on_host(name, tmp_path):
+    graph = tinyarena.load_model(shared_model(name))
+    ops = spatial_ops(graph)
+    assert ops == list(range(len(ops)))  # the spatial layers come first, one run
+    check_exact(graph, tiling.tile(graph, [tiling.Segment(ops)], stream_input=True), "host", tmp_path / "rows")
+    while graph.tensors[graph.ops[ops[-1]].outputs[0]].shape[1] < 2:  # patches need two output rows
+        ops.pop()
+    width = graph.tensors[graph.ops[ops[-1]].outputs[0]].shape[2]
+    patches = tiling.Segment(ops, mode="patches", patches_h=2, patches_w=min(2, width))
+    check_exact(graph, tiling.tile(graph, [patches], stream_input=True), "host", tmp_path / "patches")
+
+
 @needs_cortex_m
 def test_row_streamed_schedules_are_bit_exact_on_cortex_m4(mix, tmp_path):
     check_exact(mix, tiling.tile(mix, [tiling.Segment(spatial_ops(mix)[:8])], stream_input=True), "cortex-m4",
