@@ -296,5 +296,7 @@ def test_cli_tiling_plan_and_too_small_sram():
                     "--sram", "4K")
     assert small.returncode == 2
     assert "smallest peak the tiling search reached" in small.stderr and "4,096 bytes" in small.stderr
+    verified = run_cli("verify", shared_model("person_detect"), "--tiling", "auto", "--max-mac-overhead", "1.1")
+    assert verified.returncode == 0 and "bit-exact on host" in verified.stdout and "rows" in verified.stdout
     bad = run_cli("plan", shared_model("vww_96_int8"), "--tiling", "diagonal")
     assert bad.returncode == 2 and "invalid choice" in bad.stderr

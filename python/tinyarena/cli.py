@@ -6,6 +6,7 @@
     tinyarena compile MODEL -o DIR [--target cortex-m4|cortex-m7|host] [--no-inplace] [--sram SIZE]
                          [--tiling rows ...] ...
     tinyarena verify MODEL [--target host|cortex-m4|cortex-m7] [--inplace|--no-inplace] [--seed N]
+                           [--tiling none|auto|rows|patches] [--max-mac-overhead X]
     tinyarena demo [-o DIR]
 
 Exit status: 0 on success, 1 for a bad or unsupported model (or a failed build or
@@ -82,6 +83,9 @@ def _parser():
     v.add_argument("--inplace", dest="inplace", action="store_true", default=True, help="in-place ops on (default)")
     v.add_argument("--no-inplace", dest="inplace", action="store_false", help="in-place ops off")
     v.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    v.add_argument("--tiling", choices=("none", "auto", "rows", "patches"), default="none",
+                   help="verify the tiled schedule the search chooses (input streamed)")
+    v.add_argument("--max-mac-overhead", type=float, default=1.0, metavar="X", help="with --tiling: the MAC budget")
 
     d = commands.add_parser("demo", help="plan the bundled example network; write the chart and report")
     d.add_argument("-o", "--output", default="tinyarena_demo", help="output directory (default ./tinyarena_demo)")
@@ -164,8 +168,14 @@ def _run_compile(args):
 def _run_verify(args):
     from .verify import VerifyError, verify
 
+    plan = None
+    if args.tiling != "none":
+        from .tiling import search
+
+        plan = search(args.model, tiling=args.tiling, max_mac_overhead=args.max_mac_overhead, inplace=args.inplace).best
+        print(plan.describe())
     try:
-        result = verify(args.model, target=args.target, inplace=args.inplace, seed=args.seed)
+        result = verify(args.model, target=args.target, inplace=args.inplace, seed=args.seed, plan=plan)
     except VerifyError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_MODEL
