@@ -2,6 +2,7 @@
 front, search and sweep speed, and bit-exactness of compiled row-streamed schedules.
 
     python benchmarks/tiling_bench.py [--verify host cortex-m4] [--models mbv2_1.0_224 ...]
+    python benchmarks/tiling_bench.py --instructions [MODEL ...]   # Cortex-M4 cost of tiling
 
 Peaks are allocated arenas (greedy_size_first_fit, 16-byte alignment): activations, rings or
 per-patch buffers and kernel scratch. "input streamed" = the model input is pulled row by row
@@ -108,11 +109,52 @@ def shared_models(verify_targets):
     return lines
 
 
+def instructions(names):
+    """Cortex-M4 (DSP build) instructions of one invoke: untiled vs row-streamed vs mixed plans,
+    with codegen_bench's method (QEMU insn-count plugin, 2 invokes minus 1)."""
+    import sys
+    import tempfile
+
+    import numpy as np
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+    import codegen_bench as cb
+    from tinyarena.codegen import compile as compile_model
+
+    cb.PLUGIN_SOURCE = SHARED_MODELS.parent / "tools" / "qemu-insn-count" / "insn_count.c"
+    lines = ["| model | plan | arena B | MACs | instructions | vs untiled |", "|---|---|---:|---:|---:|---:|"]
+    with tempfile.TemporaryDirectory() as tmp:
+        work = pathlib.Path(tmp)
+        plugin = cb.build_plugin(work)
+        for name, graph in models(names):
+            plans = [("untiled", tinyarena.plan(graph)),
+                     ("rows 1.00x", tiling.search(graph, tiling="rows").best),
+                     (f"mixed <= {BUDGET}x", tiling.search(graph, tiling="auto", max_mac_overhead=BUDGET).best)]
+            base = None
+            for label, plan in plans:
+                out_dir = work / f"{name}_{label.split()[0]}"
+                compile_model(plan, out_dir, target="cortex-m4", name="model")
+                rng = np.random.default_rng(0)
+                for i, index in enumerate(graph.inputs):
+                    data = rng.integers(-128, 128, graph.tensors[index].shape, dtype=np.int8)
+                    (out_dir / f"input{i}.bin").write_bytes(data.tobytes())
+                insns = cb.measure(out_dir, "", plugin)["insns"]
+                base = base or insns
+                macs = getattr(plan, "macs", None) or plan.core.macs
+                lines.append(f"| {name} | {label} | {plan.peak_bytes:,} | {macs:,} | {insns:,} | {insns / base:.3f}x |")
+    return lines
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=["mbv2_1.0_224", "mbv2_0.35_144", "vww_96_int8", "person_detect"])
     parser.add_argument("--verify", nargs="*", default=[], help="targets to verify the row-streamed plans on")
+    parser.add_argument("--instructions", nargs="*", metavar="MODEL",
+                        help="only count Cortex-M4 instructions of untiled vs tiled plans of these models")
     args = parser.parse_args()
+    if args.instructions is not None:
+        print("\n".join(instructions(args.instructions or ["vww_96_int8", "person_detect", "mbv2_0.35_144"])))
+        return
     print("| model | untiled KiB | rows 1.00x, input streamed | rows 1.00x, input resident | patches only "
           f"(<= {BUDGET}x) | mixed (<= {BUDGET}x) | search ms rows / mixed |")
     print("|---|---:|---:|---:|---:|---:|---:|")
