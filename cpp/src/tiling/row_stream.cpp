@@ -5,7 +5,6 @@
 #include <stdexcept>
 #include <string>
 
-
 namespace tinyarena::tiling {
 namespace {
 
@@ -107,7 +106,6 @@ class Streamer {
           throw std::invalid_argument(label(graph_.ops[index]) + " reads a tensor the segment produces after it");
   }
 
-
   // The first row of `t` any consumer in the segment still needs (its rows below can go).
   int32_t first_needed(int32_t t) const {
     int32_t first = std::numeric_limits<int32_t>::max();
@@ -163,7 +161,6 @@ class Streamer {
       result_.scratch_bytes = std::max(result_.scratch_bytes, f.scratch.bytes(rows.size()));
     }
   }
-
 
   // A Shift before each write that would overflow its ring.
   void insert_shifts() {
