@@ -162,7 +162,7 @@ def test_tiled_plan_is_valid_and_uses_rings(mix):
     tiled = tiling.tile(mix, [tiling.Segment(ops)], stream_input=True)
     assert tiled.validate() == []
     assert tiled.peak_bytes < untiled.peak_bytes
-    assert tiled.mac_overhead == 1.0
+    assert tiled.mac_overhead == 1.0 and sum(r.macs for r in tiled.ops) == tiled.macs
     rings = [b for b in tiled.buffers if "[ring" in b.name]
     assert rings and all(b.first == 0 and b.last == len(ops) - 1 for b in rings)
     assert mix.inputs[0] not in [t for b in tiled.buffers if "[ring" not in b.name for t in b.tensors]
@@ -177,6 +177,7 @@ def test_patch_run_recomputes_halos(mix):
     assert run.macs > untiled  # the halos
     plan = tiling.tile(mix, [tiling.Segment(ops, mode="patches", patches_h=2, patches_w=2)])
     assert plan.validate() == [] and plan.mac_overhead > 1.0
+    assert sum(r.macs for r in plan.ops) == plan.macs == plan.core.macs  # the report shows the recomputation
     with pytest.raises(ValueError, match="grid"):
         _core.run_patches(mix, ops, 50, 1, False)
 

@@ -89,6 +89,7 @@ PatchRun run_patches(const graph::Graph& graph, const GraphFacts& facts, const s
   }
   std::vector<Region> largest(tensors.size());
   run.op_scratch.assign(ops.size(), 0);
+  run.op_macs.assign(ops.size(), 0);
   for (int32_t ph = 0; ph < grid_h; ++ph) {
     for (int32_t pw = 0; pw < grid_w; ++pw) {
       // Backwards from the output patch: the region of every tensor the patch needs.
@@ -100,7 +101,7 @@ PatchRun run_patches(const graph::Graph& graph, const GraphFacts& facts, const s
         const OpFacts& f = facts.op(op.index);
         const Region out = need[local[op.outputs[0]]];
         if (out.rows.empty() || out.cols.empty()) continue;
-        run.macs += f.macs_per_pixel * out.rows.size() * out.cols.size();
+        run.op_macs[i] += f.macs_per_pixel * out.rows.size() * out.cols.size();
         run.op_scratch[i] = std::max(run.op_scratch[i], f.scratch.bytes(out.rows.size(), out.cols.size()));
         for (size_t position = 0; position < op.inputs.size(); ++position) {
           const int32_t u = op.inputs[position];
@@ -123,6 +124,7 @@ PatchRun run_patches(const graph::Graph& graph, const GraphFacts& facts, const s
     run.buffers.push_back({tensors[l], r.rows.size(), r.cols.size(),
                            int64_t{r.rows.size()} * r.cols.size() * graph.tensors[tensors[l]].shape[3]});
   }
+  for (int64_t m : run.op_macs) run.macs += m;
   run.tensors = tensors;
   std::sort(run.buffers.begin(), run.buffers.end(),
             [](const PatchBuffer& a, const PatchBuffer& b) { return a.tensor < b.tensor; });

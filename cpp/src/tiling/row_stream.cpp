@@ -23,10 +23,11 @@ class Streamer {
   Streamer(const Graph& graph, const GraphFacts& facts, const std::vector<int32_t>& ops, const StreamOptions& options)
       : graph_(graph), facts_(facts), options_(options), in_segment_(graph.ops.size(), false),
         ring_(graph.tensors.size(), -1), produced_(graph.tensors.size(), 0), streamed_(graph.tensors.size(), false),
-        last_rows_(graph.ops.size(), 0) {
+        last_rows_(graph.ops.size(), 0), position_(graph.ops.size(), -1) {
     if (ops.empty()) throw std::invalid_argument("a row-streamed segment needs at least one op");
     if (options.stripe_rows < 1) throw std::invalid_argument("stripe rows must be at least 1");
     result_.ops = ops;
+    result_.op_macs.assign(ops.size(), 0);
     for (int32_t index : ops) {
       if (index < 0 || index >= static_cast<int32_t>(graph.ops.size()))
         throw std::invalid_argument("op " + std::to_string(index) + " does not exist");
@@ -35,6 +36,7 @@ class Streamer {
       if (in_segment_[index]) throw std::invalid_argument(label(op) + " is listed twice");
       in_segment_[index] = true;
     }
+    for (size_t i = 0; i < ops.size(); ++i) position_[ops[i]] = static_cast<int32_t>(i);
     classify_tensors();
   }
 
@@ -97,12 +99,10 @@ class Streamer {
         else result_.full_outputs.push_back(t);
       }
     }
-    std::vector<int32_t> position(graph_.ops.size(), -1);
-    for (size_t i = 0; i < result_.ops.size(); ++i) position[result_.ops[i]] = static_cast<int32_t>(i);
     for (int32_t index : result_.ops)
       for (int32_t t : graph_.ops[index].inputs)
         if (t >= 0 && graph_.tensors[t].producer >= 0 && in_segment_[graph_.tensors[t].producer] &&
-            position[graph_.tensors[t].producer] > position[index])
+            position_[graph_.tensors[t].producer] > position_[index])
           throw std::invalid_argument(label(graph_.ops[index]) + " reads a tensor the segment produces after it");
   }
 
@@ -155,7 +155,9 @@ class Streamer {
     }
     record(StepKind::Run, op.index, t, rows);
     const OpFacts& f = facts_.op(op.index);
-    result_.macs += f.macs_per_pixel * rows.size() * graph_.tensors[t].shape[2];
+    const int64_t macs = f.macs_per_pixel * rows.size() * graph_.tensors[t].shape[2];
+    result_.macs += macs;
+    result_.op_macs[position_[op.index]] += macs;
     if (rows.size() != last_rows_[op.index]) {  // scratch depends on the rows per call only
       last_rows_[op.index] = rows.size();
       result_.scratch_bytes = std::max(result_.scratch_bytes, f.scratch.bytes(rows.size()));
@@ -187,6 +189,7 @@ class Streamer {
   std::vector<bool> streamed_;
   std::vector<Write> writes_;
   std::vector<int32_t> last_rows_;  // per op: rows of its last call
+  std::vector<int32_t> position_;   // per op: its position in the segment, -1 outside
   RowStream result_;
 };
 

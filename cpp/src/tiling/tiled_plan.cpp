@@ -155,6 +155,14 @@ TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>&
   }
   tiled.plan = plan::plan_buffers(graph, plan_options, tiled_liveness(graph, base, buffers, segment_of_op));
   tiled.plan.macs = tiled.macs;
+  for (plan::OpReport& report : tiled.plan.ops) {  // what each segment op really computes
+    const int32_t s = segment_of_op[report.index];
+    if (s < 0) continue;
+    const bool rows = segments[s].mode == Mode::Rows;
+    const std::vector<int32_t>& ops = segments[s].ops;
+    const size_t i = static_cast<size_t>(std::find(ops.begin(), ops.end(), report.index) - ops.begin());
+    report.metrics.macs = rows ? tiled.streams[s].op_macs[i] : tiled.patch_runs[s].op_macs[i];
+  }
   return tiled;
 }
 

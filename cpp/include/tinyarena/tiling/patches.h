@@ -28,6 +28,7 @@ struct PatchRun {
   std::vector<PatchBuffer> buffers;   // tensors inside the segment (and a streamed input)
   std::vector<int64_t> op_scratch;    // per op of `ops`: the most scratch one patch needs
   int64_t macs = 0;                   // over all patches, halos included
+  std::vector<int64_t> op_macs;       // per op of `ops`, over all patches
   // Every activation the segment touches, and per patch (row-major over the grid) the
   // region of each it computes or reads: {row_begin, row_end, col_begin, col_end}
   // at regions[(patch * tensors.size() + i) * 4].
