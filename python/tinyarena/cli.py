@@ -51,7 +51,8 @@ def _add_plan_options(p):
                    help="placement algorithm (default greedy_size_first_fit, TFLite Micro's rule)")
     p.add_argument("--no-inplace", action="store_true", help="no in-place depthwise or elementwise ops")
     p.add_argument("--tiling", choices=("none", "auto", "rows", "patches"), default="none",
-                   help="run runs of spatial ops on row stripes (rows, 1.00x MACs) or patches; auto searches both")
+                   help="run runs of spatial ops on row stripes (rows, 1.00x MACs) or patches (recomputed halos: "
+                        "give --max-mac-overhead above 1); auto searches both")
     p.add_argument("--max-mac-overhead", type=float, default=1.0, metavar="X",
                    help="with --tiling: MACs at most X times the untiled model's (default 1.0)")
     p.add_argument("--no-stream-input", action="store_true",
