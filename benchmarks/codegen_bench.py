@@ -53,7 +53,7 @@ def build(out_dir, cflags, runs):
 
 
 def symbol_range(elf, name):
-    """[lo, hi) of a function from ``arm-none-eabi-nm -S`` (Thumb bit cleared)."""
+    """[lo, hi) of a symbol from ``arm-none-eabi-nm -S`` (Thumb bit cleared)."""
     for line in run(["arm-none-eabi-nm", "-S", str(elf)]).stdout.splitlines():
         fields = line.split()
         if len(fields) == 4 and fields[3] == name:
@@ -79,21 +79,28 @@ def sizes(elf):
 def measure(out_dir, cflags, plugin):
     one = build(out_dir, cflags, 1)
     invoke = symbol_range(one, "tinyarena_model_invoke")
+    arena_lo, arena_hi = symbol_range(one, "ta_arena")
     total_one, body, stdout = count(one, plugin, invoke)
     text, data, bss = sizes(one)
     stack = int(re.search(r"stack_bytes: (\d+)", stdout).group(1))
     total_two, _, _ = count(build(out_dir, cflags, 2), plugin)
-    return dict(insns=total_two - total_one, body=body, text=text, ram=data + bss, stack=stack)
+    return dict(insns=total_two - total_one, body=body, text=text, ram=data + bss, stack=stack,
+                arena=arena_hi - arena_lo)
+
+
+def bench_inputs(plan, out_dir):
+    """Random int8 inputs (seed 0) for the harness."""
+    rng = np.random.default_rng(0)
+    for i, index in enumerate(plan.graph.inputs):
+        shape = plan.graph.tensors[index].shape
+        (out_dir / f"input{i}.bin").write_bytes(rng.integers(-128, 128, shape, dtype=np.int8).tobytes())
 
 
 def bench_model(path, work, plugin):
     plan = tinyarena.plan(path)
     out_dir = work / path.stem
     compile_model(plan, out_dir, target="cortex-m4", name="model")
-    rng = np.random.default_rng(0)
-    for i, index in enumerate(plan.graph.inputs):
-        shape = plan.graph.tensors[index].shape
-        (out_dir / f"input{i}.bin").write_bytes(rng.integers(-128, 128, shape, dtype=np.int8).tobytes())
+    bench_inputs(plan, out_dir)
     return plan, {variant: measure(out_dir, cflags, plugin) for variant, cflags in VARIANTS.items()}
 
 
@@ -106,18 +113,22 @@ def main():
     if args.models:
         paths = [p for p in paths if p.stem in args.models]
     print("| model | MACs | build | instructions | instr/MAC | invoke body | flash (text) B | RAM (data+bss) B "
-          "| arena B | stack B |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+          "| arena B | of which scratch B | stack B | arena + stack B |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory(prefix="tinyarena-bench-") as tmp:
         work = args.work or pathlib.Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         plugin = build_plugin(work)
         for path in paths:
             plan, results = bench_model(path, work, plugin)
+            scratch = max((b.size for b in plan.buffers if b.kind == "scratch"), default=0)
             for variant, r in results.items():
+                if r["arena"] != plan.peak_bytes:
+                    raise SystemExit(f"{path.stem}: the image's arena is {r['arena']} B, the plan's peak "
+                                     f"{plan.peak_bytes} B")
                 print(f"| {path.stem} | {plan.macs:,} | {variant} | {r['insns']:,} "
                       f"| {r['insns'] / max(plan.macs, 1):.2f} | {r['body']:,} | {r['text']:,} | {r['ram']:,} "
-                      f"| {plan.peak_bytes:,} | {r['stack']:,} |", flush=True)
+                      f"| {r['arena']:,} | {scratch:,} | {r['stack']:,} | {r['arena'] + r['stack']:,} |", flush=True)
 
 
 if __name__ == "__main__":

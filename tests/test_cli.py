@@ -74,7 +74,8 @@ def test_help_lists_the_commands():
 def test_demo_writes_model_chart_and_report(tmp_path):
     result = run("demo", "-o", tmp_path / "out")
     assert result.returncode == 0, result.stderr
-    for name in ("demo_model.tflite", "allocation.png", "report.txt", "plan.json"):
+    for name in ("demo_model.tflite", "allocation.png", "report.txt", "plan.json", "c/model.h", "c/model.c",
+                 "c/Makefile", "c/kernels/src/conv.c"):
         assert (tmp_path / "out" / name).stat().st_size > 0
     data = json.loads((tmp_path / "out" / "plan.json").read_text())
     assert data["peak_bytes"] >= data["lower_bound_bytes"] > 0 and len(data["ops"]) >= 10

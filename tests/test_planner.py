@@ -57,13 +57,14 @@ def test_inplace_depthwise_shares_its_input_buffer():
     for op in depthwise:
         assert buffer_of[op.inputs[0]] == buffer_of[op.outputs[0]]
     # ...and asks for the in-place kernel's scratch (ta_depthwise_conv_s8_inplace_scratch_bytes):
-    # for the 48x48 3x3 layer the int16 plane its SIMD path widens, (48 + 2) rows x 51 columns
-    # + 2 values, and one int32 row of 48 accumulators -- more than the 48x48 int8 plane the
-    # portable path copies.
+    # for the 48x48 3x3 layer the int16 plane its SIMD path builds, (48 + 2) rows x 52 columns
+    # (51 rounded up to even, so rows stay word-aligned) + 2 values, and 48 + 1 int32
+    # accumulators -- more than the 48x48 int8 plane the portable path copies -- rounded up to
+    # the plan's 16-byte alignment.
     scratch = {b.name: b for b in plan.buffers if b.kind == "scratch"}
     first = depthwise[0]
     assert graph.tensors[first.inputs[0]].shape == (1, 48, 48, 8)
-    assert scratch[f"scratch@{first.index} DEPTHWISE_CONV_2D"].size == ((48 + 2) * 51 + 2) * 2 + 48 * 4
+    assert scratch[f"scratch@{first.index} DEPTHWISE_CONV_2D"].size == (((48 + 2) * 52 + 2) * 2 + 49 * 4 + 15) // 16 * 16
 
 
 def test_reshape_output_is_a_view_of_its_input():

@@ -244,6 +244,45 @@ def test_mobilenet_v2_row_streamed_is_bit_exact_on_host(tmp_path):
                 tmp_path / "residual")
 
 
+def test_explicit_pad_mobilenet_v2_streams_after_pad_folding(tmp_path):
+    """As TF exports it (a PAD before every stride-2 depthwise): a PAD cannot stream, so it cuts
+    every cascade; folded into the depthwise's explicit padding, one cascade runs through."""
+    data = builder.mobilenet_v2(alpha=0.35, resolution=96, num_classes=10, explicit_pad=True)
+    unfolded = tiling.search(data, tiling="rows", transforms="none").best
+    folded = tiling.search(data, tiling="rows").best
+    assert "PAD" in [op.type for op in unfolded.graph.ops] and "PAD" not in [op.type for op in folded.graph.ops]
+    assert folded.transforms[0].name == "fold_pads" and folded.transforms[0].applied
+    explicit = {op.index for op in folded.graph.ops if op.options.padding == "EXPLICIT"}
+    assert explicit & {op for seg in folded.segments for op in seg.ops}  # a folded depthwise inside a segment
+    assert folded.mac_overhead == 1.0 and folded.peak_bytes < unfolded.peak_bytes
+    assert folded.validate() == []
+    result = verify(data, target="host", plan=folded, work_dir=tmp_path)
+    assert result.bit_exact, result.summary()
+    assert result.arena_bytes == folded.peak_bytes
+
+
+def test_segments_stop_at_zero_copy_slices(tmp_path):
+    """Concatenation branches writing their channel slices are placed tensors: no segment holds
+    them or the elided concatenation, and the mixed plan stays bit-exact."""
+    from test_transforms import concat_bottleneck_model
+
+    data = concat_bottleneck_model()
+    best = tiling.search(data, tiling="rows", transforms="zero_copy").best
+    graph = best.graph
+    elided = [op.index for op in graph.ops if op.elided]
+    placed = {t.index for t in graph.tensors if t.placement} | {t.placement[0] for t in graph.tensors if t.placement}
+    assert elided and placed
+    assert not any(_core.is_tileable(graph, op) for op in elided)
+    for seg in best.segments:
+        for op in (graph.ops[i] for i in seg.ops):
+            assert not op.elided and not placed & set(op.outputs) and not placed & set(op.inputs)
+    tileable = [op.index for op in graph.ops if _core.is_tileable(graph, op.index)]
+    assert tileable  # ops off the slices still tile
+    result = verify(data, target="host", plan=tiling.tile(graph, [tiling.Segment(tileable[-1:])], stream_input=True),
+                    work_dir=tmp_path)
+    assert result.bit_exact, result.summary()
+
+
 @pytest.mark.parametrize("name", ["kws_ref_model", "pretrainedResnet_quant", "str_ww_ref_model"])
 def test_shared_models_tiled_in_both_modes_are_bit_exact_on_host(name, tmp_path):
     graph = tinyarena.load_model(shared_model(name))
@@ -289,7 +328,7 @@ def run_cli(*args):
                           timeout=300)
 
 
-def test_cli_tiling_plan_and_too_small_sram():
+def test_cli_tiling_plan_and_too_small_sram(tmp_path):
     ok = run_cli("plan", shared_model("vww_96_int8"), "--tiling", "rows", "--sram", "32K")
     assert ok.returncode == 0, ok.stderr
     assert "tiling rows: peak" in ok.stdout and "1.000x" in ok.stdout
@@ -299,5 +338,10 @@ def test_cli_tiling_plan_and_too_small_sram():
     assert "smallest peak the tiling search reached" in small.stderr and "4,096 bytes" in small.stderr
     verified = run_cli("verify", shared_model("person_detect"), "--tiling", "auto", "--max-mac-overhead", "1.1")
     assert verified.returncode == 0 and "bit-exact on host" in verified.stdout and "rows" in verified.stdout
+    both = run_cli("compile", shared_model("vww_96_int8"), "--tiling", "rows", "--transforms", "fold_pads", "-o",
+                   tmp_path / "out")
+    assert both.returncode == 0 and "tiling rows: peak" in both.stdout and "transforms: none applied" in both.stdout
+    exclusive = run_cli("plan", shared_model("vww_96_int8"), "--transforms", "zero_copy", "--no-transforms")
+    assert exclusive.returncode == 2 and "not allowed with" in exclusive.stderr
     bad = run_cli("plan", shared_model("vww_96_int8"), "--tiling", "diagonal")
     assert bad.returncode == 2 and "invalid choice" in bad.stderr

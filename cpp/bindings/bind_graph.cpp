@@ -73,6 +73,14 @@ void bind_tensor(py::module_& m) {
       .def_property_readonly("producer", [](const TensorHandle& h) { return h.get().producer; },
                              "Index of the op that writes this tensor, -1 if none.")
       .def_property_readonly("consumers", [](const TensorHandle& h) { return tuple_of(h.get().consumers); })
+      .def_property_readonly("placement",
+                             [](const TensorHandle& h) -> py::object {
+                               const auto& p = h.get().placement;
+                               if (!p) return py::none();
+                               return py::make_tuple(p->base, p->offset, p->pix_stride);
+                             },
+                             "(base tensor, byte offset, pixel stride) when a transform placed it inside "
+                             "another tensor, else None.")
       .def("__repr__", [](const TensorHandle& h) {
         const auto& t = h.get();
         std::string shape;
@@ -87,6 +95,10 @@ void bind_options(py::module_& m) {
   py::class_<OpOptions>(m, "OpOptions", "Builtin options of an op, with TFLite defaults where absent.")
       .def_property_readonly("padding", [](const OpOptions& o) { return graph::padding_name(o.padding); })
       .def_property_readonly("activation", [](const OpOptions& o) { return graph::activation_name(o.activation); })
+      .def_readonly("pad_top", &OpOptions::pad_top)
+      .def_readonly("pad_left", &OpOptions::pad_left)
+      .def_readonly("pad_bottom", &OpOptions::pad_bottom)
+      .def_readonly("pad_right", &OpOptions::pad_right)
       .def_readonly("stride_w", &OpOptions::stride_w)
       .def_readonly("stride_h", &OpOptions::stride_h)
       .def_readonly("dilation_w", &OpOptions::dilation_w)
@@ -126,6 +138,8 @@ void bind_op(py::module_& m) {
       .def_property_readonly("inputs", [](const OpHandle& h) { return tuple_of(h.get().inputs); },
                              "Input tensor indices (-1 for an omitted optional input).")
       .def_property_readonly("outputs", [](const OpHandle& h) { return tuple_of(h.get().outputs); })
+      .def_property_readonly("elided", [](const OpHandle& h) { return h.get().elided; },
+                             "True when a transform made it zero-copy: it moves no data.")
       .def_property_readonly("macs", [](const OpHandle& h) { return graph::op_macs(*h.graph, h.get()); })
       .def("__repr__", [](const OpHandle& h) {
         return "<Op " + std::to_string(h.index) + " " + h.get().type + ">";

@@ -8,6 +8,7 @@ namespace tinyarena::bindings {
 
 void bind_reader(pybind11::module_& m);
 void bind_graph(pybind11::module_& m);
+void bind_transforms(pybind11::module_& m);
 void bind_liveness(pybind11::module_& m);
 void bind_allocation(pybind11::module_& m);
 void bind_plan(pybind11::module_& m);

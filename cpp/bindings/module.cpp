@@ -6,11 +6,12 @@
 namespace py = pybind11;
 
 PYBIND11_MODULE(_core, m) {
-  m.doc() = "tinyarena's C++ core: reader, graph IR, liveness, allocation, planning, interchange, C code generation and tiling.";
+  m.doc() = "tinyarena's C++ core: reader, graph IR, transforms, liveness, allocation, planning, interchange, C code generation and tiling.";
   py::register_exception<tinyarena::ModelError>(m, "ModelError", PyExc_ValueError);
   py::register_exception<tinyarena::UnsupportedError>(m, "UnsupportedError", PyExc_ValueError);
   tinyarena::bindings::bind_graph(m);
   tinyarena::bindings::bind_reader(m);
+  tinyarena::bindings::bind_transforms(m);
   tinyarena::bindings::bind_liveness(m);
   tinyarena::bindings::bind_allocation(m);
   tinyarena::bindings::bind_plan(m);

@@ -3,6 +3,7 @@
 The pipeline, one module per stage (each wraps the C++ core in ``_core``):
 
 - ``tinyarena.reader``     -- ``load_model``: .tflite file or bytes -> ``Graph`` (the IR)
+- ``tinyarena.transforms`` -- PAD folding, zero-copy concatenation/splitting, reordering
 - ``tinyarena.liveness``   -- buffers and their ``[first, last]`` op intervals
 - ``tinyarena.allocation`` -- the allocation problem, allocators, lower bound, validator
 - ``tinyarena.planner``    -- ``plan``: all of the above -> ``Plan`` (table, JSON, chart)

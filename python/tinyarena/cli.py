@@ -1,11 +1,13 @@
 """The ``tinyarena`` command.
 
     tinyarena plan MODEL [--sram SIZE] [--align N] [--allocator NAME] [--no-inplace]
+                         [--transforms LIST | --no-transforms]
                          [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--no-stream-input]
                          [--no-scratch] [--chart PATH] [--json PATH] [--write-offline-plan OUT]
     tinyarena compile MODEL -o DIR [--target cortex-m4|cortex-m7|host] [--no-inplace] [--sram SIZE]
                          [--tiling rows ...] ...
     tinyarena verify MODEL [--target host|cortex-m4|cortex-m7] [--inplace|--no-inplace] [--seed N]
+                           [--transforms LIST | --no-transforms]
                            [--tiling none|auto|rows|patches] [--max-mac-overhead X]
     tinyarena demo [-o DIR]
 
@@ -57,6 +59,16 @@ def _add_plan_options(p):
                    help="with --tiling: MACs at most X times the untiled model's (default 1.0)")
     p.add_argument("--no-stream-input", action="store_true",
                    help="with --tiling: keep the model input whole in SRAM (default: pulled row by row)")
+    _add_transform_options(p)
+
+
+def _add_transform_options(p):
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--transforms", metavar="LIST", default=None,
+                       help="comma-separated transforms to try: fold_pads, zero_copy, reorder (default: all; "
+                       "each kept only if the peak does not grow; --tiling applies the graph rewrites first)")
+    group.add_argument("--no-transforms", dest="transforms", action="store_const", const="none",
+                       help="plan the file's graph in the file's order")
 
 
 def _parser():
@@ -70,7 +82,8 @@ def _parser():
     p.add_argument("--chart", metavar="PATH", help="write the allocation chart (PNG) here")
     p.add_argument("--json", metavar="PATH", help="write the plan as JSON here")
     p.add_argument("--write-offline-plan", metavar="OUT", help="write a copy of the model carrying the plan as "
-                   "TFLite Micro OfflineMemoryAllocation metadata (needs --no-inplace)")
+                   "TFLite Micro OfflineMemoryAllocation metadata (needs --no-inplace; transforms off unless "
+                   "--transforms is given)")
 
     c = commands.add_parser("compile", help="write C sources that run the planned model (model.h, model.c, ...)")
     _add_plan_options(c)
@@ -87,6 +100,7 @@ def _parser():
     v.add_argument("--tiling", choices=("none", "auto", "rows", "patches"), default="none",
                    help="verify the tiled schedule the search chooses (input streamed)")
     v.add_argument("--max-mac-overhead", type=float, default=1.0, metavar="X", help="with --tiling: the MAC budget")
+    _add_transform_options(v)
 
     d = commands.add_parser("demo", help="plan the bundled example network; write the chart and report")
     d.add_argument("-o", "--output", default="tinyarena_demo", help="output directory (default ./tinyarena_demo)")
@@ -115,8 +129,10 @@ def _make_plan(args, scratch=True):
     """The plan the arguments ask for, and a line on what the tiling search reached (or None)."""
     from .planner import plan as make_plan
 
+    # An offline plan describes the file's graph in the file's order: no transforms unless asked.
+    offline = getattr(args, "write_offline_plan", None) and args.transforms is None
     common = dict(sram=args.sram, align=args.align, allocator=args.allocator, inplace=not args.no_inplace,
-                  scratch=scratch)
+                  scratch=scratch, transforms="none" if offline else args.transforms)
     if args.tiling == "none":
         return make_plan(args.model, **common), None
     from .tiling import search
@@ -162,6 +178,8 @@ def _run_compile(args):
     compiled = compile_model(plan, args.output, target=args.target, name=args.name or args.model)
     print(f"wrote {compiled.out_dir}/: model.h, model.c (arena {compiled.arena_bytes:,} B, "
           f"{len(compiled.program.calls)} kernel calls), main.c, Makefile, kernels/, target/")
+    applied = [f"{r.name} ({r.peak_before:,} -> {r.peak_after:,} B)" for r in plan.transforms if r.applied]
+    print(f"transforms: {', '.join(applied) or 'none applied'}")
     print(f"build: make -C {compiled.out_dir} TARGET={args.target}")
     return 0
 
@@ -173,10 +191,12 @@ def _run_verify(args):
     if args.tiling != "none":
         from .tiling import search
 
-        plan = search(args.model, tiling=args.tiling, max_mac_overhead=args.max_mac_overhead, inplace=args.inplace).best
+        plan = search(args.model, tiling=args.tiling, max_mac_overhead=args.max_mac_overhead, inplace=args.inplace,
+                      transforms=args.transforms).best
         print(plan.describe())
     try:
-        result = verify(args.model, target=args.target, inplace=args.inplace, seed=args.seed, plan=plan)
+        result = verify(args.model, target=args.target, inplace=args.inplace, seed=args.seed,
+                        transforms=args.transforms, plan=plan)
     except VerifyError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_MODEL

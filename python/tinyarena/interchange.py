@@ -39,6 +39,9 @@ def model_with_offline_plan(plan):
     must be made with ``inplace=False`` (scratch buffers are left out of the
     metadata either way: TFLM plans its scratch around our offsets).
     """
+    if any(r.applied for r in plan.transforms):
+        raise ValueError("TFLite Micro runs the file's graph in the file's order: make the plan with transforms=() "
+                         "(CLI: --no-transforms) to write an offline plan")
     if len(plan.liveness.inplace_ops):
         raise ValueError("TFLite Micro's kernels do not run in place: make the plan with inplace=False "
                          "(CLI: --no-inplace) to write an offline plan")

@@ -2,6 +2,7 @@
 
 ``plan(model, ...)`` returns a :class:`Plan`: the chosen offsets, peak SRAM,
 lower bound, flash and MACs, as Python objects, a text table, JSON and a chart.
+It first tries the transforms (``tinyarena.transforms``) and keeps those that help.
 """
 
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from .allocation import validate
 from .reader import load_model
 from .schedule import schedule_options
 from .sizes import parse_size
+from .transforms import TransformReport, parse_transforms
 
 __all__ = ["Plan", "PlacedBuffer", "plan"]
 
@@ -33,7 +35,8 @@ class PlacedBuffer:
 class Plan:
     """The memory plan of one model. Build it with :func:`tinyarena.plan`."""
 
-    schedule = None  # the ScheduleResult whose order was planned, with reorder=True
+    schedule = None  # the ScheduleResult whose order was planned (reorder transform kept, or reorder=True)
+    transforms = ()  # a TransformReport per transform tried, in order
 
     def __init__(self, graph, core_plan, model_name=""):
         self.graph = graph
@@ -163,6 +166,81 @@ def plan_options(sram=None, align=16, allocator="greedy_size_first_fit", inplace
     )
 
 
+@dataclass(frozen=True)
+class _Planned:
+    """A graph planned in file order, and as it will be planned (reordered when that is kept)."""
+
+    graph: object
+    file: object  # core Plan in file order
+    best: object  # core Plan in the order kept
+    schedule: object = None  # ScheduleResult of the reorder search, if one ran
+    reordered: bool = False  # best uses the schedule's order
+
+
+def _planned(graph, make, schedule, force_reorder):
+    file = make(graph, [])
+    if schedule is None:
+        return _Planned(graph, file, file)
+    found = _core.find_schedule(graph, schedule)
+    if list(found.order) == list(range(len(graph.ops))):
+        return _Planned(graph, file, file, found)
+    reordered = make(graph, found.order)
+    keep = force_reorder or reordered.peak_bytes <= file.peak_bytes
+    return _Planned(graph, file, reordered if keep else file, found, keep)
+
+
+MAX_SINGLE_TRIALS = 32
+"""Rewrites tried one at a time when applying all of them at once raises the peak."""
+
+
+def _one_at_a_time(current, name, rewrites, plan_graph):
+    """Each rewrite alone, from the last op back (PAD folding renumbers the ops after the one it
+    removes), kept when the final peak does not grow. Returns the state and the kept rewrites."""
+    kept = []
+    for rewrite in sorted(rewrites, key=lambda r: -r.op):
+        graph, done = _core.apply_transform(current.graph, name, [rewrite.op])
+        trial = plan_graph(graph) if done else current
+        if done and trial.best.peak_bytes <= current.best.peak_bytes:
+            current, kept = trial, list(done) + kept
+    return current, tuple(kept)
+
+
+def _apply_transforms(graph, names, make, schedule, force_reorder):
+    """Tries the named graph rewrites in turn, then reordering. A rewrite is kept when the plan
+    it leads to (reordered too, if ``reorder`` is named) peaks no higher than without it; when
+    all of a transform's rewrites together raise the peak, each is tried alone.
+    Returns the final graph, its core plan, one TransformReport per name and the ScheduleResult."""
+    schedule = schedule if "reorder" in names else None
+
+    def plan_graph(g):
+        return _planned(g, make, schedule, force_reorder)
+
+    current = plan_graph(graph)
+    reports = []
+    for name in (n for n in names if n != "reorder"):
+        candidate_graph, rewrites = _core.apply_transform(current.graph, name)
+        candidate = plan_graph(candidate_graph) if rewrites else current
+        kept = tuple(rewrites) if rewrites and candidate.best.peak_bytes <= current.best.peak_bytes else ()
+        if rewrites and not kept and 1 < len(rewrites) <= MAX_SINGLE_TRIALS:
+            single, kept = _one_at_a_time(current, name, rewrites, plan_graph)
+            candidate = single if kept else candidate
+        changes = tuple(f"op {r.op}: {r.what}" for r in (kept or rewrites))
+        reports.append(TransformReport(name, bool(kept), changes, current.file.lower_bound_bytes,
+                                       candidate.file.lower_bound_bytes, current.file.peak_bytes,
+                                       candidate.file.peak_bytes))
+        current = candidate if kept else current
+    if schedule is not None:
+        found = current.schedule
+        changed = list(found.order) != list(range(len(current.graph.ops)))
+        after = make(current.graph, found.order) if changed else current.file
+        changes = (f"{found.method} search: lower bound {found.file_peak_bytes:,} -> {found.peak_bytes:,} B",)
+        reports.append(TransformReport("reorder", current.reordered, changes if changed else (),
+                                       current.file.lower_bound_bytes, after.lower_bound_bytes,
+                                       current.file.peak_bytes, after.peak_bytes))
+    kept_schedule = current.schedule if current.reordered or force_reorder else None
+    return current.graph, current.best, tuple(reports), kept_schedule
+
+
 def plan(
     model,
     sram=None,
@@ -172,6 +250,7 @@ def plan(
     scratch=True,
     order=None,
     reorder=False,
+    transforms=None,
 ):
     """Plan the SRAM of ``model`` (a path, bytes or ``Graph``) and return a :class:`Plan`.
 
@@ -181,19 +260,38 @@ def plan(
     - ``allocator``: a name from ``tinyarena.allocation.allocator_names()``.
     - ``inplace``: allow in-place depthwise and elementwise ops.
     - ``scratch``: plan kernel scratch buffers (False: activations only).
+    - ``transforms``: which of ``tinyarena.transforms.TRANSFORMS`` (``fold_pads``, ``zero_copy``,
+      ``reorder``) to try, in that order: default all (none when ``order`` is given); ``()`` or
+      ``"none"`` for none; names as a list or comma-separated string. Each is kept only if the
+      final peak does not grow (a rewrite is judged after reordering, when that is asked for);
+      ``plan.transforms`` reports every one (lower bound and peak in file order before and after
+      it; for ``reorder``, file order against the order found) and ``plan.graph`` is the
+      transformed graph.
     - ``order``: op indices in execution order (default: the file's order).
-    - ``reorder``: choose the order with ``tinyarena.schedule.find_schedule`` (lowest
-      peak found, never worse than the file's), kept as ``plan.schedule``.
+    - ``reorder``: plan the order ``tinyarena.schedule.find_schedule`` finds (lowest lower bound
+      found, never worse than the file's) even if the allocator's peak grows; kept as
+      ``plan.schedule`` (also set when the default ``reorder`` transform is kept).
     """
     graph = load_model(model)
-    found = None
-    if reorder:
-        if order:
-            raise ValueError("give either order or reorder=True, not both")
-        found = _core.find_schedule(graph, schedule_options(align, inplace, scratch))
-        order = found.order
-    options = plan_options(sram, align, allocator, inplace, scratch, order)
+    plan_options(sram, align, allocator, inplace, scratch)  # checks the arguments once
+    if order and reorder:
+        raise ValueError("give either order or reorder=True, not both")
+    names = parse_transforms(() if order and transforms is None else transforms)
+    if order and names:
+        raise ValueError("give either order or transforms (they renumber and reorder ops), not both")
+    if reorder and "reorder" not in names:
+        names += ("reorder",)
+
+    def make(g, op_order):
+        return _core.make_plan(g, plan_options(sram, align, allocator, inplace, scratch, op_order))
+
+    if order:
+        graph, core, reports, found = graph, make(graph, order), (), None
+    else:
+        graph, core, reports, found = _apply_transforms(graph, names, make, schedule_options(align, inplace, scratch),
+                                                        reorder)
     name = str(model) if not isinstance(model, (bytes, bytearray, memoryview, _core.Graph)) else ""
-    result = Plan(graph, _core.make_plan(graph, options), model_name=name)
+    result = Plan(graph, core, model_name=name)
     result.schedule = found
+    result.transforms = reports
     return result

@@ -12,10 +12,11 @@ def _shape(shape):
 
 
 def _rows(plan):
+    ops = plan.graph.ops
     for r in plan.ops:
         yield (
             str(r.index),
-            r.type,
+            r.type + (" (no copy)" if ops[r.index].elided else ""),
             _shape(r.output_shape),
             f"{r.live_bytes:,}",
             f"{r.scratch_bytes:,}",
@@ -40,6 +41,18 @@ def summary_lines(plan):
     return lines
 
 
+def transform_lines(plan):
+    """One line per transform tried: lower bound and peak before -> after, kept or not."""
+    if not plan.transforms:
+        return []
+    lines = ["", "transform    lower bound before -> after       peak before -> after            changes"]
+    for r in plan.transforms:
+        verdict = "applied" if r.applied else ("no effect" if not r.changes else "not kept: the final peak would grow")
+        lines.append(f"{r.name:11s}  {r.lower_bound_before:>12,} -> {r.lower_bound_after:<12,}  "
+                     f"{r.peak_before:>12,} -> {r.peak_after:<12,}  {len(r.changes)} ({verdict})")
+    return lines
+
+
 def table(plan):
     rows = list(_rows(plan))
     widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(_COLUMNS)]
@@ -50,7 +63,7 @@ def table(plan):
 
     lines = [fmt(_COLUMNS), fmt(["-" * w for w in widths])]
     lines += [fmt(r) for r in rows]
-    return "\n".join(lines + [""] + summary_lines(plan))
+    return "\n".join(lines + [""] + summary_lines(plan) + transform_lines(plan))
 
 
 def to_dict(plan):
@@ -65,6 +78,7 @@ def to_dict(plan):
         "alignment": plan.alignment,
         "sram_limit": plan.sram_limit,
         "fits": plan.fits,
+        "transforms": [r.to_dict() for r in plan.transforms],
         "ops": [
             {
                 "index": r.index,
@@ -91,6 +105,7 @@ def to_dict(plan):
                 "size": b.size,
                 "offset": b.offset,
                 "tensors": list(b.tensors),
+                "tensor_offsets": [int(plan.liveness.tensor_offset[t]) for t in b.tensors],
             }
             for b in plan.buffers
         ],

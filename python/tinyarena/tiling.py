@@ -26,11 +26,13 @@ import dataclasses
 
 from . import _core
 from .planner import Plan, plan_options
+from .planner import plan as make_plan
 from .reader import load_model
 from .sizes import parse_size
+from .transforms import parse_transforms
 
 __all__ = ["MODES", "Segment", "TiledPlan", "TilingResult", "SweepRecord", "input_range", "plot_pareto", "search",
-           "sweep", "tile"]
+           "sweep", "tile", "transformed_graph"]
 
 MODES = ("none", "auto", "rows", "patches")
 Segment = _core.Segment
@@ -107,30 +109,53 @@ def _options(sram, align, allocator, inplace, scratch, stream_input):
     return _core.TilingOptions(plan=plan_options(sram, align, allocator, inplace, scratch), stream_input=stream_input)
 
 
-def tile(model, segments=(), sram=None, align=16, allocator="greedy_size_first_fit", inplace=True, scratch=True,
-         stream_input=False):
-    """Plan ``model`` with the given segments (``Segment(ops, mode="rows", stripe_rows=1)`` or
-    ``Segment(ops, mode="patches", patches_h=2, patches_w=2)``); returns a :class:`TiledPlan`."""
+def transformed_graph(model, transforms=None, align=16, allocator="greedy_size_first_fit", inplace=True,
+                      scratch=True):
+    """``model``'s graph after the graph rewrites of ``transforms`` (as in ``tinyarena.plan``:
+    default all, each kept when the untiled peak does not grow; ``reorder`` is left out, tiled
+    schedules run in the graph's order) and the TransformReports. PAD folding comes first so
+    that a PAD (which cannot stream) no longer cuts a cascade."""
     graph = load_model(model)
+    names = tuple(n for n in parse_transforms(transforms) if n != "reorder")
+    if not names:
+        return graph, ()
+    planned = make_plan(graph, align=align, allocator=allocator, inplace=inplace, scratch=scratch, transforms=names)
+    return planned.graph, planned.transforms
+
+
+def tile(model, segments=(), sram=None, align=16, allocator="greedy_size_first_fit", inplace=True, scratch=True,
+         stream_input=False, transforms="none"):
+    """Plan ``model`` with the given segments (``Segment(ops, mode="rows", stripe_rows=1)`` or
+    ``Segment(ops, mode="patches", patches_h=2, patches_w=2)``); returns a :class:`TiledPlan`.
+    Op indices are those of the graph after ``transforms`` (default none: the file's graph)."""
+    graph, reports = transformed_graph(model, transforms, align, allocator, inplace, scratch)
     segments = [s if isinstance(s, _core.Segment) else _core.Segment(list(s)) for s in segments]
     core = _core.make_tiled_plan(graph, segments, _options(sram, align, allocator, inplace, scratch, stream_input))
-    return TiledPlan(graph, core, _name(model))
+    return _tiled(graph, core, model, reports)
+
+
+def _tiled(graph, core, model, reports):
+    result = TiledPlan(graph, core, _name(model))
+    result.transforms = reports
+    return result
 
 
 def search(model, tiling="auto", max_mac_overhead=1.0, stream_input=True, sram=None, align=16,
-           allocator="greedy_size_first_fit", inplace=True, scratch=True, stripe_rows=(1,), patch_grids=(2, 3, 4, 5, 6)):
+           allocator="greedy_size_first_fit", inplace=True, scratch=True, stripe_rows=(1,), patch_grids=(2, 3, 4, 5, 6),
+           transforms=None):
     """Choose segments for ``model`` with MACs at most ``max_mac_overhead`` times the untiled
     model's: the smallest peak SRAM, or with ``sram`` the fewest MACs whose peak fits (the
     smallest peak when none fits; ``best.fits`` tells). Returns a :class:`TilingResult`.
 
     ``tiling``: ``"rows"`` (row streaming only, 1.00x MACs), ``"patches"`` (patches only),
     ``"auto"`` (both, mixed; patches only when the budget allows more MACs), ``"none"``.
+    ``transforms``: the graph rewrites applied first (see :func:`transformed_graph`; default all).
     """
     if tiling not in MODES:
         raise ValueError(f"unknown tiling {tiling!r}: use one of {', '.join(MODES)}")
     if max_mac_overhead < 1.0:
         raise ValueError(f"the MAC overhead budget must be at least 1.0, got {max_mac_overhead}")
-    graph = load_model(model)
+    graph, reports = transformed_graph(model, transforms, align, allocator, inplace, scratch)
     tiling_options = _options(sram, align, allocator, inplace, scratch, stream_input)
     options = _core.TilingSearchOptions(
         tiling=tiling_options,
@@ -146,7 +171,7 @@ def search(model, tiling="auto", max_mac_overhead=1.0, stream_input=True, sram=N
                and p.mac_overhead <= max_mac_overhead + 1e-12]
     if fitting:  # the fewest MACs that fit
         best = _core.make_tiled_plan(graph, min(fitting, key=lambda p: p.macs).segments, tiling_options)
-    return TilingResult(TiledPlan(graph, best, _name(model)), tuple(found.front), found.untiled_peak_bytes,
+    return TilingResult(_tiled(graph, best, model, reports), tuple(found.front), found.untiled_peak_bytes,
                         found.candidates, found.seconds)
 
 

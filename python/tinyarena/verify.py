@@ -147,23 +147,26 @@ def first_mismatch(graph, order, traces, interpreter):
 
 
 def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator="greedy_size_first_fit", cflags="",
-           opt=None, plan=None):
+           opt=None, transforms=None, plan=None):
     """Compile ``model`` for ``target``, run it on random inputs and compare with TFLite.
 
     ``cflags``/``opt`` go to the generated Makefile (``EXTRA_CFLAGS``/``OPT``): e.g.
     ``-DTA_NO_SIMD`` runs the portable kernels on a DSP core, ``-DTA_SIMD_EMULATE`` the SIMD
     paths (packed weights) in plain C on the host.
 
+    ``transforms`` are those of ``tinyarena.plan`` (default: all that help).
+
     ``plan``: compile this plan of ``model`` (e.g. a ``tinyarena.tiling.TiledPlan``) instead of
-    planning it here.
+    planning it here (``inplace``, ``allocator`` and ``transforms`` are then unused; ``model`` may be None).
 
     Returns a :class:`VerifyResult`; ``bit_exact`` is True when every output byte matches.
     Raises :class:`VerifyError` when the program cannot be built or run.
     """
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: use one of {', '.join(TARGETS)}")
-    graph = plan.graph if plan is not None else load_model(model)
-    plan = plan or make_plan(graph, inplace=inplace, allocator=allocator)
+    # The file's graph: the reference runs it (a transformed graph keeps the file's tensors and bytes).
+    graph = load_model(model) if model is not None else plan.graph
+    plan = plan or make_plan(graph, inplace=inplace, allocator=allocator, transforms=transforms)
     with tempfile.TemporaryDirectory(prefix="tinyarena-verify-") as tmp:
         out_dir = pathlib.Path(work_dir or tmp)
         compiled = compile(plan, out_dir, target=target, name="model")
@@ -180,7 +183,7 @@ def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator=
     interpreter.invoke()
     expected = [np.ascontiguousarray(interpreter.get_tensor(t)).view(np.uint8).reshape(-1) for t in graph.outputs]
     exact = all(np.array_equal(a, b) for a, b in zip(outputs, expected))
-    mismatch = None if exact else first_mismatch(graph, list(plan.liveness.order), traces, interpreter)
+    mismatch = None if exact else first_mismatch(plan.graph, list(plan.liveness.order), traces, interpreter)
     stack = re.search(r"stack_bytes: (\d+)", stdout)
     typed = [o.view(np.asarray(e).dtype) for o, e in zip(outputs, (interpreter.get_tensor(t) for t in graph.outputs))]
     return VerifyResult(target, exact, typed, mismatch, compiled.arena_bytes, int(stack.group(1)) if stack else None)

@@ -74,16 +74,20 @@ def test_plan_without_scratch_cannot_be_compiled(tmp_path):
 
 
 @needs_cortex_m
-def test_dsp_build_ships_packed_weights_only(tmp_path):
-    compiled = compile_model(tinyarena.plan(shared_model("kws_ref_model")), tmp_path, target="cortex-m4")
+def test_dsp_build_ships_packed_weights_only_and_the_planned_arena(tmp_path):
+    plan = tinyarena.plan(shared_model("kws_ref_model"))
+    compiled = compile_model(plan, tmp_path, target="cortex-m4")
 
-    def symbols(cflags):
+    def symbols(cflags):  # {name: size} of the linked image
         subprocess.run(["make", "-s", "clean"], cwd=compiled.out_dir, check=True)
         subprocess.run(["make", "-s", f"EXTRA_CFLAGS={cflags}"], cwd=compiled.out_dir, check=True)
-        nm = subprocess.run(["arm-none-eabi-nm", "model_cortex-m4.elf"], cwd=compiled.out_dir, check=True,
+        nm = subprocess.run(["arm-none-eabi-nm", "-S", "model_cortex-m4.elf"], cwd=compiled.out_dir, check=True,
                             capture_output=True, text=True).stdout
-        return {line.split()[-1] for line in nm.splitlines()}
+        fields = [line.split() for line in nm.splitlines()]
+        return {f[-1]: int(f[1], 16) if len(f) == 4 else 0 for f in fields}
 
     dsp, plain = symbols(""), symbols("-DTA_NO_SIMD")
     assert "op0_packed_weights" in dsp and "op0_weights" not in dsp
     assert "op0_weights" in plain and "op0_packed_weights" not in plain
+    # one static arena of exactly the planned peak (activations and kernel scratch), in both builds
+    assert dsp["ta_arena"] == plain["ta_arena"] == plan.peak_bytes

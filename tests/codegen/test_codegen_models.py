@@ -30,7 +30,7 @@ def _params():
             yield pytest.param(name, config, marks=marks, id=f"{name}-{config}")
 
 
-@pytest.mark.parametrize("name,config", _params())
+@pytest.mark.parametrize("name,config", list(_params()))
 def test_shared_model_is_bit_exact(name, config):
     target, inplace, cflags = CONFIGS[config]
     result = verify(shared_model(name), target=target, inplace=inplace, cflags=cflags)

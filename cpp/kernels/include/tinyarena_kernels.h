@@ -39,10 +39,12 @@
  * Packed weights (format TA_PACKED_S16, produced by ta_pack_*() on the host or by the generator)
  * --------------------------------------------------------------------------------------------
  * CONV_2D / FULLY_CONNECTED ("GEMM" weights, K = kernel_h*kernel_w*in_c or in_depth,
- * Kp = K rounded up to even, N = out channels):
- *   int16 array of N*Kp values. For each output-channel pair (n, n+1), n even, for each
- *   k = 0, 2, 4, ... Kp-2 four int16 values: w[n][k], w[n][k+1], w[n+1][k], w[n+1][k+1].
- *   A final odd channel n = N-1 stores w[n][k], w[n][k+1] per k step. Values past K are 0.
+ * Kq = K rounded up to a multiple of 4, N = out channels):
+ *   int16 array of N*Kq values: Kq/2 SIMD words per channel. Word t holds the two k values
+ *   k0 = 4*(t/2) + t%2 and k0 + 2, i.e. each group of 4 values k..k+3 forms the words (k, k+2)
+ *   and (k+1, k+3) -- the order SXTB16 / SXTB16 ROR 8 widen 4 input bytes into. For each
+ *   output-channel pair (n, n+1), n even, for each word t: word t of channel n, then of n+1;
+ *   a final odd channel n = N-1 stores its words alone. Values past K are 0.
  *   w[n][k] is the TFLite weight (OHWI order for conv, [N][K] for FC) plus weights_offset
  *   (FC only; 0 for symmetric weights). So each 32-bit word is one SMLAD operand.
  * DEPTHWISE_CONV_2D: int16 array of out_c * kernel_h * KWp values, KWp = kernel_w rounded up

@@ -166,6 +166,15 @@ TA_INLINE int8_t ta_rq_out(const ta_rq *q, int32_t acc, int32_t out_offset, int3
   return (int8_t)ta_clamp_act(ta_rq_apply(q, acc) + out_offset, act_min, act_max);
 }
 
+/* The fast formula when neg_limit == -1 (m > 2^30, the usual case): the y < 0 constant is the
+ * y >= 0 one minus 2^31 and is taken exactly when x < 0, so no select is needed. */
+TA_INLINE int32_t ta_rq_apply_fast_pos(int32_t x, int32_t m, int64_t c_pos, int32_t rshift_hi) {
+  const int64_t c = c_pos - (int64_t)((uint32_t)x & 0x80000000u);
+  return (int32_t)(((int64_t)x * m + c) >> 32) >> rshift_hi;
+}
+
+TA_INLINE int64_t ta_rq_c_pos(const ta_rq *q) { return (int64_t)(((uint64_t)q->c_hi_pos << 32) | q->c_lo_pos); }
+
 /* Requires q->fast (and no TA_SINGLE_ROUNDING); callers test once per channel. */
 TA_INLINE int8_t ta_rq_out_fast(const ta_rq *q, int32_t acc, int32_t out_offset, int32_t act_min, int32_t act_max) {
   return (int8_t)ta_clamp_act(ta_rq_apply_fast(q, acc) + out_offset, act_min, act_max);
@@ -173,8 +182,11 @@ TA_INLINE int8_t ta_rq_out_fast(const ta_rq *q, int32_t acc, int32_t out_offset,
 
 #if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
 #define TA_RQ_FAST_OK(q) 0
+#define TA_RQ_FAST_POS_OK(q) 0
 #else
 #define TA_RQ_FAST_OK(q) ((q)->fast)
+/* ta_rq_apply_fast_pos applies (fast and m > 2^30). */
+#define TA_RQ_FAST_POS_OK(q) ((q)->fast && (q)->neg_limit == -1)
 #endif
 
 /* Requantize a conv/FC accumulator: multiplier, output offset, clamp to the activation range. */

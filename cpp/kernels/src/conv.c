@@ -5,8 +5,9 @@
  *
  * Portable path: direct loops. SIMD path (packed int16 weights): for each pair of output pixels
  * the two input patches are widened to int16 (offset added, padding = 0) into an interleaved
- * column buffer; the inner loop then computes 2 output channels x 2 pixels with 4 SMLADs per
- * 2 k-values (one LDRD of weights, one LDRD of inputs).
+ * column buffer (GEMM word order, see ta_simd.h: one load and two SXTB16 per 4 values); the
+ * inner loop then computes 2 output channels x 2 pixels with 4 SMLADs per SIMD word (one LDRD
+ * of weights, one LDRD of inputs).
  */
 #include "tinyarena_kernels.h"
 #include "ta_simd.h"
@@ -71,7 +72,7 @@ static void conv_portable(const ta_conv_params *p, const int8_t *input, int8_t *
   }
 }
 
-/* Scratch of the SIMD path: a column buffer of 2 pixels x Kp int16 (Kp = K rounded up to a
+/* Scratch of the SIMD path: a column buffer of 2 pixels x Kq int16 (Kq = K rounded up to a
  * multiple of 4) followed by one prepared ta_rq per output channel. */
 static size_t col_bytes(const ta_conv_params *p) {
   const int32_t k = p->kernel_h * p->kernel_w * p->in_c;
@@ -83,78 +84,179 @@ size_t ta_conv_s8_scratch_bytes(const ta_conv_params *p) {
 }
 
 #if TA_SIMD
-/* Widen the input patch of output pixel (oy, ox) into slot `slot` (0/1) of the interleaved
- * column buffer: element k goes to col[(k/2)*4 + slot*2 + k%2]. Padding taps give 0. */
-static void im2col_pixel(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips, int32_t oy,
-                         int32_t ox, int16_t *col, int32_t slot) {
-  const int32_t in_c = p->in_c;
-  const int32_t iy0 = oy * p->stride_h - p->pad_top;
-  const int32_t ix0 = ox * p->stride_w - p->pad_left;
-  const int32_t in_off = p->input_offset;
-  int32_t k = 0, ky, kx, ic;
-  int16_t *dst = col + slot * 2;
-  const int32_t off2 = ta_pair16(in_off, in_off);
-  for (ky = 0; ky < p->kernel_h; ++ky) {
-    const int32_t iy = iy0 + ky * p->dilation_h;
-    const int row_ok = iy >= 0 && iy < p->in_h;
-    for (kx = 0; kx < p->kernel_w; ++kx) {
-      const int32_t ix = ix0 + kx * p->dilation_w;
-      if (!row_ok || ix < 0 || ix >= p->in_w) {
-        for (ic = 0; ic < in_c; ++ic, ++k) dst[(k >> 1) * 4 + (k & 1)] = 0;
-        continue;
-      }
-      {
-        const int8_t *ip = input + iy * irs + ix * ips;
-        ic = 0;
-        if ((k & 1) == 0) {
-          /* 4 bytes -> two SIMD words (x0,x1), (x2,x3) with the offset added. */
-          for (; ic + 4 <= in_c; ic += 4, k += 4) {
-            const int32_t raw = ta_read32(ip + ic);
-            const int32_t even = ta_sadd16(ta_sxtb16(raw), off2);      /* (x0, x2) */
-            const int32_t odd = ta_sadd16(ta_sxtb16_ror8(raw), off2);  /* (x1, x3) */
-            int16_t *d = dst + (k >> 1) * 4;
-            ta_write32(d, ta_pair16(even, odd));
-            ta_write32(d + 4, (int32_t)(((uint32_t)even >> 16) | ((uint32_t)odd & 0xFFFF0000u)));
-          }
-        }
-        for (; ic < in_c; ++ic, ++k) dst[(k >> 1) * 4 + (k & 1)] = (int16_t)(ip[ic] + in_off);
-      }
-    }
-  }
-  /* Zero the padding element of an odd K so the last pair multiplies a zero weight by 0. */
-  if (k & 1) dst[(k >> 1) * 4 + 1] = 0;
+/* Column layout: SIMD word t (k values ta_gemm_pair_k0(t) and +2, see ta_simd.h) of pixel slot s
+ * is word 2t + s, so one LDRD gives word t of both pixels. Value k of slot s is int16 number: */
+static inline int32_t col_index(int32_t k, int32_t slot) {
+  return 4 * ta_gemm_word(k) + 2 * slot + ta_gemm_half(k);
 }
 
-/* 2 output channels x 2 pixels over `n2` double k-steps (4 k values): the hot loop.
- * On a real DSP core it is written in assembly: per 4 k values 2+2 LDRD (post-increment) and
- * 8 SMLAD, plus CMP/BNE -- 0.875 instructions per MAC. */
-static inline void mac_2x2(const ta_i32a **pw, const ta_i32a **px, const ta_i32a *xend, int32_t *a00, int32_t *a01,
-                           int32_t *a10, int32_t *a11) {
-  const ta_i32a *wp = *pw, *xp = *px;
-#if TA_SIMD_NATIVE
-  if (xp < xend) {
-    int32_t w0, w1, x0, x1;
-    __asm__ volatile(
-        "1:\n\t"
-        "ldrd %[w0], %[w1], [%[wp]], #8\n\t"
-        "ldrd %[x0], %[x1], [%[xp]], #8\n\t"
-        "smlad %[a00], %[w0], %[x0], %[a00]\n\t"
-        "smlad %[a01], %[w0], %[x1], %[a01]\n\t"
-        "smlad %[a10], %[w1], %[x0], %[a10]\n\t"
-        "smlad %[a11], %[w1], %[x1], %[a11]\n\t"
-        "ldrd %[w0], %[w1], [%[wp]], #8\n\t"
-        "ldrd %[x0], %[x1], [%[xp]], #8\n\t"
-        "smlad %[a00], %[w0], %[x0], %[a00]\n\t"
-        "smlad %[a01], %[w0], %[x1], %[a01]\n\t"
-        "smlad %[a10], %[w1], %[x0], %[a10]\n\t"
-        "smlad %[a11], %[w1], %[x1], %[a11]\n\t"
-        "cmp %[xp], %[xe]\n\t"
-        "bne 1b\n\t"
-        : [a00] "+r"(*a00), [a01] "+r"(*a01), [a10] "+r"(*a10), [a11] "+r"(*a11), [wp] "+r"(wp), [xp] "+r"(xp),
-          [w0] "=&r"(w0), [w1] "=&r"(w1), [x0] "=&r"(x0), [x1] "=&r"(x1)
-        : [xe] "r"(xend)
-        : "cc", "memory");
+/* Writes n values (x + offset, or 0 where `s` is NULL: padding) at k, k+1, ... of a slot;
+ * returns k + n. Groups of 4 aligned values take one load and two SXTB16 per 4. */
+/* Value k+1 of a slot sits this many int16 after value k, by k % 4. */
+static const int8_t next_value_step[4] = {4, -3, 4, 3};
+
+/* Scalar part of widen_span: n values from k on (s == NULL: zeros). */
+static int32_t widen_values(const int8_t *s, int32_t n, int16_t *col, int32_t k, int32_t slot, int32_t off) {
+  int16_t *d = col + col_index(k, slot);
+  for (; n > 0; --n, ++k) {
+    *d = (int16_t)(s ? *s++ + off : 0);
+    d += next_value_step[k & 3];
   }
+  return k;
+}
+
+static int32_t widen_span(const int8_t *s, int32_t n, int16_t *col, int32_t k, int32_t slot, int32_t off) {
+  const int32_t off2 = ta_pair16(off, off);
+  if (k & 3) {
+    const int32_t head = ta_min32(n, 4 - (k & 3));
+    k = widen_values(s, head, col, k, slot, off);
+    n -= head;
+    s = s ? s + head : s;
+  }
+  if (!s) {
+    int16_t *d = col + col_index(k, slot);
+    for (; n >= 4; n -= 4, k += 4, d += 8) ta_write32(d, 0), ta_write32(d + 4, 0);
+  } else {
+    int16_t *d = col + col_index(k, slot);
+    for (; n >= 8; n -= 8, k += 8, s += 8, d += 16) {
+      const int32_t r0 = ta_read32(s), r1 = ta_read32(s + 4);
+      ta_write32(d, ta_sadd16(ta_sxtb16(r0), off2));
+      ta_write32(d + 4, ta_sadd16(ta_sxtb16_ror8(r0), off2));
+      ta_write32(d + 8, ta_sadd16(ta_sxtb16(r1), off2));
+      ta_write32(d + 12, ta_sadd16(ta_sxtb16_ror8(r1), off2));
+    }
+    if (n >= 4) {
+      const int32_t r0 = ta_read32(s);
+      ta_write32(d, ta_sadd16(ta_sxtb16(r0), off2));
+      ta_write32(d + 4, ta_sadd16(ta_sxtb16_ror8(r0), off2));
+      n -= 4, k += 4, s += 4;
+    }
+  }
+  return n > 0 ? widen_values(s, n, col, k, slot, off) : k;
+}
+
+/* Patches of at most this many values (first layers: few channels, so short unaligned runs)
+ * are gathered as bytes first, then widened in one aligned span. */
+#define TA_SMALL_PATCH 64
+
+/* n bytes from s to d / n copies of fill at d, a word at a time: written out so that compilers
+ * do not turn these short runs into memcpy/memset calls. Both return d + n. */
+TA_INLINE int8_t *copy_bytes(int8_t *d, const int8_t *s, int32_t n) {
+  for (; n >= 4; n -= 4, d += 4, s += 4) ta_write32(d, ta_read32(s));
+  for (; n > 0; --n) *d++ = *s++;
+  return d;
+}
+TA_INLINE int8_t *fill_bytes(int8_t *d, int32_t n, int8_t fill) {
+  const int32_t fill4 = (int32_t)((uint32_t)(uint8_t)fill * 0x01010101u);
+  for (; n >= 4; n -= 4, d += 4) ta_write32(d, fill4);
+  for (; n > 0; --n) *d++ = fill;
+  return d;
+}
+
+/* One kernel row of a patch (input row iy, in-bounds taps kx in [kx0, kx1)) as bytes at d:
+ * the input zero point where a tap is outside the input, so that x + offset is 0 there. */
+static int8_t *patch_row(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips, int32_t iy,
+                         int32_t ix0, int32_t kx0, int32_t kx1, int8_t *d) {
+  const int32_t in_c = p->in_c, kw = p->kernel_w, dw = p->dilation_w;
+  const int8_t zp = (int8_t)-p->input_offset;
+  int32_t kx;
+  if (iy < 0 || iy >= p->in_h) return fill_bytes(d, kw * in_c, zp);
+  d = fill_bytes(d, kx0 * in_c, zp);
+  for (kx = kx0; kx < kx1; ++kx) d = copy_bytes(d, input + iy * irs + (ix0 + kx * dw) * ips, in_c);
+  return fill_bytes(d, (kw - kx1) * in_c, zp);
+}
+
+/* The patch of the pixel at (iy0, ix0) (in-bounds taps kx in [kx0, kx1)) gathered as bytes
+ * into a local buffer, then widened in one aligned span. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) /* keep the short copies inline */
+#endif
+static void small_patch_pixel(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips, int32_t iy0,
+                              int32_t ix0, int32_t kx0, int32_t kx1, int16_t *col, int32_t slot) {
+  int32_t patch_words[TA_SMALL_PATCH / 4]; /* int8 values, word-aligned */
+  int8_t *const patch = (int8_t *)patch_words;
+  const int32_t kh = p->kernel_h, kw = p->kernel_w, dh = p->dilation_h;
+  int8_t *d = patch;
+  int32_t ky;
+  if (ips == p->in_c && p->dilation_w == 1 && kx0 == 0 && kx1 == kw && iy0 >= 0 && iy0 + (kh - 1) * dh < p->in_h) {
+    /* inside the input, dense pixels: kernel_h runs of kernel_w * in_c bytes */
+    const int8_t *src = input + iy0 * irs + ix0 * ips;
+    for (ky = 0; ky < kh; ++ky, src += dh * irs) d = copy_bytes(d, src, kw * p->in_c);
+  } else {
+    for (ky = 0; ky < kh; ++ky) d = patch_row(p, input, irs, ips, iy0 + ky * dh, ix0, kx0, kx1, d);
+  }
+  /* up to a multiple of 4 (those values meet zero weights), so the widening has no scalar tail */
+  d = fill_bytes(d, (int32_t)(-(d - patch) & 3), (int8_t)-p->input_offset);
+  widen_span(patch, (int32_t)(d - patch), col, 0, slot, p->input_offset);
+}
+
+/* Widen the input patch of output pixel (oy, ox) into slot `slot` (0/1) of the column buffer,
+ * one span per kernel row when pixels are dense and x is not dilated, else one per tap. */
+static void im2col_pixel(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips, int32_t oy,
+                         int32_t ox, int16_t *col, int32_t slot) {
+  const int32_t in_c = p->in_c, kw = p->kernel_w, dw = p->dilation_w, in_off = p->input_offset;
+  const int32_t iy0 = oy * p->stride_h - p->pad_top;
+  const int32_t ix0 = ox * p->stride_w - p->pad_left;
+  const int dense_x = ips == in_c && dw == 1;
+  int32_t kx0 = 0, kx1 = kw, k = 0, ky, kx;
+  if (p->kernel_h == 1 && kw == 1) { /* pointwise: one span or one padding tap */
+    const int inside = iy0 >= 0 && iy0 < p->in_h && ix0 >= 0 && ix0 < p->in_w;
+    widen_span(inside ? input + iy0 * irs + ix0 * ips : NULL, in_c, col, 0, slot, in_off);
+    return;
+  }
+  while (kx0 < kw && ix0 + kx0 * dw < 0) ++kx0;
+  while (kx1 > kx0 && ix0 + (kx1 - 1) * dw >= p->in_w) --kx1;
+  if (p->kernel_h * kw * in_c <= TA_SMALL_PATCH) {
+    small_patch_pixel(p, input, irs, ips, iy0, ix0, kx0, kx1, col, slot);
+    return;
+  }
+  for (ky = 0; ky < p->kernel_h; ++ky) {
+    const int32_t iy = iy0 + ky * p->dilation_h;
+    const int8_t *row;
+    if (iy < 0 || iy >= p->in_h) {
+      k = widen_span(NULL, kw * in_c, col, k, slot, 0);
+      continue;
+    }
+    row = input + iy * irs;
+    if (kx0 > 0) k = widen_span(NULL, kx0 * in_c, col, k, slot, 0);
+    if (dense_x) {
+      k = widen_span(row + (ix0 + kx0) * ips, (kx1 - kx0) * in_c, col, k, slot, in_off);
+    } else {
+      for (kx = kx0; kx < kx1; ++kx) k = widen_span(row + (ix0 + kx * dw) * ips, in_c, col, k, slot, in_off);
+    }
+    if (kx1 < kw) k = widen_span(NULL, (kw - kx1) * in_c, col, k, slot, 0);
+  }
+}
+
+/* 2 output channels x 2 pixels, x words [xp, xend) (2 per k word): the hot loop.
+ * On a real DSP core it is written in assembly: per 4 k values 2+2 LDRD (post-increment) and
+ * 8 SMLAD, plus CMP/BNE once per 4 (0.875 instructions per MAC) or, when K is a multiple of 8,
+ * once per 8 k values (0.8125). */
+static inline void mac_2x2(const ta_i32a **pw, const ta_i32a *xp, const ta_i32a *xend, int32_t *a00, int32_t *a01,
+                           int32_t *a10, int32_t *a11) {
+  const ta_i32a *wp = *pw;
+#if TA_SIMD_NATIVE
+#define TA_MAC_2X2_STEP                               \
+  "ldrd %[w0], %[w1], [%[wp]], #8\n\t"               \
+  "ldrd %[x0], %[x1], [%[xp]], #8\n\t"               \
+  "smlad %[a00], %[w0], %[x0], %[a00]\n\t"           \
+  "smlad %[a01], %[w0], %[x1], %[a01]\n\t"           \
+  "smlad %[a10], %[w1], %[x0], %[a10]\n\t"           \
+  "smlad %[a11], %[w1], %[x1], %[a11]\n\t"
+/* The loop over [xp, xend) with the step repeated (STEPS): operands shared by both variants. */
+#define TA_MAC_2X2_LOOP(STEPS)                                                                          \
+  do {                                                                                                 \
+    int32_t w0, w1, x0, x1;                                                                            \
+    __asm__ volatile("1:\n\t" STEPS "cmp %[xp], %[xe]\n\tbne 1b\n\t"                                  \
+                     : [a00] "+r"(*a00), [a01] "+r"(*a01), [a10] "+r"(*a10), [a11] "+r"(*a11), [wp] "+r"(wp), \
+                       [xp] "+r"(xp), [w0] "=&r"(w0), [w1] "=&r"(w1), [x0] "=&r"(x0), [x1] "=&r"(x1)      \
+                     : [xe] "r"(xend)                                                                  \
+                     : "cc", "memory");                                                                \
+  } while (0)
+  if (xp < xend && ((xend - xp) & 7) == 0) /* 8 k values per iteration: 0.8125 instructions/MAC */
+    TA_MAC_2X2_LOOP(TA_MAC_2X2_STEP TA_MAC_2X2_STEP TA_MAC_2X2_STEP TA_MAC_2X2_STEP);
+  else if (xp < xend)
+    TA_MAC_2X2_LOOP(TA_MAC_2X2_STEP TA_MAC_2X2_STEP);
 #else
   int32_t b00 = *a00, b01 = *a01, b10 = *a10, b11 = *a11;
   while (xp < xend) {
@@ -173,7 +275,77 @@ static inline void mac_2x2(const ta_i32a **pw, const ta_i32a **px, const ta_i32a
   }
   *a00 = b00, *a01 = b01, *a10 = b10, *a11 = b11;
 #endif
-  *pw = wp, *px = xp;
+  *pw = wp;
+}
+
+#if defined(__GNUC__)
+#define TA_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define TA_LIKELY(x) (x)
+#endif
+
+/* v saturated to int8 (full: the activation range is all of int8) or clamped to [lo, hi]. */
+TA_INLINE int32_t conv_act(int32_t v, int32_t lo, int32_t hi, int full) {
+  return full ? ta_ssat8(v) : ta_clamp_act(v, lo, hi);
+}
+
+/* Every output channel of the two pixels in the column buffer (o1 == NULL: one pixel).
+ * rqs[c].fast == 2 marks the branch-free ta_rq_apply_fast_pos case (conv_simd sets it). */
+TA_INLINE void gemm_2px(const ta_i32a *wp, const ta_i32a *col, int32_t nwords, int32_t out_c, const int32_t *bias,
+                        const ta_rq *rqs, int32_t oo, int32_t lo, int32_t hi, int full, int8_t *restrict o0,
+                        int8_t *restrict o1) {
+  const ta_i32a *const col_end = col + 2 * nwords;
+  int32_t oc;
+  for (oc = 0; oc + 2 <= out_c; oc += 2, rqs += 2) {
+    const int32_t b0 = bias ? bias[oc] : 0, b1 = bias ? bias[oc + 1] : 0;
+    int32_t a00 = b0, a01 = b0, a10 = b1, a11 = b1; /* a<channel><pixel> */
+    mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
+    if (TA_LIKELY((rqs[0].fast & rqs[1].fast) == 2)) {
+      const int32_t m0 = rqs[0].m, m1 = rqs[1].m, s0 = rqs[0].rshift_hi, s1 = rqs[1].rshift_hi;
+      const int64_t c0 = ta_rq_c_pos(rqs), c1 = ta_rq_c_pos(rqs + 1);
+      o0[oc] = (int8_t)conv_act(ta_rq_apply_fast_pos(a00, m0, c0, s0) + oo, lo, hi, full);
+      o0[oc + 1] = (int8_t)conv_act(ta_rq_apply_fast_pos(a10, m1, c1, s1) + oo, lo, hi, full);
+      if (o1) {
+        o1[oc] = (int8_t)conv_act(ta_rq_apply_fast_pos(a01, m0, c0, s0) + oo, lo, hi, full);
+        o1[oc + 1] = (int8_t)conv_act(ta_rq_apply_fast_pos(a11, m1, c1, s1) + oo, lo, hi, full);
+      }
+    } else {
+      o0[oc] = ta_rq_out(rqs, a00, oo, lo, hi);
+      o0[oc + 1] = ta_rq_out(rqs + 1, a10, oo, lo, hi);
+      if (o1) {
+        o1[oc] = ta_rq_out(rqs, a01, oo, lo, hi);
+        o1[oc + 1] = ta_rq_out(rqs + 1, a11, oo, lo, hi);
+      }
+    }
+  }
+  if (oc < out_c) { /* odd last channel: one weight word per k step */
+    int32_t a0 = bias ? bias[oc] : 0, a1 = a0, t;
+    for (t = 0; t < nwords; ++t) {
+      a0 = ta_smlad(wp[t], col[2 * t], a0);
+      a1 = ta_smlad(wp[t], col[2 * t + 1], a1);
+    }
+    o0[oc] = ta_rq_out(rqs, a0, oo, lo, hi);
+    if (o1) o1[oc] = ta_rq_out(rqs, a1, oo, lo, hi);
+  }
+}
+
+/* gemm_2px for a clamped and for a full int8 activation range, out of line so that the channel
+ * loop owns the registers. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void gemm_2px_clamped(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const ta_rq *rqs,
+                             int8_t *o0, int8_t *o1) {
+  gemm_2px((const ta_i32a *)p->packed_weights, col, nwords, p->out_c, p->bias, rqs, p->output_offset, p->act_min,
+           p->act_max, 0, o0, o1);
+}
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void gemm_2px_full(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const ta_rq *rqs,
+                          int8_t *o0, int8_t *o1) {
+  gemm_2px((const ta_i32a *)p->packed_weights, col, nwords, p->out_c, p->bias, rqs, p->output_offset, -128, 127, 1,
+           o0, o1);
 }
 
 static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
@@ -182,72 +354,25 @@ static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
   const int32_t irs = TA_DEF(p->in_row_stride, p->in_w * ips);
   const int32_t ops = TA_DEF(p->out_pix_stride, p->out_c);
   const int32_t ors = TA_DEF(p->out_row_stride, p->out_w * ops);
-  const int32_t k = p->kernel_h * p->kernel_w * p->in_c;
-  const int32_t kpairs = (k + 1) >> 1; /* number of 2-element k steps */
+  const int32_t nwords = ((p->kernel_h * p->kernel_w * p->in_c + 3) & ~3) >> 1; /* SIMD words per pixel, even */
   const int32_t out_c = p->out_c, out_w = p->out_w;
-  const int32_t npix = (y1 - y0) * out_w;
-  const int32_t oo = p->output_offset, lo = p->act_min, hi = p->act_max;
-  const int32_t *const bias = p->bias;
+  const int full = p->act_min == -128 && p->act_max == 127;
   ta_rq *const rqs = (ta_rq *)(void *)((uint8_t *)col + col_bytes(p));
-  const ta_i32a *const packed = (const ta_i32a *)p->packed_weights;
-  const ta_i32a *const cw = (const ta_i32a *)col;
-  const ta_i32a *const cw_end2 = cw + 4 * (kpairs >> 1); /* end of the 2-k-step unrolled part */
-  int32_t pix;
-  for (pix = 0; pix < out_c; ++pix) rqs[pix] = ta_rq_prep(p->out_mult[pix], p->out_shift[pix]);
-  for (pix = 0; pix < npix; pix += 2) {
-    const int32_t oy0 = y0 + pix / out_w, ox0 = pix % out_w;
-    const int two = pix + 1 < npix;
-    const int32_t oy1 = y0 + (pix + 1) / out_w, ox1 = (pix + 1) % out_w;
-    int8_t *const o0 = output + oy0 * ors + ox0 * ops;
-    int8_t *const o1 = output + oy1 * ors + ox1 * ops;
-    const ta_i32a *wp = packed;
-    int32_t oc;
-    im2col_pixel(p, input, irs, ips, oy0, ox0, col, 0);
+  int32_t oy, ox, oc;
+  for (oc = 0; oc < out_c; ++oc) {
+    rqs[oc] = ta_rq_prep(p->out_mult[oc], p->out_shift[oc]);
+    if (TA_RQ_FAST_POS_OK(&rqs[oc])) rqs[oc].fast = 2;
+  }
+  /* pixels in row-major order, two at a time (a pair may span two rows) */
+  for (oy = y0, ox = 0; oy < y1;) {
+    const int32_t oy1 = ox + 1 < out_w ? oy : oy + 1, ox1 = ox + 1 < out_w ? ox + 1 : 0;
+    const int two = oy1 < y1;
+    im2col_pixel(p, input, irs, ips, oy, ox, col, 0);
     if (two) im2col_pixel(p, input, irs, ips, oy1, ox1, col, 1);
-    for (oc = 0; oc + 2 <= out_c; oc += 2) {
-      const int32_t b0 = bias ? bias[oc] : 0, b1 = bias ? bias[oc + 1] : 0;
-      int32_t a00 = b0, a01 = b0, a10 = b1, a11 = b1; /* a<channel><pixel> */
-      const ta_i32a *xp = cw;
-      const ta_rq *const r0 = rqs + oc, *const r1 = rqs + oc + 1;
-      mac_2x2(&wp, &xp, cw_end2, &a00, &a01, &a10, &a11);
-      if (kpairs & 1) {
-        const int32_t w0 = wp[0], w1 = wp[1], x0 = xp[0], x1 = xp[1];
-        a00 = ta_smlad(w0, x0, a00);
-        a01 = ta_smlad(w0, x1, a01);
-        a10 = ta_smlad(w1, x0, a10);
-        a11 = ta_smlad(w1, x1, a11);
-        wp += 2;
-      }
-      if (TA_RQ_FAST_OK(r0) && TA_RQ_FAST_OK(r1)) {
-        o0[oc] = ta_rq_out_fast(r0, a00, oo, lo, hi);
-        o0[oc + 1] = ta_rq_out_fast(r1, a10, oo, lo, hi);
-        if (two) {
-          o1[oc] = ta_rq_out_fast(r0, a01, oo, lo, hi);
-          o1[oc + 1] = ta_rq_out_fast(r1, a11, oo, lo, hi);
-        }
-      } else {
-        o0[oc] = ta_rq_out(r0, a00, oo, lo, hi);
-        o0[oc + 1] = ta_rq_out(r1, a10, oo, lo, hi);
-        if (two) {
-          o1[oc] = ta_rq_out(r0, a01, oo, lo, hi);
-          o1[oc + 1] = ta_rq_out(r1, a11, oo, lo, hi);
-        }
-      }
-    }
-    if (oc < out_c) { /* odd last channel: one weight word per k step */
-      const int32_t b0 = bias ? bias[oc] : 0;
-      int32_t a0 = b0, a1 = b0, kk;
-      const ta_i32a *xp = cw;
-      const ta_rq *const r0 = rqs + oc;
-      for (kk = 0; kk < kpairs; ++kk) {
-        const int32_t w0 = wp[kk];
-        a0 = ta_smlad(w0, xp[0], a0);
-        a1 = ta_smlad(w0, xp[1], a1);
-        xp += 2;
-      }
-      o0[oc] = ta_rq_out(r0, a0, oo, lo, hi);
-      if (two) o1[oc] = ta_rq_out(r0, a1, oo, lo, hi);
-    }
+    (full ? gemm_2px_full : gemm_2px_clamped)(p, (const ta_i32a *)col, nwords, rqs, output + oy * ors + ox * ops,
+                                             two ? output + oy1 * ors + ox1 * ops : NULL);
+    oy = oy1 + (ox1 + 1 < out_w ? 0 : 1);
+    ox = ox1 + 1 < out_w ? ox1 + 1 : 0;
   }
 }
 #endif

@@ -4,9 +4,10 @@
  *   acc = bias[oc] + sum over taps inside the input of (in[..][ic] + input_offset) * w[ky][kx][oc]
  *
  * Portable path: direct loops. SIMD path (packed int16 weights): per input channel the input
- * plane the requested rows need is widened once into an int16 scratch plane (offset added,
- * padding materialised as 0, so the inner loop has no bounds checks); each output is then
- * kernel_h * ceil(kernel_w/2) SMLADs of unaligned input pairs with weight pairs.
+ * plane the requested rows need is copied once into an int16 scratch plane (raw values, the
+ * zero point where the window leaves the input, and input_offset * sum(w) folded into the bias,
+ * so the inner loop has no bounds checks); 3x3 stride 1/2 have two-outputs-per-step and
+ * pair-reusing loops, other kernels kernel_h * ceil(kernel_w/2) SMLADs per output.
  * In-place variant: the plane copy is what frees the channel, so output channel c can be
  * written over input channel c (TinyEngine's trick; depth_multiplier == 1, dense NHWC).
  */
@@ -60,24 +61,25 @@ static void dw_portable(const ta_dwconv_params *p, const int8_t *input, int8_t *
   }
 }
 
-/* Plane geometry for output rows [y0, y1): rows of the padded input window and its width. */
+/* Plane geometry for output rows [y0, y1): rows of the padded input window and its width,
+ * rounded up to even so that every plane row starts on a 4-byte boundary (aligned pair loads). */
 static int32_t kw_padded(const ta_dwconv_params *p) { return (p->kernel_w + 1) & ~1; }
 static int32_t plane_rows(const ta_dwconv_params *p, int32_t y0, int32_t y1) {
   return (y1 - y0 - 1) * p->stride_h + (p->kernel_h - 1) * p->dilation_h + 1;
 }
 static int32_t plane_width(const ta_dwconv_params *p) {
-  return (p->out_w - 1) * p->stride_w + (kw_padded(p) - 1) * p->dilation_w + 1;
+  return ((p->out_w - 1) * p->stride_w + (kw_padded(p) - 1) * p->dilation_w + 2) & ~1;
 }
 
 /* SIMD scratch: the int16 plane (+2 slack values, rounded to 4 bytes), then one int32
- * accumulator per output column. */
+ * accumulator per output column (+1 for the pair loops). */
 static size_t plane_bytes(const ta_dwconv_params *p) {
   return (((size_t)plane_rows(p, 0, p->out_h) * (size_t)plane_width(p) + 2) * sizeof(int16_t) + 3) & ~(size_t)3;
 }
 
 size_t ta_depthwise_conv_s8_scratch_bytes(const ta_dwconv_params *p) {
   if (p->out_h <= 0 || p->out_w <= 0) return 0;
-  return plane_bytes(p) + (size_t)p->out_w * sizeof(int32_t);
+  return plane_bytes(p) + ((size_t)p->out_w + 1) * sizeof(int32_t);
 }
 
 size_t ta_depthwise_conv_s8_inplace_scratch_bytes(const ta_dwconv_params *p) {
@@ -87,61 +89,174 @@ size_t ta_depthwise_conv_s8_inplace_scratch_bytes(const ta_dwconv_params *p) {
 }
 
 #if TA_SIMD
-/* Widen input channel c (rows iy_lo .. iy_lo+rows-1, columns -pad_left ..) into plane. */
+/* Copy input channel c (rows iy_lo .. iy_lo+rows-1, columns -pad_left ..) into the int16 plane
+ * as raw values; positions outside the input hold the input zero point, so that (x + offset)
+ * is 0 there. The offset itself is folded into the bias (see channel_bias). */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) /* short runs: no memset calls */
+#endif
 static void build_plane16(const ta_dwconv_params *p, const int8_t *src, int32_t irs, int32_t ips, int32_t c,
                           int32_t iy_lo, int32_t rows, int32_t width, int16_t *plane) {
   const int32_t ix_lo = -p->pad_left;
-  const int32_t off = p->input_offset;
-  int32_t r, x;
-  for (r = 0; r < rows; ++r) {
-    const int32_t iy = iy_lo + r;
-    int16_t *d = plane + r * width;
-    if (iy < 0 || iy >= p->in_h) {
-      for (x = 0; x < width; ++x) d[x] = 0;
-    } else {
-      const int8_t *s = src + iy * irs + c;
-      const int32_t xa = ta_max32(0, -ix_lo);                       /* first in-bounds column */
-      const int32_t xb = ta_min32(width, p->in_w - ix_lo);          /* one past the last */
-      for (x = 0; x < xa && x < width; ++x) d[x] = 0;
-      for (x = xa; x < xb; ++x) d[x] = (int16_t)(s[(ix_lo + x) * ips] + off);
-      for (x = ta_max32(xb, xa); x < width; ++x) d[x] = 0;
-    }
+  const int16_t zp = (int16_t)-p->input_offset;
+  const int32_t xa = ta_min32(width, ta_max32(0, -ix_lo));         /* first in-bounds column */
+  const int32_t xb = ta_max32(xa, ta_min32(width, p->in_w - ix_lo)); /* one past the last */
+  const int32_t r0 = ta_min32(rows, ta_max32(0, -iy_lo));           /* first in-bounds row */
+  const int32_t r1 = ta_max32(r0, ta_min32(rows, p->in_h - iy_lo));  /* one past the last */
+  int16_t *d = plane, *end;
+  int32_t r;
+  /* the plane in memory order: rows above, then per input row its columns [xa, xb) with the
+   * padding after it and before the next row as one run, then rows below */
+  end = plane + (r0 < r1 ? r0 * width + xa : rows * width);
+  while (d < end) *d++ = zp;
+  for (r = r0; r < r1; ++r) {
+    const int8_t *s = src + (iy_lo + r) * irs + c + (ix_lo + xa) * ips;
+    int16_t *const row_end = d + (xb - xa);
+    for (; d + 2 <= row_end; d += 2, s += 2 * ips) d[0] = s[0], d[1] = s[ips];
+    if (d < row_end) *d++ = s[0];
+    end = d + (r + 1 < r1 ? width - (xb - xa) : width - xb + (rows - r1) * width);
+    while (d < end) *d++ = zp;
   }
   plane[rows * width] = 0;
   plane[rows * width + 1] = 0;
 }
 
-/* Requantize one output row of accumulators (constants held in locals across the row). */
-static void requant_row(const ta_rq *q, const int32_t *acc, int32_t n, int8_t *o, int32_t ops, int32_t oo, int32_t lo,
-                        int32_t hi) {
-  int32_t i;
-  if (TA_RQ_FAST_OK(q)) {
-    const ta_rq qq = *q;
-    for (i = 0; i < n; ++i) o[i * ops] = ta_rq_out_fast(&qq, acc[i], oo, lo, hi);
+/* bias + input_offset * (sum of the channel's taps): the accumulator start that lets the MAC
+ * loops multiply raw inputs (exact in wrapping int32, like the reference sum). */
+static int32_t channel_bias(const ta_dwconv_params *p, const ta_i32a *w, int32_t nwords, int32_t oc) {
+  int32_t sum = 0, i;
+  for (i = 0; i < nwords; ++i) sum = ta_smlad(w[i], 0x00010001, sum); /* both taps of a word */
+  return ta_wrap_add(p->bias ? p->bias[oc] : 0, (int32_t)((uint32_t)sum * (uint32_t)p->input_offset));
+}
+
+/* Where one channel's output rows go and how they are requantized. */
+typedef struct dw_out {
+  int8_t *o;             /* output row y0, this channel */
+  int32_t ors, ops;      /* row and pixel strides */
+  int32_t n;             /* outputs per row */
+  int32_t oo, lo, hi;    /* output offset, activation range */
+} dw_out;
+
+/* Requantize one row of accumulators to o[0], o[ops], ...; constants in locals, and a plain
+ * saturation when the activation range is all of int8. */
+TA_INLINE void requant_row(const ta_rq *q, const int32_t *acc, const dw_out *d, int8_t *o) {
+  const int32_t *const end = acc + d->n;
+  const int32_t ops = d->ops, oo = d->oo, lo = d->lo, hi = d->hi;
+  if (TA_RQ_FAST_POS_OK(q)) {
+    const int32_t m = q->m, rs = q->rshift_hi;
+    const int64_t c = ta_rq_c_pos(q);
+    if (lo == -128 && hi == 127) {
+      for (; acc < end; o += ops) *o = (int8_t)ta_ssat8(ta_rq_apply_fast_pos(*acc++, m, c, rs) + oo);
+    } else {
+      for (; acc < end; o += ops) *o = (int8_t)ta_clamp_act(ta_rq_apply_fast_pos(*acc++, m, c, rs) + oo, lo, hi);
+    }
   } else {
-    for (i = 0; i < n; ++i) o[i * ops] = ta_rq_out(q, acc[i], oo, lo, hi);
+    for (; acc < end; ++acc, o += ops) *o = ta_rq_out(q, *acc, oo, lo, hi);
   }
 }
 
-/* One output row of a 3x3 (dilation 1) depthwise channel: six weight words in registers,
- * 6 unaligned LDR + 6 SMLAD per output. Kept out of line so that all registers are free. */
+/* 3x3 stride 1 (dilation 1), two outputs per step from aligned pair loads of each plane row:
+ * with a = (x0, x1), b = (x2, x3), w01 = (w0, w1), w21 = (w2, w1):
+ *   out0 = SMLAD(a, w01) + SMLABB(b, w21),  out1 = SMLATB(a, w01) + SMLADX(b, w21)
+ * i.e. 4 multiply instructions and one LDRD per row for 6 MACs. */
+TA_INLINE void dw3x3s1_row(const ta_i32a *wq, int32_t bias, const int16_t *a0, int32_t width, int32_t *acc, int32_t n) {
+  const int32_t w0 = wq[0], z0 = (int32_t)(((uint32_t)wq[1] & 0xFFFFu) | ((uint32_t)wq[0] & 0xFFFF0000u));
+  const int32_t w1 = wq[2], z1 = (int32_t)(((uint32_t)wq[3] & 0xFFFFu) | ((uint32_t)wq[2] & 0xFFFF0000u));
+  const int32_t w2 = wq[4], z2 = (int32_t)(((uint32_t)wq[5] & 0xFFFFu) | ((uint32_t)wq[4] & 0xFFFF0000u));
+  const ta_i32a *r0 = (const ta_i32a *)a0, *r1 = (const ta_i32a *)(a0 + width), *r2 = (const ta_i32a *)(a0 + 2 * width);
+  int32_t *const end = acc + n;
+#if TA_SIMD_NATIVE && defined(__OPTIMIZE__)
+  /* Per 2 outputs: 3 LDRD, 12 multiplies, the bias, z1 and z2 and the end from memory, STRD --
+   * 23 instructions for 18 MACs, in 12 registers (unoptimised builds, which keep a frame
+   * pointer and spill freely, use the C loop below). */
+  if (acc < end) {
+    int32_t a, b, s0, s1;
+    __asm__ volatile(
+        "1:\n\t"
+        "ldr %[s0], %[bias]\n\t"
+        "ldrd %[a], %[b], [%[r0]], #4\n\t"
+        "mov %[s1], %[s0]\n\t"
+        "smlad %[s0], %[a], %[w0], %[s0]\n\t"
+        "smlatb %[s1], %[a], %[w0], %[s1]\n\t"
+        "smlabb %[s0], %[b], %[z0], %[s0]\n\t"
+        "smladx %[s1], %[b], %[z0], %[s1]\n\t"
+        "ldrd %[a], %[b], [%[r1]], #4\n\t"
+        "smlad %[s0], %[a], %[w1], %[s0]\n\t"
+        "smlatb %[s1], %[a], %[w1], %[s1]\n\t"
+        "ldr %[a], %[z1]\n\t"
+        "smlabb %[s0], %[b], %[a], %[s0]\n\t"
+        "smladx %[s1], %[b], %[a], %[s1]\n\t"
+        "ldrd %[a], %[b], [%[r2]], #4\n\t"
+        "smlad %[s0], %[a], %[w2], %[s0]\n\t"
+        "smlatb %[s1], %[a], %[w2], %[s1]\n\t"
+        "ldr %[a], %[z2]\n\t"
+        "smlabb %[s0], %[b], %[a], %[s0]\n\t"
+        "smladx %[s1], %[b], %[a], %[s1]\n\t"
+        "strd %[s0], %[s1], [%[acc]], #8\n\t"
+        "ldr %[a], %[end]\n\t"
+        "cmp %[acc], %[a]\n\t"
+        "bcc 1b\n\t"
+        : [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [acc] "+r"(acc), [a] "=&r"(a), [b] "=&r"(b),
+          [s0] "=&r"(s0), [s1] "=&r"(s1)
+        : [w0] "r"(w0), [z0] "r"(z0), [w1] "r"(w1), [w2] "r"(w2), [z1] "m"(z1), [z2] "m"(z2), [bias] "m"(bias),
+          [end] "m"(end)
+        : "cc", "memory");
+  }
+#else
+  while (acc < end) {
+    int32_t a = r0[0], b = r0[1];
+    int32_t s0 = ta_smlad(a, w0, bias), s1 = ta_smlatb(a, w0, bias);
+    s0 = ta_smlabb(b, z0, s0);
+    s1 = ta_smladx(b, z0, s1);
+    a = r1[0], b = r1[1];
+    s0 = ta_smlad(a, w1, s0);
+    s1 = ta_smlatb(a, w1, s1);
+    s0 = ta_smlabb(b, z1, s0);
+    s1 = ta_smladx(b, z1, s1);
+    a = r2[0], b = r2[1];
+    s0 = ta_smlad(a, w2, s0);
+    s1 = ta_smlatb(a, w2, s1);
+    acc[0] = ta_smlabb(b, z2, s0);
+    acc[1] = ta_smladx(b, z2, s1);
+    acc += 2, r0 += 1, r1 += 1, r2 += 1;
+  }
+#endif
+}
+
+/* 3x3 stride 2 (dilation 1): output ox reads the aligned words (x[2ox], x[2ox+1]) and
+ * (x[2ox+2], x[2ox+3]); the second is the next output's first, so one load per row. */
+TA_INLINE void dw3x3s2_row(const ta_i32a *wq, int32_t bias, const int16_t *a0, int32_t width, int32_t *acc, int32_t n) {
+  const int32_t w0 = wq[0], z0 = wq[1], w1 = wq[2], z1 = wq[3], w2 = wq[4], z2 = wq[5];
+  const ta_i32a *r0 = (const ta_i32a *)a0, *r1 = (const ta_i32a *)(a0 + width), *r2 = (const ta_i32a *)(a0 + 2 * width);
+  int32_t p0 = *r0++, p1 = *r1++, p2 = *r2++;
+  int32_t *const end = acc + n;
+  while (acc < end) {
+    const int32_t q0 = *r0++, q1 = *r1++, q2 = *r2++;
+    int32_t s = ta_smlad(p0, w0, bias);
+    s = ta_smlabb(q0, z0, s);
+    s = ta_smlad(p1, w1, s);
+    s = ta_smlabb(q1, z1, s);
+    s = ta_smlad(p2, w2, s);
+    *acc++ = ta_smlabb(q2, z2, s);
+    p0 = q0, p1 = q1, p2 = q2;
+  }
+}
+
+/* All `rows` output rows of one channel of a 3x3 depthwise with stride 1 or 2 (plane row 0 =
+ * first input row): per row the MAC loop into accrow, then its requantization. Out of line, so
+ * each row costs no call. */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static void dw3x3_row(const ta_i32a *wq, int32_t bias, const int16_t *a0, int32_t width, int32_t sw, int32_t *acc_out,
-                      int32_t n) {
-  const int32_t w00 = wq[0], w01 = wq[1], w10 = wq[2], w11 = wq[3], w20 = wq[4], w21 = wq[5];
-  const int16_t *a1 = a0 + width, *a2 = a0 + 2 * width;
-  int32_t *const acc_end = acc_out + n;
-  while (acc_out < acc_end) {
-    int32_t acc = ta_smlad(w00, ta_read32(a0), bias);
-    acc = ta_smlad(w01, ta_read32(a0 + 2), acc);
-    acc = ta_smlad(w10, ta_read32(a1), acc);
-    acc = ta_smlad(w11, ta_read32(a1 + 2), acc);
-    acc = ta_smlad(w20, ta_read32(a2), acc);
-    acc = ta_smlad(w21, ta_read32(a2 + 2), acc);
-    *acc_out++ = acc;
-    a0 += sw, a1 += sw, a2 += sw;
+static void dw3x3_channel(const ta_i32a *wq, int32_t bias, const ta_rq *q, const int16_t *r0, int32_t width,
+                          int32_t rows, int32_t *accrow, const dw_out *d, int32_t stride) {
+  int8_t *o = d->o;
+  for (; rows > 0; --rows, r0 += stride * width, o += d->ors) {
+    if (stride == 1)
+      dw3x3s1_row(wq, bias, r0, width, accrow, d->n);
+    else
+      dw3x3s2_row(wq, bias, r0, width, accrow, d->n);
+    requant_row(q, accrow, d, o);
   }
 }
 
@@ -155,17 +270,13 @@ static void dw_channel_simd(const ta_dwconv_params *p, const int16_t *plane, int
   const int32_t sw = p->stride_w, sh = p->stride_h, dh = p->dilation_h, dw = p->dilation_w;
   const int32_t out_w = p->out_w;
   const ta_i32a *wq = (const ta_i32a *)p->packed_weights + (size_t)oc * kh * kwp2;
-  const int32_t bias = p->bias ? p->bias[oc] : 0;
+  const int32_t bias = channel_bias(p, wq, kh * kwp2, oc);
   const ta_rq q = ta_rq_prep(p->out_mult[oc], p->out_shift[oc]);
-  const int32_t oo = p->output_offset, lo = p->act_min, hi = p->act_max;
+  const dw_out d = {output + y0 * ors + oc, ors, ops, out_w, p->output_offset, p->act_min, p->act_max};
   const int16_t *r0 = plane + (y0 * sh - p->pad_top - iy_lo) * width;
   int32_t oy, ox, ky, j;
-  if (kh == 3 && kwp2 == 2 && dh == 1 && dw == 1) {
-    /* 3x3 (dilation 1): six weight words in registers, 6 unaligned LDR + 6 SMLAD per output. */
-    for (oy = y0; oy < y1; ++oy, r0 += sh * width) {
-      dw3x3_row(wq, bias, r0, width, sw, accrow, out_w);
-      requant_row(&q, accrow, out_w, output + oy * ors + oc, ops, oo, lo, hi);
-    }
+  if (kh == 3 && p->kernel_w == 3 && dh == 1 && dw == 1 && sw == sh && (sw == 1 || sw == 2)) {
+    dw3x3_channel(wq, bias, &q, r0, width, y1 - y0, accrow, &d, sw);
     return;
   }
   for (oy = y0; oy < y1; ++oy, r0 += sh * width) {
@@ -184,7 +295,7 @@ static void dw_channel_simd(const ta_dwconv_params *p, const int16_t *plane, int
       }
       accrow[ox] = acc;
     }
-    requant_row(&q, accrow, out_w, output + oy * ors + oc, ops, oo, lo, hi);
+    requant_row(&q, accrow, &d, output + oy * ors + oc);
   }
 }
 #endif

@@ -27,6 +27,21 @@ size_t ta_fully_connected_s8_scratch_bytes(const ta_fc_params *p) {
   return (size_t)((p->in_depth + 3) & ~3) * sizeof(int16_t);
 }
 
+#if TA_SIMD
+/* The input row, offset added, as int16 SIMD words in the GEMM order (see ta_simd.h); values
+ * past K are 0. */
+static void widen_row(const int8_t *in, int32_t k, int32_t offset, int16_t *xs) {
+  const int32_t off2 = ta_pair16(offset, offset), kq = (k + 3) & ~3;
+  int32_t i = 0;
+  for (; i + 4 <= k; i += 4) {
+    const int32_t raw = ta_read32(in + i);
+    ta_write32(xs + i, ta_sadd16(ta_sxtb16(raw), off2));
+    ta_write32(xs + i + 2, ta_sadd16(ta_sxtb16_ror8(raw), off2));
+  }
+  for (; i < kq; ++i) xs[2 * ta_gemm_word(i) + ta_gemm_half(i)] = (int16_t)(i < k ? in[i] + offset : 0);
+}
+#endif
+
 void ta_fully_connected_s8(const ta_fc_params *p, const int8_t *input, int8_t *output, void *scratch) {
   const int32_t K = p->in_depth, N = p->out_depth;
   const int32_t ors = p->out_row_stride ? p->out_row_stride : N;
@@ -35,13 +50,12 @@ void ta_fully_connected_s8(const ta_fc_params *p, const int8_t *input, int8_t *o
   if (p->packed_weights && scratch) {
     int16_t *xs = (int16_t *)scratch;
     const ta_i32a *xw = (const ta_i32a *)xs;
-    const int32_t kpairs = (K + 1) >> 1;
+    const int32_t kpairs = ((K + 3) & ~3) >> 1; /* SIMD words per channel, even */
     for (b = 0; b < p->batches; ++b) {
       const int8_t *in = input + (size_t)b * K;
       int8_t *out = output + (size_t)b * ors;
       const ta_i32a *wp = (const ta_i32a *)p->packed_weights;
-      for (k = 0; k < K; ++k) xs[k] = (int16_t)(in[k] + p->input_offset);
-      if (K & 1) xs[K] = 0;
+      widen_row(in, K, p->input_offset, xs);
       for (n = 0; n + 4 <= N; n += 4) {
         const ta_i32a *wa = wp, *wb = wp + 2 * kpairs;
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, kk;

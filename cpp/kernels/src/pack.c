@@ -7,20 +7,21 @@
 #include "ta_simd.h"
 
 size_t ta_pack_gemm_weights_s16_bytes(int32_t n, int32_t k) {
-  return (size_t)n * (size_t)((k + 1) & ~1) * sizeof(int16_t);
+  return (size_t)n * (size_t)((k + 3) & ~3) * sizeof(int16_t);
 }
 
 void ta_pack_gemm_weights_s16(const int8_t *w, int32_t n, int32_t k, int32_t weights_offset, int16_t *packed) {
-  const int32_t kp = (k + 1) & ~1;
-  int32_t c, j, t;
+  const int32_t kq = (k + 3) & ~3;
+  int32_t c, t, ch;
   int16_t *d = packed;
   for (c = 0; c < n; c += 2) {
-    const int pair = c + 1 < n;
-    for (j = 0; j < kp; j += 2) {
-      for (t = 0; t < (pair ? 2 : 1); ++t) {
-        const int8_t *row = w + (size_t)(c + t) * k;
-        *d++ = (int16_t)(j < k ? row[j] + weights_offset : 0);
-        *d++ = (int16_t)(j + 1 < k ? row[j + 1] + weights_offset : 0);
+    const int32_t channels = c + 1 < n ? 2 : 1;
+    for (t = 0; t < kq / 2; ++t) {
+      const int32_t k0 = ta_gemm_pair_k0(t); /* word t holds k values k0 and k0 + 2 */
+      for (ch = 0; ch < channels; ++ch) {
+        const int8_t *row = w + (size_t)(c + ch) * k;
+        *d++ = (int16_t)(k0 < k ? row[k0] + weights_offset : 0);
+        *d++ = (int16_t)(k0 + 2 < k ? row[k0 + 2] + weights_offset : 0);
       }
     }
   }

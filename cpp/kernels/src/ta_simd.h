@@ -28,6 +28,18 @@ static inline __attribute__((always_inline)) int32_t ta_sxtb16_ror8(int32_t x) {
   return __sxtb16((int32_t)(((uint32_t)x >> 8) | ((uint32_t)x << 24)));
 }
 static inline __attribute__((always_inline)) int32_t ta_sadd16(int32_t a, int32_t b) { return __sadd16(a, b); }
+/* acc + lo(a)*lo(b) / hi(a)*lo(b) / lo(a)*hi(b) + hi(a)*lo(b) (SMLABB, SMLATB, SMLADX). */
+static inline __attribute__((always_inline)) int32_t ta_smlabb(int32_t a, int32_t b, int32_t acc) {
+  return __smlabb(a, b, acc);
+}
+static inline __attribute__((always_inline)) int32_t ta_smlatb(int32_t a, int32_t b, int32_t acc) {
+  return __smlatb(a, b, acc);
+}
+static inline __attribute__((always_inline)) int32_t ta_smladx(int32_t a, int32_t b, int32_t acc) {
+  return __smladx(a, b, acc);
+}
+/* x saturated to [-128, 127] (SSAT #8). */
+static inline __attribute__((always_inline)) int32_t ta_ssat8(int32_t x) { return __ssat(x, 8); }
 #elif TA_KERNELS_SIMD
 #define TA_SIMD 1
 #define TA_SIMD_NATIVE 0
@@ -51,6 +63,16 @@ static inline int32_t ta_sxtb16_ror8(int32_t x) {
 static inline int32_t ta_sadd16(int32_t a, int32_t b) {
   return ta_pack16(ta_lo16(a) + ta_lo16(b), ta_hi16(a) + ta_hi16(b));
 }
+static inline int32_t ta_smlabb(int32_t a, int32_t b, int32_t acc) {
+  return (int32_t)((uint32_t)acc + (uint32_t)(ta_lo16(a) * ta_lo16(b)));
+}
+static inline int32_t ta_smlatb(int32_t a, int32_t b, int32_t acc) {
+  return (int32_t)((uint32_t)acc + (uint32_t)(ta_hi16(a) * ta_lo16(b)));
+}
+static inline int32_t ta_smladx(int32_t a, int32_t b, int32_t acc) {
+  return ta_smlad(a, ta_pack16(ta_hi16(b), ta_lo16(b)), acc);
+}
+static inline int32_t ta_ssat8(int32_t x) { return x < -128 ? -128 : (x > 127 ? 127 : x); }
 #else
 #define TA_SIMD 0
 #define TA_SIMD_NATIVE 0
@@ -76,5 +98,13 @@ static inline void ta_write32(void *p, int32_t v) { memcpy(p, &v, 4); }
 static inline int32_t ta_pair16(int32_t lo, int32_t hi) {
   return (int32_t)(((uint32_t)lo & 0xFFFFu) | ((uint32_t)hi << 16));
 }
+
+/* TA_PACKED_S16 GEMM order: K is padded to a multiple of 4 and each group of 4 values
+ * (k0..k3) forms the SIMD words (k0, k2) and (k1, k3) -- exactly what SXTB16 and SXTB16 ROR 8 give
+ * for 4 loaded bytes, so inputs widen without repacking. Word t holds k values
+ * ta_gemm_pair_k0(t) and that + 2; value k sits in word ta_gemm_word(k), half ta_gemm_half(k). */
+static inline int32_t ta_gemm_pair_k0(int32_t t) { return ((t >> 1) << 2) + (t & 1); }
+static inline int32_t ta_gemm_word(int32_t k) { return ((k >> 2) << 1) + (k & 1); }
+static inline int32_t ta_gemm_half(int32_t k) { return (k >> 1) & 1; }
 
 #endif /* TA_SIMD_H */

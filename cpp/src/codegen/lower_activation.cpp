@@ -13,11 +13,17 @@ namespace op_code = kernels::opcode;
 
 constexpr const char* kSource = "activations.c";
 
-// `kernel(first, in, out, n);` over the op's elements.
+// `kernel(first, in, out, n);` over the op's elements, or one call per pixel
+// when the output is a channel slice of a zero-copy concatenation.
 std::string elementwise_call(const LoweringContext& context, KernelCall& call, const graph::Op& op,
                              const char* kernel, const std::string& first) {
   const int32_t n = kernels::elementwise_count(context.graph(), op);
-  return call_text(kernel, {first, operand(context, call, op, 0), context.address(op.outputs[0]), std::to_string(n)});
+  const std::string in = operand(context, call, op, 0), out = context.address(op.outputs[0]);
+  const int32_t stride = context.pix_stride(op.outputs[0]);
+  if (stride == 0) return call_text(kernel, {first, in, out, std::to_string(n)});
+  const std::string channels = std::to_string(context.graph().tensors[op.outputs[0]].shape.back());
+  return "for (int32_t px = 0; px < " + std::to_string(n) + " / " + channels + "; ++px)\n  " +
+         call_text(kernel, {first, in + " + px * " + channels, out + " + px * " + std::to_string(stride), channels});
 }
 
 KernelCall lower_requantize(const LoweringContext& context, const graph::Op& op) {

@@ -42,6 +42,7 @@ KernelCall lower_conv(const LoweringContext& context, const graph::Op& op) {
   call.params_type = "ta_conv_params";
   Fields fields = window_fields(p);
   fields.add("out_c", p.out_c);
+  add_output_stride(context, fields, op, k.images);
   add_constants(context, call, fields, op, k,
                 kernels::packed_gemm_weights(reinterpret_cast<const int8_t*>(context.graph().constant_data(weights)),
                                              p.out_c, p.kernel_h * p.kernel_w * p.in_c, 0));
@@ -71,6 +72,7 @@ KernelCall lower_depthwise(const LoweringContext& context, const graph::Op& op) 
   call.params_type = "ta_dwconv_params";
   Fields fields = window_fields(p);
   fields.add("depth_multiplier", p.depth_multiplier);
+  add_output_stride(context, fields, op, k.images);
   add_constants(context, call, fields, op, k,
                 kernels::packed_depthwise_weights(
                     reinterpret_cast<const int8_t*>(context.graph().constant_data(weights)), out_c, p.kernel_h,

@@ -14,6 +14,7 @@ KernelCall lower_pool(const LoweringContext& context, const graph::Op& op, const
   add_window_fields(fields, p)
       .add("channels", p.channels).add("filter_h", p.filter_h).add("filter_w", p.filter_w)
       .add("act_min", p.act_min).add("act_max", p.act_max);
+  add_output_stride(context, fields, op, k.images);
   call.params = fields.take();
   const int64_t in_image = int64_t{p.in_h} * p.in_w * p.channels;
   const int64_t out_image = int64_t{p.out_h} * p.out_w * p.channels;

@@ -99,7 +99,7 @@ Program lower_tiled_program(const graph::Graph& graph, const tiling::TiledPlan& 
   for (int32_t t : graph.outputs) program.outputs.push_back(model_io(context, t));
   for (int32_t op_index : tiled.plan.liveness.order) {
     const graph::Op& op = graph.ops[op_index];
-    if (liveness::is_view_op(op.opcode)) continue;
+    if (liveness::is_view_op(op.opcode) || op.elided) continue;  // no code: views and zero-copy slices
     const int32_t s = segment_of[op_index];
     if (s < 0) {
       program.calls.push_back(lower_call(context, op));

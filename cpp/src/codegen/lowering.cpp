@@ -1,5 +1,6 @@
 #include "tinyarena/codegen/lowering.h"
 
+#include <algorithm>
 #include <map>
 
 #include "tinyarena/codegen/op_lowering.h"
@@ -73,7 +74,13 @@ TensorRef LoweringContext::tensor(int32_t index) const {
   const int32_t buffer = index >= 0 ? plan_.liveness.tensor_buffer[index] : -1;
   if (buffer < 0) throw UnsupportedError("tensor " + std::to_string(index) + " has no planned buffer");
   const graph::Tensor& t = graph_.tensors[index];
-  return TensorRef{index, plan_.solution.offsets[buffer], t.byte_size.value_or(0), c_type_of(t)};
+  return TensorRef{index, plan_.solution.offsets[buffer] + plan_.liveness.tensor_offset[index],
+                   t.byte_size.value_or(0), c_type_of(t)};
+}
+
+int32_t LoweringContext::pix_stride(int32_t index) const {
+  const graph::Tensor& t = graph_.tensors.at(index);
+  return t.placement ? t.placement->pix_stride : 0;
 }
 
 std::string LoweringContext::address(int32_t index) const {
@@ -92,9 +99,8 @@ int64_t LoweringContext::scratch_bytes(int32_t op_index) const {
 }
 
 bool LoweringContext::in_place(const graph::Op& op) const {
-  if (op.inputs.empty() || op.outputs.empty() || op.inputs[0] < 0) return false;
-  const auto& buffer_of = plan_.liveness.tensor_buffer;
-  return buffer_of[op.inputs[0]] >= 0 && buffer_of[op.inputs[0]] == buffer_of[op.outputs[0]];
+  const auto& ops = plan_.liveness.inplace_ops;
+  return std::binary_search(ops.begin(), ops.end(), op.index);
 }
 
 KernelCall start_call(const LoweringContext& context, const graph::Op& op, const char* kernel_source) {
@@ -102,8 +108,8 @@ KernelCall start_call(const LoweringContext& context, const graph::Op& op, const
   call.op_index = op.index;
   call.op_type = op.type;
   call.kernel_source = kernel_source;
-  for (int32_t t : op.outputs)
-    if (t >= 0) call.outputs.push_back(context.tensor(t));
+  for (int32_t t : op.outputs)  // a channel slice is not contiguous: not traced
+    if (t >= 0 && context.pix_stride(t) == 0) call.outputs.push_back(context.tensor(t));
   return call;
 }
 
@@ -116,7 +122,7 @@ Program lower_program(const graph::Graph& graph, const plan::Plan& plan, const s
   for (int32_t t : graph.outputs) program.outputs.push_back(model_io(context, t));
   for (int32_t op_index : plan.liveness.order) {
     const graph::Op& op = graph.ops[op_index];
-    if (!is_view(op.opcode)) program.calls.push_back(lower_call(context, op));
+    if (!is_view(op.opcode) && !op.elided) program.calls.push_back(lower_call(context, op));
   }
   return program;
 }

@@ -32,6 +32,15 @@ Fields& Fields::add_when(const char* condition, const char* name, const std::str
   return *this;
 }
 
+void add_output_stride(const LoweringContext& context, Fields& fields, const graph::Op& op, int32_t images) {
+  const int32_t stride = context.pix_stride(op.outputs.at(0));
+  if (stride == 0) return;
+  if (images != 1)
+    throw UnsupportedError("op " + std::to_string(op.index) + " (" + op.type +
+                           ") writes a channel slice of a concatenation, which needs a single image");
+  fields.add("out_pix_stride", stride);
+}
+
 ConstArray const_array(const graph::Op& op, const char* what, ElementType type, const void* data, size_t count) {
   ConstArray array;
   array.name = "op" + std::to_string(op.index) + "_" + what;

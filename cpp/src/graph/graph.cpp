@@ -61,7 +61,14 @@ std::optional<int64_t> dtype_bytes(DType dtype, int64_t elements) {
   return std::nullopt;
 }
 
-const char* padding_name(Padding padding) { return padding == Padding::Same ? "SAME" : "VALID"; }
+const char* padding_name(Padding padding) {
+  switch (padding) {
+    case Padding::Same: return "SAME";
+    case Padding::Valid: return "VALID";
+    case Padding::Explicit: return "EXPLICIT";
+  }
+  return "UNKNOWN";
+}
 
 const char* activation_name(Activation activation) {
   constexpr const char* names[] = {"NONE", "RELU", "RELU_N1_TO_1", "RELU6", "TANH", "SIGN_BIT"};

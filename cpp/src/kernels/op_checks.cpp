@@ -133,8 +133,10 @@ Window window(const graph::Op& op, const graph::Tensor& input, int64_t kernel_h,
               int64_t dilation_h, int64_t dilation_w) {
   const graph::OpOptions& o = op.options;
   if (kernel_h < 1 || kernel_w < 1) unsupported(op, "the window is empty");
-  const AxisPadding h = compute_padding(input.shape[1], kernel_h, o.stride_h, dilation_h, o.padding);
-  const AxisPadding w = compute_padding(input.shape[2], kernel_w, o.stride_w, dilation_w, o.padding);
+  if (o.padding == graph::Padding::Explicit && std::min({o.pad_top, o.pad_left, o.pad_bottom, o.pad_right}) < 0)
+    unsupported(op, "negative explicit padding");
+  const AxisPadding h = window_padding(o, true, input.shape[1], kernel_h, dilation_h);
+  const AxisPadding w = window_padding(o, false, input.shape[2], kernel_w, dilation_w);
   if (h.out_size < 1 || w.out_size < 1) unsupported(op, "the window is larger than the input");
   return {to_int32(op, h.out_size, "the output height"), to_int32(op, w.out_size, "the output width"),
           to_int32(op, h.before, "the padding"), to_int32(op, w.before, "the padding"),

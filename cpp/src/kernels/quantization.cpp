@@ -51,6 +51,17 @@ AxisPadding compute_padding(int64_t in_size, int64_t filter_size, int64_t stride
   return p;
 }
 
+AxisPadding window_padding(const graph::OpOptions& options, bool height, int64_t in_size, int64_t filter_size,
+                           int64_t dilation) {
+  const int64_t stride = height ? options.stride_h : options.stride_w;
+  if (options.padding != graph::Padding::Explicit)
+    return compute_padding(in_size, filter_size, stride, dilation, options.padding);
+  const int64_t before = height ? options.pad_top : options.pad_left;
+  const int64_t after = height ? options.pad_bottom : options.pad_right;
+  const int64_t padded = in_size + before + after, effective = (filter_size - 1) * dilation + 1;
+  return {padded < effective ? 0 : (padded - effective) / stride + 1, before, after};
+}
+
 float scale_of(const graph::Tensor& tensor) {
   return tensor.quantization.scale.empty() ? 1.0f : tensor.quantization.scale[0];
 }

@@ -6,6 +6,7 @@
 
 #include "tinyarena/common/errors.h"
 #include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/liveness/storage.h"
 
 namespace tinyarena::liveness {
 namespace {
@@ -43,16 +44,17 @@ std::vector<int32_t> checked_order(const Graph& graph, std::vector<int32_t> orde
   return order;
 }
 
-// Tensors grouped into shared buffers (union-find); each root keeps the
-// group's lifetime and size.
+// Tensors grouped into shared buffers: the fixed storage groups (views,
+// placements) joined in place as the schedule runs; each root keeps the
+// group's lifetime.
 class BufferGroups {
  public:
   BufferGroups(const Graph& graph, const std::vector<int32_t>& step_of, int32_t last_step)
-      : parent_(graph.tensors.size()), first_(graph.tensors.size(), 0), last_(graph.tensors.size(), 0),
-        size_(graph.tensors.size(), 0), pinned_to_end_(graph.tensors.size(), false),
+      : storage_(std::vector<int64_t>(graph.tensors.size(), 0)), first_(graph.tensors.size(), 0),
+        last_(graph.tensors.size(), 0), pinned_to_end_(graph.tensors.size(), false),
         active_(graph.tensors.size(), false) {
-    std::iota(parent_.begin(), parent_.end(), 0);
     std::vector<bool> is_io(graph.tensors.size(), false);
+    std::vector<int64_t> sizes(graph.tensors.size(), 0);
     for (int32_t t : graph.inputs) is_io[t] = true;
     for (int32_t t : graph.outputs) pinned_to_end_[t] = is_io[t] = true;
     for (const Tensor& tensor : graph.tensors) {
@@ -68,38 +70,49 @@ class BufferGroups {
       last_[t] = first_[t];
       for (int32_t consumer : tensor.consumers) last_[t] = std::max(last_[t], step_of[consumer]);
       if (pinned_to_end_[t]) last_[t] = last_step;
-      size_[t] = *tensor.byte_size;
+      sizes[t] = *tensor.byte_size;
+    }
+    storage_ = StorageGroups(sizes);
+    join_fixed_storage(graph, active_, storage_);
+    // Fold each member's lifetime into its root.
+    for (int32_t t = 0; t < static_cast<int32_t>(graph.tensors.size()); ++t) {
+      const int32_t r = storage_.root(t);
+      if (r == t || !active_[t]) continue;
+      first_[r] = std::min(first_[r], first_[t]);
+      last_[r] = std::max(last_[r], last_[t]);
+      pinned_to_end_[r] = pinned_to_end_[r] || pinned_to_end_[t];
     }
   }
 
   bool active(int32_t t) const { return t >= 0 && active_[t]; }
-  int32_t root(int32_t t) {
-    while (parent_[t] != t) t = parent_[t] = parent_[parent_[t]];
-    return t;
-  }
+  int32_t root(int32_t t) { return storage_.root(t); }
+  // The group of `t` holds a tensor placed inside another: no in-place write
+  // lands in it or reads from it (slices may overlap, or be strided).
+  bool placed(int32_t t) { return storage_.placed(t); }
   // The group of `t` is last read at `step` and need not outlive it.
   bool dies_at(int32_t t, int32_t step) {
     const int32_t r = root(t);
     return last_[r] == step && !pinned_to_end_[r];
   }
-  void merge(int32_t a, int32_t b) {
-    a = root(a);
-    b = root(b);
-    if (a == b) return;
-    if (b < a) std::swap(a, b);
-    parent_[b] = a;
-    first_[a] = std::min(first_[a], first_[b]);
-    last_[a] = std::max(last_[a], last_[b]);
-    size_[a] = std::max(size_[a], size_[b]);
-    pinned_to_end_[a] = pinned_to_end_[a] || pinned_to_end_[b];
+  // `out` is written over `victim` (same first byte).
+  void merge(int32_t victim, int32_t out) {
+    const int32_t a = root(victim), b = root(out);
+    if (a == b || !storage_.join(victim, out, 0)) return;
+    const int32_t r = std::min(a, b);  // the root join keeps
+    first_[r] = std::min(first_[a], first_[b]);
+    last_[r] = std::max(last_[a], last_[b]);
+    pinned_to_end_[r] = pinned_to_end_[a] || pinned_to_end_[b];
   }
   int32_t first(int32_t r) const { return first_[r]; }
   int32_t last(int32_t r) const { return last_[r]; }
-  int64_t size(int32_t r) const { return size_[r]; }
+  // Bytes from the group's first byte to its last.
+  int64_t size(int32_t r) const { return storage_.end(r) - storage_.begin(r); }
+  // Bytes from the group's first byte to tensor `t`.
+  int64_t start_of(int32_t t) { return storage_.offset(t) - storage_.begin(root(t)); }
 
  private:
-  std::vector<int32_t> parent_, first_, last_;
-  std::vector<int64_t> size_;
+  StorageGroups storage_;
+  std::vector<int32_t> first_, last_;
   std::vector<bool> pinned_to_end_, active_;
 };
 
@@ -111,7 +124,8 @@ bool can_depthwise_inplace(const Graph& graph, const Op& op, BufferGroups& group
   const Tensor* in = graph.input(op, 0);
   const Tensor* out = graph.output(op, 0);
   if (!in || !out || !groups.active(in->index) || !groups.active(out->index)) return false;
-  if (op.options.depth_multiplier != 1 || in->shape.size() != 4 || in->shape[0] != 1) return false;
+  if (op.options.depth_multiplier != 1 || in->shape.size() != 4 || in->shape[0] != 1 || groups.placed(in->index))
+    return false;
   return bytes(out) <= bytes(in) && groups.dies_at(in->index, step);
 }
 
@@ -120,7 +134,8 @@ int32_t elementwise_inplace_input(const Graph& graph, const Op& op, BufferGroups
   const Tensor* out = graph.output(op, 0);
   if (!out || !groups.active(out->index) || op.outputs.size() != 1) return -1;
   for (int32_t t : op.inputs) {
-    if (groups.active(t) && bytes(&graph.tensors[t]) == bytes(out) && groups.dies_at(t, step)) return t;
+    if (groups.active(t) && bytes(&graph.tensors[t]) == bytes(out) && !groups.placed(t) && groups.dies_at(t, step))
+      return t;
   }
   return -1;
 }
@@ -156,11 +171,10 @@ Liveness analyze_liveness(const Graph& graph, const LivenessOptions& options, st
   for (int32_t step = 0; step < steps; ++step) {
     const Op& op = graph.ops[result.order[step]];
     const Tensor* out = graph.output(op, 0);
-    if (!may_inplace[op.index] && !is_view_op(op.opcode)) continue;
-    if (is_view_op(op.opcode) && out && groups.active(out->index) && groups.active(op.inputs.empty() ? -1 : op.inputs[0])) {
-      groups.merge(op.inputs[0], out->index);
-    } else if (op.opcode == kDepthwiseConv2D && options.inplace_depthwise &&
-               can_depthwise_inplace(graph, op, groups, step)) {
+    // Views and elided ops share memory already; a placed output is never written in place.
+    if (is_view_op(op.opcode) || op.elided || !out || !groups.active(out->index) || groups.placed(out->index)) continue;
+    if (!may_inplace[op.index]) continue;  // e.g. a tiled segment's op writes into a ring, never over its input
+    if (op.opcode == kDepthwiseConv2D && options.inplace_depthwise && can_depthwise_inplace(graph, op, groups, step)) {
       groups.merge(op.inputs[0], out->index);
       inplace_depthwise[op.index] = true;
       result.inplace_ops.push_back(op.index);
@@ -175,6 +189,7 @@ Liveness analyze_liveness(const Graph& graph, const LivenessOptions& options, st
 
   // One buffer per group, in order of the group's lowest tensor index.
   result.tensor_buffer.assign(graph.tensors.size(), -1);
+  result.tensor_offset.assign(graph.tensors.size(), 0);
   std::vector<int32_t> buffer_of_root(graph.tensors.size(), -1);
   for (const Tensor& tensor : graph.tensors) {
     if (!groups.active(tensor.index)) continue;
@@ -188,6 +203,7 @@ Liveness analyze_liveness(const Graph& graph, const LivenessOptions& options, st
       result.buffers.push_back(buffer);
     }
     result.tensor_buffer[tensor.index] = buffer_of_root[r];
+    result.tensor_offset[tensor.index] = groups.start_of(tensor.index);
     result.buffers[buffer_of_root[r]].tensors.push_back(tensor.index);
   }
   for (LiveBuffer& buffer : result.buffers) buffer.name = buffer_name(graph, buffer.tensors);

@@ -5,6 +5,7 @@
 
 #include "tinyarena/allocation/problem.h"
 #include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/liveness/storage.h"
 
 namespace tinyarena::schedule {
 namespace {
@@ -14,11 +15,6 @@ using graph::Op;
 using graph::Tensor;
 
 constexpr int32_t kDepthwiseConv2D = 4;
-
-int32_t root(std::vector<int32_t>& parent, int32_t t) {
-  while (parent[t] != t) t = parent[t] = parent[parent[t]];
-  return t;
-}
 
 int64_t bytes(const Tensor& t) { return t.byte_size ? *t.byte_size : -1; }
 
@@ -38,16 +34,31 @@ bool joins_view(const Op& op, const std::vector<bool>& active) {
          !op.inputs.empty() && op.inputs[0] >= 0 && active[op.inputs[0]];
 }
 
+// Outputs that share memory another op wrote: a view's, an elided op's.
+std::vector<bool> joined_tensors(const Graph& graph, const std::vector<bool>& active) {
+  std::vector<bool> joined(graph.tensors.size(), false);
+  for (const Op& op : graph.ops) {
+    if (op.elided) {
+      for (int32_t t : op.outputs)
+        if (t >= 0) joined[t] = true;
+    } else if (joins_view(op, active)) {
+      joined[op.outputs[0]] = true;
+    }
+  }
+  return joined;
+}
+
 // Tensors the liveness may let `op` overwrite, in its order of preference,
-// before the "dies here" test.
+// before the "dies here" test (never in or into a group holding placements).
 std::vector<int32_t> inplace_inputs(const Graph& graph, const Op& op, const liveness::LivenessOptions& options,
-                                    const std::vector<bool>& active) {
+                                    const std::vector<bool>& active, liveness::StorageGroups& storage) {
   const Tensor* out = graph.output(op, 0);
-  if (!out || !active[out->index] || joins_view(op, active)) return {};
+  if (!out || !active[out->index] || liveness::is_view_op(op.opcode) || op.elided || storage.placed(out->index))
+    return {};
   if (op.opcode == kDepthwiseConv2D) {
     const Tensor* in = graph.input(op, 0);
-    if (!options.inplace_depthwise || !in || !active[in->index] || op.options.depth_multiplier != 1 ||
-        in->shape.size() != 4 || in->shape[0] != 1 || bytes(*out) > bytes(*in))
+    if (!options.inplace_depthwise || !in || !active[in->index] || storage.placed(in->index) ||
+        op.options.depth_multiplier != 1 || in->shape.size() != 4 || in->shape[0] != 1 || bytes(*out) > bytes(*in))
       return {};
     return {in->index};
   }
@@ -55,7 +66,7 @@ std::vector<int32_t> inplace_inputs(const Graph& graph, const Op& op, const live
     return {};
   std::vector<int32_t> candidates;
   for (int32_t t : op.inputs)
-    if (t >= 0 && active[t] && bytes(graph.tensors[t]) == bytes(*out)) candidates.push_back(t);
+    if (t >= 0 && active[t] && !storage.placed(t) && bytes(graph.tensors[t]) == bytes(*out)) candidates.push_back(t);
   return candidates;
 }
 
@@ -79,6 +90,14 @@ bool dies_at(const MemoryModel& model, const uint64_t* done, int32_t c, int32_t 
   return true;
 }
 
+// The buffer of `comp` exists before `op` runs: a source, or another writer ran.
+bool born_before(const Component& comp, const uint64_t* done, int32_t op) {
+  if (comp.source) return true;
+  for (int32_t w : comp.writers)
+    if (w != op && has_op(done, w)) return true;
+  return false;
+}
+
 bool is_empty(const MemoryModel& model, const uint64_t* done) {
   return std::all_of(done, done + model.words, [](uint64_t w) { return w == 0; });
 }
@@ -90,33 +109,36 @@ MemoryModel build_memory_model(const Graph& graph, const liveness::LivenessOptio
   model.ops = static_cast<int32_t>(graph.ops.size());
   model.words = (model.ops + 63) / 64;
   const std::vector<bool> active = active_tensors(graph);
-  std::vector<int32_t> parent(graph.tensors.size());
-  std::iota(parent.begin(), parent.end(), 0);
-  std::vector<bool> joined(graph.tensors.size(), false);  // a view output sharing its input's buffer
-  for (const Op& op : graph.ops) {
-    if (!joins_view(op, active)) continue;
-    parent[root(parent, op.outputs[0])] = root(parent, op.inputs[0]);
-    joined[op.outputs[0]] = true;
-    if (bytes(graph.tensors[op.outputs[0]]) > bytes(graph.tensors[op.inputs[0]])) model.exact = false;
-  }
+  std::vector<int64_t> sizes(graph.tensors.size(), 0);
+  for (const Tensor& t : graph.tensors)
+    if (active[t.index]) sizes[t.index] = std::max<int64_t>(bytes(t), 0);
+  liveness::StorageGroups storage(sizes);
+  liveness::join_fixed_storage(graph, active, storage);
+  const std::vector<bool> joined = joined_tensors(graph, active);
+  for (const Op& op : graph.ops)
+    if (joins_view(op, active) && bytes(graph.tensors[op.outputs[0]]) > bytes(graph.tensors[op.inputs[0]]))
+      model.exact = false;
 
   std::vector<bool> pinned(graph.tensors.size(), false);
   for (int32_t t : graph.outputs) pinned[t] = true;
   std::vector<int32_t> comp_of(graph.tensors.size(), -1), comp_of_root(graph.tensors.size(), -1);
   for (const Tensor& t : graph.tensors) {
     if (!active[t.index]) continue;
-    int32_t& c = comp_of_root[root(parent, t.index)];
+    const int32_t r = storage.root(t.index);
+    int32_t& c = comp_of_root[r];
     if (c < 0) {
       c = static_cast<int32_t>(model.components.size());
       model.components.emplace_back();
+      model.components[c].size = allocation::align_up(storage.end(r) - storage.begin(r), alignment);
     }
     comp_of[t.index] = c;
     Component& comp = model.components[c];
-    comp.size = std::max(comp.size, allocation::align_up(std::max<int64_t>(bytes(t), 0), alignment));
     comp.pinned = comp.pinned || pinned[t.index] || t.is_variable;
     comp.source = comp.source || (!joined[t.index] && t.producer < 0);
     comp.consumers.insert(comp.consumers.end(), t.consumers.begin(), t.consumers.end());
+    if (!joined[t.index] && t.producer >= 0) comp.writers.push_back(t.producer);
   }
+  for (Component& comp : model.components) sort_unique(comp.writers);
   for (Component& comp : model.components) sort_unique(comp.consumers);
 
   model.op.resize(graph.ops.size());
@@ -131,7 +153,8 @@ MemoryModel build_memory_model(const Graph& graph, const liveness::LivenessOptio
     sort_unique(info.uses);
     for (int32_t t : op.outputs)
       if (t >= 0 && active[t] && !joined[t]) info.births.push_back(comp_of[t]);
-    for (int32_t t : inplace_inputs(graph, op, options, active)) info.victims.push_back(comp_of[t]);
+    sort_unique(info.births);
+    for (int32_t t : inplace_inputs(graph, op, options, active, storage)) info.victims.push_back(comp_of[t]);
     if (!info.victims.empty()) info.out = comp_of[op.outputs[0]];
     if (!options.scratch) continue;
     info.scratch = allocation::align_up(kernels::scratch_bytes(graph, op, false), alignment);
@@ -183,6 +206,7 @@ int64_t run_op(const MemoryModel& model, const uint64_t* done, const std::vector
   // New buffers; an in-place output takes over its victim's buffer (and size).
   for (int32_t c : info.births) {
     const Component& comp = model.components[c];
+    if (born_before(comp, done, op)) continue;  // another slice's writer made the buffer
     int64_t size = comp.size;
     if (c == info.out && victim >= 0) {
       const int64_t victim_size = size_of(model, inflated, victim);

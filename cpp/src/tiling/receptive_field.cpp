@@ -1,5 +1,6 @@
 #include "tinyarena/tiling/receptive_field.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "../kernels/geometry.h"
@@ -61,6 +62,14 @@ const graph::Tensor& input_at(const graph::Graph& graph, const graph::Op& op, si
   return *t;
 }
 
+// `t` shares storage with a zero-copy placement (it is placed, or the base of one):
+// its bytes are laid out for the whole tensor, never a ring or a patch buffer.
+bool in_placed_storage(const graph::Graph& graph, const graph::Tensor& t) {
+  if (t.placement) return true;
+  return std::any_of(graph.tensors.begin(), graph.tensors.end(),
+                     [&](const graph::Tensor& other) { return other.placement && other.placement->base == t.index; });
+}
+
 }  // namespace
 
 Range window_input(const Window1D& w, Range out) {
@@ -79,9 +88,10 @@ bool is_spatial(const graph::Tensor& t) {
 }
 
 bool is_tileable(const graph::Graph& graph, const graph::Op& op) {
+  if (op.elided) return false;  // moves no data: a segment stops there
   if (!is_window_op(op.opcode) && !is_binary_elementwise(op.opcode) && !is_unary_elementwise(op.opcode)) return false;
   const graph::Tensor* out = graph.output(op, 0);
-  if (!out || op.outputs.size() != 1 || !is_spatial(*out)) return false;
+  if (!out || op.outputs.size() != 1 || !is_spatial(*out) || in_placed_storage(graph, *out)) return false;
   const size_t activations = is_binary_elementwise(op.opcode) ? 2 : 1;
   bool any_activation = false;
   for (size_t position = 0; position < activations; ++position) {
@@ -92,7 +102,7 @@ bool is_tileable(const graph::Graph& graph, const graph::Op& op) {
       continue;
     }
     any_activation = true;
-    if (!is_spatial(*in)) return false;
+    if (!is_spatial(*in) || in_placed_storage(graph, *in)) return false;
     if (!is_window_op(op.opcode) && in->shape != out->shape && in->shape[1] != 1) return false;
   }
   if (!any_activation) return false;

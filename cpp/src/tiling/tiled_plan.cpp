@@ -103,9 +103,13 @@ Liveness tiled_liveness(const graph::Graph& graph, const Liveness& base, const s
   }
   for (const SegmentBuffers& sb : segments) result.buffers.insert(result.buffers.end(), sb.own.begin(), sb.own.end());
   result.tensor_buffer.assign(graph.tensors.size(), -1);
+  result.tensor_offset.assign(graph.tensors.size(), 0);  // segment tensors are never placed: their own buffers start them
   for (size_t b = 0; b < result.buffers.size(); ++b)
     if (result.buffers[b].kind == BufferKind::Activation)
-      for (int32_t t : result.buffers[b].tensors) result.tensor_buffer[t] = static_cast<int32_t>(b);
+      for (int32_t t : result.buffers[b].tensors) {
+        result.tensor_buffer[t] = static_cast<int32_t>(b);
+        if (own_tensor[t] < 0) result.tensor_offset[t] = base.tensor_offset[t];
+      }
   return result;
 }
 

@@ -1,7 +1,9 @@
 // Lowering: planned graph -> Program. Each op maps to one call into the
 // kernel library, with its parameters computed exactly as TFLite's
 // reference kernels prepare them (multipliers, activation ranges, padding).
-// Views (RESHAPE, SQUEEZE, EXPAND_DIMS) share their input's buffer and emit nothing.
+// Views (RESHAPE, SQUEEZE, EXPAND_DIMS) share their input's buffer and emit
+// nothing, as do ops the transforms elided (zero-copy concatenation/split):
+// their producers write straight into the slices, at strided addresses.
 #pragma once
 
 #include <string>
@@ -26,7 +28,10 @@ class LoweringContext {
   // A C expression for the op's scratch buffer, or `NULL` if it has none.
   std::string scratch_address(int32_t op_index) const;
   int64_t scratch_bytes(int32_t op_index) const;
-  // True when the op's first output shares its first input's buffer (in place).
+  // Elements between pixels of a tensor stored as a channel slice of a
+  // zero-copy concatenation (its placement), 0 when dense.
+  int32_t pix_stride(int32_t index) const;
+  // True when the plan runs the op in place (its output over its first input).
   bool in_place(const graph::Op& op) const;
 
  private:

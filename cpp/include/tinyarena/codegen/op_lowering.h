@@ -56,6 +56,10 @@ Fields& add_window_fields(Fields& fields, const Params& p) {
       .add("pad_bottom", p.pad_bottom).add("pad_right", p.pad_right);
 }
 
+// Conv, depthwise and pools writing a channel slice of a zero-copy
+// concatenation: adds `out_pix_stride` (only then); throws for a batch.
+void add_output_stride(const LoweringContext& context, Fields& fields, const graph::Op& op, int32_t images);
+
 // A constant array named op<index>_<what>.
 ConstArray const_array(const graph::Op& op, const char* what, ElementType type, const void* data, size_t count);
 ConstArray int32_array(const graph::Op& op, const char* what, const std::vector<int32_t>& values);

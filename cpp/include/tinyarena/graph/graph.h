@@ -37,6 +37,14 @@ struct DataRef {
   size_t size = 0;
 };
 
+// A tensor kept inside another tensor's memory without a copy (a slice of a
+// concatenation's output or of a split's input), set by the transforms stage.
+struct Placement {
+  int32_t base = -1;       // the tensor whose memory holds this one
+  int64_t offset = 0;      // bytes from the base's first byte
+  int32_t pix_stride = 0;  // elements from one pixel to the next (a channel slice); 0 = dense
+};
+
 struct Tensor {
   int32_t index = 0;
   std::string name;
@@ -45,6 +53,7 @@ struct Tensor {
   Quantization quantization;
   std::optional<DataRef> data;  // set for constants (weights, biases, shapes)
   bool is_variable = false;
+  std::optional<Placement> placement;  // stored inside another tensor (zero-copy transforms)
   int64_t element_count = 1;
   std::optional<int64_t> byte_size;  // nullopt when the dtype has no fixed size
   int32_t producer = -1;             // op index, -1 for graph inputs and constants
@@ -53,7 +62,9 @@ struct Tensor {
   bool is_constant() const { return data.has_value(); }
 };
 
-enum class Padding : uint8_t { Same = 0, Valid = 1 };
+// Explicit: pad_top/left/bottom/right of OpOptions (a folded PAD); positions
+// outside the input read as the input zero point, as SAME's padding does.
+enum class Padding : uint8_t { Same = 0, Valid = 1, Explicit = 2 };
 enum class Activation : uint8_t { None = 0, Relu = 1, ReluN1To1 = 2, Relu6 = 3, Tanh = 4, SignBit = 5 };
 const char* padding_name(Padding padding);
 const char* activation_name(Activation activation);
@@ -61,6 +72,7 @@ const char* activation_name(Activation activation);
 // Every builtin option the planner and kernels need, with TFLite defaults.
 struct OpOptions {
   Padding padding = Padding::Same;
+  int32_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;  // Padding::Explicit only
   int32_t stride_w = 1, stride_h = 1;
   int32_t dilation_w = 1, dilation_h = 1;
   int32_t filter_w = 1, filter_h = 1;  // pooling window
@@ -86,6 +98,9 @@ struct Op {
   OpOptions options;
   std::vector<int32_t> inputs;   // tensor indices, -1 for an omitted optional input
   std::vector<int32_t> outputs;
+  // Zero-copy (set by transforms): the op's tensors share memory through
+  // placements, so it moves no data and emits no code.
+  bool elided = false;
 };
 
 struct Graph {

@@ -36,6 +36,12 @@ struct AxisPadding {
 AxisPadding compute_padding(int64_t in_size, int64_t filter_size, int64_t stride, int64_t dilation,
                             graph::Padding padding);
 
+// The height (`height`) or width padding of a window op with `options`:
+// SAME/VALID as compute_padding, Explicit as VALID over the input padded by
+// its pad_top/bottom (pad_left/right).
+AxisPadding window_padding(const graph::OpOptions& options, bool height, int64_t in_size, int64_t filter_size,
+                           int64_t dilation);
+
 // The first scale and zero point of a tensor (per-tensor quantization).
 float scale_of(const graph::Tensor& tensor);
 int32_t zero_point_of(const graph::Tensor& tensor);

@@ -1,7 +1,9 @@
 // Liveness: which activation buffers exist and over which steps of the
 // schedule they live. Tensors that share memory form one buffer: views
-// (RESHAPE, SQUEEZE, EXPAND_DIMS outputs alias their input) and, when
-// enabled, in-place ops (an output written over an input that dies there).
+// (RESHAPE, SQUEEZE, EXPAND_DIMS outputs alias their input), placed tensors
+// (slices of a zero-copy concatenation or split, at an offset inside their
+// base; see storage.h) and, when enabled, in-place ops (an output written over
+// an input that dies there).
 #pragma once
 
 #include <cstdint>
@@ -41,6 +43,7 @@ struct Liveness {
   std::vector<int32_t> order;          // op index at each step
   std::vector<LiveBuffer> buffers;     // activation buffers by first tensor, then scratch by step
   std::vector<int32_t> tensor_buffer;  // buffer of each tensor, -1 for constants and unused ones
+  std::vector<int64_t> tensor_offset;  // bytes from its buffer's start (placed tensors), else 0
   std::vector<int32_t> inplace_ops;    // ops that write over their input, ascending
 };
 

@@ -1,7 +1,7 @@
 // The memory a partial schedule holds, in the liveness stage's terms, so a
 // search over op orders optimises exactly what the planner will measure.
-// Tensors joined by views form one component (one buffer for its whole
-// life); an in-place op writes its output component over a dying input one.
+// Tensors joined by views or placements form one component (one buffer for
+// its whole life); an in-place op writes its output component over a dying input one.
 #pragma once
 
 #include <cstdint>
@@ -16,12 +16,14 @@ namespace tinyarena::schedule {
 inline bool has_op(const uint64_t* set, int32_t op) { return (set[op >> 6] >> (op & 63)) & 1; }
 inline void add_op(uint64_t* set, int32_t op) { set[op >> 6] |= uint64_t{1} << (op & 63); }
 
-// A view-connected group of activation tensors: one buffer, one lifetime.
+// A group of activation tensors sharing storage (views, placements): one
+// buffer, one lifetime, made by the first of its writers to run.
 struct Component {
-  int64_t size = 0;               // largest member, aligned up
+  int64_t size = 0;               // bytes the group covers, aligned up
   bool pinned = false;            // holds a graph output or a variable: lives to the end
   bool source = false;            // its base has no producer: live from step 0
   std::vector<int32_t> consumers; // ops reading any member, ascending, each once
+  std::vector<int32_t> writers;   // ops writing a member that no view or elided op joined, ascending
 };
 
 struct OpInfo {

@@ -1,0 +1,102 @@
+"""Where the instructions of one Cortex-M4 inference go: a count per kernel-library function.
+
+    python benchmarks/codegen_profile.py [--models NAME ...] [--plain]
+
+Builds each shared model's generated program for cortex-m4 (DSP paths, or plain C with
+``--plain``) and runs it once under QEMU per function with the instruction-count plugin
+restricted to that function's address range (``arm-none-eabi-nm -S``), once in a build that
+invokes the model twice and once in one that invokes it once (``-DTINYARENA_RUNS``): the
+difference is one inference. A function's count is its own body (inlined helpers included,
+calls to other functions excluded); aliases (one address, two names) are counted once.
+"""
+
+import argparse
+import pathlib
+import tempfile
+
+from codegen_bench import SHARED, VARIANTS, bench_inputs, build, build_plugin, count, run
+
+import tinyarena
+from tinyarena.codegen import compile as compile_model
+
+# Which op type's work each kernel function does (the rest: everything else).
+CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "gemm_2px_full", "gemm_2px_clamped", "im2col_pixel", "widen_span",
+                  "widen_values", "small_patch_pixel", "patch_row")
+DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "dw_channel_simd", "dw3x3_channel",
+                       "build_plane16", "requant_row")
+
+LIBC = ("memcpy", "memset", "__aeabi_memcpy", "__aeabi_memset", "__aeabi_dmul", "__aeabi_d2iz", "round",
+        "__aeabi_i2d", "__adddf3", "__muldf3", "__floatsidf", "__fixdfsi")
+
+
+def kernel_functions(elf, kernel_dir):
+    """{name: (lo, hi)} for every function defined by the kernel sources (and libc helpers)."""
+    names = set(LIBC)
+    for src in sorted((kernel_dir / "src").glob("*.c")):
+        obj = elf.parent / (src.stem + ".prof.o")
+        run(["arm-none-eabi-gcc", "-std=c99", "-mcpu=cortex-m4", "-mthumb", "-O2", "-I", str(kernel_dir / "include"),
+             "-c", str(src), "-o", str(obj)])
+        names |= {line.split()[-1] for line in run(["arm-none-eabi-nm", str(obj)]).stdout.splitlines()
+                  if line.split()[-2] in ("t", "T")}
+    ranges = {}
+    for line in sorted(run(["arm-none-eabi-nm", "-S", str(elf)]).stdout.splitlines()):
+        fields = line.split()
+        if len(fields) == 4 and fields[2] in ("t", "T") and fields[3] in names:
+            lo = int(fields[0], 16) & ~1
+            if (lo, lo + int(fields[1], 16)) not in ranges.values():
+                ranges[fields[3]] = (lo, lo + int(fields[1], 16))
+    return ranges
+
+
+def profile(path, work, plugin, cflags):
+    plan = tinyarena.plan(path)
+    out_dir = work / path.stem
+    compile_model(plan, out_dir, target="cortex-m4", name="model")
+    bench_inputs(plan, out_dir)
+    counts = {}
+    for runs in (1, 2):
+        elf = build(out_dir, cflags, runs)
+        total, _, _ = count(elf, plugin)
+        functions = kernel_functions(elf, out_dir / "kernels")
+        counts[runs] = {name: count(elf, plugin, lo_hi)[1] for name, lo_hi in functions.items()}
+        counts[runs]["total"] = total
+    one = {name: counts[2][name] - counts[1].get(name, 0) for name in counts[2]}
+    total = one.pop("total")
+    return plan, total, {name: n for name, n in one.items() if n}
+
+
+def print_by_op_type(plan, total, rows):
+    """Instructions and instructions per MAC of the CONV_2D and DEPTHWISE_CONV_2D kernels."""
+    print("\n| op type | MACs | instructions | instr/MAC | share |\n|---|---:|---:|---:|---:|")
+    for op_type, functions in (("CONV_2D", CONV_FUNCTIONS), ("DEPTHWISE_CONV_2D", DEPTHWISE_FUNCTIONS)):
+        macs = sum(op.macs for op in plan.ops if op.type == op_type)
+        n = sum(rows.get(f, 0) for f in functions)
+        if macs:
+            print(f"| {op_type} | {macs:,} | {n:,} | {n / macs:.2f} | {100 * n / total:.1f}% |")
+    rest = total - sum(n for f, n in rows.items() if f in CONV_FUNCTIONS + DEPTHWISE_FUNCTIONS)
+    print(f"| everything else | | {rest:,} | | {100 * rest / total:.1f}% |", flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="+", default=["vww_96_int8", "person_detect", "kws_ref_model",
+                                                         "pretrainedResnet_quant"])
+    parser.add_argument("--plain", action="store_true", help="profile the plain C build (-DTA_NO_SIMD)")
+    args = parser.parse_args()
+    cflags = VARIANTS["plain C" if args.plain else "DSP"]
+    with tempfile.TemporaryDirectory(prefix="tinyarena-profile-") as tmp:
+        work = pathlib.Path(tmp)
+        plugin = build_plugin(work)
+        for name in args.models:
+            plan, total, rows = profile(SHARED / "models" / f"{name}.tflite", work, plugin, cflags)
+            print(f"\n{name}: {plan.macs:,} MACs, {total:,} instructions per inference")
+            print("| function | instructions | per MAC | share |\n|---|---:|---:|---:|")
+            for fn, n in sorted(rows.items(), key=lambda kv: -kv[1]):
+                print(f"| {fn} | {n:,} | {n / plan.macs:.3f} | {100 * n / total:.1f}% |")
+            rest = total - sum(rows.values())
+            print(f"| (invoke body, inlined copies) | {rest:,} | {rest / plan.macs:.3f} | {100 * rest / total:.1f}% |")
+            print_by_op_type(plan, total, rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,167 @@
+// Zero-copy concatenation and splitting: the slices of a concatenation's
+// output are written by their producers in place, the slices a SPLIT or
+// STRIDED_SLICE takes are read where they lie. Each slice gets a Placement
+// in the big tensor and the op is elided; liveness then plans one buffer.
+#include <algorithm>
+#include <optional>
+
+#include "rebuild.h"
+#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/liveness/storage.h"
+#include "tinyarena/transforms/transforms.h"
+
+namespace tinyarena::transforms {
+namespace {
+
+using graph::Graph;
+using graph::Op;
+using graph::Placement;
+using graph::Tensor;
+namespace op_code = kernels::opcode;
+
+struct Slice {
+  int32_t tensor = -1;
+  Placement placement;
+};
+
+// Tensors that get memory (as the liveness stage decides).
+std::vector<bool> activations(const Graph& graph) {
+  std::vector<bool> io(graph.tensors.size(), false), active(graph.tensors.size(), false);
+  for (int32_t t : graph.inputs) io[t] = true;
+  for (int32_t t : graph.outputs) io[t] = true;
+  for (const Tensor& t : graph.tensors)
+    active[t.index] = !t.is_constant() && t.byte_size && (t.producer >= 0 || !t.consumers.empty() || io[t.index]);
+  return active;
+}
+
+// Ops whose lowering can write their output with a pixel stride: the window
+// kernels (out_pix_stride) and int8 elementwise ops (one call per pixel).
+bool writes_with_pixel_stride(const Graph& graph, const Op& op) {
+  switch (op.opcode) {
+    case op_code::kConv2D: case op_code::kDepthwiseConv2D: case op_code::kAveragePool2D: case op_code::kMaxPool2D:
+    case op_code::kRelu: case op_code::kRelu6: case op_code::kReluN1To1: case op_code::kLogistic:
+    case op_code::kTanh: case op_code::kHardSwish:
+      return true;
+    case op_code::kQuantize: return graph.input(op, 0) && graph.input(op, 0)->dtype == graph::DType::Int8;
+    default: return false;
+  }
+}
+
+bool is_graph_output(const Graph& graph, int32_t t) {
+  return std::find(graph.outputs.begin(), graph.outputs.end(), t) != graph.outputs.end();
+}
+
+// A concatenation input its producer can write as a channel slice: the only
+// output of a strided-writing op, read by the concatenation alone.
+bool channel_slice_writable(const Graph& graph, const Op& concat, const Tensor& t, const std::vector<bool>& is_base) {
+  if (t.producer < 0 || is_base[t.index] || is_graph_output(graph, t.index)) return false;
+  const Op& producer = graph.ops[t.producer];
+  return writes_with_pixel_stride(graph, producer) && !producer.elided && producer.outputs.size() == 1 &&
+         t.consumers == std::vector<int32_t>{concat.index};
+}
+
+// Where each input of a concatenation goes in its output, or nothing.
+std::vector<Slice> concat_slices(const Graph& graph, const Op& op, const std::vector<bool>& is_base) {
+  const auto plan = detail::kernel_params_or_nothing([&] { return kernels::concat_plan(graph, op); });
+  if (!plan) return {};
+  const Tensor& out = *graph.output(op, 0);
+  const bool contiguous = plan->outer_size == 1;
+  const bool channels = out.shape.size() == 4 && out.shape[0] == 1 && (op.options.axis + 4) % 4 == 3;
+  if (!contiguous && !channels) return {};
+  std::vector<Slice> slices;
+  int64_t offset = 0;
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    const Tensor& t = graph.tensors[op.inputs[i]];
+    if (t.is_constant() || t.is_variable || t.placement || !detail::same_quantization(t, out)) return {};
+    if (!contiguous && !channel_slice_writable(graph, op, t, is_base)) return {};
+    slices.push_back({t.index, {out.index, offset, contiguous ? 0 : out.shape[3]}});
+    offset += plan->copy_sizes[i];
+  }
+  return slices;
+}
+
+// SPLIT along a dimension with only 1s before it: each part is a contiguous run.
+std::vector<Slice> split_slices(const Graph& graph, const Op& op) {
+  const auto plan = detail::kernel_params_or_nothing([&] { return kernels::split_plan(graph, op); });
+  if (!plan || plan->outer_size != 1) return {};
+  const Tensor& in = *graph.input(op, 1);
+  std::vector<Slice> slices;
+  int64_t offset = 0;
+  for (size_t i = 0; i < op.outputs.size(); ++i) {
+    const Tensor& t = graph.tensors[op.outputs[i]];
+    if (t.placement || !detail::same_quantization(t, in)) return {};
+    slices.push_back({t.index, {in.index, offset, 0}});
+    offset += plan->copy_sizes[i];
+  }
+  return slices;
+}
+
+// STRIDED_SLICE that keeps one contiguous run of its input: step 1, whole
+// dimensions after some axis, single indices before it.
+std::vector<Slice> strided_slice_slices(const Graph& graph, const Op& op) {
+  const auto params = detail::kernel_params_or_nothing([&] { return kernels::strided_slice_params(graph, op); });
+  if (!params) return {};
+  const ta_slice_params& p = *params;
+  const Tensor &in = *graph.input(op, 0), &out = *graph.output(op, 0);
+  if (!detail::same_quantization(in, out) || out.placement || out.element_count == 0) return {};
+  int64_t offset = 0, inner = 1;
+  bool partial_seen = false;  // a dimension inside it is cut: everything outside must be one index
+  for (int32_t d = p.ndims - 1; d >= 0; --d) {
+    if (p.count[d] > 1 && p.step[d] != 1) return {};
+    if (partial_seen && p.count[d] != 1) return {};
+    partial_seen = partial_seen || p.count[d] != p.in_shape[d];
+    offset += int64_t{p.start[d]} * inner;
+    inner *= p.in_shape[d];
+  }
+  return {{out.index, {in.index, offset, 0}}};
+}
+
+}  // namespace
+
+TransformResult zero_copy(const Graph& graph, const std::vector<int32_t>& only) {
+  TransformResult result;
+  result.graph = graph;
+  Graph& g = result.graph;
+  const std::vector<bool> active = activations(graph);
+  std::vector<int64_t> sizes(graph.tensors.size(), 0);
+  for (const Tensor& t : graph.tensors)
+    if (active[t.index]) sizes[t.index] = *t.byte_size;
+  liveness::StorageGroups storage(sizes);
+  liveness::join_fixed_storage(graph, active, storage);
+  std::vector<bool> is_base(graph.tensors.size(), false);
+  for (const Tensor& t : graph.tensors)
+    if (t.placement) is_base[t.placement->base] = true;
+
+  for (const Op& op : graph.ops) {
+    if (op.elided || !detail::selected(only, op.index)) continue;
+    std::vector<Slice> slices;
+    if (op.opcode == op_code::kConcatenation) slices = concat_slices(g, op, is_base);
+    else if (op.opcode == op_code::kSplit) slices = split_slices(g, op);
+    else if (op.opcode == op_code::kStridedSlice) slices = strided_slice_slices(g, op);
+    if (slices.empty()) continue;
+    // Every slice must fit the memory the tensors already share (views, earlier placements).
+    liveness::StorageGroups trial = storage;
+    const bool fits = std::all_of(slices.begin(), slices.end(), [&](const Slice& s) {
+      return active[s.tensor] && active[s.placement.base] && trial.join(s.placement.base, s.tensor, s.placement.offset);
+    });
+    if (!fits) continue;
+    storage = std::move(trial);
+    for (const Slice& s : slices) {
+      g.tensors[s.tensor].placement = s.placement;
+      is_base[s.placement.base] = true;
+    }
+    g.ops[op.index].elided = true;
+    result.rewrites.push_back({op.index, op.type + " without copies (" + std::to_string(slices.size()) + " slices)"});
+  }
+  return result;
+}
+
+std::vector<std::string> transform_names() { return {"fold_pads", "zero_copy"}; }
+
+TransformResult apply_transform(const Graph& graph, const std::string& name, const std::vector<int32_t>& only) {
+  if (name == "fold_pads") return fold_pads(graph, only);
+  if (name == "zero_copy") return zero_copy(graph, only);
+  throw std::invalid_argument("unknown transform '" + name + "' (fold_pads, zero_copy)");
+}
+
+}  // namespace tinyarena::transforms
