@@ -188,6 +188,10 @@ def main():
         f, e = peaks(name, graph, args.verify)
         fronts.append(f)
         exact += e
+    for name, graph in models([m for m in args.models if m == "mbv2_1.0_224_pads"]):
+        unfolded = tiling.search(graph, tiling="rows", transforms="none")
+        print(f"\n{name} without PAD folding (transforms='none'): untiled {kib(unfolded.untiled_peak_bytes)} KiB, "
+              f"rows 1.00x {kib(unfolded.best.peak_bytes)} KiB ({len(unfolded.best.segments)} segments)")
     for name, graph in models([m for m in args.models if m == "mbv2_0.35_144"]):
         print(f"\n{name} head: {head_scratch(graph)}")
     print("\nPareto fronts (auto, input streamed, budget 1.5):")

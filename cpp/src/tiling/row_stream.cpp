@@ -28,6 +28,7 @@ class Streamer {
     if (options.stripe_rows < 1) throw std::invalid_argument("stripe rows must be at least 1");
     result_.ops = ops;
     result_.op_macs.assign(ops.size(), 0);
+    result_.op_scratch.assign(ops.size(), 0);
     for (int32_t index : ops) {
       if (index < 0 || index >= static_cast<int32_t>(graph.ops.size()))
         throw std::invalid_argument("op " + std::to_string(index) + " does not exist");
@@ -160,7 +161,9 @@ class Streamer {
     result_.op_macs[position_[op.index]] += macs;
     if (rows.size() != last_rows_[op.index]) {  // scratch depends on the rows per call only
       last_rows_[op.index] = rows.size();
-      result_.scratch_bytes = std::max(result_.scratch_bytes, f.scratch.bytes(rows.size()));
+      int64_t& scratch = result_.op_scratch[position_[op.index]];
+      scratch = std::max(scratch, f.scratch.bytes(rows.size()));
+      result_.scratch_bytes = std::max(result_.scratch_bytes, scratch);
     }
   }
 

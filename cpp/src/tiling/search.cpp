@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <optional>
 #include <stdexcept>
 
 #include "tinyarena/allocation/problem.h"
@@ -43,6 +44,8 @@ class Evaluator {
     align_ = options.tiling.plan.alignment;
     owned_.assign(graph.tensors.size(), false);
     const size_t steps = base_.order.size();
+    step_of_.assign(graph.ops.size(), -1);
+    for (size_t s = 0; s < steps; ++s) step_of_[base_.order[s]] = static_cast<int32_t>(s);
     step_live_.assign(steps, 0);
     for (const auto& b : base_.buffers)
       for (int32_t s = b.first; s <= b.last && s < static_cast<int32_t>(steps); ++s) step_live_[s] += aligned(b.size);
@@ -77,25 +80,38 @@ class Evaluator {
     return total;
   }
 
-  // Row streaming of steps [begin, end); false when the ops cannot be streamed.
-  bool rows(int32_t begin, int32_t end, const std::vector<int32_t>& ops, int32_t stripe, Choice& choice) const {
-    RowStream stream;
+  // The row stream of the ops at steps [begin, end), or nullopt when they cannot be streamed.
+  std::optional<RowStream> stream(int32_t begin, int32_t end, int32_t stripe) const {
+    const std::vector<int32_t> ops(base_.order.begin() + begin, base_.order.begin() + end);
     try {
-      stream = stream_rows(graph_, facts_, ops, {stripe, options_.tiling.stream_input, false});
+      return stream_rows(graph_, facts_, ops, {stripe, options_.tiling.stream_input, false});
     } catch (const std::exception&) {
-      return false;
+      return std::nullopt;
+    }
+  }
+
+  // Row streaming of steps [begin, end), read off `run`, a stream of steps [b, end) with b <= begin:
+  // the rows a tensor's consumers pull, so its ring, and an op's MACs and scratch depend only on
+  // the ops after it, the same in both. Owned: the rings of tensors the segment produces, and the
+  // streamed input when only the segment reads it.
+  void rows(int32_t begin, int32_t end, const std::vector<int32_t>& ops, int32_t stripe, const RowStream& run,
+            Choice& choice) const {
+    int64_t scratch = 0, macs = 0;
+    for (size_t i = run.ops.size() - ops.size(); i < run.ops.size(); ++i) {
+      scratch = std::max(scratch, run.op_scratch[i]);
+      macs += run.op_macs[i];
     }
     std::vector<int32_t> owned;
-    int64_t bytes = aligned(stream.scratch_bytes);
-    for (const Ring& r : stream.rings) {
+    int64_t bytes = aligned(scratch);
+    for (const Ring& r : run.rings) {
+      if (!inside(r.tensor, begin, end)) continue;
       owned.push_back(r.tensor);
       bytes += aligned(r.bytes());
     }
     choice.own_bytes = bytes;
     choice.peak = crossing_bytes(begin, end, owned) + bytes;
-    choice.extra_macs = stream.macs - untiled_macs(ops);
+    choice.extra_macs = macs - untiled_macs(ops);
     choice.seg = Segment{ops, Mode::Rows, stripe, 1, 1};
-    return true;
   }
 
   // Patches over steps [begin, end): the full buffers live throughout, per-patch buffers at their steps.
@@ -125,6 +141,13 @@ class Evaluator {
 
  private:
   int64_t aligned(int64_t bytes) const { return align_up(bytes, align_); }
+  // `t` is produced within steps [begin, end), or (a model input) read only there.
+  bool inside(int32_t t, int32_t begin, int32_t end) const {
+    const graph::Tensor& tensor = graph_.tensors[t];
+    auto in = [&](int32_t op) { return step_of_[op] >= begin && step_of_[op] < end; };
+    if (tensor.producer >= 0) return in(tensor.producer);
+    return std::all_of(tensor.consumers.begin(), tensor.consumers.end(), in);
+  }
   static size_t position(const std::vector<int32_t>& ops, int32_t op) {
     return static_cast<size_t>(std::find(ops.begin(), ops.end(), op) - ops.begin());
   }
@@ -135,6 +158,7 @@ class Evaluator {
   liveness::Liveness base_;
   int64_t align_ = 1;
   std::vector<int64_t> step_live_;
+  std::vector<int32_t> step_of_;  // per op: its step
   mutable std::vector<bool> owned_;  // scratch flags of crossing_bytes, all false between calls
 };
 
@@ -172,7 +196,13 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
   std::vector<std::vector<Choice>> choices(n + 1);  // choices ending at each position
   std::vector<std::vector<State>> fronts(n + 1);
   fronts[0].push_back({0, 0, 0, -1, -1});
+  size_t run_begin = 0;  // the first step of the run of tileable steps ending at `end` - 1
   for (size_t end = 1; end <= n; ++end) {
+    if (!eval.tileable_step(end - 1)) run_begin = end;
+    // Per stripe height: one stream of the whole run, read off for each segment ending here.
+    std::vector<std::optional<RowStream>> runs;
+    for (int32_t stripe : options.rows && run_begin < end ? options.stripe_rows : std::vector<int32_t>{})
+      runs.push_back(eval.stream(static_cast<int32_t>(run_begin), static_cast<int32_t>(end), stripe));
     Choice plain;
     plain.begin = static_cast<int32_t>(end - 1);
     plain.peak = eval.plain_peak(end - 1);
@@ -185,9 +215,13 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
       c.begin = static_cast<int32_t>(begin);
       c.segment = true;
       int64_t least_own = INT64_MAX;  // the smallest own buffers of this extension, over its parameters
-      for (int32_t stripe : rows_open ? options.stripe_rows : std::vector<int32_t>{}) {
+      for (size_t k = 0; rows_open && k < runs.size(); ++k) {
         ++result.candidates;
-        if (!eval.rows(c.begin, static_cast<int32_t>(end), ops, stripe, c)) continue;
+        const int32_t stripe = options.stripe_rows[k];
+        // A run that cannot stream as a whole: this segment on its own.
+        const std::optional<RowStream> own = runs[k] ? std::nullopt : eval.stream(c.begin, static_cast<int32_t>(end), stripe);
+        if (!runs[k] && !own) continue;
+        eval.rows(c.begin, static_cast<int32_t>(end), ops, stripe, runs[k] ? *runs[k] : *own, c);
         choices[end].push_back(c);
         least_own = std::min(least_own, c.own_bytes);
       }

@@ -53,6 +53,7 @@ struct RowStream {
   int64_t scratch_bytes = 0;          // the largest kernel scratch of any call (one shared buffer)
   int64_t macs = 0;                   // multiply-accumulates of all calls
   std::vector<int64_t> op_macs;       // per op of `ops` (rows nobody reads are never computed)
+  std::vector<int64_t> op_scratch;    // per op of `ops`: its largest call's kernel scratch
 
   int64_t ring_bytes() const;
   // The ring of `tensor`, or -1.
