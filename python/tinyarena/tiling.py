@@ -12,7 +12,9 @@ spatial ops (conv, depthwise, pools, elementwise) can run
 ``search(model, ...)`` chooses segments, modes, stripe heights and patch grids by dynamic
 programming over segment boundaries and plans every Pareto point (peak SRAM vs MACs) with the
 real liveness and allocator. ``tile(model, segments)`` plans a given segmentation.
-``sweep(model, sram_limits=[...])`` gives records for many limits at once.
+``sweep(model, sram_limits=[...])`` gives records for many limits at once. The search works on
+the graph after the graph rewrites of ``tinyarena.transforms`` (PAD folding first: a PAD cannot
+stream); elided ops and zero-copy slices end a segment.
 ``tinyarena.codegen.compile`` compiles tiled plans, both modes and mixed (bit-exact with the
 untiled model): a segment becomes a loop replaying its fixed schedule of kernel calls on row
 ranges (rows) or on regions (patches, through params copies whose padding fields shift the
