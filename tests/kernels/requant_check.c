@@ -1,4 +1,5 @@
-/* Test-only: ta_rq_apply (fast requantization) must equal ta_mbqm for every input.
+/* Test-only: ta_rq_apply (fast requantization) must equal ta_mbqm for every input, and
+ * ta_rq4_apply ta_mbqm + output offset wherever ta_rq4_prep gives the fast form (rs >= 0).
  * Built and run by test_kernels_requant.py; prints the number of mismatches. */
 #include <stdio.h>
 
@@ -9,7 +10,8 @@ static unsigned rnd(void) { s ^= s << 13; s ^= s >> 17; s ^= s << 5; return s; }
 
 int main(void) {
   static const int32_t edge_x[] = {0, 1, -1, 2, -2, 3, -3, 1 << 20, -(1 << 20), INT32_MAX, INT32_MIN + 1, 12345, -12345};
-  long bad = 0, n = 0;
+  static const int32_t out_offsets[] = {-128, -1, 0, 5, 127};
+  long bad = 0, n = 0, n4 = 0;
   int32_t shift, i, j;
   for (shift = -31; shift <= 3; ++shift) {
     for (i = 0; i < 20000; ++i) {
@@ -27,9 +29,21 @@ int main(void) {
           ++bad;
         }
         ++n;
+        {
+          const int32_t oo = out_offsets[(i + j) % 5];
+          const ta_rq4 q4 = ta_rq4_prep(m, shift, oo);
+          if (q4.rs >= 0) {
+            ++n4;
+            if (ta_rq4_apply(q4, x) != ta_mbqm(x, m, shift) + oo) {
+              if (bad < 5) printf("rq4 mismatch x=%d m=%d s=%d oo=%d: %d vs %d\n", x, m, shift, oo,
+                                  ta_rq4_apply(q4, x), ta_mbqm(x, m, shift) + oo);
+              ++bad;
+            }
+          }
+        }
       }
     }
   }
-  printf("checked %ld mismatches %ld\n", n, bad);
+  printf("checked %ld (four-word form: %ld) mismatches %ld\n", n, n4, bad);
   return bad != 0;
 }

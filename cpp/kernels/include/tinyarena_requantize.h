@@ -162,32 +162,46 @@ TA_INLINE int32_t ta_clamp_act(int32_t v, int32_t act_min, int32_t act_max) {
   return v < act_max ? v : act_max;
 }
 
-TA_INLINE int8_t ta_rq_out(const ta_rq *q, int32_t acc, int32_t out_offset, int32_t act_min, int32_t act_max) {
-  return (int8_t)ta_clamp_act(ta_rq_apply(q, acc) + out_offset, act_min, act_max);
-}
+/*
+ * Requantization plus output offset in four words (the SIMD kernels' hot path), value-identical
+ * to ta_mbqm(x, m, s) + out_offset when m > 2^30 and r = -s is in [2, 31], or m = 0 (taken as
+ * r = 2: the high word is then 2^0 + 2*out_offset or one less, so the result is out_offset): with C_pos as above,
+ * C_pos = (2^(r-2) << 32) + 2^30, and the y < 0 constant C_pos - 2^31 has low word
+ * 2^30 | 2^31 and high word one less. So per value: AND, ORR, ADD (ASR), SMLAL, ASR -- no
+ * select. For r <= 23 the output offset rides in the high word as out_offset << (r - 1)
+ * (|high word| < 2^31) and `oo` is 0; else `oo` is added after the shift. rs < 0 marks a
+ * channel outside that range (use ta_mbqm).
+ */
+typedef struct ta_rq4 {
+  int32_t m;
+  int32_t c_hi;   /* 2^(r-2), + (out_offset << (r-1)) if r <= 23 */
+  int32_t rs;     /* r - 1, or -1 */
+  int32_t oo;     /* out_offset if r > 23, else 0 */
+} ta_rq4;
 
-/* The fast formula when neg_limit == -1 (m > 2^30, the usual case): the y < 0 constant is the
- * y >= 0 one minus 2^31 and is taken exactly when x < 0, so no select is needed. */
-TA_INLINE int32_t ta_rq_apply_fast_pos(int32_t x, int32_t m, int64_t c_pos, int32_t rshift_hi) {
-  const int64_t c = c_pos - (int64_t)((uint32_t)x & 0x80000000u);
-  return (int32_t)(((int64_t)x * m + c) >> 32) >> rshift_hi;
-}
-
-TA_INLINE int64_t ta_rq_c_pos(const ta_rq *q) { return (int64_t)(((uint64_t)q->c_hi_pos << 32) | q->c_lo_pos); }
-
-/* Requires q->fast (and no TA_SINGLE_ROUNDING); callers test once per channel. */
-TA_INLINE int8_t ta_rq_out_fast(const ta_rq *q, int32_t acc, int32_t out_offset, int32_t act_min, int32_t act_max) {
-  return (int8_t)ta_clamp_act(ta_rq_apply_fast(q, acc) + out_offset, act_min, act_max);
-}
-
+TA_INLINE ta_rq4 ta_rq4_prep(int32_t m, int32_t shift, int32_t out_offset) {
+  ta_rq4 q;
+  int fold;
+  if (m == 0) shift = -2; /* a dead channel: ta_mbqm is 0 for every shift, m = 0 gives 0 here too */
+  fold = shift >= -23;
+  q.m = m;
 #if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
-#define TA_RQ_FAST_OK(q) 0
-#define TA_RQ_FAST_POS_OK(q) 0
+  q.rs = -1;
 #else
-#define TA_RQ_FAST_OK(q) ((q)->fast)
-/* ta_rq_apply_fast_pos applies (fast and m > 2^30). */
-#define TA_RQ_FAST_POS_OK(q) ((q)->fast && (q)->neg_limit == -1)
+  q.rs = (m == 0 || m > (1 << 30)) && shift <= -2 && shift >= -31 ? -shift - 1 : -1;
 #endif
+  q.c_hi = q.rs >= 0 ? (int32_t)(1u << (q.rs - 1)) + (fold ? (int32_t)((uint32_t)out_offset << q.rs) : 0) : 0;
+  q.oo = fold ? 0 : out_offset;
+  return q;
+}
+
+/* ta_mbqm(x, m, s) + out_offset; requires q.rs >= 0. */
+TA_INLINE int32_t ta_rq4_apply(ta_rq4 q, int32_t x) {
+  const uint32_t lo = (1u << 30) | ((uint32_t)x & 0x80000000u);
+  const int32_t hi = q.c_hi + (x >> 31);
+  const int64_t v = (int64_t)x * q.m + (int64_t)(((uint64_t)(uint32_t)hi << 32) | lo);
+  return ((int32_t)(v >> 32) >> q.rs) + q.oo;
+}
 
 /* Requantize a conv/FC accumulator: multiplier, output offset, clamp to the activation range. */
 TA_INLINE int8_t ta_requant_acc(int32_t acc, int32_t m, int32_t shift, int32_t out_offset, int32_t act_min,

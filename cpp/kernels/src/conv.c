@@ -73,7 +73,8 @@ static void conv_portable(const ta_conv_params *p, const int8_t *input, int8_t *
 }
 
 /* Scratch of the SIMD path: a column buffer of 2 pixels x Kq int16 (Kq = K rounded up to a
- * multiple of 4) followed by one prepared ta_rq per output channel. */
+ * multiple of 4) followed by room for one ta_rq per output channel (36 B; the kernel keeps a
+ * 20-byte conv_ch there, the size is unchanged so that plans are). */
 static size_t col_bytes(const ta_conv_params *p) {
   const int32_t k = p->kernel_h * p->kernel_w * p->in_c;
   return (size_t)((k + 3) & ~3) * 2 * sizeof(int16_t);
@@ -228,6 +229,22 @@ static void im2col_pixel(const ta_conv_params *p, const int8_t *input, int32_t i
   }
 }
 
+/* Both slots of a pointwise column buffer at once: n (a multiple of 4) values of each pixel,
+ * per 4 values two loads, four SXTB16 + SADD16 and the two SIMD words of each slot side by side
+ * (col_index: word t of slot s is int32 2t + s). */
+static void widen_pair(const int8_t *s0, const int8_t *s1, int32_t n, int16_t *col, int32_t off) {
+  const int32_t off2 = ta_pair16(off, off);
+  const int8_t *const end = s0 + n;
+  ta_i32a *d = (ta_i32a *)col;
+  for (; s0 < end; s0 += 4, s1 += 4, d += 4) {
+    const int32_t r0 = ta_read32(s0), r1 = ta_read32(s1);
+    d[0] = ta_sadd16(ta_sxtb16(r0), off2);
+    d[1] = ta_sadd16(ta_sxtb16(r1), off2);
+    d[2] = ta_sadd16(ta_sxtb16_ror8(r0), off2);
+    d[3] = ta_sadd16(ta_sxtb16_ror8(r1), off2);
+  }
+}
+
 /* 2 output channels x 2 pixels, x words [xp, xend) (2 per k word): the hot loop.
  * On a real DSP core it is written in assembly: per 4 k values 2+2 LDRD (post-increment) and
  * 8 SMLAD, plus CMP/BNE once per 4 (0.875 instructions per MAC) or, when K is a multiple of 8,
@@ -289,33 +306,36 @@ TA_INLINE int32_t conv_act(int32_t v, int32_t lo, int32_t hi, int full) {
   return full ? ta_ssat8(v) : ta_clamp_act(v, lo, hi);
 }
 
-/* Every output channel of the two pixels in the column buffer (o1 == NULL: one pixel).
- * rqs[c].fast == 2 marks the branch-free ta_rq_apply_fast_pos case (conv_simd sets it). */
-TA_INLINE void gemm_2px(const ta_i32a *wp, const ta_i32a *col, int32_t nwords, int32_t out_c, const int32_t *bias,
-                        const ta_rq *rqs, int32_t oo, int32_t lo, int32_t hi, int full, int8_t *restrict o0,
-                        int8_t *restrict o1) {
+/* A channel's constants in the conv scratch: requantization and bias (one array for the loop). */
+typedef struct conv_ch {
+  ta_rq4 q;
+  int32_t bias;
+} conv_ch;
+
+/* acc requantized, offset added and limited to the activation range: the four-word fast form
+ * when the channel has one (q->rs >= 0), else ta_mbqm with the channel's (m, shift). */
+TA_INLINE int8_t conv_out(const ta_rq4 *q, int32_t acc, int32_t m, int32_t shift, int32_t oo, int32_t lo,
+                          int32_t hi, int full) {
+  return (int8_t)conv_act(q->rs >= 0 ? ta_rq4_apply(*q, acc) : ta_mbqm(acc, m, shift) + oo, lo, hi, full);
+}
+
+/* Every output channel of the two pixels in the column buffer (o1 == NULL: one pixel); chs
+ * holds one conv_ch per channel (conv_simd prepares them, output offset folded in). */
+TA_INLINE void gemm_2px(const ta_i32a *wp, const ta_i32a *col, int32_t nwords, const ta_conv_params *p,
+                        const conv_ch *ch, int32_t lo, int32_t hi, int full, int8_t *restrict o0, int8_t *restrict o1) {
   const ta_i32a *const col_end = col + 2 * nwords;
+  const int32_t out_c = p->out_c, oo = p->output_offset;
+  const int32_t *const bias = p->bias, *const mult = p->out_mult, *const shift = p->out_shift;
   int32_t oc;
-  for (oc = 0; oc + 2 <= out_c; oc += 2, rqs += 2) {
+  for (oc = 0; oc + 2 <= out_c; oc += 2) {
     const int32_t b0 = bias ? bias[oc] : 0, b1 = bias ? bias[oc + 1] : 0;
     int32_t a00 = b0, a01 = b0, a10 = b1, a11 = b1; /* a<channel><pixel> */
     mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
-    if (TA_LIKELY((rqs[0].fast & rqs[1].fast) == 2)) {
-      const int32_t m0 = rqs[0].m, m1 = rqs[1].m, s0 = rqs[0].rshift_hi, s1 = rqs[1].rshift_hi;
-      const int64_t c0 = ta_rq_c_pos(rqs), c1 = ta_rq_c_pos(rqs + 1);
-      o0[oc] = (int8_t)conv_act(ta_rq_apply_fast_pos(a00, m0, c0, s0) + oo, lo, hi, full);
-      o0[oc + 1] = (int8_t)conv_act(ta_rq_apply_fast_pos(a10, m1, c1, s1) + oo, lo, hi, full);
-      if (o1) {
-        o1[oc] = (int8_t)conv_act(ta_rq_apply_fast_pos(a01, m0, c0, s0) + oo, lo, hi, full);
-        o1[oc + 1] = (int8_t)conv_act(ta_rq_apply_fast_pos(a11, m1, c1, s1) + oo, lo, hi, full);
-      }
-    } else {
-      o0[oc] = ta_rq_out(rqs, a00, oo, lo, hi);
-      o0[oc + 1] = ta_rq_out(rqs + 1, a10, oo, lo, hi);
-      if (o1) {
-        o1[oc] = ta_rq_out(rqs, a01, oo, lo, hi);
-        o1[oc + 1] = ta_rq_out(rqs + 1, a11, oo, lo, hi);
-      }
+    o0[oc] = conv_out(&ch[oc].q, a00, mult[oc], shift[oc], oo, lo, hi, full);
+    o0[oc + 1] = conv_out(&ch[oc + 1].q, a10, mult[oc + 1], shift[oc + 1], oo, lo, hi, full);
+    if (o1) {
+      o1[oc] = conv_out(&ch[oc].q, a01, mult[oc], shift[oc], oo, lo, hi, full);
+      o1[oc + 1] = conv_out(&ch[oc + 1].q, a11, mult[oc + 1], shift[oc + 1], oo, lo, hi, full);
     }
   }
   if (oc < out_c) { /* odd last channel: one weight word per k step */
@@ -324,29 +344,83 @@ TA_INLINE void gemm_2px(const ta_i32a *wp, const ta_i32a *col, int32_t nwords, i
       a0 = ta_smlad(wp[t], col[2 * t], a0);
       a1 = ta_smlad(wp[t], col[2 * t + 1], a1);
     }
-    o0[oc] = ta_rq_out(rqs, a0, oo, lo, hi);
-    if (o1) o1[oc] = ta_rq_out(rqs, a1, oo, lo, hi);
+    o0[oc] = conv_out(&ch[oc].q, a0, mult[oc], shift[oc], oo, lo, hi, full);
+    if (o1) o1[oc] = conv_out(&ch[oc].q, a1, mult[oc], shift[oc], oo, lo, hi, full);
   }
 }
 
-/* gemm_2px for a clamped and for a full int8 activation range, out of line so that the channel
- * loop owns the registers. */
-#if defined(__GNUC__)
-__attribute__((noinline))
+/* One value of rq4_store_pair: lo, hi scratch; m, c, rs, oo the channel's constants. */
+#define TA_RQ4_STEP(X, D, ADD_OO)                    \
+  "and %[lo], %[" X "], #0x80000000\n\t"            \
+  "orr %[lo], %[lo], #0x40000000\n\t"               \
+  "add %[hi], %[c], %[" X "], asr #31\n\t"          \
+  "smlal %[lo], %[hi], %[" X "], %[m]\n\t"          \
+  "asr %[hi], %[hi], %[rs]\n\t" ADD_OO              \
+  "ssat %[hi], #8, %[hi]\n\t"                       \
+  "strb %[hi], [%[" D "]]\n\t"
+
+/* o[d1] = ta_ssat8(ta_rq4_apply(*q, x1)), then o[0] likewise from x0 (d1 may be 0: the second
+ * store wins); add_oo (a constant) says whether any channel has q->oo != 0. Two LDRD of the
+ * channel's constants, then AND, ORR, ADD, SMLAL, ASR, (ADD,) SSAT, STRB per value. */
+TA_INLINE void rq4_store_pair(const ta_rq4 *q, int32_t x0, int32_t x1, int8_t *o, int32_t d1, int add_oo) {
+#if TA_SIMD_NATIVE && defined(__OPTIMIZE__)
+  int32_t m, c_hi, rs, oo, lo, hi;
+#define TA_RQ4_PAIR(ADD_OO)                                                                  \
+  __asm__ volatile("ldrd %[m], %[c], [%[q]]\n\t"                                           \
+                   "ldrd %[rs], %[oo], [%[q], #8]\n\t" TA_RQ4_STEP("x1", "o], %[d1", ADD_OO) \
+                       TA_RQ4_STEP("x0", "o", ADD_OO)                                        \
+                   : [m] "=&r"(m), [c] "=&r"(c_hi), [rs] "=&r"(rs), [oo] "=&r"(oo), [lo] "=&r"(lo), \
+                     [hi] "=&r"(hi)                                                          \
+                   : [q] "r"(q), [x0] "r"(x0), [x1] "r"(x1), [o] "r"(o), [d1] "r"(d1)        \
+                   : "memory")
+  if (add_oo)
+    TA_RQ4_PAIR("add %[hi], %[hi], %[oo]\n\t");
+  else
+    TA_RQ4_PAIR("");
+#undef TA_RQ4_PAIR
+#else
+  (void)add_oo;
+  o[d1] = (int8_t)ta_ssat8(ta_rq4_apply(*q, x1));
+  o[0] = (int8_t)ta_ssat8(ta_rq4_apply(*q, x0));
 #endif
-static void gemm_2px_clamped(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const ta_rq *rqs,
-                             int8_t *o0, int8_t *o1) {
-  gemm_2px((const ta_i32a *)p->packed_weights, col, nwords, p->out_c, p->bias, rqs, p->output_offset, p->act_min,
-           p->act_max, 0, o0, o1);
 }
+
+/* gemm_2px when the activation range is all of int8 and every channel has the fast form, with
+ * an even number of channels and a bias: no per-channel test, and a single pixel (o1 == NULL)
+ * is computed as two with the second written first over the same outputs. The bias sits in
+ * each channel's record (conv_ch), so the loop walks one array. */
+TA_INLINE void gemm_2px_fast(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *ch,
+                             int8_t *o0, int8_t *o1, int add_oo) {
+  const ta_i32a *wp = (const ta_i32a *)p->packed_weights;
+  const ta_i32a *const col_end = col + 2 * nwords;
+  const conv_ch *const end = ch + p->out_c;
+  const int32_t d1 = o1 ? (int32_t)(o1 - o0) : 0;
+  for (; ch < end; o0 += 2, ch += 2) {
+    int32_t a00 = ch[0].bias, a01 = a00, a10 = ch[1].bias, a11 = a10; /* a<channel><pixel> */
+    mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
+    rq4_store_pair(&ch[0].q, a00, a01, o0, d1, add_oo);
+    rq4_store_pair(&ch[1].q, a10, a11, o0 + 1, d1, add_oo);
+  }
+}
+
 #if defined(__GNUC__)
-__attribute__((noinline))
+#define TA_NOINLINE __attribute__((noinline))
+#else
+#define TA_NOINLINE
 #endif
-static void gemm_2px_full(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const ta_rq *rqs,
-                          int8_t *o0, int8_t *o1) {
-  gemm_2px((const ta_i32a *)p->packed_weights, col, nwords, p->out_c, p->bias, rqs, p->output_offset, -128, 127, 1,
-           o0, o1);
-}
+/* The channel loops conv_simd picks from, out of line so that each owns the registers: the
+ * fast loop with the output offset folded into every channel's constants and not, and the
+ * general loop for a full int8 and for a clamped activation range. */
+#define TA_GEMM_LOOP(NAME, BODY)                                                                     \
+  static TA_NOINLINE void NAME(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *chs, \
+                               int8_t *o0, int8_t *o1) {                                            \
+    BODY;                                                                                            \
+  }
+TA_GEMM_LOOP(gemm_2px_fast_folded, gemm_2px_fast(p, col, nwords, chs, o0, o1, 0))
+TA_GEMM_LOOP(gemm_2px_fast_offset, gemm_2px_fast(p, col, nwords, chs, o0, o1, 1))
+TA_GEMM_LOOP(gemm_2px_full, gemm_2px((const ta_i32a *)p->packed_weights, col, nwords, p, chs, -128, 127, 1, o0, o1))
+TA_GEMM_LOOP(gemm_2px_clamped, gemm_2px((const ta_i32a *)p->packed_weights, col, nwords, p, chs, p->act_min,
+                                        p->act_max, 0, o0, o1))
 
 static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                       int16_t *col) {
@@ -357,19 +431,33 @@ static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
   const int32_t nwords = ((p->kernel_h * p->kernel_w * p->in_c + 3) & ~3) >> 1; /* SIMD words per pixel, even */
   const int32_t out_c = p->out_c, out_w = p->out_w;
   const int full = p->act_min == -128 && p->act_max == 127;
-  ta_rq *const rqs = (ta_rq *)(void *)((uint8_t *)col + col_bytes(p));
+  conv_ch *const chs = (conv_ch *)(void *)((uint8_t *)col + col_bytes(p));
   int32_t oy, ox, oc;
+  int all_fast = full && p->bias && (out_c & 1) == 0, folded = 1;
+  /* 1x1 over whole SIMD words, every tap inside the input: both pixels widen in one pass */
+  const int pointwise_inside = p->kernel_h == 1 && p->kernel_w == 1 && (p->in_c & 3) == 0 && p->pad_top == 0 &&
+                               p->pad_left == 0 && (p->out_h - 1) * p->stride_h < p->in_h &&
+                               (out_w - 1) * p->stride_w < p->in_w;
+  void (*gemm)(const ta_conv_params *, const ta_i32a *, int32_t, const conv_ch *, int8_t *, int8_t *);
   for (oc = 0; oc < out_c; ++oc) {
-    rqs[oc] = ta_rq_prep(p->out_mult[oc], p->out_shift[oc]);
-    if (TA_RQ_FAST_POS_OK(&rqs[oc])) rqs[oc].fast = 2;
+    chs[oc].q = ta_rq4_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
+    chs[oc].bias = p->bias ? p->bias[oc] : 0;
+    all_fast &= chs[oc].q.rs >= 0;
+    folded &= chs[oc].q.oo == 0;
   }
+  gemm = all_fast ? (folded ? gemm_2px_fast_folded : gemm_2px_fast_offset) : full ? gemm_2px_full : gemm_2px_clamped;
   /* pixels in row-major order, two at a time (a pair may span two rows) */
   for (oy = y0, ox = 0; oy < y1;) {
     const int32_t oy1 = ox + 1 < out_w ? oy : oy + 1, ox1 = ox + 1 < out_w ? ox + 1 : 0;
     const int two = oy1 < y1;
-    im2col_pixel(p, input, irs, ips, oy, ox, col, 0);
-    if (two) im2col_pixel(p, input, irs, ips, oy1, ox1, col, 1);
-    (full ? gemm_2px_full : gemm_2px_clamped)(p, (const ta_i32a *)col, nwords, rqs, output + oy * ors + ox * ops,
+    if (two && pointwise_inside) {
+      widen_pair(input + (oy * p->stride_h) * irs + (ox * p->stride_w) * ips,
+                 input + (oy1 * p->stride_h) * irs + (ox1 * p->stride_w) * ips, p->in_c, col, p->input_offset);
+    } else {
+      im2col_pixel(p, input, irs, ips, oy, ox, col, 0);
+      if (two) im2col_pixel(p, input, irs, ips, oy1, ox1, col, 1);
+    }
+    gemm(p, (const ta_i32a *)col, nwords, chs, output + oy * ors + ox * ops,
                                              two ? output + oy1 * ors + ox1 * ops : NULL);
     oy = oy1 + (ox1 + 1 < out_w ? 0 : 1);
     ox = ox1 + 1 < out_w ? ox1 + 1 : 0;

@@ -135,34 +135,50 @@ typedef struct dw_out {
   int32_t ors, ops;      /* row and pixel strides */
   int32_t n;             /* outputs per row */
   int32_t oo, lo, hi;    /* output offset, activation range */
+  int32_t m, shift;      /* the channel's multiplier */
 } dw_out;
 
-/* Requantize one row of accumulators to o[0], o[ops], ...; constants in locals, and a plain
- * saturation when the activation range is all of int8. */
-TA_INLINE void requant_row(const ta_rq *q, const int32_t *acc, const dw_out *d, int8_t *o) {
+/* Requantize one row of accumulators to o[0], o[ops], ...: the four-word form (output offset
+ * included) with a plain saturation when the activation range is all of int8, else ta_mbqm. */
+TA_INLINE void requant_row(const ta_rq4 *q4, const int32_t *acc, const dw_out *d, int8_t *o) {
   const int32_t *const end = acc + d->n;
   const int32_t ops = d->ops, oo = d->oo, lo = d->lo, hi = d->hi;
-  if (TA_RQ_FAST_POS_OK(q)) {
-    const int32_t m = q->m, rs = q->rshift_hi;
-    const int64_t c = ta_rq_c_pos(q);
+  if (q4->rs >= 0) {
+    const ta_rq4 r = *q4;
     if (lo == -128 && hi == 127) {
-      for (; acc < end; o += ops) *o = (int8_t)ta_ssat8(ta_rq_apply_fast_pos(*acc++, m, c, rs) + oo);
+      for (; acc < end; o += ops) *o = (int8_t)ta_ssat8(ta_rq4_apply(r, *acc++));
     } else {
-      for (; acc < end; o += ops) *o = (int8_t)ta_clamp_act(ta_rq_apply_fast_pos(*acc++, m, c, rs) + oo, lo, hi);
+      for (; acc < end; o += ops) *o = (int8_t)ta_clamp_act(ta_rq4_apply(r, *acc++), lo, hi);
     }
   } else {
-    for (; acc < end; ++acc, o += ops) *o = ta_rq_out(q, *acc, oo, lo, hi);
+    for (; acc < end; ++acc, o += ops) *o = ta_requant_acc(*acc, d->m, d->shift, oo, lo, hi);
   }
+}
+
+/* A 3x3 channel's weights as the row loops use them, prepared once per channel: per kernel row
+ * w = (w0, w1) and z = (w2, 0) for stride 2, (w2, w1) for stride 1 (see dw3x3s1_row). */
+typedef struct dw3x3_weights {
+  int32_t w[3], z[3];
+} dw3x3_weights;
+
+static dw3x3_weights dw3x3_prepare(const ta_i32a *wq, int32_t stride) {
+  dw3x3_weights k;
+  int32_t r;
+  for (r = 0; r < 3; ++r) {
+    k.w[r] = wq[2 * r];
+    k.z[r] = stride == 1 ? (int32_t)(((uint32_t)wq[2 * r + 1] & 0xFFFFu) | ((uint32_t)wq[2 * r] & 0xFFFF0000u))
+                         : wq[2 * r + 1];
+  }
+  return k;
 }
 
 /* 3x3 stride 1 (dilation 1), two outputs per step from aligned pair loads of each plane row:
  * with a = (x0, x1), b = (x2, x3), w01 = (w0, w1), w21 = (w2, w1):
  *   out0 = SMLAD(a, w01) + SMLABB(b, w21),  out1 = SMLATB(a, w01) + SMLADX(b, w21)
  * i.e. 4 multiply instructions and one LDRD per row for 6 MACs. */
-TA_INLINE void dw3x3s1_row(const ta_i32a *wq, int32_t bias, const int16_t *a0, int32_t width, int32_t *acc, int32_t n) {
-  const int32_t w0 = wq[0], z0 = (int32_t)(((uint32_t)wq[1] & 0xFFFFu) | ((uint32_t)wq[0] & 0xFFFF0000u));
-  const int32_t w1 = wq[2], z1 = (int32_t)(((uint32_t)wq[3] & 0xFFFFu) | ((uint32_t)wq[2] & 0xFFFF0000u));
-  const int32_t w2 = wq[4], z2 = (int32_t)(((uint32_t)wq[5] & 0xFFFFu) | ((uint32_t)wq[4] & 0xFFFF0000u));
+TA_INLINE void dw3x3s1_row(const dw3x3_weights *wk, int32_t bias, const int16_t *a0, int32_t width, int32_t *acc,
+                            int32_t n) {
+  const int32_t w0 = wk->w[0], z0 = wk->z[0], w1 = wk->w[1], z1 = wk->z[1], w2 = wk->w[2], z2 = wk->z[2];
   const ta_i32a *r0 = (const ta_i32a *)a0, *r1 = (const ta_i32a *)(a0 + width), *r2 = (const ta_i32a *)(a0 + 2 * width);
   int32_t *const end = acc + n;
 #if TA_SIMD_NATIVE && defined(__OPTIMIZE__)
@@ -225,8 +241,9 @@ TA_INLINE void dw3x3s1_row(const ta_i32a *wq, int32_t bias, const int16_t *a0, i
 
 /* 3x3 stride 2 (dilation 1): output ox reads the aligned words (x[2ox], x[2ox+1]) and
  * (x[2ox+2], x[2ox+3]); the second is the next output's first, so one load per row. */
-TA_INLINE void dw3x3s2_row(const ta_i32a *wq, int32_t bias, const int16_t *a0, int32_t width, int32_t *acc, int32_t n) {
-  const int32_t w0 = wq[0], z0 = wq[1], w1 = wq[2], z1 = wq[3], w2 = wq[4], z2 = wq[5];
+TA_INLINE void dw3x3s2_row(const dw3x3_weights *wk, int32_t bias, const int16_t *a0, int32_t width, int32_t *acc,
+                            int32_t n) {
+  const int32_t w0 = wk->w[0], z0 = wk->z[0], w1 = wk->w[1], z1 = wk->z[1], w2 = wk->w[2], z2 = wk->z[2];
   const ta_i32a *r0 = (const ta_i32a *)a0, *r1 = (const ta_i32a *)(a0 + width), *r2 = (const ta_i32a *)(a0 + 2 * width);
   int32_t p0 = *r0++, p1 = *r1++, p2 = *r2++;
   int32_t *const end = acc + n;
@@ -244,19 +261,24 @@ TA_INLINE void dw3x3s2_row(const ta_i32a *wq, int32_t bias, const int16_t *a0, i
 
 /* All `rows` output rows of one channel of a 3x3 depthwise with stride 1 or 2 (plane row 0 =
  * first input row): per row the MAC loop into accrow, then its requantization. Out of line, so
- * each row costs no call. */
+ * each row costs no call; weights, requantization constants and output geometry are read once
+ * into locals (the MAC loop's memory clobber would otherwise reload them every row). */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static void dw3x3_channel(const ta_i32a *wq, int32_t bias, const ta_rq *q, const int16_t *r0, int32_t width,
+static void dw3x3_channel(const ta_i32a *wq, int32_t bias, const ta_rq4 *q4, const int16_t *r0, int32_t width,
                           int32_t rows, int32_t *accrow, const dw_out *d, int32_t stride) {
-  int8_t *o = d->o;
-  for (; rows > 0; --rows, r0 += stride * width, o += d->ors) {
+  const dw3x3_weights wk = dw3x3_prepare(wq, stride);
+  const dw_out dl = *d;
+  const ta_rq4 q = *q4;
+  const int32_t step = stride * width;
+  int8_t *o = dl.o;
+  for (; rows > 0; --rows, r0 += step, o += dl.ors) {
     if (stride == 1)
-      dw3x3s1_row(wq, bias, r0, width, accrow, d->n);
+      dw3x3s1_row(&wk, bias, r0, width, accrow, dl.n);
     else
-      dw3x3s2_row(wq, bias, r0, width, accrow, d->n);
-    requant_row(q, accrow, d, o);
+      dw3x3s2_row(&wk, bias, r0, width, accrow, dl.n);
+    requant_row(&q, accrow, &dl, o);
   }
 }
 
@@ -271,12 +293,13 @@ static void dw_channel_simd(const ta_dwconv_params *p, const int16_t *plane, int
   const int32_t out_w = p->out_w;
   const ta_i32a *wq = (const ta_i32a *)p->packed_weights + (size_t)oc * kh * kwp2;
   const int32_t bias = channel_bias(p, wq, kh * kwp2, oc);
-  const ta_rq q = ta_rq_prep(p->out_mult[oc], p->out_shift[oc]);
-  const dw_out d = {output + y0 * ors + oc, ors, ops, out_w, p->output_offset, p->act_min, p->act_max};
+  const ta_rq4 q4 = ta_rq4_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
+  const dw_out d = {output + y0 * ors + oc, ors, ops, out_w, p->output_offset, p->act_min, p->act_max,
+                    p->out_mult[oc], p->out_shift[oc]};
   const int16_t *r0 = plane + (y0 * sh - p->pad_top - iy_lo) * width;
   int32_t oy, ox, ky, j;
   if (kh == 3 && p->kernel_w == 3 && dh == 1 && dw == 1 && sw == sh && (sw == 1 || sw == 2)) {
-    dw3x3_channel(wq, bias, &q, r0, width, y1 - y0, accrow, &d, sw);
+    dw3x3_channel(wq, bias, &q4, r0, width, y1 - y0, accrow, &d, sw);
     return;
   }
   for (oy = y0; oy < y1; ++oy, r0 += sh * width) {
@@ -295,7 +318,7 @@ static void dw_channel_simd(const ta_dwconv_params *p, const int16_t *plane, int
       }
       accrow[ox] = acc;
     }
-    requant_row(&q, accrow, &d, output + oy * ors + oc);
+    requant_row(&q4, accrow, &d, output + oy * ors + oc);
   }
 }
 #endif
