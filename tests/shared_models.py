@@ -1,11 +1,12 @@
 """The real models in ../shared/models (beside the repository) and what TFLM says of them."""
 
+import os
 import pathlib
 
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
-SHARED_MODELS = REPO.parent / "shared" / "models"
+SHARED_MODELS = pathlib.Path(os.environ.get("TINYARENA_SHARED_MODELS", REPO.parent / "shared" / "models"))
 
 # Arena heads TFLite Micro reports for these models (activations only,
 # 16-byte alignment; measured by running TFLM, see shared notes).

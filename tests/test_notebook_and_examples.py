@@ -28,3 +28,15 @@ def test_examples_run(tmp_path):
                               str(shared_model("vww_96_int8"))], capture_output=True, text=True, timeout=300)
     assert compare.returncode == 0, compare.stderr
     assert "73,728" in compare.stdout  # TFLM's rule without in-place on vww
+
+
+def test_tiling_notebook_runs_top_to_bottom():
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(REPO / "notebooks" / "tiling.ipynb", as_version=4)
+    NotebookClient(nb, timeout=300, kernel_name="python3").execute()
+    outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    assert any("image/png" in o.get("data", {}) for o in outputs)
+    assert any("bit-exact on host" in o.get("text", "") for o in outputs)

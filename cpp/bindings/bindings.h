@@ -15,5 +15,6 @@ void bind_plan(pybind11::module_& m);
 void bind_schedule(pybind11::module_& m);
 void bind_interchange(pybind11::module_& m);
 void bind_codegen(pybind11::module_& m);
+void bind_tiling(pybind11::module_& m);
 
 }  // namespace tinyarena::bindings

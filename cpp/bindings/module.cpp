@@ -6,7 +6,7 @@
 namespace py = pybind11;
 
 PYBIND11_MODULE(_core, m) {
-  m.doc() = "tinyarena's C++ core: reader, graph IR, transforms, liveness, allocation, planning, interchange and C code generation.";
+  m.doc() = "tinyarena's C++ core: reader, graph IR, transforms, liveness, allocation, planning, interchange, C code generation and tiling.";
   py::register_exception<tinyarena::ModelError>(m, "ModelError", PyExc_ValueError);
   py::register_exception<tinyarena::UnsupportedError>(m, "UnsupportedError", PyExc_ValueError);
   tinyarena::bindings::bind_graph(m);
@@ -18,4 +18,5 @@ PYBIND11_MODULE(_core, m) {
   tinyarena::bindings::bind_schedule(m);
   tinyarena::bindings::bind_interchange(m);
   tinyarena::bindings::bind_codegen(m);
+  tinyarena::bindings::bind_tiling(m);
 }

@@ -7,6 +7,7 @@ The pipeline, one module per stage (each wraps the C++ core in ``_core``):
 - ``tinyarena.liveness``   -- buffers and their ``[first, last]`` op intervals
 - ``tinyarena.allocation`` -- the allocation problem, allocators, lower bound, validator
 - ``tinyarena.planner``    -- ``plan``: all of the above -> ``Plan`` (table, JSON, chart)
+- ``tinyarena.tiling``     -- row-streamed and patch segments: ``search``, ``tile``, ``sweep``
 - ``tinyarena.builder``    -- write int8 TFLite models (layers and ready architectures)
 - ``tinyarena.cli``        -- the ``tinyarena`` command
 
@@ -23,6 +24,7 @@ from .allocation import Buffer, Problem, Solution
 from .planner import Plan, plan
 from .reader import load_model
 from .sizes import parse_size
+from .tiling import sweep
 
 __all__ = [
     "Buffer",
@@ -34,5 +36,6 @@ __all__ = [
     "load_model",
     "parse_size",
     "plan",
+    "sweep",
 ]
 __version__ = "0.1.0"

@@ -2,10 +2,13 @@
 
     tinyarena plan MODEL [--sram SIZE] [--align N] [--allocator NAME] [--no-inplace]
                          [--transforms LIST | --no-transforms]
+                         [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--no-stream-input]
                          [--no-scratch] [--chart PATH] [--json PATH] [--write-offline-plan OUT]
-    tinyarena compile MODEL -o DIR [--target cortex-m4|cortex-m7|host] [--no-inplace] [--sram SIZE] ...
+    tinyarena compile MODEL -o DIR [--target cortex-m4|cortex-m7|host] [--no-inplace] [--sram SIZE]
+                         [--tiling rows ...] ...
     tinyarena verify MODEL [--target host|cortex-m4|cortex-m7] [--inplace|--no-inplace] [--seed N]
                            [--transforms LIST | --no-transforms]
+                           [--tiling none|auto|rows|patches] [--max-mac-overhead X]
     tinyarena alloc PROBLEM.csv [--capacity N] [--timeout S] [--allocator NAME] [-o SOLUTION.csv]
     tinyarena demo [-o DIR]
 
@@ -52,6 +55,13 @@ def _add_plan_options(p):
                    help="placement algorithm (default auto: greedy, exact search if greedy misses the lower "
                    "bound; greedy_size_first_fit is TFLite Micro's rule)")
     p.add_argument("--no-inplace", action="store_true", help="no in-place depthwise or elementwise ops")
+    p.add_argument("--tiling", choices=("none", "auto", "rows", "patches"), default="none",
+                   help="run runs of spatial ops on row stripes (rows, 1.00x MACs) or patches (recomputed halos: "
+                        "give --max-mac-overhead above 1); auto searches both")
+    p.add_argument("--max-mac-overhead", type=float, default=1.0, metavar="X",
+                   help="with --tiling: MACs at most X times the untiled model's (default 1.0)")
+    p.add_argument("--no-stream-input", action="store_true",
+                   help="with --tiling: keep the model input whole in SRAM (default: pulled row by row)")
     _add_transform_options(p)
 
 
@@ -59,7 +69,7 @@ def _add_transform_options(p):
     group = p.add_mutually_exclusive_group()
     group.add_argument("--transforms", metavar="LIST", default=None,
                        help="comma-separated transforms to try: fold_pads, zero_copy, reorder (default: all; "
-                       "each kept only if the peak does not grow)")
+                       "each kept only if the peak does not grow; --tiling applies the graph rewrites first)")
     group.add_argument("--no-transforms", dest="transforms", action="store_const", const="none",
                        help="plan the file's graph in the file's order")
 
@@ -90,6 +100,9 @@ def _parser():
     v.add_argument("--inplace", dest="inplace", action="store_true", default=True, help="in-place ops on (default)")
     v.add_argument("--no-inplace", dest="inplace", action="store_false", help="in-place ops off")
     v.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    v.add_argument("--tiling", choices=("none", "auto", "rows", "patches"), default="none",
+                   help="verify the tiled schedule the search chooses (input streamed)")
+    v.add_argument("--max-mac-overhead", type=float, default=1.0, metavar="X", help="with --tiling: the MAC budget")
     _add_transform_options(v)
 
     a = commands.add_parser("alloc", help="solve an allocation problem given as MiniMalloc CSV")
@@ -122,32 +135,56 @@ def _write_outputs(plan, chart=None, json_path=None, offline_plan=None):
         print(f"wrote {chart}")
 
 
-def _run_plan(args):
+def _make_plan(args, scratch=True):
+    """The plan the arguments ask for, and a line on what the tiling search reached (or None)."""
     from .planner import plan as make_plan
 
     # An offline plan describes the file's graph in the file's order: no transforms unless asked.
-    transforms = "none" if args.write_offline_plan and args.transforms is None else args.transforms
-    plan = make_plan(args.model, sram=args.sram, align=args.align, allocator=args.allocator,
-                     inplace=not args.no_inplace, scratch=not args.no_scratch, transforms=transforms)
+    offline = getattr(args, "write_offline_plan", None) and args.transforms is None
+    common = dict(sram=args.sram, align=args.align, allocator=args.allocator, inplace=not args.no_inplace,
+                  scratch=scratch, transforms="none" if offline else args.transforms)
+    if args.tiling == "none":
+        return make_plan(args.model, **common), None
+    from .tiling import search
+
+    found = search(args.model, tiling=args.tiling, max_mac_overhead=args.max_mac_overhead,
+                   stream_input=not args.no_stream_input, **common)
+    best = found.best
+    summary = (f"tiling {args.tiling}: peak {best.peak_bytes:,} B at {best.mac_overhead:.3f}x MACs "
+               f"(untiled {found.untiled_peak_bytes:,} B); Pareto front: "
+               + ", ".join(f"{p.peak_bytes:,} B @ {p.mac_overhead:.3f}x" for p in found.front)
+               + f"; searched {found.candidates} segments in {found.seconds:.2f} s\n" + best.describe())
+    return best, summary
+
+
+def _does_not_fit(plan, searched):
+    reached = " (the smallest peak the tiling search reached)" if searched else ""
+    print(f"error: the plan needs {plan.peak_bytes:,} bytes of SRAM{reached} but the limit is "
+          f"{plan.sram_limit:,} bytes", file=sys.stderr)
+    return EXIT_DOES_NOT_FIT
+
+
+def _run_plan(args):
+    if args.write_offline_plan and args.tiling != "none":
+        raise ValueError("--write-offline-plan describes untiled schedules: drop --tiling")
+    plan, tiling_summary = _make_plan(args, scratch=not args.no_scratch)
     print(plan.table())
+    if tiling_summary:
+        print(tiling_summary)
     _write_outputs(plan, args.chart, args.json, args.write_offline_plan)
     if not plan.fits:
-        print(f"error: the plan needs {plan.peak_bytes:,} bytes of SRAM but the limit is {plan.sram_limit:,} bytes",
-              file=sys.stderr)
-        return EXIT_DOES_NOT_FIT
+        return _does_not_fit(plan, tiling_summary is not None)
     return 0
 
 
 def _run_compile(args):
     from .codegen import compile as compile_model
-    from .planner import plan as make_plan
 
-    plan = make_plan(args.model, sram=args.sram, align=args.align, allocator=args.allocator,
-                     inplace=not args.no_inplace, transforms=args.transforms)
+    plan, tiling_summary = _make_plan(args)
+    if tiling_summary:
+        print(tiling_summary)
     if not plan.fits:
-        print(f"error: the plan needs {plan.peak_bytes:,} bytes of SRAM but the limit is {plan.sram_limit:,} bytes",
-              file=sys.stderr)
-        return EXIT_DOES_NOT_FIT
+        return _does_not_fit(plan, tiling_summary is not None)
     compiled = compile_model(plan, args.output, target=args.target, name=args.name or args.model)
     print(f"wrote {compiled.out_dir}/: model.h, model.c (arena {compiled.arena_bytes:,} B, "
           f"{len(compiled.program.calls)} kernel calls), main.c, Makefile, kernels/, target/")
@@ -160,9 +197,16 @@ def _run_compile(args):
 def _run_verify(args):
     from .verify import VerifyError, verify
 
+    plan = None
+    if args.tiling != "none":
+        from .tiling import search
+
+        plan = search(args.model, tiling=args.tiling, max_mac_overhead=args.max_mac_overhead, inplace=args.inplace,
+                      transforms=args.transforms).best
+        print(plan.describe())
     try:
         result = verify(args.model, target=args.target, inplace=args.inplace, seed=args.seed,
-                        transforms=args.transforms)
+                        transforms=args.transforms, plan=plan)
     except VerifyError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_MODEL

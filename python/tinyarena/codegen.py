@@ -48,7 +48,11 @@ def c_identifier(text):
 def lower(plan, name=None):
     """The plan's ops as kernel calls (a ``Program``); raises ``UnsupportedError`` naming any op the
     kernel library lacks (its type and index)."""
-    return _core.lower_program(plan.graph, plan.core, c_identifier(name or plan.model_name))
+    name = c_identifier(name or plan.model_name)
+    tiled = getattr(plan, "tiled", None)  # a tinyarena.tiling.TiledPlan: segments become stripe loops
+    if tiled is not None:
+        return _core.lower_tiled_program(plan.graph, tiled, name)
+    return _core.lower_program(plan.graph, plan.core, name)
 
 
 def _copy_library(program, out_dir):

@@ -163,6 +163,22 @@ class Plan:
         )
 
 
+def plan_options(sram=None, align=16, allocator="auto", inplace=True, scratch=True, order=None,
+                 allocation_seconds=0.3):
+    """The core ``PlanOptions`` for these arguments (checked)."""
+    sram_limit = parse_size(sram) if sram is not None else 0
+    if int(align) < 1:
+        raise ValueError(f"alignment must be at least 1, got {align}")
+    return _core.PlanOptions(
+        alignment=int(align),
+        allocator=allocator,
+        liveness=_core.LivenessOptions(inplace_depthwise=inplace, inplace_elementwise=inplace, scratch=scratch),
+        sram_limit=sram_limit,
+        order=list(order or []),
+        allocation_seconds=float(allocation_seconds),
+    )
+
+
 @dataclass(frozen=True)
 class _Planned:
     """A graph planned in file order, and as it will be planned (reordered when that is kept)."""
@@ -276,9 +292,7 @@ def plan(
       ``plan.schedule`` (also set when the default ``reorder`` transform is kept).
     """
     graph = load_model(model)
-    sram_limit = parse_size(sram) if sram is not None else 0
-    if int(align) < 1:
-        raise ValueError(f"alignment must be at least 1, got {align}")
+    plan_options(sram, align, allocator, inplace, scratch)  # checks the arguments once
     if order and reorder:
         raise ValueError("give either order or reorder=True, not both")
     names = parse_transforms(() if order and transforms is None else transforms)
@@ -286,13 +300,9 @@ def plan(
         raise ValueError("give either order or transforms (they renumber and reorder ops), not both")
     if reorder and "reorder" not in names:
         names += ("reorder",)
-    liveness = _core.LivenessOptions(inplace_depthwise=inplace, inplace_elementwise=inplace, scratch=scratch)
 
     def make(g, op_order):
-        options = _core.PlanOptions(alignment=int(align), allocator=allocator, liveness=liveness,
-                                    sram_limit=sram_limit, order=list(op_order),
-                                    allocation_seconds=float(allocation_seconds))
-        return _core.make_plan(g, options)
+        return _core.make_plan(g, plan_options(sram, align, allocator, inplace, scratch, op_order, allocation_seconds))
 
     if order:
         graph, core, reports, found = graph, make(graph, order), (), None

@@ -147,7 +147,7 @@ def first_mismatch(graph, order, traces, interpreter):
 
 
 def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator="greedy_size_first_fit", cflags="",
-           opt=None, transforms=None):
+           opt=None, transforms=None, plan=None):
     """Compile ``model`` for ``target``, run it on random inputs and compare with TFLite.
 
     ``cflags``/``opt`` go to the generated Makefile (``EXTRA_CFLAGS``/``OPT``): e.g.
@@ -156,13 +156,17 @@ def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator=
 
     ``transforms`` are those of ``tinyarena.plan`` (default: all that help).
 
+    ``plan``: compile this plan of ``model`` (e.g. a ``tinyarena.tiling.TiledPlan``) instead of
+    planning it here (``inplace``, ``allocator`` and ``transforms`` are then unused; ``model`` may be None).
+
     Returns a :class:`VerifyResult`; ``bit_exact`` is True when every output byte matches.
     Raises :class:`VerifyError` when the program cannot be built or run.
     """
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: use one of {', '.join(TARGETS)}")
-    graph = load_model(model)
-    plan = make_plan(graph, inplace=inplace, allocator=allocator, transforms=transforms)
+    # The file's graph: the reference runs it (a transformed graph keeps the file's tensors and bytes).
+    graph = load_model(model) if model is not None else plan.graph
+    plan = plan or make_plan(graph, inplace=inplace, allocator=allocator, transforms=transforms)
     with tempfile.TemporaryDirectory(prefix="tinyarena-verify-") as tmp:
         out_dir = pathlib.Path(work_dir or tmp)
         compiled = compile(plan, out_dir, target=target, name="model")

@@ -139,8 +139,9 @@ std::string model_c(const Program& program) {
   for (const KernelCall& call : program.calls) emit_call_data(out, call);
   out << "\n" << invoke_signature(program) << " {\n";
   for (size_t i = 0; i < program.inputs.size(); ++i)
-    out << "  memcpy(ta_arena + " << program.inputs[i].tensor.offset << ", input" << i << ", "
-        << program.inputs[i].tensor.bytes << ");\n";
+    if (!program.inputs[i].streamed)
+      out << "  memcpy(ta_arena + " << program.inputs[i].tensor.offset << ", input" << i << ", "
+          << program.inputs[i].tensor.bytes << ");\n";
   for (const KernelCall& call : program.calls) emit_call(out, call);
   for (size_t i = 0; i < program.outputs.size(); ++i)
     out << "  memcpy(output" << i << ", ta_arena + " << program.outputs[i].tensor.offset << ", "

@@ -33,6 +33,8 @@ std::string c_type_of(const graph::Tensor& t) {
   }
 }
 
+}  // namespace
+
 ModelIO model_io(const LoweringContext& context, int32_t index) {
   const graph::Tensor& t = context.graph().tensors[index];
   ModelIO io;
@@ -44,6 +46,8 @@ ModelIO model_io(const LoweringContext& context, int32_t index) {
   io.zero_point = t.quantization.zero_point.empty() ? 0 : t.quantization.zero_point[0];
   return io;
 }
+
+namespace {
 
 // Runs one op's lowering; an UnsupportedError raised below it (e.g. a tensor
 // without a planned buffer) is reported with the op's index and type.
@@ -118,14 +122,16 @@ Program lower_program(const graph::Graph& graph, const plan::Plan& plan, const s
   for (int32_t t : graph.outputs) program.outputs.push_back(model_io(context, t));
   for (int32_t op_index : plan.liveness.order) {
     const graph::Op& op = graph.ops[op_index];
-    if (is_view(op.opcode) || op.elided) continue;
-    const auto it = lowering_table().find(op.opcode);
-    if (it == lowering_table().end())
-      throw UnsupportedError("op " + std::to_string(op.index) + " (" + op.type +
-                             ") has no kernel in tinyarena's library");
-    program.calls.push_back(lower_op(context, op, it->second));
+    if (!is_view(op.opcode) && !op.elided) program.calls.push_back(lower_call(context, op));
   }
   return program;
+}
+
+KernelCall lower_call(const LoweringContext& context, const graph::Op& op) {
+  const auto it = lowering_table().find(op.opcode);
+  if (it == lowering_table().end())
+    throw UnsupportedError("op " + std::to_string(op.index) + " (" + op.type + ") has no kernel in tinyarena's library");
+  return lower_op(context, op, it->second);
 }
 
 std::vector<std::string> supported_op_types() {

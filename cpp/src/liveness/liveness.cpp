@@ -165,11 +165,15 @@ Liveness analyze_liveness(const Graph& graph, const LivenessOptions& options, st
 
   BufferGroups groups(graph, step_of, std::max(steps - 1, 0));
   std::vector<bool> inplace_depthwise(graph.ops.size(), false);
+  std::vector<bool> may_inplace(graph.ops.size(), true);
+  for (int32_t index : options.not_inplace_ops)
+    if (index >= 0 && index < static_cast<int32_t>(graph.ops.size())) may_inplace[index] = false;
   for (int32_t step = 0; step < steps; ++step) {
     const Op& op = graph.ops[result.order[step]];
     const Tensor* out = graph.output(op, 0);
     // Views and elided ops share memory already; a placed output is never written in place.
     if (is_view_op(op.opcode) || op.elided || !out || !groups.active(out->index) || groups.placed(out->index)) continue;
+    if (!may_inplace[op.index]) continue;  // e.g. a tiled segment's op writes into a ring, never over its input
     if (op.opcode == kDepthwiseConv2D && options.inplace_depthwise && can_depthwise_inplace(graph, op, groups, step)) {
       groups.merge(op.inputs[0], out->index);
       inplace_depthwise[op.index] = true;

@@ -52,9 +52,14 @@ allocation::Problem make_problem(const liveness::Liveness& liveness, int64_t ali
 
 Plan make_plan(const graph::Graph& graph, const PlanOptions& options) {
   if (options.alignment < 1) throw std::invalid_argument("alignment must be at least 1");
+  return plan_buffers(graph, options, liveness::analyze_liveness(graph, options.liveness, options.order));
+}
+
+Plan plan_buffers(const graph::Graph& graph, const PlanOptions& options, liveness::Liveness liveness) {
+  if (options.alignment < 1) throw std::invalid_argument("alignment must be at least 1");
   Plan plan;
   plan.options = options;
-  plan.liveness = liveness::analyze_liveness(graph, options.liveness, options.order);
+  plan.liveness = std::move(liveness);
   plan.problem = make_problem(plan.liveness, options.alignment);
   allocation::AllocatorOptions allocator_options;
   allocator_options.seconds = options.allocation_seconds;

@@ -44,6 +44,11 @@ class LoweringContext {
 // UnsupportedError naming the first op (index and type) the library lacks.
 Program lower_program(const graph::Graph& graph, const plan::Plan& plan, const std::string& name);
 
+// One op's kernel call; throws UnsupportedError naming the op the library lacks.
+KernelCall lower_call(const LoweringContext& context, const graph::Op& op);
+// The model input or output `tensor` as the API sees it.
+ModelIO model_io(const LoweringContext& context, int32_t tensor);
+
 // Ops the kernel library can run (builtin op names).
 std::vector<std::string> supported_op_types();
 

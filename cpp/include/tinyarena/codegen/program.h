@@ -64,6 +64,7 @@ struct ModelIO {
   std::string dtype;  // "int8", "float32", ...
   float scale = 0.0f;
   int64_t zero_point = 0;
+  bool streamed = false;  // an input the code pulls row by row (TA_INPUT_ROWS), never copied whole
 };
 
 struct Program {

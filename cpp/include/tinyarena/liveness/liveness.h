@@ -23,6 +23,9 @@ struct LivenessOptions {
   // Plan kernel scratch buffers: what each kernel of the library asks for
   // (column buffers, widened planes, the in-place depthwise plane).
   bool scratch = true;
+  // Ops that never write over their input, whatever the flags above say
+  // (e.g. ops a tiled schedule runs on stripes).
+  std::vector<int32_t> not_inplace_ops;
 };
 
 enum class BufferKind { Activation, Scratch };

@@ -57,4 +57,8 @@ allocation::Problem make_problem(const liveness::Liveness& liveness, int64_t ali
 // Throws std::invalid_argument for bad options (alignment < 1, unknown allocator).
 Plan make_plan(const graph::Graph& graph, const PlanOptions& options = {});
 
+// The plan of given buffers (e.g. a tiled schedule's: ring buffers and full
+// tensors): allocation and per-op report exactly as make_plan does them.
+Plan plan_buffers(const graph::Graph& graph, const PlanOptions& options, liveness::Liveness liveness);
+
 }  // namespace tinyarena::plan

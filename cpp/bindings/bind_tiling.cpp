@@ -1,0 +1,173 @@
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "bindings.h"
+#include "graph_handles.h"
+#include "tinyarena/codegen/tiled_lowering.h"
+#include "tinyarena/tiling/search.h"
+
+namespace py = pybind11;
+
+namespace tinyarena::bindings {
+namespace {
+
+tiling::Axis parse_axis(const std::string& axis) {
+  if (axis == "rows") return tiling::Axis::Rows;
+  if (axis == "cols") return tiling::Axis::Cols;
+  throw std::invalid_argument("axis must be 'rows' or 'cols', got '" + axis + "'");
+}
+
+tiling::Mode parse_mode(const std::string& mode) {
+  if (mode == "rows") return tiling::Mode::Rows;
+  if (mode == "patches") return tiling::Mode::Patches;
+  throw std::invalid_argument("mode must be 'rows' or 'patches', got '" + mode + "'");
+}
+
+const graph::Op& op_at(const GraphPtr& graph, int32_t index) {
+  if (index < 0 || index >= static_cast<int32_t>(graph->ops.size()))
+    throw std::invalid_argument("op " + std::to_string(index) + " does not exist");
+  return graph->ops[index];
+}
+
+const char* step_kind_name(tiling::StepKind kind) {
+  switch (kind) {
+    case tiling::StepKind::Run: return "run";
+    case tiling::StepKind::Load: return "load";
+    case tiling::StepKind::Shift: return "shift";
+  }
+  return "?";
+}
+
+}  // namespace
+
+void bind_tiling(py::module_& m) {
+  using namespace tiling;
+  m.def("is_tileable", [](const GraphPtr& g, int32_t op) { return is_tileable(*g, op_at(g, op)); },
+        py::arg("graph"), py::arg("op"));
+  m.def("input_range",
+        [](const GraphPtr& g, int32_t op, size_t position, const std::string& axis, int32_t begin, int32_t end) {
+          const Range r = input_range(*g, op_at(g, op), position, parse_axis(axis), {begin, end});
+          return py::make_tuple(r.begin, r.end);
+        },
+        py::arg("graph"), py::arg("op"), py::arg("position"), py::arg("axis"), py::arg("begin"), py::arg("end"),
+        "Input indices [begin, end) that output indices [begin, end) of the op need along 'rows' or 'cols'.");
+  m.def("window_input",
+        [](int32_t in_size, int32_t kernel, int32_t stride, int32_t dilation, int32_t pad_before, int32_t begin,
+           int32_t end) {
+          const Range r = window_input({in_size, kernel, stride, dilation, pad_before}, {begin, end});
+          return py::make_tuple(r.begin, r.end);
+        },
+        py::arg("in_size"), py::arg("kernel"), py::arg("stride"), py::arg("dilation"), py::arg("pad_before"),
+        py::arg("begin"), py::arg("end"));
+
+  py::class_<Ring>(m, "Ring")
+      .def_readonly("tensor", &Ring::tensor)
+      .def_readonly("rows", &Ring::rows)
+      .def_readonly("row_bytes", &Ring::row_bytes)
+      .def_property_readonly("bytes", &Ring::bytes);
+  py::class_<RowStream>(m, "RowStream")
+      .def_readonly("ops", &RowStream::ops)
+      .def_readonly("full_inputs", &RowStream::full_inputs)
+      .def_readonly("full_outputs", &RowStream::full_outputs)
+      .def_readonly("rings", &RowStream::rings)
+      .def_property_readonly("steps", [](const RowStream& s) {
+        py::list steps;
+        for (const StreamStep& step : s.steps)
+          steps.append(py::make_tuple(step_kind_name(step.kind), step.target, step.begin, step.end));
+        return steps;
+      })
+      .def_readonly("scratch_bytes", &RowStream::scratch_bytes)
+      .def_readonly("macs", &RowStream::macs)
+      .def_property_readonly("ring_bytes", &RowStream::ring_bytes);
+  m.def("stream_rows",
+        [](const GraphPtr& g, const std::vector<int32_t>& ops, int32_t stripe_rows, bool stream_input) {
+          return stream_rows(*g, ops, {stripe_rows, stream_input, true});
+        },
+        py::arg("graph"), py::arg("ops"), py::arg("stripe_rows") = 1, py::arg("stream_input") = false);
+
+  py::class_<PatchBuffer>(m, "PatchBuffer")
+      .def_readonly("tensor", &PatchBuffer::tensor)
+      .def_readonly("rows", &PatchBuffer::rows)
+      .def_readonly("cols", &PatchBuffer::cols)
+      .def_readonly("bytes", &PatchBuffer::bytes);
+  py::class_<PatchRun>(m, "PatchRun")
+      .def_readonly("ops", &PatchRun::ops)
+      .def_readonly("grid_h", &PatchRun::grid_h)
+      .def_readonly("grid_w", &PatchRun::grid_w)
+      .def_readonly("full_inputs", &PatchRun::full_inputs)
+      .def_readonly("full_output", &PatchRun::full_output)
+      .def_readonly("buffers", &PatchRun::buffers)
+      .def_readonly("op_scratch", &PatchRun::op_scratch)
+      .def_readonly("macs", &PatchRun::macs);
+  m.def("run_patches",
+        [](const GraphPtr& g, const std::vector<int32_t>& ops, int32_t grid_h, int32_t grid_w, bool stream_input) {
+          return run_patches(*g, ops, grid_h, grid_w, stream_input);
+        },
+        py::arg("graph"), py::arg("ops"), py::arg("grid_h"), py::arg("grid_w"), py::arg("stream_input") = false);
+
+  py::class_<Segment>(m, "Segment")
+      .def(py::init([](std::vector<int32_t> ops, const std::string& mode, int32_t stripe_rows, int32_t patches_h,
+                       int32_t patches_w) {
+             return Segment{std::move(ops), parse_mode(mode), stripe_rows, patches_h, patches_w};
+           }),
+           py::arg("ops"), py::arg("mode") = "rows", py::arg("stripe_rows") = 1, py::arg("patches_h") = 2,
+           py::arg("patches_w") = 2)
+      .def_readonly("ops", &Segment::ops)
+      .def_property_readonly("mode", [](const Segment& s) { return s.mode == Mode::Rows ? "rows" : "patches"; })
+      .def_readonly("stripe_rows", &Segment::stripe_rows)
+      .def_readonly("patches_h", &Segment::patches_h)
+      .def_readonly("patches_w", &Segment::patches_w);
+  py::class_<TilingOptions>(m, "TilingOptions")
+      .def(py::init([](const plan::PlanOptions& plan, bool stream_input) { return TilingOptions{plan, stream_input}; }),
+           py::arg("plan") = plan::PlanOptions{}, py::arg("stream_input") = false)
+      .def_readonly("plan", &TilingOptions::plan)
+      .def_readonly("stream_input", &TilingOptions::stream_input);
+  py::class_<TiledPlan>(m, "TiledPlan")
+      .def_readonly("plan", &TiledPlan::plan)
+      .def_readonly("segments", &TiledPlan::segments)
+      .def_readonly("streams", &TiledPlan::streams)
+      .def_readonly("patch_runs", &TiledPlan::patch_runs)
+      .def_readonly("macs", &TiledPlan::macs)
+      .def_readonly("untiled_macs", &TiledPlan::untiled_macs)
+      .def_property_readonly("mac_overhead", &TiledPlan::mac_overhead);
+  m.def("make_tiled_plan",
+        [](const GraphPtr& g, const std::vector<Segment>& segments, const TilingOptions& options) {
+          py::gil_scoped_release release;
+          return make_tiled_plan(*g, segments, options);
+        },
+        py::arg("graph"), py::arg("segments"), py::arg("options") = TilingOptions{});
+
+  py::class_<SearchOptions>(m, "TilingSearchOptions")
+      .def(py::init([](const TilingOptions& tiling, bool rows, bool patches, double max_mac_overhead,
+                       std::vector<int32_t> stripe_rows, std::vector<int32_t> patch_grids, int32_t max_front) {
+             return SearchOptions{tiling, rows, patches, max_mac_overhead, std::move(stripe_rows),
+                                  std::move(patch_grids), max_front};
+           }),
+           py::arg("tiling") = TilingOptions{}, py::arg("rows") = true, py::arg("patches") = false,
+           py::arg("max_mac_overhead") = 1.0, py::arg("stripe_rows") = SearchOptions{}.stripe_rows,
+           py::arg("patch_grids") = SearchOptions{}.patch_grids, py::arg("max_front") = SearchOptions{}.max_front);
+  py::class_<ParetoPoint>(m, "ParetoPoint")
+      .def_readonly("peak_bytes", &ParetoPoint::peak_bytes)
+      .def_readonly("macs", &ParetoPoint::macs)
+      .def_readonly("mac_overhead", &ParetoPoint::mac_overhead)
+      .def_readonly("segments", &ParetoPoint::segments);
+  py::class_<TilingSearch>(m, "TilingSearch")
+      .def_readonly("best", &TilingSearch::best)
+      .def_readonly("front", &TilingSearch::front)
+      .def_readonly("untiled_peak_bytes", &TilingSearch::untiled_peak_bytes)
+      .def_readonly("candidates", &TilingSearch::candidates)
+      .def_readonly("seconds", &TilingSearch::seconds);
+  m.def("search_tiling",
+        [](const GraphPtr& g, const SearchOptions& options) {
+          py::gil_scoped_release release;
+          return search_tiling(*g, options);
+        },
+        py::arg("graph"), py::arg("options") = SearchOptions{});
+  m.def("lower_tiled_program",
+        [](const GraphPtr& g, const TiledPlan& tiled, const std::string& name) {
+          return codegen::lower_tiled_program(*g, tiled, name);
+        },
+        py::arg("graph"), py::arg("tiled"), py::arg("name"));
+}
+
+}  // namespace tinyarena::bindings

@@ -1,0 +1,49 @@
+// What the tiling stages ask of each op again and again -- whether it is
+// tileable, its input maps along rows and columns, its MACs per output pixel
+// and its kernel scratch by region -- computed once per graph.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tinyarena/graph/graph.h"
+#include "tinyarena/tiling/receptive_field.h"
+#include "tinyarena_kernels.h"
+
+namespace tinyarena::tiling {
+
+// Kernel scratch of one op by the size of the region a call computes
+// (conv: fixed; depthwise: the widened input plane of the region).
+class TileScratch {
+ public:
+  TileScratch() = default;
+  TileScratch(const graph::Graph& graph, const graph::Op& op);
+  // Bytes for `rows` output rows of `cols` columns (0 = all) in one call.
+  int64_t bytes(int32_t rows, int32_t cols = 0) const;
+
+ private:
+  int64_t fixed_ = 0;
+  bool depthwise_ = false;
+  ta_dwconv_params depthwise_params_{};
+};
+
+struct OpFacts {
+  bool tileable = false;
+  std::vector<InputMap> rows, cols;  // per input position (activations only; tileable ops)
+  int64_t macs_per_pixel = 0;
+  TileScratch scratch;
+};
+
+class GraphFacts {
+ public:
+  explicit GraphFacts(const graph::Graph& graph);
+  const OpFacts& op(int32_t index) const { return ops_[index]; }
+
+ private:
+  std::vector<OpFacts> ops_;
+};
+
+// Multiply-accumulates of `op` computing output rows `rows` x columns `cols`.
+int64_t tile_macs(const graph::Graph& graph, const graph::Op& op, Range rows, Range cols);
+
+}  // namespace tinyarena::tiling

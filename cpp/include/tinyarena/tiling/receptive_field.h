@@ -1,0 +1,64 @@
+// Receptive-field (halo) algebra: which rows (or columns) of an input an op
+// needs to produce a range of output rows (columns). Exact at the borders:
+// stride, dilation and padding follow the kernels' geometry, positions in the
+// padding need no input, and the result is clipped to the input.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "tinyarena/graph/graph.h"
+
+namespace tinyarena::tiling {
+
+// A half-open range [begin, end) of rows or columns; empty when end <= begin.
+struct Range {
+  int32_t begin = 0, end = 0;
+  bool empty() const { return end <= begin; }
+  int32_t size() const { return std::max(end - begin, 0); }
+  bool operator==(const Range& other) const { return begin == other.begin && end == other.end; }
+};
+
+enum class Axis : int32_t { Rows = 1, Cols = 2 };  // the NHWC dimension
+
+// A sliding window along one axis: output index o reads input indices
+// o*stride - pad_before + k*dilation for k in [0, kernel).
+struct Window1D {
+  int32_t in_size = 0, kernel = 1, stride = 1, dilation = 1, pad_before = 0;
+};
+// The input indices `out` reads, clipped to [0, in_size): the contiguous span
+// from the first output's first tap to the last output's last tap (with
+// dilation the kernels widen whole windows, so rows between taps count).
+Range window_input(const Window1D& window, Range out);
+
+// One image in NHWC (rank 4, batch 1): the tensors tiling works on.
+bool is_spatial(const graph::Tensor& tensor);
+
+// Ops whose output rows can be computed from input rows in any order, one range
+// at a time, by the kernel library (conv, depthwise, pools, elementwise with
+// broadcast); their activation input and output are spatial. Such ops can be
+// row-streamed or run on patches.
+bool is_tileable(const graph::Graph& graph, const graph::Op& op);
+
+// How output indices along one axis map to the input indices they read:
+// through a window, one to one shifted by `shift` (clipped to `size`), all of
+// a broadcast axis, or by nearest-neighbour resizing.
+struct InputMap {
+  enum class Kind : uint8_t { Window, Shifted, Broadcast, Nearest } kind = Kind::Shifted;
+  Window1D window;
+  int32_t size = 0, shift = 0;
+  int32_t out_size = 0;
+  bool align_corners = false, half_pixel_centers = false;
+};
+// The map of `op`'s input at `position` along `axis` (for its first output).
+// Conv, depthwise, pools, PAD, RESIZE_NEAREST_NEIGHBOR, elementwise (ADD/MUL
+// broadcast a size-1 axis) and CONCATENATION along channels; throws
+// UnsupportedError for other ops.
+InputMap input_map(const graph::Graph& graph, const graph::Op& op, size_t position, Axis axis);
+// The input indices output indices `out` need (empty when all are padding).
+Range map_range(const InputMap& map, Range out);
+
+// input_map then map_range.
+Range input_range(const graph::Graph& graph, const graph::Op& op, size_t position, Axis axis, Range out);
+
+}  // namespace tinyarena::tiling

@@ -1,0 +1,44 @@
+// The tiling search: which runs of consecutive tileable ops become segments,
+// in which mode (row streaming, patches) and with which parameters, to
+// minimise peak SRAM under a MAC budget. A dynamic program over segment
+// boundaries keeps, at each schedule position, the Pareto set of (peak, MACs)
+// of the schedule so far; a segment's cost is the bytes live during it
+// (every buffer crossing its span, its rings or per-patch buffers, scratch).
+// Every Pareto point is then planned exactly (liveness + allocator).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tinyarena/tiling/tiled_plan.h"
+
+namespace tinyarena::tiling {
+
+struct SearchOptions {
+  TilingOptions tiling;
+  bool rows = true;                            // consider row-streamed segments
+  bool patches = false;                        // consider patch segments
+  double max_mac_overhead = 1.0;               // the chosen schedule's MACs / untiled MACs at most this
+  std::vector<int32_t> stripe_rows = {1};      // stripe heights tried (Rows)
+  std::vector<int32_t> patch_grids = {2, 3, 4, 5, 6};  // n x n grids tried (Patches)
+  int32_t max_front = 48;                      // Pareto points kept per position (spread over MACs)
+};
+
+struct ParetoPoint {
+  int64_t peak_bytes = 0;  // exact: the plan's allocated arena
+  int64_t macs = 0;
+  double mac_overhead = 1.0;
+  std::vector<Segment> segments;
+};
+
+struct TilingSearch {
+  TiledPlan best;                    // lowest peak within the MAC budget (fewest MACs on ties)
+  std::vector<ParetoPoint> front;    // peak vs MACs, MACs ascending, each planned exactly
+  int64_t untiled_peak_bytes = 0;    // the plain plan's arena
+  int64_t candidates = 0;            // segments evaluated
+  double seconds = 0;
+};
+
+TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& options = {});
+
+}  // namespace tinyarena::tiling

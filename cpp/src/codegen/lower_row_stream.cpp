@@ -1,0 +1,152 @@
+// Row-streamed segments: a loop replaying the segment's fixed steps (a
+// constant table) -- run an op on rows [y0, y1), load input rows, shift a
+// ring -- with kernels addressed through virtual row-0 bases into the rings.
+#include <algorithm>
+#include <sstream>
+
+#include "tiled_parts.h"
+#include "tinyarena/codegen/op_lowering.h"
+#include "tinyarena/kernels/kernel_params.h"
+
+namespace tinyarena::codegen::tiled {
+namespace {
+
+namespace op_code = kernels::opcode;
+using tiling::RowStream;
+using tiling::StepKind;
+
+// C expressions for one segment's tensors: rings through their virtual row-0 base.
+class SegmentAddresses {
+ public:
+  SegmentAddresses(const LoweringContext& tiled, const RowStream& stream) : tiled_(tiled), stream_(stream) {}
+
+  // Row 0 of tensor `t`, wherever it lives (`lo[r]` is ring r's first held row).
+  std::string row0(int32_t t) const {
+    const int32_t r = stream_.ring_of(t);
+    if (r < 0) return tiled_.address(t);
+    return "ta_ring_row0(" + ring_base(r) + ", lo[" + std::to_string(r) + "], " +
+           std::to_string(stream_.rings[r].row_bytes) + ")";
+  }
+  std::string ring_base(int32_t r) const {
+    return "(ta_arena + " + std::to_string(tiled_.tensor(stream_.rings[r].tensor).offset) + ")";
+  }
+
+ private:
+  const LoweringContext& tiled_;
+  const RowStream& stream_;
+};
+
+// Row `y0` of operand `position` of an elementwise op: row 0 plus y0 rows when the operand has rows.
+std::string operand_rows(const graph::Graph& graph, const graph::Op& op, size_t position, const std::string& row0) {
+  const graph::Tensor& t = *graph.input(op, position);
+  check_operand(op, t);
+  if (t.shape.size() != 4 || t.shape[1] == 1) return row0;
+  return row0 + " + y0 * " + std::to_string(row_bytes(t));
+}
+
+// The statement computing output rows [y0, y1) of a segment op.
+std::string stripe_call(const graph::Graph& graph, const graph::Op& op, const KernelCall& lowered,
+                        const SegmentAddresses& at, const std::string& scratch) {
+  const std::string params = params_ref(op);
+  const std::string in = at.row0(op.inputs[0]);
+  const std::string out = at.row0(op.outputs[0]);
+  switch (op.opcode) {
+    case op_code::kConv2D: return call_text("ta_conv_s8", {params, in, out, "y0", "y1", scratch});
+    case op_code::kDepthwiseConv2D: {
+      // The rows as a small image of their own (row y0 at 0, the padding shifted), so the
+      // kernel's scratch layout (sized by out_h) fits the stripe's scratch.
+      const std::string rb = std::to_string(row_bytes(*graph.output(op, 0)));
+      return "{\n  ta_dwconv_params p = op" + std::to_string(op.index) +
+             "_params;\n  p.out_h = y1 - y0;\n  p.pad_top -= y0 * p.stride_h;\n  " +
+             call_text("ta_depthwise_conv_s8", {"&p", in, out + " + y0 * " + rb, "0", "y1 - y0", scratch}) + "\n}";
+    }
+    case op_code::kAveragePool2D: return call_text("ta_avg_pool_s8", {params, in, out, "y0", "y1"});
+    case op_code::kMaxPool2D: return call_text("ta_max_pool_s8", {params, in, out, "y0", "y1"});
+    case op_code::kAdd:
+    case op_code::kMul: {
+      // The params with the rows' height (a broadcast operand keeps its size-1 height).
+      std::string operands[2];
+      for (size_t p = 0; p < 2; ++p) {
+        const graph::Tensor& t = *graph.input(op, p);
+        operands[p] = operand_rows(graph, op, p, t.is_constant() ? constant_operand(op, p) : at.row0(op.inputs[p]));
+      }
+      const std::string h = "[TA_MAX_DIMS - 3]";
+      return "{\n  ta_binary_params p = op" + std::to_string(op.index) + "_params;\n  p.out_shape" + h +
+             " = y1 - y0;\n  if (p.shape1" + h + " != 1) p.shape1" + h + " = y1 - y0;\n  if (p.shape2" + h +
+             " != 1) p.shape2" + h + " = y1 - y0;\n  " +
+             call_text(op.opcode == op_code::kAdd ? "ta_add_s8" : "ta_mul_s8",
+                       {"&p", operands[0], operands[1], out + " + y0 * " + std::to_string(row_bytes(*graph.output(op, 0)))}) +
+             "\n}";
+    }
+    default: {
+      // One-input elementwise kernels: `kernel(first, in, out, n)`, as the plain lowering calls them.
+      const auto [kernel, first] = unary_kernel(op, lowered);
+      const std::string rb = std::to_string(row_bytes(*graph.output(op, 0)));
+      return call_text(kernel, {first, in + " + y0 * " + rb, out + " + y0 * " + rb, "(y1 - y0) * " + rb});
+    }
+  }
+}
+
+// The replay loop of one segment; its step table goes into `table`.
+std::string loop_text(const graph::Graph& graph, const RowStream& stream, const std::vector<KernelCall>& lowered,
+                         const LoweringContext& tiled, const std::string& table) {
+  const SegmentAddresses at(tiled, stream);
+  const std::string scratch = tiled.scratch_address(stream.ops.front());
+  std::ostringstream c;
+  c << "{\n  /* row-streamed segment: ops " << stream.ops.front() << ".." << stream.ops.back() << ", "
+    << stream.rings.size() << " rings, " << stream.steps.size() << " steps */\n";
+  const size_t rings = std::max<size_t>(stream.rings.size(), 1);
+  c << "  int32_t lo[" << rings << "] = {0}, hi[" << rings << "] = {0};\n";
+  c << "  for (int32_t i = 0; i < " << stream.steps.size() << "; ++i) {\n"
+    << "    const int16_t *s = " << table << " + 4 * i;\n"
+    << "    const int32_t y0 = s[2], y1 = s[3];\n"
+    << "    (void)y1;\n"
+    << "    switch (s[0]) {\n";
+  for (size_t k = 0; k < stream.ops.size(); ++k) {
+    const graph::Op& op = graph.ops[stream.ops[k]];
+    c << "      case " << k << ": /* op " << op.index << " " << op.type << " */\n";
+    std::istringstream lines(stripe_call(graph, op, lowered[k], at, scratch));
+    for (std::string line; std::getline(lines, line);) c << "        " << line << "\n";
+    const int32_t r = stream.ring_of(op.outputs[0]);
+    if (r >= 0) c << "        hi[" << r << "] = y1;\n";
+    c << "        break;\n";
+  }
+  for (size_t r = 0; r < stream.rings.size(); ++r) {
+    const graph::Tensor& t = graph.tensors[stream.rings[r].tensor];
+    const std::string rb = std::to_string(stream.rings[r].row_bytes);
+    const std::string base = at.ring_base(static_cast<int32_t>(r));
+    c << "      case " << 1000 + r << ": /* shift ring " << r << " (" << t.name << ") to row y0 */\n"
+      << "        memmove(" << base << ", " << base << " + (y0 - lo[" << r << "]) * " << rb << ", (size_t)(hi[" << r
+      << "] - y0) * " << rb << ");\n"
+      << "        lo[" << r << "] = y0;\n        break;\n";
+    int32_t input = -1;
+    for (size_t i = 0; i < graph.inputs.size(); ++i)
+      if (graph.inputs[i] == stream.rings[r].tensor) input = static_cast<int32_t>(i);
+    if (input < 0) continue;
+    c << "      case " << 2000 + r << ": /* input rows [y0, y1) of input" << input << " */\n"
+      << "        TA_INPUT_ROWS(" << input << ", " << base << " + (y0 - lo[" << r << "]) * " << rb << ", y0, y1 - y0, "
+      << rb << ");\n        hi[" << r << "] = y1;\n        break;\n";
+  }
+  c << "    }\n  }\n}";
+  return c.str();
+}
+}  // namespace
+
+std::string row_stream_loop(const graph::Graph& graph, const RowStream& stream, const std::vector<KernelCall>& lowered,
+                            const LoweringContext& tiled, const std::string& table) {
+  return loop_text(graph, stream, lowered, tiled, table);
+}
+
+// The step table: {kind code, 0, y0, y1} per step; kind code = op position,
+// 1000 + ring (shift) or 2000 + ring (input rows).
+ConstArray row_stream_table(const RowStream& stream, const std::string& name) {
+  std::vector<int32_t> values;
+  for (const auto& step : stream.steps) {
+    int32_t code = (step.kind == StepKind::Shift ? 1000 : 2000) + step.target;
+    if (step.kind == StepKind::Run)
+      code = static_cast<int32_t>(std::find(stream.ops.begin(), stream.ops.end(), step.target) - stream.ops.begin());
+    values.insert(values.end(), {code, 0, step.begin, step.end});
+  }
+  return int16_table(name, values);
+}
+}  // namespace tinyarena::codegen::tiled

@@ -1,0 +1,50 @@
+#include "tinyarena/tiling/op_facts.h"
+
+#include "../kernels/geometry.h"
+#include "tinyarena/graph/op_metrics.h"
+#include "tinyarena/kernels/kernel_params.h"
+
+namespace tinyarena::tiling {
+
+TileScratch::TileScratch(const graph::Graph& graph, const graph::Op& op) {
+  if (op.opcode == kernels::opcode::kConv2D) {
+    const ta_conv_params p = kernels::detail::conv_geometry(graph, op).params;
+    fixed_ = static_cast<int64_t>(ta_conv_s8_scratch_bytes(&p));
+  } else if (op.opcode == kernels::opcode::kDepthwiseConv2D) {
+    depthwise_ = true;
+    depthwise_params_ = kernels::detail::depthwise_geometry(graph, op).params;
+  }
+}
+
+int64_t TileScratch::bytes(int32_t rows, int32_t cols) const {
+  if (!depthwise_) return fixed_;
+  ta_dwconv_params p = depthwise_params_;
+  p.out_h = rows;  // the region runs as an image of its own (see codegen/lower_tiled.cpp)
+  if (cols > 0) p.out_w = cols;
+  return static_cast<int64_t>(ta_depthwise_conv_s8_scratch_bytes(&p));
+}
+
+GraphFacts::GraphFacts(const graph::Graph& graph) : ops_(graph.ops.size()) {
+  for (const graph::Op& op : graph.ops) {
+    OpFacts& f = ops_[op.index];
+    f.tileable = is_tileable(graph, op);
+    if (!f.tileable) continue;
+    f.rows.resize(op.inputs.size());
+    f.cols.resize(op.inputs.size());
+    for (size_t position = 0; position < op.inputs.size(); ++position) {
+      if (op.inputs[position] < 0 || graph.tensors[op.inputs[position]].is_constant()) continue;
+      f.rows[position] = input_map(graph, op, position, Axis::Rows);
+      f.cols[position] = input_map(graph, op, position, Axis::Cols);
+    }
+    f.macs_per_pixel = tile_macs(graph, op, {0, 1}, {0, 1});
+    f.scratch = TileScratch(graph, op);
+  }
+}
+
+int64_t tile_macs(const graph::Graph& graph, const graph::Op& op, Range rows, Range cols) {
+  const graph::Tensor& out = *graph.output(op, 0);
+  const int64_t pixels = int64_t{out.shape[1]} * out.shape[2];
+  return pixels == 0 ? 0 : graph::op_macs(graph, op) / pixels * rows.size() * cols.size();
+}
+
+}  // namespace tinyarena::tiling

@@ -1,0 +1,222 @@
+#include "tinyarena/tiling/row_stream.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace tinyarena::tiling {
+namespace {
+
+using graph::Graph;
+using graph::Op;
+
+std::string label(const Op& op) { return "op " + std::to_string(op.index) + " (" + op.type + ")"; }
+
+int32_t rows_of(const graph::Tensor& t) { return t.shape[1]; }
+int64_t row_bytes_of(const graph::Tensor& t) { return int64_t{t.shape[2]} * t.shape[3]; }
+
+// The pull-driven simulation: a tensor's rows are produced when a consumer
+// needs them, its ring shifted when it would overflow.
+class Streamer {
+ public:
+  Streamer(const Graph& graph, const GraphFacts& facts, const std::vector<int32_t>& ops, const StreamOptions& options)
+      : graph_(graph), facts_(facts), options_(options), in_segment_(graph.ops.size(), false),
+        ring_(graph.tensors.size(), -1), produced_(graph.tensors.size(), 0), streamed_(graph.tensors.size(), false),
+        last_rows_(graph.ops.size(), 0), position_(graph.ops.size(), -1) {
+    if (ops.empty()) throw std::invalid_argument("a row-streamed segment needs at least one op");
+    if (options.stripe_rows < 1) throw std::invalid_argument("stripe rows must be at least 1");
+    result_.ops = ops;
+    result_.op_macs.assign(ops.size(), 0);
+    result_.op_scratch.assign(ops.size(), 0);
+    for (int32_t index : ops) {
+      if (index < 0 || index >= static_cast<int32_t>(graph.ops.size()))
+        throw std::invalid_argument("op " + std::to_string(index) + " does not exist");
+      const Op& op = graph.ops[index];
+      if (!facts.op(index).tileable) throw std::invalid_argument(label(op) + " cannot be row-streamed");
+      if (in_segment_[index]) throw std::invalid_argument(label(op) + " is listed twice");
+      in_segment_[index] = true;
+    }
+    for (size_t i = 0; i < ops.size(); ++i) position_[ops[i]] = static_cast<int32_t>(i);
+    classify_tensors();
+  }
+
+  RowStream run() {
+    bool pending = true;
+    while (pending) {
+      pending = false;
+      for (int32_t t : result_.full_outputs) {
+        const int32_t end = std::min(produced_[t] + options_.stripe_rows, rows_of(graph_.tensors[t]));
+        ensure(t, end);
+        pending = pending || produced_[t] < rows_of(graph_.tensors[t]);
+      }
+    }
+    insert_shifts();
+    return std::move(result_);
+  }
+
+ private:
+  struct Write {  // a production into a ring and the first row still needed then
+    size_t step;
+    int32_t ring, need_first, end;
+  };
+
+  bool is_graph_output(int32_t t) const {
+    return std::find(graph_.outputs.begin(), graph_.outputs.end(), t) != graph_.outputs.end();
+  }
+  bool is_graph_input(int32_t t) const {
+    return std::find(graph_.inputs.begin(), graph_.inputs.end(), t) != graph_.inputs.end();
+  }
+  bool read_only_inside(const graph::Tensor& t) const {
+    return !t.consumers.empty() && std::all_of(t.consumers.begin(), t.consumers.end(),
+                                               [&](int32_t c) { return in_segment_[c]; });
+  }
+
+  void add_ring(int32_t t) {
+    ring_[t] = static_cast<int32_t>(result_.rings.size());
+    result_.rings.push_back({t, 0, row_bytes_of(graph_.tensors[t])});
+  }
+
+  void classify_tensors() {
+    std::vector<bool> seen(graph_.tensors.size(), false);
+    for (int32_t index : result_.ops) {
+      const Op& op = graph_.ops[index];
+      for (int32_t t : op.inputs) {
+        if (t < 0 || seen[t] || graph_.tensors[t].is_constant()) continue;
+        seen[t] = true;
+        const graph::Tensor& tensor = graph_.tensors[t];
+        if (tensor.producer >= 0 && in_segment_[tensor.producer]) continue;
+        if (options_.stream_input && is_graph_input(t) && !is_graph_output(t) && read_only_inside(tensor)) {
+          streamed_[t] = true;
+          add_ring(t);
+        } else {
+          result_.full_inputs.push_back(t);
+        }
+      }
+      for (int32_t t : op.outputs) {
+        seen[t] = true;
+        const graph::Tensor& tensor = graph_.tensors[t];
+        if (!is_graph_output(t) && read_only_inside(tensor)) add_ring(t);
+        else result_.full_outputs.push_back(t);
+      }
+    }
+    for (int32_t index : result_.ops)
+      for (int32_t t : graph_.ops[index].inputs)
+        if (t >= 0 && graph_.tensors[t].producer >= 0 && in_segment_[graph_.tensors[t].producer] &&
+            position_[graph_.tensors[t].producer] > position_[index])
+          throw std::invalid_argument(label(graph_.ops[index]) + " reads a tensor the segment produces after it");
+  }
+
+  // The first row of `t` any consumer in the segment still needs (its rows below can go).
+  int32_t first_needed(int32_t t) const {
+    int32_t first = std::numeric_limits<int32_t>::max();
+    for (int32_t c : graph_.tensors[t].consumers) {
+      const Op& op = graph_.ops[c];
+      const int32_t out = op.outputs[0];
+      const int32_t height = rows_of(graph_.tensors[out]);
+      if (produced_[out] >= height) continue;
+      for (size_t position = 0; position < op.inputs.size(); ++position) {
+        if (op.inputs[position] != t) continue;
+        const Range need = map_range(facts_.op(c).rows[position], {produced_[out], height});
+        if (!need.empty()) first = std::min(first, need.begin);
+      }
+    }
+    return first;
+  }
+
+  void record(StepKind kind, int32_t target, int32_t tensor, Range rows) {
+    if (options_.record_steps) result_.steps.push_back({kind, target, rows.begin, rows.end});
+    if (ring_[tensor] >= 0) {
+      const int32_t need = std::min(first_needed(tensor), rows.begin);
+      Ring& ring = result_.rings[ring_[tensor]];
+      ring.rows = std::max(ring.rows, rows.end - need);  // the capacity: the most rows held at once
+      if (options_.record_steps) writes_.push_back({result_.steps.size() - 1, ring_[tensor], need, rows.end});
+    }
+    produced_[tensor] = rows.end;
+  }
+
+  // Produces rows of `t` up to `end`, at most stripe_rows per call, each
+  // call pulling just the input rows it reads (so rings stay short).
+  void ensure(int32_t t, int32_t end) {
+    while (produced_[t] < end) produce(t, {produced_[t], std::min(end, produced_[t] + options_.stripe_rows)});
+  }
+
+  void produce(int32_t t, Range rows) {
+    if (streamed_[t]) {
+      record(StepKind::Load, ring_[t], t, rows);
+      return;
+    }
+    const Op& op = graph_.ops[graph_.tensors[t].producer];
+    for (size_t position = 0; position < op.inputs.size(); ++position) {
+      const int32_t u = op.inputs[position];
+      if (u < 0 || graph_.tensors[u].is_constant()) continue;
+      const bool inside = streamed_[u] || (graph_.tensors[u].producer >= 0 && in_segment_[graph_.tensors[u].producer]);
+      const Range need = map_range(facts_.op(op.index).rows[position], rows);
+      if (inside && !need.empty()) ensure(u, need.end);
+    }
+    record(StepKind::Run, op.index, t, rows);
+    const OpFacts& f = facts_.op(op.index);
+    const int64_t macs = f.macs_per_pixel * rows.size() * graph_.tensors[t].shape[2];
+    result_.macs += macs;
+    result_.op_macs[position_[op.index]] += macs;
+    if (rows.size() != last_rows_[op.index]) {  // scratch depends on the rows per call only
+      last_rows_[op.index] = rows.size();
+      int64_t& scratch = result_.op_scratch[position_[op.index]];
+      scratch = std::max(scratch, f.scratch.bytes(rows.size()));
+      result_.scratch_bytes = std::max(result_.scratch_bytes, scratch);
+    }
+  }
+
+  // A Shift before each write that would overflow its ring.
+  void insert_shifts() {
+    std::vector<int32_t> first_row(result_.rings.size(), 0);
+    std::vector<StreamStep> steps;
+    size_t next = 0;
+    for (size_t s = 0; s < result_.steps.size(); ++s) {
+      for (; next < writes_.size() && writes_[next].step == s; ++next) {
+        const Write& w = writes_[next];
+        if (w.end - first_row[w.ring] <= result_.rings[w.ring].rows) continue;
+        steps.push_back({StepKind::Shift, w.ring, w.need_first, w.need_first});
+        first_row[w.ring] = w.need_first;
+      }
+      steps.push_back(result_.steps[s]);
+    }
+    result_.steps = std::move(steps);
+  }
+
+  const Graph& graph_;
+  const GraphFacts& facts_;
+  StreamOptions options_;
+  std::vector<bool> in_segment_;
+  std::vector<int32_t> ring_, produced_;
+  std::vector<bool> streamed_;
+  std::vector<Write> writes_;
+  std::vector<int32_t> last_rows_;  // per op: rows of its last call
+  std::vector<int32_t> position_;   // per op: its position in the segment, -1 outside
+  RowStream result_;
+};
+
+}  // namespace
+
+int64_t RowStream::ring_bytes() const {
+  int64_t total = 0;
+  for (const Ring& r : rings) total += r.bytes();
+  return total;
+}
+
+int32_t RowStream::ring_of(int32_t tensor) const {
+  for (size_t i = 0; i < rings.size(); ++i)
+    if (rings[i].tensor == tensor) return static_cast<int32_t>(i);
+  return -1;
+}
+
+RowStream stream_rows(const Graph& graph, const std::vector<int32_t>& ops, const StreamOptions& options) {
+  return stream_rows(graph, GraphFacts(graph), ops, options);
+}
+
+RowStream stream_rows(const Graph& graph, const GraphFacts& facts, const std::vector<int32_t>& ops,
+                      const StreamOptions& options) {
+  return Streamer(graph, facts, ops, options).run();
+}
+
+}  // namespace tinyarena::tiling

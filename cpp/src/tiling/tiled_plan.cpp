@@ -1,0 +1,173 @@
+#include "tinyarena/tiling/tiled_plan.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "tinyarena/graph/op_metrics.h"
+
+namespace tinyarena::tiling {
+namespace {
+
+using liveness::BufferKind;
+using liveness::LiveBuffer;
+using liveness::Liveness;
+
+// What a segment changes in the untiled liveness: the tensors it keeps in
+// its own buffers (rings or per-patch regions), the whole tensors it reads
+// or writes for its entire span, and its own buffers.
+struct SegmentBuffers {
+  int32_t first_step = 0, last_step = 0;
+  std::vector<int32_t> full_inputs, full_outputs;
+  std::vector<LiveBuffer> own;  // lifetimes filled in; `tensors` set for activation buffers
+};
+
+std::string tensor_label(const graph::Graph& graph, int32_t t) {
+  const std::string& name = graph.tensors[t].name;
+  return name.empty() ? "tensor " + std::to_string(t) : name;
+}
+
+LiveBuffer own_buffer(std::string name, BufferKind kind, int64_t size, int32_t first, int32_t last,
+                      std::vector<int32_t> tensors, int32_t op) {
+  LiveBuffer b;
+  b.name = std::move(name);
+  b.kind = kind;
+  b.size = size;
+  b.first = first;
+  b.last = last;
+  b.tensors = std::move(tensors);
+  b.op = op;
+  return b;
+}
+
+SegmentBuffers stream_buffers(const graph::Graph& graph, const RowStream& stream, int32_t s0, int32_t s1) {
+  SegmentBuffers sb{s0, s1, stream.full_inputs, stream.full_outputs, {}};
+  for (const Ring& ring : stream.rings)
+    sb.own.push_back(own_buffer(tensor_label(graph, ring.tensor) + " [ring " + std::to_string(ring.rows) + " rows]",
+                                BufferKind::Activation, ring.bytes(), s0, s1, {ring.tensor}, -1));
+  if (stream.scratch_bytes > 0)
+    sb.own.push_back(own_buffer("scratch@" + std::to_string(stream.ops.front()) + " row stream", BufferKind::Scratch,
+                                stream.scratch_bytes, s0, s1, {}, stream.ops.front()));
+  return sb;
+}
+
+// Per-patch buffers live from their producer's step to their last reader's
+// step inside the segment (every patch runs the segment's ops in order).
+SegmentBuffers patch_buffers(const graph::Graph& graph, const PatchRun& run, const std::vector<int32_t>& step_of,
+                             int32_t s0, int32_t s1) {
+  SegmentBuffers sb{s0, s1, run.full_inputs, {run.full_output}, {}};
+  for (const PatchBuffer& pb : run.buffers) {
+    const graph::Tensor& t = graph.tensors[pb.tensor];
+    const int32_t first = t.producer >= 0 ? step_of[t.producer] : s0;
+    int32_t last = first;
+    for (int32_t c : t.consumers) last = std::max(last, step_of[c]);
+    sb.own.push_back(own_buffer(tensor_label(graph, pb.tensor) + " [patch " + std::to_string(pb.rows) + "x" +
+                                    std::to_string(pb.cols) + "]",
+                                BufferKind::Activation, pb.bytes, first, last, {pb.tensor}, -1));
+  }
+  for (size_t i = 0; i < run.ops.size(); ++i)
+    if (run.op_scratch[i] > 0) {
+      const graph::Op& op = graph.ops[run.ops[i]];
+      sb.own.push_back(own_buffer("scratch@" + std::to_string(op.index) + " " + op.type + " patch", BufferKind::Scratch,
+                                  run.op_scratch[i], step_of[op.index], step_of[op.index], {}, op.index));
+    }
+  return sb;
+}
+
+// The untiled liveness with each segment's tensors moved to its own buffers.
+Liveness tiled_liveness(const graph::Graph& graph, const Liveness& base, const std::vector<SegmentBuffers>& segments,
+                        const std::vector<int32_t>& segment_of_op) {
+  std::vector<int32_t> own_tensor(graph.tensors.size(), -1);  // segment holding the tensor in its own buffer
+  for (size_t s = 0; s < segments.size(); ++s)
+    for (const LiveBuffer& b : segments[s].own)
+      for (int32_t t : b.tensors) own_tensor[t] = static_cast<int32_t>(s);
+  Liveness result;
+  result.order = base.order;
+  for (int32_t op : base.inplace_ops)
+    if (segment_of_op[op] < 0) result.inplace_ops.push_back(op);
+  for (const LiveBuffer& buffer : base.buffers) {
+    if (buffer.kind == BufferKind::Scratch && segment_of_op[buffer.op] >= 0) continue;
+    const bool owned = !buffer.tensors.empty() && std::all_of(buffer.tensors.begin(), buffer.tensors.end(),
+                                                              [&](int32_t t) { return own_tensor[t] >= 0; });
+    if (owned) continue;
+    LiveBuffer b = buffer;
+    for (const SegmentBuffers& sb : segments) {
+      auto holds = [&](const std::vector<int32_t>& list) {
+        return std::any_of(b.tensors.begin(), b.tensors.end(),
+                           [&](int32_t t) { return std::find(list.begin(), list.end(), t) != list.end(); });
+      };
+      if (holds(sb.full_inputs)) b.last = std::max(b.last, sb.last_step);      // read during the whole segment
+      if (holds(sb.full_outputs)) b.first = std::min(b.first, sb.first_step);  // written from its start
+    }
+    result.buffers.push_back(b);
+  }
+  for (const SegmentBuffers& sb : segments) result.buffers.insert(result.buffers.end(), sb.own.begin(), sb.own.end());
+  result.tensor_buffer.assign(graph.tensors.size(), -1);
+  result.tensor_offset.assign(graph.tensors.size(), 0);  // segment tensors are never placed: their own buffers start them
+  for (size_t b = 0; b < result.buffers.size(); ++b)
+    if (result.buffers[b].kind == BufferKind::Activation)
+      for (int32_t t : result.buffers[b].tensors) {
+        result.tensor_buffer[t] = static_cast<int32_t>(b);
+        if (own_tensor[t] < 0) result.tensor_offset[t] = base.tensor_offset[t];
+      }
+  return result;
+}
+
+}  // namespace
+
+TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>& segments, const TilingOptions& options) {
+  TiledPlan tiled;
+  tiled.segments = segments;
+  std::vector<int32_t> segment_of_op(graph.ops.size(), -1);
+  plan::PlanOptions plan_options = options.plan;
+  for (size_t s = 0; s < segments.size(); ++s)
+    for (int32_t op : segments[s].ops) {
+      if (op < 0 || op >= static_cast<int32_t>(graph.ops.size()))
+        throw std::invalid_argument("segment " + std::to_string(s) + " names op " + std::to_string(op) + ", which does not exist");
+      if (segment_of_op[op] >= 0) throw std::invalid_argument("op " + std::to_string(op) + " is in two segments");
+      segment_of_op[op] = static_cast<int32_t>(s);
+      plan_options.liveness.not_inplace_ops.push_back(op);
+    }
+  const Liveness base = liveness::analyze_liveness(graph, plan_options.liveness, plan_options.order);
+  std::vector<int32_t> step_of(graph.ops.size());
+  for (size_t s = 0; s < base.order.size(); ++s) step_of[base.order[s]] = static_cast<int32_t>(s);
+
+  std::vector<SegmentBuffers> buffers;
+  for (size_t s = 0; s < segments.size(); ++s) {
+    const Segment& seg = segments[s];
+    if (seg.ops.empty()) throw std::invalid_argument("segment " + std::to_string(s) + " has no ops");
+    const int32_t s0 = step_of[seg.ops.front()], s1 = step_of[seg.ops.back()];
+    for (size_t i = 0; i < seg.ops.size(); ++i)
+      if (step_of[seg.ops[i]] != s0 + static_cast<int32_t>(i))
+        throw std::invalid_argument("segment " + std::to_string(s) + " is not a run of consecutive ops of the schedule");
+    if (seg.mode == Mode::Rows) {
+      tiled.streams.push_back(stream_rows(graph, seg.ops, {seg.stripe_rows, options.stream_input, true}));
+      tiled.patch_runs.emplace_back();
+      buffers.push_back(stream_buffers(graph, tiled.streams.back(), s0, s1));
+      tiled.macs += tiled.streams.back().macs;
+    } else {
+      tiled.patch_runs.push_back(run_patches(graph, seg.ops, seg.patches_h, seg.patches_w, options.stream_input));
+      tiled.streams.emplace_back();
+      buffers.push_back(patch_buffers(graph, tiled.patch_runs.back(), step_of, s0, s1));
+      tiled.macs += tiled.patch_runs.back().macs;
+    }
+  }
+  for (const graph::Op& op : graph.ops) {
+    const int64_t macs = graph::op_macs(graph, op);
+    tiled.untiled_macs += macs;
+    if (segment_of_op[op.index] < 0) tiled.macs += macs;
+  }
+  tiled.plan = plan::plan_buffers(graph, plan_options, tiled_liveness(graph, base, buffers, segment_of_op));
+  tiled.plan.macs = tiled.macs;
+  for (plan::OpReport& report : tiled.plan.ops) {  // what each segment op really computes
+    const int32_t s = segment_of_op[report.index];
+    if (s < 0) continue;
+    const bool rows = segments[s].mode == Mode::Rows;
+    const std::vector<int32_t>& ops = segments[s].ops;
+    const size_t i = static_cast<size_t>(std::find(ops.begin(), ops.end(), report.index) - ops.begin());
+    report.metrics.macs = rows ? tiled.streams[s].op_macs[i] : tiled.patch_runs[s].op_macs[i];
+  }
+  return tiled;
+}
+
+}  // namespace tinyarena::tiling

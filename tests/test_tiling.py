@@ -1,0 +1,347 @@
+"""Tiling: receptive-field algebra, row-streamed segments (rings), patch runs, tiled plans through
+the real liveness and allocator, the search, and bit-exact code for row-streamed schedules."""
+
+import random
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tinyarena
+from shared_models import shared_model
+from tinyarena import _core, builder, tiling
+from tinyarena.builder import ModelBuilder
+from tinyarena.verify import verify
+
+needs_cortex_m = pytest.mark.skipif(
+    shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
+    reason="arm-none-eabi-gcc or qemu-system-arm missing",
+)
+
+
+def mixed_model():
+    """Every op kind a segment can stream: strided, dilated and depth-multiplied windows, pools,
+    a residual ADD, a MUL broadcast along rows, one-input elementwise ops; 20 x 17 input."""
+    mb = ModelBuilder("tiling_mix", seed=3)
+    x = mb.input([1, 20, 17, 4])
+    a = mb.conv2d(x, 8, kernel=3, stride=2, activation="RELU6")                # 10 x 9
+    b = mb.depthwise_conv2d(a, kernel=3, dilation=2, activation="RELU")        # dilated
+    c = mb.conv2d(b, 8, kernel=1)
+    d = mb.add(a, c)                                                           # residual
+    e = mb.depthwise_conv2d(d, kernel=(3, 5), stride=(2, 1), depth_multiplier=2)  # 5 x 9 x 16
+    f = mb.max_pool2d(e, pool=3, stride=1, padding="SAME")
+    g = mb.hard_swish(f)
+    h = mb.average_pool2d(g, pool=2, stride=1, padding="SAME")
+    row_mean = mb.mean(h, axes=(1,), keep_dims=True)                           # 1 x 9 x 16
+    i = mb.mul(h, row_mean)                                                    # broadcast over rows
+    j = mb.logistic(i)
+    mb.output(mb.conv2d(j, 6, kernel=3, padding="VALID"))
+    return tinyarena.load_model(mb.build())
+
+
+@pytest.fixture(scope="module")
+def mix():
+    return mixed_model()
+
+
+def spatial_ops(graph):
+    return [op.index for op in graph.ops if _core.is_tileable(graph, op.index)]
+
+
+# ---------------------------------------------------------------- receptive-field algebra
+def test_window_input_covers_every_tap_and_nothing_beyond_the_window():
+    rng = random.Random(5)
+    for _ in range(3000):
+        size, kernel = rng.randint(1, 30), rng.randint(1, 7)
+        stride, dilation, pad = rng.randint(1, 3), rng.randint(1, 3), rng.randint(0, 4)
+        out = max(1, (size + 2 * pad - (kernel - 1) * dilation - 1) // stride + 1)
+        begin = rng.randrange(out)
+        end = rng.randint(begin + 1, out)
+        a, b = _core.window_input(size, kernel, stride, dilation, pad, begin, end)
+        taps = [o * stride - pad + k * dilation for o in range(begin, end) for k in range(kernel)]
+        valid = [t for t in taps if 0 <= t < size]
+        if a < b:  # the window's hull, clipped: what a kernel widening whole windows touches
+            assert (a, b) == (max(0, min(taps)), min(size, max(taps) + 1))
+        if valid:
+            assert a <= min(valid) and max(valid) < b  # every row read is inside
+            if dilation == 1 and stride <= kernel:
+                assert (a, b) == (min(valid), max(valid) + 1)  # no row in between is spare
+
+
+def test_input_range_of_real_ops_at_the_borders(mix):
+    first = mix.ops[0]  # conv 3x3 stride 2 SAME on 20 rows: pad_top 0 (the odd pad goes to the bottom)
+    assert first.type == "CONV_2D"
+    assert _core.input_range(mix, 0, 0, "rows", 0, 1) == (0, 3)
+    assert _core.input_range(mix, 0, 0, "rows", 9, 10) == (18, 20)
+    assert _core.input_range(mix, 0, 0, "cols", 0, 1) == (0, 2)  # 17 cols: pad_left 1 -> taps -1..1
+    assert _core.input_range(mix, 0, 0, "cols", 8, 9) == (15, 17)
+    dilated = 1  # depthwise 3x3 dilation 2 SAME: pad 2
+    assert _core.input_range(mix, dilated, 0, "rows", 0, 1) == (0, 3)
+    assert _core.input_range(mix, dilated, 0, "rows", 5, 6) == (3, 8)
+    mul = next(op for op in mix.ops if op.type == "MUL")
+    assert _core.input_range(mix, mul.index, 0, "rows", 2, 4) == (2, 4)
+    assert _core.input_range(mix, mul.index, 1, "rows", 2, 4) == (0, 1)  # broadcast row
+    last = mix.ops[-1]  # conv 3x3 VALID
+    assert _core.input_range(mix, last.index, 0, "rows", 0, 3) == (0, 5)
+
+
+def test_input_range_of_pad_and_resize():
+    mb = ModelBuilder("pad_resize", seed=1)
+    x = mb.input([1, 6, 5, 2])
+    p = mb.pad(x, [[0, 0], [2, 1], [1, 0], [0, 0]])  # 9 x 6
+    mb.output(mb.resize_nearest_neighbor(p, (18, 12)))
+    g = tinyarena.load_model(mb.build())
+    assert _core.input_range(g, 0, 0, "rows", 0, 2) == (0, 0)  # all padding: nothing read
+    assert _core.input_range(g, 0, 0, "rows", 0, 4) == (0, 2)
+    assert _core.input_range(g, 0, 0, "rows", 7, 8) == (5, 6)
+    assert _core.input_range(g, 0, 0, "rows", 8, 9) == (0, 0)  # the bottom padding
+    assert _core.input_range(g, 1, 0, "rows", 4, 7) == (2, 4)  # nearest, scale 1/2
+    assert not _core.is_tileable(g, 0)  # PAD has an algebra rule but no stripe kernel
+
+
+# ---------------------------------------------------------------- row streaming
+def replay(graph, stream):
+    """Replays a stream's steps, checking each call finds its input rows in the rings."""
+    lo = {r.tensor: 0 for r in stream.rings}
+    hi = dict(lo)
+    cap = {r.tensor: r.rows for r in stream.rings}
+    by_op = {op: graph.ops[op] for op in stream.ops}
+    produced = {}
+    for kind, target, begin, end in stream.steps:
+        if kind == "shift":
+            t = stream.rings[target].tensor
+            assert lo[t] <= begin <= hi[t]
+            lo[t] = begin
+            continue
+        if kind == "load":
+            t = stream.rings[target].tensor
+        else:
+            op = by_op[target]
+            for position, u in enumerate(op.inputs):
+                if u in lo:
+                    a, b = _core.input_range(graph, target, position, "rows", begin, end)
+                    assert lo[u] <= a and b <= hi[u], f"op {target} rows {begin}..{end} needs {a}..{b} of {u}"
+            t = op.outputs[0]
+        assert produced.get(t, 0) == begin  # every row once, in order
+        produced[t] = end
+        if t in lo:
+            hi[t] = end
+            assert hi[t] - lo[t] <= cap[t]
+    return produced
+
+
+@pytest.mark.parametrize("stripe_rows, stream_input", [(1, True), (2, False), (3, True)])
+def test_stream_rows_replay_holds_every_window(mix, stripe_rows, stream_input):
+    ops = spatial_ops(mix)
+    ops = ops[: ops.index(next(op.index for op in mix.ops if op.type == "MUL"))]  # the run before MEAN's reader
+    stream = _core.stream_rows(mix, ops, stripe_rows, stream_input)
+    produced = replay(mix, stream)
+    for t in stream.full_outputs:
+        assert produced[t] == mix.tensors[t].shape[1]
+    assert (mix.inputs[0] in [r.tensor for r in stream.rings]) == stream_input
+    untiled = sum(r.macs for r in tinyarena.plan(mix).ops if r.index in ops)
+    assert stream.macs == untiled  # row streaming recomputes nothing
+    for ring in stream.rings:
+        assert ring.rows < mix.tensors[ring.tensor].shape[1]
+
+
+def test_stream_rows_rejects_what_it_cannot_stream(mix):
+    mean = next(op.index for op in mix.ops if op.type == "MEAN")
+    with pytest.raises(ValueError, match="cannot be row-streamed"):
+        _core.stream_rows(mix, [mean])
+    with pytest.raises(ValueError, match="stripe rows"):
+        _core.stream_rows(mix, [0], 0)
+
+
+# ---------------------------------------------------------------- tiled plans and search
+def test_tiled_plan_is_valid_and_uses_rings(mix):
+    untiled = tinyarena.plan(mix)
+    ops = spatial_ops(mix)[:6]
+    tiled = tiling.tile(mix, [tiling.Segment(ops)], stream_input=True)
+    assert tiled.validate() == []
+    assert tiled.peak_bytes < untiled.peak_bytes
+    assert tiled.mac_overhead == 1.0 and sum(r.macs for r in tiled.ops) == tiled.macs
+    rings = [b for b in tiled.buffers if "[ring" in b.name]
+    assert rings and all(b.first == 0 and b.last == len(ops) - 1 for b in rings)
+    assert mix.inputs[0] not in [t for b in tiled.buffers if "[ring" not in b.name for t in b.tensors]
+    with pytest.raises(ValueError, match="consecutive"):
+        tiling.tile(mix, [tiling.Segment([0, 2])])
+
+
+def test_patch_run_recomputes_halos(mix):
+    ops = spatial_ops(mix)[4:7]  # depthwise, max pool (its input needs halos), hard swish
+    run = _core.run_patches(mix, ops, 2, 2, False)
+    untiled = sum(r.macs for r in tinyarena.plan(mix).ops if r.index in ops)
+    assert run.macs > untiled  # the halos
+    plan = tiling.tile(mix, [tiling.Segment(ops, mode="patches", patches_h=2, patches_w=2)])
+    assert plan.validate() == [] and plan.mac_overhead > 1.0
+    assert sum(r.macs for r in plan.ops) == plan.macs == plan.core.macs  # the report shows the recomputation
+    with pytest.raises(ValueError, match="grid"):
+        _core.run_patches(mix, ops, 50, 1, False)
+
+
+@pytest.mark.parametrize("name", ["vww_96_int8", "person_detect"])
+def test_search_rows_keeps_macs_and_cuts_the_peak(name):
+    path = shared_model(name)
+    result = tiling.search(path, tiling="rows")
+    best = result.best
+    assert best.validate() == [] and best.mac_overhead <= 1.0
+    assert best.peak_bytes < result.untiled_peak_bytes / 2
+    assert [p.peak_bytes for p in result.front][0] == best.peak_bytes
+
+
+def test_search_with_patches_respects_the_budget():
+    result = tiling.search(shared_model("person_detect"), tiling="auto", max_mac_overhead=1.1, stream_input=False)
+    assert result.best.mac_overhead <= 1.1
+    macs = [p.macs for p in result.front]
+    peaks = [p.peak_bytes for p in result.front]
+    assert macs == sorted(macs) and peaks == sorted(peaks, reverse=True)  # a Pareto front
+    assert len(set(peaks)) == len(peaks)
+    with pytest.raises(ValueError, match="at least 1.0"):
+        tiling.search(shared_model("person_detect"), max_mac_overhead=0.9)
+
+
+def test_search_under_a_limit_takes_the_fewest_macs_that_fit():
+    free = tiling.search(shared_model("person_detect"), tiling="auto", max_mac_overhead=1.1, stream_input=False)
+    assert free.best.mac_overhead > 1.0  # the smallest peak costs MACs
+    roomy = tiling.search(shared_model("person_detect"), tiling="auto", max_mac_overhead=1.1, stream_input=False,
+                          sram="30K")
+    assert roomy.best.fits and roomy.best.mac_overhead == 1.0 and roomy.best.peak_bytes > free.best.peak_bytes
+
+
+def test_sweep_records_fit_exactly_when_the_peak_is_within_the_limit():
+    records = tiling.sweep(shared_model("person_detect"), sram_limits=[8 * 1024, "20K", "64K"], max_mac_overhead=1.1)
+    assert [r.fits for r in records] == [r.peak_bytes <= r.sram_limit for r in records]
+    assert not records[0].fits and records[-1].fits
+    assert records[-1].mac_overhead == 1.0  # with room to spare, no recomputation
+
+
+# ---------------------------------------------------------------- code generation
+def check_exact(graph, tiled, target, tmp_path):
+    result = verify(None, target=target, plan=tiled, work_dir=tmp_path)
+    assert result.bit_exact, result.summary()
+    assert result.arena_bytes == tiled.peak_bytes
+
+
+@pytest.mark.parametrize("stripe_rows, stream_input", [(1, True), (3, False)])
+def test_row_streamed_mixed_model_is_bit_exact_on_host(mix, stripe_rows, stream_input, tmp_path):
+    ops = spatial_ops(mix)
+    mean = next(op.index for op in mix.ops if op.type == "MEAN")
+    segments = [tiling.Segment([o for o in ops if o < mean], stripe_rows=stripe_rows),
+                tiling.Segment([o for o in ops if o > mean], stripe_rows=stripe_rows)]
+    check_exact(mix, tiling.tile(mix, segments, stream_input=stream_input), "host", tmp_path)
+
+
+def test_mobilenet_v2_row_streamed_is_bit_exact_on_host(tmp_path):
+    graph = tinyarena.load_model(builder.mobilenet_v2(alpha=0.35, resolution=128, num_classes=10))
+    best = tiling.search(graph, tiling="rows").best
+    assert best.segments and best.peak_bytes < tinyarena.plan(graph).peak_bytes
+    check_exact(graph, best, "host", tmp_path / "searched")
+    first_add = next(op.index for op in graph.ops if op.type == "ADD")  # a residual block inside the segment
+    check_exact(graph, tiling.tile(graph, [tiling.Segment(range(first_add + 4))], stream_input=True), "host",
+                tmp_path / "residual")
+
+
+def test_explicit_pad_mobilenet_v2_streams_after_pad_folding(tmp_path):
+    """As TF exports it (a PAD before every stride-2 depthwise): a PAD cannot stream, so it cuts
+    every cascade; folded into the depthwise's explicit padding, one cascade runs through."""
+    data = builder.mobilenet_v2(alpha=0.35, resolution=96, num_classes=10, explicit_pad=True)
+    unfolded = tiling.search(data, tiling="rows", transforms="none").best
+    folded = tiling.search(data, tiling="rows").best
+    assert "PAD" in [op.type for op in unfolded.graph.ops] and "PAD" not in [op.type for op in folded.graph.ops]
+    assert folded.transforms[0].name == "fold_pads" and folded.transforms[0].applied
+    explicit = {op.index for op in folded.graph.ops if op.options.padding == "EXPLICIT"}
+    assert explicit & {op for seg in folded.segments for op in seg.ops}  # a folded depthwise inside a segment
+    assert folded.mac_overhead == 1.0 and folded.peak_bytes < unfolded.peak_bytes
+    assert folded.validate() == []
+    result = verify(data, target="host", plan=folded, work_dir=tmp_path)
+    assert result.bit_exact, result.summary()
+    assert result.arena_bytes == folded.peak_bytes
+
+
+def test_segments_stop_at_zero_copy_slices(tmp_path):
+    """Concatenation branches writing their channel slices are placed tensors: no segment holds
+    them or the elided concatenation, and the mixed plan stays bit-exact."""
+    from test_transforms import concat_bottleneck_model
+
+    data = concat_bottleneck_model()
+    best = tiling.search(data, tiling="rows", transforms="zero_copy").best
+    graph = best.graph
+    elided = [op.index for op in graph.ops if op.elided]
+    placed = {t.index for t in graph.tensors if t.placement} | {t.placement[0] for t in graph.tensors if t.placement}
+    assert elided and placed
+    assert not any(_core.is_tileable(graph, op) for op in elided)
+    for seg in best.segments:
+        for op in (graph.ops[i] for i in seg.ops):
+            assert not op.elided and not placed & set(op.outputs) and not placed & set(op.inputs)
+    tileable = [op.index for op in graph.ops if _core.is_tileable(graph, op.index)]
+    assert tileable  # ops off the slices still tile
+    result = verify(data, target="host", plan=tiling.tile(graph, [tiling.Segment(tileable[-1:])], stream_input=True),
+                    work_dir=tmp_path)
+    assert result.bit_exact, result.summary()
+
+
+@pytest.mark.parametrize("name", ["kws_ref_model", "pretrainedResnet_quant", "str_ww_ref_model"])
+def test_shared_models_tiled_in_both_modes_are_bit_exact_on_host(name, tmp_path):
+    graph = tinyarena.load_model(shared_model(name))
+    ops = spatial_ops(graph)
+    assert ops == list(range(len(ops)))  # the spatial layers come first, one run
+    check_exact(graph, tiling.tile(graph, [tiling.Segment(ops)], stream_input=True), "host", tmp_path / "rows")
+    while graph.tensors[graph.ops[ops[-1]].outputs[0]].shape[1] < 2:  # patches need two output rows
+        ops.pop()
+    width = graph.tensors[graph.ops[ops[-1]].outputs[0]].shape[2]
+    patches = tiling.Segment(ops, mode="patches", patches_h=2, patches_w=min(2, width))
+    check_exact(graph, tiling.tile(graph, [patches], stream_input=True), "host", tmp_path / "patches")
+
+
+@needs_cortex_m
+def test_row_streamed_schedules_are_bit_exact_on_cortex_m4(mix, tmp_path):
+    check_exact(mix, tiling.tile(mix, [tiling.Segment(spatial_ops(mix)[:8])], stream_input=True), "cortex-m4",
+                tmp_path / "mix")
+    vww = tiling.search(shared_model("vww_96_int8"), tiling="rows").best
+    check_exact(vww.graph, vww, "cortex-m4", tmp_path / "vww")
+
+
+def patch_and_row_segments(graph):
+    ops = spatial_ops(graph)
+    return [tiling.Segment(ops[:4], mode="patches", patches_h=2, patches_w=3),  # a residual ADD inside
+            tiling.Segment(ops[4:8], stripe_rows=2)]
+
+
+@pytest.mark.parametrize("stream_input", [True, False])
+def test_patch_and_mixed_schedules_are_bit_exact_on_host(mix, stream_input, tmp_path):
+    plan = tiling.tile(mix, patch_and_row_segments(mix), stream_input=stream_input)
+    assert plan.mac_overhead > 1.0 and plan.validate() == []
+    check_exact(mix, plan, "host", tmp_path)
+
+
+@needs_cortex_m
+def test_patch_and_mixed_schedules_are_bit_exact_on_cortex_m4(mix, tmp_path):
+    check_exact(mix, tiling.tile(mix, patch_and_row_segments(mix), stream_input=True), "cortex-m4", tmp_path)
+
+
+# ---------------------------------------------------------------- command line
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "tinyarena.cli", *map(str, args)], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_cli_tiling_plan_and_too_small_sram(tmp_path):
+    ok = run_cli("plan", shared_model("vww_96_int8"), "--tiling", "rows", "--sram", "32K")
+    assert ok.returncode == 0, ok.stderr
+    assert "tiling rows: peak" in ok.stdout and "1.000x" in ok.stdout
+    small = run_cli("plan", shared_model("vww_96_int8"), "--tiling", "auto", "--max-mac-overhead", "1.2",
+                    "--sram", "4K")
+    assert small.returncode == 2
+    assert "smallest peak the tiling search reached" in small.stderr and "4,096 bytes" in small.stderr
+    verified = run_cli("verify", shared_model("person_detect"), "--tiling", "auto", "--max-mac-overhead", "1.1")
+    assert verified.returncode == 0 and "bit-exact on host" in verified.stdout and "rows" in verified.stdout
+    both = run_cli("compile", shared_model("vww_96_int8"), "--tiling", "rows", "--transforms", "fold_pads", "-o",
+                   tmp_path / "out")
+    assert both.returncode == 0 and "tiling rows: peak" in both.stdout and "transforms: none applied" in both.stdout
+    exclusive = run_cli("plan", shared_model("vww_96_int8"), "--transforms", "zero_copy", "--no-transforms")
+    assert exclusive.returncode == 2 and "not allowed with" in exclusive.stderr
+    bad = run_cli("plan", shared_model("vww_96_int8"), "--tiling", "diagonal")
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr
