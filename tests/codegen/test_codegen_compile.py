@@ -62,9 +62,11 @@ def test_scratch_planned_is_what_the_kernels_ask():
     first_conv = next(op for op in graph.ops if op.type == "CONV_2D")
     k = 3 * 3 * 3  # 3x3 over 3 input channels
     out_c = graph.tensors[first_conv.outputs[0]].shape[3]
-    # ta_conv_s8_scratch_bytes: two int16 columns of K rounded up to 4, one 36-byte
-    # requantization record per output channel (rounded up to the plan's 16-byte alignment).
-    assert scratch[f"scratch@{first_conv.index} CONV_2D"] == 2 * 2 * ((k + 3) // 4 * 4) + 36 * out_c == 688
+    # ta_conv_s8_scratch_bytes with the per-channel records precomputed into flash: two int16
+    # columns of K rounded up to 4 (already a multiple of the plan's 16-byte alignment), no
+    # per-output-channel part.
+    assert out_c == 16
+    assert scratch[f"scratch@{first_conv.index} CONV_2D"] == 2 * 2 * ((k + 3) // 4 * 4) == 112
 
 
 def test_plan_without_scratch_cannot_be_compiled(tmp_path):
@@ -89,5 +91,8 @@ def test_dsp_build_ships_packed_weights_only_and_the_planned_arena(tmp_path):
     dsp, plain = symbols(""), symbols("-DTA_NO_SIMD")
     assert "op0_packed_weights" in dsp and "op0_weights" not in dsp
     assert "op0_weights" in plain and "op0_packed_weights" not in plain
+    # the conv's per-channel records (4 requantization words + bias) are const data of the DSP build only
+    out_c = plan.graph.tensors[plan.graph.ops[0].outputs[0]].shape[3]
+    assert dsp["op0_rq_records"] == 5 * 4 * out_c and "op0_rq_records" not in plain
     # one static arena of exactly the planned peak (activations and kernel scratch), in both builds
     assert dsp["ta_arena"] == plain["ta_arena"] == plan.peak_bytes

@@ -20,6 +20,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[2]
 KERNEL_DIR = REPO / "cpp" / "kernels"
 MAX_DIMS = 6
+CONV_RQ_WORDS = 5  # TA_CONV_RQ_WORDS
 
 EXTRA_FLAGS = []
 VARIANT_FLAGS = {"portable": ["-DTA_NO_SIMD"], "simd": ["-DTA_SIMD_EMULATE"]}
@@ -53,7 +54,8 @@ class ConvParams(C.Structure):
         "in_h", "in_w", "in_c", "out_h", "out_w", "out_c", "kernel_h", "kernel_w", "stride_h", "stride_w",
         "dilation_h", "dilation_w", "pad_top", "pad_left", "pad_bottom", "pad_right", "in_row_stride",
         "in_pix_stride", "out_row_stride", "out_pix_stride", "input_offset", "output_offset", "act_min", "act_max",
-    ) + [("weights", P8), ("packed_weights", P16), ("bias", P32), ("out_mult", P32), ("out_shift", P32)]
+    ) + [("weights", P8), ("packed_weights", P16), ("bias", P32), ("out_mult", P32), ("out_shift", P32),
+         ("rq_records", P32)]
 
 
 class DwConvParams(C.Structure):
@@ -153,6 +155,7 @@ class Kernels:
         sig = {
             "ta_conv_s8": [C.POINTER(ConvParams), P8, P8, i32, i32, vp],
             "ta_conv_s8_scratch_bytes": [C.POINTER(ConvParams)],
+            "ta_conv_s8_rq_records": [C.POINTER(ConvParams), P32],
             "ta_depthwise_conv_s8": [C.POINTER(DwConvParams), P8, P8, i32, i32, vp],
             "ta_depthwise_conv_s8_scratch_bytes": [C.POINTER(DwConvParams)],
             "ta_depthwise_conv_s8_inplace": [C.POINTER(DwConvParams), P8, vp],
@@ -195,6 +198,12 @@ class Kernels:
         return getattr(self.lib, name)
 
     # -------------------------------------------------------------- packing helpers
+    def conv_rq_records(self, params) -> np.ndarray:
+        """The per-channel records of a ConvParams, as the generator precomputes them."""
+        out = np.zeros(params.out_c * CONV_RQ_WORDS, np.int32)
+        self.lib.ta_conv_s8_rq_records(C.byref(params), ptr(out, C.c_int32))
+        return out
+
     def pack_gemm(self, w: np.ndarray, weights_offset: int = 0) -> np.ndarray:
         n = w.shape[0]
         k = int(np.prod(w.shape[1:]))

@@ -59,7 +59,8 @@ def run_op(k, case, stripes=1, inplace=False, out_pix_pad=0):
     stripes: conv/depthwise/pool output rows computed in this many separate calls.
     inplace: depthwise via ta_depthwise_conv_s8_inplace (when valid), ADD/MUL with out == in1.
     out_pix_pad: conv/depthwise/pool write into a wider tensor (extra channels per pixel) and
-      the valid channel slice is returned, exercising out_pix_stride.
+      the valid channel slice is returned, exercising out_pix_stride. The SIMD conv then builds
+      its per-channel records in scratch; every other conv run passes them precomputed.
     """
     t = case.op_type
     keep = []
@@ -81,6 +82,9 @@ def run_op(k, case, stripes=1, inplace=False, out_pix_pad=0):
             if k.simd:
                 p["packed_weights"] = k.pack_gemm(p["weights"])
             s = _struct(ConvParams, p, keep)
+            if k.simd and not out_pix_pad:  # records precomputed as generated code passes them; else in scratch
+                keep.append(k.conv_rq_records(s))
+                s.rq_records = ptr(keep[-1], C.c_int32)
             scratch, sp = _scratch(k.ta_conv_s8_scratch_bytes(C.byref(s)))
             fn = lambda xi, oi, y0, y1: k.ta_conv_s8(C.byref(s), ptr(xi, C.c_int8), ptr(oi, C.c_int8), y0, y1, sp)
         elif t == "DEPTHWISE_CONV_2D":

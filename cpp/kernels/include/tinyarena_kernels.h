@@ -95,11 +95,22 @@ typedef struct ta_conv_params {
   const int32_t *bias;          /* [out_c] or NULL */
   const int32_t *out_mult;      /* [out_c] */
   const int32_t *out_shift;     /* [out_c] */
+  /* [out_c][TA_CONV_RQ_WORDS] from ta_conv_s8_rq_records (4-byte aligned, e.g. const in flash),
+   * or NULL: the SIMD path then builds them in its scratch. */
+  const int32_t *rq_records;
 } ta_conv_params;
 
 void ta_conv_s8(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                 void *scratch);
+/* The SIMD path's column buffer, plus room for the per-channel records when p->rq_records is NULL. */
 size_t ta_conv_s8_scratch_bytes(const ta_conv_params *p);
+
+/* Per-output-channel constants of the SIMD path (four-word requantization with the output offset
+ * folded in, then the bias): TA_CONV_RQ_WORDS int32 per channel, written to records[0..out_c *
+ * TA_CONV_RQ_WORDS) from out_mult, out_shift, output_offset and bias. Valid for every build
+ * (with TA_SINGLE_ROUNDING the kernel takes the general requantization for every channel). */
+#define TA_CONV_RQ_WORDS 5
+void ta_conv_s8_rq_records(const ta_conv_params *p, int32_t *records);
 
 /* ------------------------------------------------------- DEPTHWISE_CONV_2D */
 typedef struct ta_dwconv_params {

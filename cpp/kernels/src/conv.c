@@ -72,16 +72,32 @@ static void conv_portable(const ta_conv_params *p, const int8_t *input, int8_t *
   }
 }
 
+/* A channel's constants for the SIMD loops: requantization and bias (one array for the loop);
+ * TA_CONV_RQ_WORDS int32, so a const int32_t array from the generator reads as conv_ch. */
+typedef struct conv_ch {
+  ta_rq4 q;
+  int32_t bias;
+} conv_ch;
+typedef char conv_ch_is_rq_words[sizeof(conv_ch) == TA_CONV_RQ_WORDS * sizeof(int32_t) ? 1 : -1];
+
+void ta_conv_s8_rq_records(const ta_conv_params *p, int32_t *records) {
+  conv_ch *const chs = (conv_ch *)(void *)records;
+  int32_t oc;
+  for (oc = 0; oc < p->out_c; ++oc) {
+    chs[oc].q = ta_rq4_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
+    chs[oc].bias = p->bias ? p->bias[oc] : 0;
+  }
+}
+
 /* Scratch of the SIMD path: a column buffer of 2 pixels x Kq int16 (Kq = K rounded up to a
- * multiple of 4) followed by room for one ta_rq per output channel (36 B; the kernel keeps a
- * 20-byte conv_ch there, the size is unchanged so that plans are). */
+ * multiple of 4), followed by the per-channel records unless the caller passes them. */
 static size_t col_bytes(const ta_conv_params *p) {
   const int32_t k = p->kernel_h * p->kernel_w * p->in_c;
   return (size_t)((k + 3) & ~3) * 2 * sizeof(int16_t);
 }
 
 size_t ta_conv_s8_scratch_bytes(const ta_conv_params *p) {
-  return col_bytes(p) + (size_t)p->out_c * sizeof(ta_rq);
+  return col_bytes(p) + (p->rq_records ? 0 : (size_t)p->out_c * sizeof(conv_ch));
 }
 
 #if TA_SIMD
@@ -306,17 +322,22 @@ TA_INLINE int32_t conv_act(int32_t v, int32_t lo, int32_t hi, int full) {
   return full ? ta_ssat8(v) : ta_clamp_act(v, lo, hi);
 }
 
-/* A channel's constants in the conv scratch: requantization and bias (one array for the loop). */
-typedef struct conv_ch {
-  ta_rq4 q;
-  int32_t bias;
-} conv_ch;
+/* Whether a channel takes the four-word fast form: it has one (q->rs >= 0), and the build uses
+ * TFLite's double rounding (records made on the host always assume it). */
+TA_INLINE int rq4_usable(const ta_rq4 *q) {
+#if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
+  (void)q;
+  return 0;
+#else
+  return q->rs >= 0;
+#endif
+}
 
 /* acc requantized, offset added and limited to the activation range: the four-word fast form
- * when the channel has one (q->rs >= 0), else ta_mbqm with the channel's (m, shift). */
+ * when the channel can use it (rq4_usable), else ta_mbqm with the channel's (m, shift). */
 TA_INLINE int8_t conv_out(const ta_rq4 *q, int32_t acc, int32_t m, int32_t shift, int32_t oo, int32_t lo,
                           int32_t hi, int full) {
-  return (int8_t)conv_act(q->rs >= 0 ? ta_rq4_apply(*q, acc) : ta_mbqm(acc, m, shift) + oo, lo, hi, full);
+  return (int8_t)conv_act(rq4_usable(q) ? ta_rq4_apply(*q, acc) : ta_mbqm(acc, m, shift) + oo, lo, hi, full);
 }
 
 /* Every output channel of the two pixels in the column buffer (o1 == NULL: one pixel); chs
@@ -431,7 +452,8 @@ static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
   const int32_t nwords = ((p->kernel_h * p->kernel_w * p->in_c + 3) & ~3) >> 1; /* SIMD words per pixel, even */
   const int32_t out_c = p->out_c, out_w = p->out_w;
   const int full = p->act_min == -128 && p->act_max == 127;
-  conv_ch *const chs = (conv_ch *)(void *)((uint8_t *)col + col_bytes(p));
+  const conv_ch *const chs = p->rq_records ? (const conv_ch *)(const void *)p->rq_records
+                                            : (const conv_ch *)(void *)((uint8_t *)col + col_bytes(p));
   int32_t oy, ox, oc;
   int all_fast = full && p->bias && (out_c & 1) == 0, folded = 1;
   /* 1x1 over whole SIMD words, every tap inside the input: both pixels widen in one pass */
@@ -439,10 +461,9 @@ static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
                                p->pad_left == 0 && (p->out_h - 1) * p->stride_h < p->in_h &&
                                (out_w - 1) * p->stride_w < p->in_w;
   void (*gemm)(const ta_conv_params *, const ta_i32a *, int32_t, const conv_ch *, int8_t *, int8_t *);
+  if (!p->rq_records) ta_conv_s8_rq_records(p, (int32_t *)(void *)((uint8_t *)col + col_bytes(p)));
   for (oc = 0; oc < out_c; ++oc) {
-    chs[oc].q = ta_rq4_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
-    chs[oc].bias = p->bias ? p->bias[oc] : 0;
-    all_fast &= chs[oc].q.rs >= 0;
+    all_fast &= rq4_usable(&chs[oc].q);
     folded &= chs[oc].q.oo == 0;
   }
   gemm = all_fast ? (folded ? gemm_2px_fast_folded : gemm_2px_fast_offset) : full ? gemm_2px_full : gemm_2px_clamped;

@@ -1,6 +1,7 @@
-// CONV_2D -> ta_conv_s8 and DEPTHWISE_CONV_2D -> ta_depthwise_conv_s8, one call
-// per image, or ta_depthwise_conv_s8_inplace when the plan put the output over
-// the input (its scratch is the plane the kernel copies each channel to).
+// CONV_2D -> ta_conv_s8 (its per-channel records precomputed into flash) and
+// DEPTHWISE_CONV_2D -> ta_depthwise_conv_s8, one call per image, or
+// ta_depthwise_conv_s8_inplace when the plan put the output over the input
+// (its scratch is the plane the kernel copies each channel to).
 #include "tinyarena/codegen/op_lowering.h"
 #include "tinyarena/common/errors.h"
 #include "tinyarena/kernels/kernel_params.h"
@@ -34,6 +35,13 @@ void add_constants(const LoweringContext& context, KernelCall& call, Fields& fie
   add_int32_array(call, fields, op, "out_shift", k.requant.shift);
 }
 
+// The SIMD path's per-channel records as a flash array (the portable path does not read them).
+void add_rq_records(KernelCall& call, Fields& fields, const graph::Op& op, const std::vector<int32_t>& records) {
+  call.arrays.push_back(int32_array(op, "rq_records", records));
+  call.arrays.back().condition = kWhenSimd;
+  fields.add_when(kWhenSimd, "rq_records", call.arrays.back().name);
+}
+
 KernelCall lower_conv(const LoweringContext& context, const graph::Op& op) {
   const kernels::ConvKernel k = kernels::conv_kernel(context.graph(), op);
   const ta_conv_params& p = k.params;
@@ -46,8 +54,9 @@ KernelCall lower_conv(const LoweringContext& context, const graph::Op& op) {
   add_constants(context, call, fields, op, k,
                 kernels::packed_gemm_weights(reinterpret_cast<const int8_t*>(context.graph().constant_data(weights)),
                                              p.out_c, p.kernel_h * p.kernel_w * p.in_c, 0));
+  add_rq_records(call, fields, op, kernels::conv_rq_records(k));
   call.params = fields.take();
-  const std::string scratch = scratch_for(context, op, static_cast<int64_t>(ta_conv_s8_scratch_bytes(&p)));
+  const std::string scratch = scratch_for(context, op, kernels::conv_scratch_bytes(p));
   call.call = per_image_call(op, "ta_conv_s8", k.images, operand(context, call, op, 0), int64_t{p.in_h} * p.in_w * p.in_c,
                              context.address(op.outputs[0]), int64_t{p.out_h} * p.out_w * p.out_c,
                              {"0", std::to_string(p.out_h), scratch});

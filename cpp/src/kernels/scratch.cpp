@@ -13,7 +13,7 @@ int64_t library_scratch_bytes(const graph::Graph& graph, const graph::Op& op, bo
   switch (op.opcode) {
     case opcode::kConv2D: {
       const ConvKernel k = detail::conv_geometry(graph, op);
-      return static_cast<int64_t>(ta_conv_s8_scratch_bytes(&k.params));
+      return conv_scratch_bytes(k.params);
     }
     case opcode::kDepthwiseConv2D: {
       const DepthwiseKernel k = detail::depthwise_geometry(graph, op);
@@ -36,6 +36,23 @@ int64_t scratch_bytes(const graph::Graph& graph, const graph::Op& op, bool in_pl
   } catch (const UnsupportedError&) {
     return 0;  // the planner plans any model; the code generator reports why this op cannot run
   }
+}
+
+std::vector<int32_t> conv_rq_records(const ConvKernel& k) {
+  ta_conv_params p = k.params;
+  p.out_mult = k.requant.mult.data();
+  p.out_shift = k.requant.shift.data();
+  p.bias = k.bias.empty() ? nullptr : k.bias.data();
+  std::vector<int32_t> records(static_cast<size_t>(p.out_c) * TA_CONV_RQ_WORDS);
+  ta_conv_s8_rq_records(&p, records.data());
+  return records;
+}
+
+int64_t conv_scratch_bytes(const ta_conv_params& params) {
+  static const int32_t kRecordsGiven = 0;  // the library reads only whether rq_records is set
+  ta_conv_params p = params;
+  p.rq_records = &kRecordsGiven;
+  return static_cast<int64_t>(ta_conv_s8_scratch_bytes(&p));
 }
 
 std::vector<int16_t> packed_gemm_weights(const int8_t* weights, int32_t n, int32_t k, int32_t weights_offset) {

@@ -108,6 +108,12 @@ int32_t elementwise_count(const graph::Graph& graph, const graph::Op& op);
 // cannot run (the code generator then reports why).
 int64_t scratch_bytes(const graph::Graph& graph, const graph::Op& op, bool in_place);
 
+// CONV_2D's per-channel records (ta_conv_s8_rq_records), built on the host so the
+// generated code keeps them in flash; with them the kernel's scratch is the
+// column buffer only (conv_scratch_bytes, what the planner reserves).
+std::vector<int32_t> conv_rq_records(const ConvKernel& k);
+int64_t conv_scratch_bytes(const ta_conv_params& params);
+
 // Weights in the library's TA_PACKED_S16 layouts (for the SIMD paths).
 std::vector<int16_t> packed_gemm_weights(const int8_t* weights, int32_t n, int32_t k, int32_t weights_offset);
 std::vector<int16_t> packed_depthwise_weights(const int8_t* weights, int32_t out_c, int32_t kernel_h,
