@@ -74,8 +74,7 @@ class Evaluator {
   int64_t untiled_macs(const std::vector<int32_t>& ops) const {
     int64_t total = 0;
     for (int32_t op : ops) {
-      const graph::Tensor& out = *graph_.output(graph_.ops[op], 0);
-      total += facts_.op(op).macs_per_pixel * out.shape[1] * out.shape[2];
+      total += facts_.op(op).macs_per_pixel * output_pixels(*graph_.output(graph_.ops[op], 0));
     }
     return total;
   }
@@ -103,6 +102,7 @@ class Evaluator {
     }
     std::vector<int32_t> owned;
     int64_t bytes = aligned(scratch);
+    for (size_t i = run.ops.size() - ops.size(); i < run.ops.size(); ++i) bytes += aligned(run.op_state[i]);
     for (const Ring& r : run.rings) {
       if (!inside(r.tensor, begin, end)) continue;
       owned.push_back(r.tensor);

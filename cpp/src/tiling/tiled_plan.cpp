@@ -45,6 +45,11 @@ SegmentBuffers stream_buffers(const graph::Graph& graph, const RowStream& stream
   for (const Ring& ring : stream.rings)
     sb.own.push_back(own_buffer(tensor_label(graph, ring.tensor) + " [ring " + std::to_string(ring.rows) + " rows]",
                                 BufferKind::Activation, ring.bytes(), s0, s1, {ring.tensor}, -1));
+  for (size_t i = 0; i < stream.ops.size(); ++i)  // state kept across calls: activation bytes, not kernel scratch
+    if (stream.op_state[i] > 0)
+      sb.own.push_back(own_buffer("sums@" + std::to_string(stream.ops[i]) + " " + graph.ops[stream.ops[i]].type +
+                                      " row stream",
+                                  BufferKind::Activation, stream.op_state[i], s0, s1, {}, stream.ops[i]));
   if (stream.scratch_bytes > 0)
     sb.own.push_back(own_buffer("scratch@" + std::to_string(stream.ops.front()) + " row stream", BufferKind::Scratch,
                                 stream.scratch_bytes, s0, s1, {}, stream.ops.front()));
