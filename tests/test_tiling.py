@@ -398,3 +398,16 @@ def test_row_streamed_mean_tail_is_bit_exact_on_cortex_m4(tmp_path):
     graph = mean_tail_model(False)
     check_exact(graph, tiling.tile(graph, [tiling.Segment(spatial_ops(graph), stripe_rows=2)], stream_input=True),
                 "cortex-m4", tmp_path)
+
+
+def test_segments_plan_no_kernel_scratch_when_scratch_is_off():
+    """scratch=False leaves every kernel's scratch out, a segment's too, so the search weighs
+    streamed and plain ops alike (the MEAN's sums are state, still counted)."""
+    graph = mean_tail_model(False)
+    segments = [tiling.Segment(spatial_ops(graph))]
+    with_scratch = tiling.tile(graph, segments, stream_input=True)
+    without = tiling.tile(graph, segments, stream_input=True, scratch=False)
+    assert any(b.kind == "scratch" for b in with_scratch.core.liveness.buffers)
+    assert not any(b.kind == "scratch" for b in without.core.liveness.buffers)
+    assert any(b.name.startswith("sums@") for b in without.buffers) and without.validate() == []
+    assert tiling.search(graph, tiling="rows", scratch=False).best.segments
