@@ -345,3 +345,69 @@ def test_cli_tiling_plan_and_too_small_sram(tmp_path):
     assert exclusive.returncode == 2 and "not allowed with" in exclusive.stderr
     bad = run_cli("plan", shared_model("vww_96_int8"), "--tiling", "diagonal")
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
+
+
+# ---------------------------------------------------------------- MEAN over rows and columns
+def mean_tail_model(keep_dims):
+    """A spatial tail ending in a 1x1 conv that feeds MEAN over H and W (a classifier head):
+    the MEAN sums rows as they stream, so the wide conv output is a ring, never whole."""
+    mb = ModelBuilder(f"mean_tail_{int(keep_dims)}", seed=11)
+    x = mb.input([1, 13, 11, 3])
+    a = mb.conv2d(x, 8, kernel=3, stride=2, activation="RELU6")                # 7 x 6
+    b = mb.depthwise_conv2d(a, kernel=3, activation="RELU6")
+    c = mb.conv2d(b, 40, kernel=1, activation="RELU6")                         # the wide head
+    m = mb.mean(c, axes=(1, 2), keep_dims=keep_dims)
+    mb.output(mb.fully_connected(mb.reshape(m, [1, 40]) if keep_dims else m, 5))
+    return tinyarena.load_model(mb.build())
+
+
+@pytest.mark.parametrize("keep_dims", [False, True])
+def test_mean_over_rows_and_columns_streams_into_sums(keep_dims):
+    graph = mean_tail_model(keep_dims)
+    mean = next(op.index for op in graph.ops if op.type == "MEAN")
+    assert _core.is_tileable(graph, mean)
+    head = graph.ops[mean].inputs[0]
+    assert _core.input_range(graph, mean, 0, "rows", 0, 1) == (0, graph.tensors[head].shape[1])
+    ops = spatial_ops(graph)
+    assert ops[-1] == mean
+    stream = _core.stream_rows(graph, ops, 2, True)
+    ring = next(r for r in stream.rings if r.tensor == head)
+    assert ring.rows == 2  # the conv's output held two rows at a time
+    assert stream.op_state == [0] * (len(ops) - 1) + [40 * 4]  # one int32 sum per channel
+    summed = [(b, e) for kind, op, b, e in stream.steps if kind == "run" and op == mean]
+    assert summed == [(0, 2), (2, 4), (4, 6), (6, 7)]  # every input row once, in order
+    assert stream.macs == sum(r.macs for r in tinyarena.plan(graph).ops if r.index in ops)
+    with pytest.raises(ValueError, match="cannot run on patches"):
+        _core.run_patches(graph, ops, 1, 1, False)
+
+
+@pytest.mark.parametrize("keep_dims, stripe_rows", [(False, 1), (True, 3)])
+def test_row_streamed_mean_tail_is_bit_exact_on_host(keep_dims, stripe_rows, tmp_path):
+    graph = mean_tail_model(keep_dims)
+    ops = spatial_ops(graph)
+    tiled = tiling.tile(graph, [tiling.Segment(ops, stripe_rows=stripe_rows)], stream_input=True)
+    before_mean = tiling.tile(graph, [tiling.Segment(ops[:-1], stripe_rows=stripe_rows)], stream_input=True)
+    assert tiled.validate() == [] and tiled.mac_overhead == 1.0
+    assert tiled.peak_bytes < before_mean.peak_bytes  # the head's output is no longer whole
+    assert any(b.name.startswith("sums@") and b.size == 40 * 4 for b in tiled.buffers)
+    check_exact(graph, tiled, "host", tmp_path)
+
+
+@needs_cortex_m
+def test_row_streamed_mean_tail_is_bit_exact_on_cortex_m4(tmp_path):
+    graph = mean_tail_model(False)
+    check_exact(graph, tiling.tile(graph, [tiling.Segment(spatial_ops(graph), stripe_rows=2)], stream_input=True),
+                "cortex-m4", tmp_path)
+
+
+def test_segments_plan_no_kernel_scratch_when_scratch_is_off():
+    """scratch=False leaves every kernel's scratch out, a segment's too, so the search weighs
+    streamed and plain ops alike (the MEAN's sums are state, still counted)."""
+    graph = mean_tail_model(False)
+    segments = [tiling.Segment(spatial_ops(graph))]
+    with_scratch = tiling.tile(graph, segments, stream_input=True)
+    without = tiling.tile(graph, segments, stream_input=True, scratch=False)
+    assert any(b.kind == "scratch" for b in with_scratch.core.liveness.buffers)
+    assert not any(b.kind == "scratch" for b in without.core.liveness.buffers)
+    assert any(b.name.startswith("sums@") for b in without.buffers) and without.validate() == []
+    assert tiling.search(graph, tiling="rows", scratch=False).best.segments

@@ -76,6 +76,7 @@ void bind_tiling(py::module_& m) {
           steps.append(py::make_tuple(step_kind_name(step.kind), step.target, step.begin, step.end));
         return steps;
       })
+      .def_readonly("op_state", &RowStream::op_state)
       .def_readonly("scratch_bytes", &RowStream::scratch_bytes)
       .def_readonly("macs", &RowStream::macs)
       .def_property_readonly("ring_bytes", &RowStream::ring_bytes);

@@ -245,6 +245,11 @@ typedef struct ta_mean_params {
 } ta_mean_params;
 /* Output is written densely in row-major order of the kept dims (same for keep_dims). */
 void ta_mean_s8(const ta_mean_params *p, const int8_t *input, int8_t *output);
+/* MEAN over H and W (reduce_mask 0b0110 of NHWC [1, H, W, C]) streamed by rows: accumulate adds
+ * rows [y0, y1) (input addressed from row 0; y0 == 0 clears `sums`, C int32), finish writes the
+ * C means once every row is in. Bit-exact with ta_mean_s8. */
+void ta_mean_hw_accumulate_s8(const ta_mean_params *p, const int8_t *input, int32_t y0, int32_t y1, int32_t *sums);
+void ta_mean_hw_finish_s8(const ta_mean_params *p, const int32_t *sums, int8_t *output);
 
 /* ------------------------------------------------------------ data movement */
 typedef struct ta_pad_params {

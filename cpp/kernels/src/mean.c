@@ -6,11 +6,22 @@
  */
 #include "tinyarena_kernels.h"
 
+/* The quantized mean of `n` int8 values summing to `sum` (TFLite's requantization, 1/n folded in). */
+static int8_t mean_of_sum(const ta_mean_params *p, int32_t sum, int32_t n) {
+  int32_t log2n = 0, mult, shift, v;
+  while (((int64_t)n >> (log2n + 1)) != 0) ++log2n;
+  log2n = ta_min32(log2n, 32);
+  log2n = ta_min32(log2n, 31 + p->shift);
+  mult = (int32_t)(((int64_t)p->mult << log2n) / n);
+  shift = p->shift - log2n;
+  v = ta_mbqm((int32_t)((int64_t)sum - (int64_t)p->input_zero_point * n), mult, shift) + p->output_zero_point;
+  return (int8_t)ta_clamp32(v, -128, 127);
+}
+
 void ta_mean_s8(const ta_mean_params *p, const int8_t *input, int8_t *output) {
   int32_t st[TA_MAX_DIMS], kept[TA_MAX_DIMS], red[TA_MAX_DIMS];
   int32_t kidx[TA_MAX_DIMS], ridx[TA_MAX_DIMS];
   int32_t nk = 0, nr = 0, n_out = 1, n_red = 1, d, s = 1, o, r, j;
-  int32_t mult, shift, log2n = 0;
   for (d = p->ndims - 1; d >= 0; --d) {
     st[d] = s;
     s *= p->in_shape[d];
@@ -25,14 +36,9 @@ void ta_mean_s8(const ta_mean_params *p, const int8_t *input, int8_t *output) {
     }
   }
   if (n_red <= 0) return;
-  while (((int64_t)n_red >> (log2n + 1)) != 0) ++log2n;
-  log2n = ta_min32(log2n, 32);
-  log2n = ta_min32(log2n, 31 + p->shift);
-  mult = (int32_t)(((int64_t)p->mult << log2n) / n_red);
-  shift = p->shift - log2n;
   for (j = 0; j < nk; ++j) kidx[j] = 0;
   for (o = 0; o < n_out; ++o) {
-    int32_t base = 0, sum = 0, v;
+    int32_t base = 0, sum = 0;
     for (j = 0; j < nk; ++j) base += kidx[j] * st[kept[j]];
     for (j = 0; j < nr; ++j) ridx[j] = 0;
     for (r = 0; r < n_red; ++r) {
@@ -44,11 +50,28 @@ void ta_mean_s8(const ta_mean_params *p, const int8_t *input, int8_t *output) {
         ridx[j] = 0;
       }
     }
-    v = ta_mbqm((int32_t)((int64_t)sum - (int64_t)p->input_zero_point * n_red), mult, shift) + p->output_zero_point;
-    output[o] = (int8_t)ta_clamp32(v, -128, 127);
+    output[o] = mean_of_sum(p, sum, n_red);
     for (j = nk - 1; j >= 0; --j) {
       if (++kidx[j] < p->in_shape[kept[j]]) break;
       kidx[j] = 0;
     }
   }
+}
+
+/* MEAN over H and W of NHWC [1, H, W, C], fed rows at a time: the same sums (int32 wraps as the
+ * reference's), so the same results as ta_mean_s8. */
+void ta_mean_hw_accumulate_s8(const ta_mean_params *p, const int8_t *input, int32_t y0, int32_t y1, int32_t *sums) {
+  const int32_t c = p->in_shape[3], n = (y1 - y0) * p->in_shape[2];
+  int32_t i, k;
+  if (y0 == 0)
+    for (k = 0; k < c; ++k) sums[k] = 0;
+  input += y0 * p->in_shape[2] * c;
+  for (i = 0; i < n; ++i, input += c)
+    for (k = 0; k < c; ++k) sums[k] += input[k];
+}
+
+void ta_mean_hw_finish_s8(const ta_mean_params *p, const int32_t *sums, int8_t *output) {
+  const int32_t c = p->in_shape[3], n = p->in_shape[1] * p->in_shape[2];
+  int32_t k;
+  for (k = 0; k < c; ++k) output[k] = mean_of_sum(p, sums[k], n);
 }

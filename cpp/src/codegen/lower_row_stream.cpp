@@ -27,6 +27,7 @@ class SegmentAddresses {
     return "ta_ring_row0(" + ring_base(r) + ", lo[" + std::to_string(r) + "], " +
            std::to_string(stream_.rings[r].row_bytes) + ")";
   }
+  std::string state(int32_t op) const { return tiled_.state_address(op); }
   std::string ring_base(int32_t r) const {
     return "(ta_arena + " + std::to_string(tiled_.tensor(stream_.rings[r].tensor).offset) + ")";
   }
@@ -59,6 +60,12 @@ std::string stripe_call(const graph::Graph& graph, const graph::Op& op, const Ke
       return "{\n  ta_dwconv_params p = op" + std::to_string(op.index) +
              "_params;\n  p.out_h = y1 - y0;\n  p.pad_top -= y0 * p.stride_h;\n  " +
              call_text("ta_depthwise_conv_s8", {"&p", in, out + " + y0 * " + rb, "0", "y1 - y0", scratch}) + "\n}";
+    }
+    case op_code::kMean: {  // sums input rows [y0, y1); the last rows also write the means
+      const std::string sums = at.state(op.index);
+      const std::string h = std::to_string(graph.input(op, 0)->shape[1]);
+      return call_text("ta_mean_hw_accumulate_s8", {params, in, "y0", "y1", sums}) + "\nif (y1 == " + h + ") " +
+             call_text("ta_mean_hw_finish_s8", {params, sums, out});
     }
     case op_code::kAveragePool2D: return call_text("ta_avg_pool_s8", {params, in, out, "y0", "y1"});
     case op_code::kMaxPool2D: return call_text("ta_max_pool_s8", {params, in, out, "y0", "y1"});

@@ -93,6 +93,15 @@ std::string LoweringContext::scratch_address(int32_t op_index) const {
   return buffer < 0 ? "NULL" : "(void *)(ta_arena + " + std::to_string(plan_.solution.offsets[buffer]) + ")";
 }
 
+std::string LoweringContext::state_address(int32_t op_index) const {
+  for (size_t b = 0; b < plan_.liveness.buffers.size(); ++b) {
+    const liveness::LiveBuffer& live = plan_.liveness.buffers[b];
+    if (live.kind == liveness::BufferKind::Activation && live.tensors.empty() && live.op == op_index)
+      return "(int32_t *)(ta_arena + " + std::to_string(plan_.solution.offsets[b]) + ")";
+  }
+  throw UnsupportedError("op " + std::to_string(op_index) + " has no planned state buffer");
+}
+
 int64_t LoweringContext::scratch_bytes(int32_t op_index) const {
   const int32_t buffer = scratch_buffer_of_op_[op_index];
   return buffer < 0 ? 0 : plan_.liveness.buffers[buffer].size;

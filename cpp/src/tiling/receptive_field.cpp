@@ -87,8 +87,22 @@ bool is_spatial(const graph::Tensor& t) {
   return t.shape.size() == 4 && t.shape[0] == 1 && t.dtype == graph::DType::Int8;
 }
 
+bool is_row_reduction(const graph::Graph& graph, const graph::Op& op) {
+  if (op.elided || op.opcode != op_code::kMean || op.outputs.size() != 1) return false;
+  const graph::Tensor* in = graph.input(op, 0);
+  if (!in || in->is_constant() || !is_spatial(*in) || in_placed_storage(graph, *in)) return false;
+  const graph::Tensor* out = graph.output(op, 0);
+  if (!out || in_placed_storage(graph, *out)) return false;
+  try {
+    return kernels::mean_params(graph, op).reduce_mask == 0b0110;
+  } catch (const UnsupportedError&) {
+    return false;
+  }
+}
+
 bool is_tileable(const graph::Graph& graph, const graph::Op& op) {
   if (op.elided) return false;  // moves no data: a segment stops there
+  if (is_row_reduction(graph, op)) return true;
   if (!is_window_op(op.opcode) && !is_binary_elementwise(op.opcode) && !is_unary_elementwise(op.opcode)) return false;
   const graph::Tensor* out = graph.output(op, 0);
   if (!out || op.outputs.size() != 1 || !is_spatial(*out) || in_placed_storage(graph, *out)) return false;
@@ -135,6 +149,8 @@ InputMap input_map(const graph::Graph& graph, const graph::Op& op, size_t positi
     map.kind = map.size == 1 ? InputMap::Kind::Broadcast : InputMap::Kind::Shifted;
   } else if (op.opcode == op_code::kPad || op.opcode == op_code::kPadV2) {
     map.shift = -kernels::pad_params(graph, op).before[dim];
+  } else if (is_row_reduction(graph, op)) {
+    map.kind = InputMap::Kind::All;
   } else if (op.opcode == op_code::kResizeNearestNeighbor) {
     const ta_resize_params p = kernels::resize_nearest_params(graph, op);
     map.kind = InputMap::Kind::Nearest;
@@ -152,6 +168,7 @@ Range map_range(const InputMap& map, Range out) {
   switch (map.kind) {
     case InputMap::Kind::Window: return window_input(map.window, out);
     case InputMap::Kind::Broadcast: return {0, 1};
+    case InputMap::Kind::All: return {0, map.size};
     case InputMap::Kind::Nearest: {
       auto source = [&](int32_t o) {
         return nearest_source(o, map.size, map.out_size, map.align_corners, map.half_pixel_centers);

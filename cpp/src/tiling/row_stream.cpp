@@ -13,7 +13,7 @@ using graph::Op;
 
 std::string label(const Op& op) { return "op " + std::to_string(op.index) + " (" + op.type + ")"; }
 
-int32_t rows_of(const graph::Tensor& t) { return t.shape[1]; }
+int32_t rows_of(const graph::Tensor& t) { return is_spatial(t) ? t.shape[1] : 1; }  // a reduction's result: 1
 int64_t row_bytes_of(const graph::Tensor& t) { return int64_t{t.shape[2]} * t.shape[3]; }
 
 // The pull-driven simulation: a tensor's rows are produced when a consumer
@@ -23,12 +23,13 @@ class Streamer {
   Streamer(const Graph& graph, const GraphFacts& facts, const std::vector<int32_t>& ops, const StreamOptions& options)
       : graph_(graph), facts_(facts), options_(options), in_segment_(graph.ops.size(), false),
         ring_(graph.tensors.size(), -1), produced_(graph.tensors.size(), 0), streamed_(graph.tensors.size(), false),
-        last_rows_(graph.ops.size(), 0), position_(graph.ops.size(), -1) {
+        last_rows_(graph.ops.size(), 0), position_(graph.ops.size(), -1), summed_(graph.ops.size(), 0) {
     if (ops.empty()) throw std::invalid_argument("a row-streamed segment needs at least one op");
     if (options.stripe_rows < 1) throw std::invalid_argument("stripe rows must be at least 1");
     result_.ops = ops;
     result_.op_macs.assign(ops.size(), 0);
     result_.op_scratch.assign(ops.size(), 0);
+    result_.op_state.assign(ops.size(), 0);
     for (int32_t index : ops) {
       if (index < 0 || index >= static_cast<int32_t>(graph.ops.size()))
         throw std::invalid_argument("op " + std::to_string(index) + " does not exist");
@@ -115,6 +116,10 @@ class Streamer {
       const int32_t out = op.outputs[0];
       const int32_t height = rows_of(graph_.tensors[out]);
       if (produced_[out] >= height) continue;
+      if (facts_.op(c).reduces_rows) {  // it has summed the rows below summed_
+        first = std::min(first, summed_[c]);
+        continue;
+      }
       for (size_t position = 0; position < op.inputs.size(); ++position) {
         if (op.inputs[position] != t) continue;
         const Range need = map_range(facts_.op(c).rows[position], {produced_[out], height});
@@ -126,6 +131,11 @@ class Streamer {
 
   void record(StepKind kind, int32_t target, int32_t tensor, Range rows) {
     if (options_.record_steps) result_.steps.push_back({kind, target, rows.begin, rows.end});
+    wrote(tensor, rows);
+  }
+
+  // Rows `rows` of `tensor` are written by the last recorded step.
+  void wrote(int32_t tensor, Range rows) {
     if (ring_[tensor] >= 0) {
       const int32_t need = std::min(first_needed(tensor), rows.begin);
       Ring& ring = result_.rings[ring_[tensor]];
@@ -147,6 +157,10 @@ class Streamer {
       return;
     }
     const Op& op = graph_.ops[graph_.tensors[t].producer];
+    if (facts_.op(op.index).reduces_rows) {
+      reduce(op, t);
+      return;
+    }
     for (size_t position = 0; position < op.inputs.size(); ++position) {
       const int32_t u = op.inputs[position];
       if (u < 0 || graph_.tensors[u].is_constant()) continue;
@@ -165,6 +179,25 @@ class Streamer {
       scratch = std::max(scratch, f.scratch.bytes(rows.size()));
       result_.scratch_bytes = std::max(result_.scratch_bytes, scratch);
     }
+  }
+
+  // A row reduction: one Run step per stripe of input rows [begin, end) (summed as they
+  // come); the step with end == the input height also writes the one output row.
+  void reduce(const Op& op, int32_t t) {
+    const int32_t u = op.inputs[0];
+    const int32_t height = rows_of(graph_.tensors[u]);
+    const bool inside = streamed_[u] || (graph_.tensors[u].producer >= 0 && in_segment_[graph_.tensors[u].producer]);
+    while (summed_[op.index] < height) {
+      const Range rows{summed_[op.index], std::min(height, summed_[op.index] + options_.stripe_rows)};
+      if (inside) ensure(u, rows.end);
+      summed_[op.index] = rows.end;
+      if (options_.record_steps) result_.steps.push_back({StepKind::Run, op.index, rows.begin, rows.end});
+    }
+    wrote(t, {0, 1});
+    const size_t i = static_cast<size_t>(position_[op.index]);
+    result_.op_macs[i] = facts_.op(op.index).macs_per_pixel;
+    result_.macs += result_.op_macs[i];
+    result_.op_state[i] = facts_.op(op.index).state_bytes;
   }
 
   // A Shift before each write that would overflow its ring.
@@ -193,6 +226,7 @@ class Streamer {
   std::vector<Write> writes_;
   std::vector<int32_t> last_rows_;  // per op: rows of its last call
   std::vector<int32_t> position_;   // per op: its position in the segment, -1 outside
+  std::vector<int32_t> summed_;     // per row reduction: input rows summed so far
   RowStream result_;
 };
 

@@ -52,6 +52,7 @@ class Evaluator {
   }
 
   size_t steps() const { return base_.order.size(); }
+  bool scratch_planned() const { return options_.tiling.plan.liveness.scratch; }  // else no op's scratch counts
   bool tileable_step(size_t s) const { return facts_.op(base_.order[s]).tileable; }
   int64_t plain_peak(size_t s) const { return step_live_[s]; }
   int32_t op_at(size_t s) const { return base_.order[s]; }
@@ -74,8 +75,7 @@ class Evaluator {
   int64_t untiled_macs(const std::vector<int32_t>& ops) const {
     int64_t total = 0;
     for (int32_t op : ops) {
-      const graph::Tensor& out = *graph_.output(graph_.ops[op], 0);
-      total += facts_.op(op).macs_per_pixel * out.shape[1] * out.shape[2];
+      total += facts_.op(op).macs_per_pixel * output_pixels(*graph_.output(graph_.ops[op], 0));
     }
     return total;
   }
@@ -102,7 +102,8 @@ class Evaluator {
       macs += run.op_macs[i];
     }
     std::vector<int32_t> owned;
-    int64_t bytes = aligned(scratch);
+    int64_t bytes = scratch_planned() ? aligned(scratch) : 0;
+    for (size_t i = run.ops.size() - ops.size(); i < run.ops.size(); ++i) bytes += aligned(run.op_state[i]);
     for (const Ring& r : run.rings) {
       if (!inside(r.tensor, begin, end)) continue;
       owned.push_back(r.tensor);
@@ -124,7 +125,7 @@ class Evaluator {
     }
     std::vector<int32_t> owned;
     std::vector<int64_t> at(end - begin, 0);
-    for (size_t i = 0; i < ops.size(); ++i) at[i] += aligned(run.op_scratch[i]);
+    for (size_t i = 0; i < ops.size() && scratch_planned(); ++i) at[i] += aligned(run.op_scratch[i]);
     for (const PatchBuffer& pb : run.buffers) {
       owned.push_back(pb.tensor);
       const graph::Tensor& t = graph_.tensors[pb.tensor];

@@ -40,12 +40,18 @@ LiveBuffer own_buffer(std::string name, BufferKind kind, int64_t size, int32_t f
   return b;
 }
 
-SegmentBuffers stream_buffers(const graph::Graph& graph, const RowStream& stream, int32_t s0, int32_t s1) {
+// Kernel scratch is planned only when the liveness plans it (`scratch`), as for untiled ops.
+SegmentBuffers stream_buffers(const graph::Graph& graph, const RowStream& stream, int32_t s0, int32_t s1, bool scratch) {
   SegmentBuffers sb{s0, s1, stream.full_inputs, stream.full_outputs, {}};
   for (const Ring& ring : stream.rings)
     sb.own.push_back(own_buffer(tensor_label(graph, ring.tensor) + " [ring " + std::to_string(ring.rows) + " rows]",
                                 BufferKind::Activation, ring.bytes(), s0, s1, {ring.tensor}, -1));
-  if (stream.scratch_bytes > 0)
+  for (size_t i = 0; i < stream.ops.size(); ++i)  // state kept across calls: activation bytes, not kernel scratch
+    if (stream.op_state[i] > 0)
+      sb.own.push_back(own_buffer("sums@" + std::to_string(stream.ops[i]) + " " + graph.ops[stream.ops[i]].type +
+                                      " row stream",
+                                  BufferKind::Activation, stream.op_state[i], s0, s1, {}, stream.ops[i]));
+  if (scratch && stream.scratch_bytes > 0)
     sb.own.push_back(own_buffer("scratch@" + std::to_string(stream.ops.front()) + " row stream", BufferKind::Scratch,
                                 stream.scratch_bytes, s0, s1, {}, stream.ops.front()));
   return sb;
@@ -54,7 +60,7 @@ SegmentBuffers stream_buffers(const graph::Graph& graph, const RowStream& stream
 // Per-patch buffers live from their producer's step to their last reader's
 // step inside the segment (every patch runs the segment's ops in order).
 SegmentBuffers patch_buffers(const graph::Graph& graph, const PatchRun& run, const std::vector<int32_t>& step_of,
-                             int32_t s0, int32_t s1) {
+                             int32_t s0, int32_t s1, bool scratch) {
   SegmentBuffers sb{s0, s1, run.full_inputs, {run.full_output}, {}};
   for (const PatchBuffer& pb : run.buffers) {
     const graph::Tensor& t = graph.tensors[pb.tensor];
@@ -66,7 +72,7 @@ SegmentBuffers patch_buffers(const graph::Graph& graph, const PatchRun& run, con
                                 BufferKind::Activation, pb.bytes, first, last, {pb.tensor}, -1));
   }
   for (size_t i = 0; i < run.ops.size(); ++i)
-    if (run.op_scratch[i] > 0) {
+    if (scratch && run.op_scratch[i] > 0) {
       const graph::Op& op = graph.ops[run.ops[i]];
       sb.own.push_back(own_buffer("scratch@" + std::to_string(op.index) + " " + op.type + " patch", BufferKind::Scratch,
                                   run.op_scratch[i], step_of[op.index], step_of[op.index], {}, op.index));
@@ -143,12 +149,12 @@ TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>&
     if (seg.mode == Mode::Rows) {
       tiled.streams.push_back(stream_rows(graph, seg.ops, {seg.stripe_rows, options.stream_input, true}));
       tiled.patch_runs.emplace_back();
-      buffers.push_back(stream_buffers(graph, tiled.streams.back(), s0, s1));
+      buffers.push_back(stream_buffers(graph, tiled.streams.back(), s0, s1, plan_options.liveness.scratch));
       tiled.macs += tiled.streams.back().macs;
     } else {
       tiled.patch_runs.push_back(run_patches(graph, seg.ops, seg.patches_h, seg.patches_w, options.stream_input));
       tiled.streams.emplace_back();
-      buffers.push_back(patch_buffers(graph, tiled.patch_runs.back(), step_of, s0, s1));
+      buffers.push_back(patch_buffers(graph, tiled.patch_runs.back(), step_of, s0, s1, plan_options.liveness.scratch));
       tiled.macs += tiled.patch_runs.back().macs;
     }
   }

@@ -28,6 +28,9 @@ class LoweringContext {
   // A C expression for the op's scratch buffer, or `NULL` if it has none.
   std::string scratch_address(int32_t op_index) const;
   int64_t scratch_bytes(int32_t op_index) const;
+  // A C expression for the state an op keeps across a row stream's calls (a
+  // row reduction's int32 sums: an activation buffer without tensors); throws if none.
+  std::string state_address(int32_t op_index) const;
   // Elements between pixels of a tensor stored as a channel slice of a
   // zero-copy concatenation (its placement), 0 when dense.
   int32_t pix_stride(int32_t index) const;

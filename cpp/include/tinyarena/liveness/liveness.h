@@ -36,7 +36,7 @@ struct LiveBuffer {
   int64_t size = 0;            // bytes, before any alignment rounding
   int32_t first = 0, last = 0; // inclusive steps
   std::vector<int32_t> tensors;  // activation tensors stored here, ascending
-  int32_t op = -1;               // the op a scratch buffer serves
+  int32_t op = -1;               // the op a scratch buffer (or a tensorless state buffer) serves
 };
 
 struct Liveness {

@@ -29,6 +29,8 @@ class TileScratch {
 
 struct OpFacts {
   bool tileable = false;
+  bool reduces_rows = false;  // a row reduction (is_row_reduction): rows only, with an int32 sum per channel
+  int64_t state_bytes = 0;    // reduces_rows: bytes of its sums, kept for the whole segment
   std::vector<InputMap> rows, cols;  // per input position (activations only; tileable ops)
   int64_t macs_per_pixel = 0;
   TileScratch scratch;
@@ -42,6 +44,9 @@ class GraphFacts {
  private:
   std::vector<OpFacts> ops_;
 };
+
+// Output positions along rows and columns: H * W of a spatial tensor, else 1 (a reduction's result).
+int64_t output_pixels(const graph::Tensor& out);
 
 // Multiply-accumulates of `op` computing output rows `rows` x columns `cols`.
 int64_t tile_macs(const graph::Graph& graph, const graph::Op& op, Range rows, Range cols);

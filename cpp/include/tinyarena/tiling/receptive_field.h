@@ -37,14 +37,18 @@ bool is_spatial(const graph::Tensor& tensor);
 // Ops whose output rows can be computed from input rows in any order, one range
 // at a time, by the kernel library (conv, depthwise, pools, elementwise with
 // broadcast); their activation input and output are spatial. Such ops can be
-// row-streamed or run on patches.
+// row-streamed or run on patches. Row reductions (below) are tileable too.
 bool is_tileable(const graph::Graph& graph, const graph::Op& op);
+// MEAN over rows and columns of a spatial input (TFLite axis [1, 2], keep_dims
+// or not): it reads every input row for its one output row, so it is
+// row-streamable only, summing rows as they come (never on patches).
+bool is_row_reduction(const graph::Graph& graph, const graph::Op& op);
 
 // How output indices along one axis map to the input indices they read:
 // through a window, one to one shifted by `shift` (clipped to `size`), all of
-// a broadcast axis, or by nearest-neighbour resizing.
+// a broadcast axis, by nearest-neighbour resizing, or all of it (a reduction).
 struct InputMap {
-  enum class Kind : uint8_t { Window, Shifted, Broadcast, Nearest } kind = Kind::Shifted;
+  enum class Kind : uint8_t { Window, Shifted, Broadcast, Nearest, All } kind = Kind::Shifted;
   Window1D window;
   int32_t size = 0, shift = 0;
   int32_t out_size = 0;
@@ -52,7 +56,7 @@ struct InputMap {
 };
 // The map of `op`'s input at `position` along `axis` (for its first output).
 // Conv, depthwise, pools, PAD, RESIZE_NEAREST_NEIGHBOR, elementwise (ADD/MUL
-// broadcast a size-1 axis) and CONCATENATION along channels; throws
+// broadcast a size-1 axis), CONCATENATION along channels and row reductions; throws
 // UnsupportedError for other ops.
 InputMap input_map(const graph::Graph& graph, const graph::Op& op, size_t position, Axis axis);
 // The input indices output indices `out` need (empty when all are padding).

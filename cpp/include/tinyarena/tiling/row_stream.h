@@ -33,7 +33,8 @@ struct Ring {
 };
 
 enum class StepKind : uint8_t {
-  Run = 0,    // op `target` computes its output rows [begin, end)
+  Run = 0,    // op `target` computes its output rows [begin, end) (a row reduction: sums input rows
+              // [begin, end), and writes its output when end is the input height)
   Load = 1,   // ring `target` (the streamed model input) receives rows [begin, end)
   Shift = 2,  // ring `target` drops its rows below `begin`, moving the rest to the buffer's start
 };
@@ -54,6 +55,7 @@ struct RowStream {
   int64_t macs = 0;                   // multiply-accumulates of all calls
   std::vector<int64_t> op_macs;       // per op of `ops` (rows nobody reads are never computed)
   std::vector<int64_t> op_scratch;    // per op of `ops`: its largest call's kernel scratch
+  std::vector<int64_t> op_state;      // per op of `ops`: bytes it keeps across calls (a row reduction's sums)
 
   int64_t ring_bytes() const;
   // The ring of `tensor`, or -1.
