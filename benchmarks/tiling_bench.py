@@ -4,7 +4,7 @@ front, search and sweep speed, and bit-exactness of compiled row-streamed schedu
     python benchmarks/tiling_bench.py [--verify host cortex-m4] [--models mbv2_1.0_224 ...]
     python benchmarks/tiling_bench.py --instructions [MODEL ...]   # Cortex-M4 cost of tiling
 
-Peaks are allocated arenas (greedy_size_first_fit, 16-byte alignment): activations, rings or
+Peaks are allocated arenas (the default `auto` allocator, 16-byte alignment): activations, rings or
 per-patch buffers and kernel scratch. "input streamed" = the model input is pulled row by row
 (not resident). Numbers go to benchmarks/README.md.
 """

@@ -158,7 +158,7 @@ def test_stream_rows_rejects_what_it_cannot_stream(mix):
 # ---------------------------------------------------------------- tiled plans and search
 def test_tiled_plan_is_valid_and_uses_rings(mix):
     untiled = tinyarena.plan(mix)
-    ops = spatial_ops(mix)[:6]
+    ops = spatial_ops(mix)[:4]  # the strided stem through the residual ADD: the untiled peak is at op 0
     tiled = tiling.tile(mix, [tiling.Segment(ops)], stream_input=True)
     assert tiled.validate() == []
     assert tiled.peak_bytes < untiled.peak_bytes

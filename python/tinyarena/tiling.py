@@ -111,7 +111,7 @@ def _options(sram, align, allocator, inplace, scratch, stream_input):
     return _core.TilingOptions(plan=plan_options(sram, align, allocator, inplace, scratch), stream_input=stream_input)
 
 
-def transformed_graph(model, transforms=None, align=16, allocator="greedy_size_first_fit", inplace=True,
+def transformed_graph(model, transforms=None, align=16, allocator="auto", inplace=True,
                       scratch=True):
     """``model``'s graph after the graph rewrites of ``transforms`` (as in ``tinyarena.plan``:
     default all, each kept when the untiled peak does not grow; ``reorder`` is left out, tiled
@@ -125,7 +125,7 @@ def transformed_graph(model, transforms=None, align=16, allocator="greedy_size_f
     return planned.graph, planned.transforms
 
 
-def tile(model, segments=(), sram=None, align=16, allocator="greedy_size_first_fit", inplace=True, scratch=True,
+def tile(model, segments=(), sram=None, align=16, allocator="auto", inplace=True, scratch=True,
          stream_input=False, transforms="none"):
     """Plan ``model`` with the given segments (``Segment(ops, mode="rows", stripe_rows=1)`` or
     ``Segment(ops, mode="patches", patches_h=2, patches_w=2)``); returns a :class:`TiledPlan`.
@@ -143,7 +143,7 @@ def _tiled(graph, core, model, reports):
 
 
 def search(model, tiling="auto", max_mac_overhead=1.0, stream_input=True, sram=None, align=16,
-           allocator="greedy_size_first_fit", inplace=True, scratch=True, stripe_rows=(1,), patch_grids=(2, 3, 4, 5, 6),
+           allocator="auto", inplace=True, scratch=True, stripe_rows=(1,), patch_grids=(2, 3, 4, 5, 6),
            transforms=None):
     """Choose segments for ``model`` with MACs at most ``max_mac_overhead`` times the untiled
     model's: the smallest peak SRAM, or with ``sram`` the fewest MACs whose peak fits (the
