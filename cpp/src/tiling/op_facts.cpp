@@ -9,7 +9,7 @@ namespace tinyarena::tiling {
 TileScratch::TileScratch(const graph::Graph& graph, const graph::Op& op) {
   if (op.opcode == kernels::opcode::kConv2D) {
     const ta_conv_params p = kernels::detail::conv_geometry(graph, op).params;
-    fixed_ = static_cast<int64_t>(ta_conv_s8_scratch_bytes(&p));
+    fixed_ = kernels::conv_scratch_bytes(p);  // the generated code passes the rq records from flash
   } else if (op.opcode == kernels::opcode::kDepthwiseConv2D) {
     depthwise_ = true;
     depthwise_params_ = kernels::detail::depthwise_geometry(graph, op).params;
