@@ -20,7 +20,11 @@ std::string elementwise_call(const LoweringContext& context, KernelCall& call, c
   const int32_t n = kernels::elementwise_count(context.graph(), op);
   const std::string in = operand(context, call, op, 0), out = context.address(op.outputs[0]);
   const int32_t stride = context.pix_stride(op.outputs[0]);
-  if (stride == 0) return call_text(kernel, {first, in, out, std::to_string(n)});
+  if (stride == 0) {  // dense: a tiled schedule may call the kernel on sub-ranges
+    call.elementwise_kernel = kernel;
+    call.elementwise_first = first;
+    return call_text(kernel, {first, in, out, std::to_string(n)});
+  }
   const std::string channels = std::to_string(context.graph().tensors[op.outputs[0]].shape.back());
   return "for (int32_t px = 0; px < " + std::to_string(n) + " / " + channels + "; ++px)\n  " +
          call_text(kernel, {first, in + " + px * " + channels, out + " + px * " + std::to_string(stride), channels});

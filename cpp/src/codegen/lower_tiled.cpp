@@ -24,11 +24,8 @@ std::string constant_operand(const graph::Op& op, size_t position) {
 }
 
 std::pair<std::string, std::string> unary_kernel(const graph::Op& op, const KernelCall& lowered) {
-  const std::string& text = lowered.call;
-  const size_t open = text.find('('), comma = text.find(',');
-  if (open == std::string::npos || comma == std::string::npos || text.find('\n') != std::string::npos)
-    cannot_tile(op, "cannot run on tiles");
-  return {text.substr(0, open), text.substr(open + 1, comma - open - 1)};
+  if (lowered.elementwise_kernel.empty()) cannot_tile(op, "cannot run on tiles");
+  return {lowered.elementwise_kernel, lowered.elementwise_first};
 }
 
 ConstArray int16_table(const std::string& name, const std::vector<int32_t>& values) {

@@ -55,6 +55,10 @@ struct KernelCall {
   std::vector<Field> params;
   std::string call;                     // C statement(s); `params` names the params struct
   std::vector<TensorRef> outputs;       // traced after the call in debug builds
+  // A dense one-input elementwise call `kernel(first, in, out, n)`: the kernel and its first
+  // argument, so a tiled schedule can call it on sub-ranges; both empty for every other call.
+  std::string elementwise_kernel;
+  std::string elementwise_first;
 };
 
 struct ModelIO {
