@@ -32,14 +32,21 @@ class MemoryPlacement:
         """{memory name: planned peak in bytes} of every memory."""
         return {m.name: int(h) for m, h in zip(self.memories, self.solution.heights)}
 
+    def describe(self):
+        """One line: each used memory's peak and base address, e.g. ``fast 9,728 B at 0x01000000``."""
+        used = set(self.solution.memory)
+        return ", ".join(f"{m.name} {int(self.solution.heights[i]):,} B at 0x{m.base_address:08x}"
+                         for i, m in enumerate(self.memories) if i in used)
+
     def memory_of(self, buffer):
         """The name of the memory buffer index ``buffer`` lives in."""
         return self.memories[self.solution.memory[buffer]].name
 
-    def at_addresses(self, base_addresses):
-        """The same placement with the memories at other base addresses ({name: address})."""
-        moved = tuple(Memory(m.name, m.size, alignment=m.alignment,
-                             base_address=base_addresses.get(m.name, m.base_address)) for m in self.memories)
+    def relocated(self, regions):
+        """The same placement with memories moved to other address ranges: ``regions`` maps a
+        memory name to ``(base address, size)`` (a size no smaller than the memory's peak)."""
+        moved = tuple(Memory(m.name, regions[m.name][1], alignment=m.alignment, base_address=regions[m.name][0])
+                      if m.name in regions else m for m in self.memories)
         return MemoryPlacement(moved, self.solution)
 
 
