@@ -22,10 +22,16 @@ MEMORY_SYNTAX = "NAME:SIZE[:ALIGN[:BASE]]"
 @dataclasses.dataclass(frozen=True)
 class MemoryPlacement:
     """Where each buffer of a plan lives: ``solution.memory[b]`` (an index into ``memories``) at
-    ``solution.offsets[b]``; ``solution.heights`` are the per-memory peaks."""
+    ``solution.offsets[b]``; ``solution.heights`` are the per-memory peaks. ``problem`` is the
+    ``HierarchyProblem`` it solves (``validate_hierarchy(problem, solution)`` checks it)."""
 
-    memories: tuple  # Memory, fastest first
+    problem: object  # tinyarena.allocation.HierarchyProblem
     solution: object  # tinyarena.allocation.HierarchySolution
+
+    @property
+    def memories(self):
+        """The ``Memory`` entries, fastest first."""
+        return tuple(self.problem.memories)
 
     @property
     def heights(self):
@@ -45,9 +51,9 @@ class MemoryPlacement:
     def relocated(self, regions):
         """The same placement with memories moved to other address ranges: ``regions`` maps a
         memory name to ``(base address, size)`` (a size no smaller than the memory's peak)."""
-        moved = tuple(Memory(m.name, regions[m.name][1], alignment=m.alignment, base_address=regions[m.name][0])
-                      if m.name in regions else m for m in self.memories)
-        return MemoryPlacement(moved, self.solution)
+        moved = [Memory(m.name, regions[m.name][1], alignment=m.alignment, base_address=regions[m.name][0])
+                 if m.name in regions else m for m in self.memories]
+        return MemoryPlacement(HierarchyProblem(moved, self.problem.problem, self.problem.rules), self.solution)
 
 
 def parse_memory(text):
@@ -126,4 +132,4 @@ def place_plan(plan, memories, pins=None, blocked=None):
     errors = validate_hierarchy(problem, solution)
     if errors:
         raise RuntimeError("the hierarchy placement is invalid: " + "; ".join(errors[:5]))
-    return MemoryPlacement(tuple(memories), solution)
+    return MemoryPlacement(problem, solution)
