@@ -213,6 +213,8 @@ def _run_compile(args):
     fragments = ", tinyarena_memory.ld, tinyarena_sections.ld" if placement else ""
     print(f"wrote {compiled.out_dir}/: model.h, model.c ({arenas}, "
           f"{len(compiled.program.calls)} kernel calls), main.c, Makefile{fragments}, kernels/, target/")
+    flash = compiled.const_bytes
+    print(f"const data (flash): {flash['dsp']:,} B in DSP builds (Cortex-M4/M7), {flash['portable']:,} B portable")
     applied = [f"{r.name} ({r.peak_before:,} -> {r.peak_after:,} B)" for r in plan.transforms if r.applied]
     print(f"transforms: {', '.join(applied) or 'none applied'}")
     print(f"build: make -C {compiled.out_dir} TARGET={args.target}")

@@ -48,6 +48,13 @@ class CompiledModel:
         return self.program.arena_bytes
 
     @property
+    def const_bytes(self):
+        """Bytes of constant arrays (flash data) per build: ``{"dsp": ..., "portable": ...}``. The DSP
+        build (Cortex-M4/M7) holds packed int16 weights and per-channel requantization records, the
+        portable build int8 weights."""
+        return {"dsp": self.program.const_array_bytes(True), "portable": self.program.const_array_bytes(False)}
+
+    @property
     def arenas(self):
         """{memory name: arena bytes} of a hierarchy compile (empty for the single arena)."""
         return {a.memory: a.bytes for a in self.program.arenas}

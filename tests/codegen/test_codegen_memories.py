@@ -132,3 +132,20 @@ def test_cli_memory_option(tmp_path, capsys):
     assert "ext (rw) : ORIGIN = 0x60000000, LENGTH = 1048576" in regions
     assert "aligned(32)" in (out / "model.c").read_text()
     assert np.all([(out / f).exists() for f in ("tinyarena_sections.ld", "target/cortexm_arenas.ld")])
+
+
+def test_const_bytes_are_the_arrays_each_build_links(tmp_path):
+    # Host builds: portable (int8 weights) and -DTA_SIMD_EMULATE (the SIMD paths' packed int16
+    # weights and requantization records, in plain C); the linked arrays are the op<i>_* symbols.
+    plan = tinyarena.plan(shared_model("kws_ref_model"))
+    compiled = compile_model(plan, tmp_path, target="host")
+
+    def linked_array_bytes(cflags):
+        subprocess.run(["make", "-s", "clean"], cwd=tmp_path, check=True)
+        subprocess.run(["make", "-s", f"EXTRA_CFLAGS={cflags}"], cwd=tmp_path, check=True)
+        nm = subprocess.run(["nm", "-S", "model_host"], cwd=tmp_path, check=True, capture_output=True, text=True).stdout
+        fields = [line.split() for line in nm.splitlines()]
+        return sum(int(f[1], 16) for f in fields if len(f) == 4 and re.fullmatch(r"op\d+_(?!params)\w+", f[3]))
+
+    assert compiled.const_bytes["portable"] == linked_array_bytes("") > plan.flash_bytes - 64
+    assert compiled.const_bytes["dsp"] == linked_array_bytes("-DTA_SIMD_EMULATE") > 1.9 * plan.flash_bytes

@@ -95,4 +95,9 @@ struct Program {
   std::vector<KernelCall> calls;  // in execution order; views emit no call
 };
 
+// Bytes of the constant arrays (weights, biases, tables) a build compiles
+// in: the SIMD build's (packed int16 weights, requantization records) or the
+// portable one's (int8 weights). Params structs are not counted.
+int64_t const_array_bytes(const Program& program, bool simd);
+
 }  // namespace tinyarena::codegen
