@@ -10,7 +10,8 @@ namespace {
 
 bool is_c_identifier(const std::string& s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  const auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  return std::all_of(s.begin(), s.end(), word_char);
 }
 
 // Names become C identifiers, linker sections and regions, and upper-case macros: distinct even ignoring case.
