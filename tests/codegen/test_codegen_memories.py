@@ -111,6 +111,10 @@ def test_bad_memories_and_pins_are_clear_errors(tmp_path):
         compile_model(plan, tmp_path, memories=[Memory("fast", 1024), Memory("slow", 2048)])
     with pytest.raises(ValueError, match="memory name 'my-ram' is not a C identifier"):
         compile_model(plan, tmp_path, memories=[Memory("my-ram", 1 << 20)])
+    other = place_plan(tinyarena.plan(shared_model("hello_world_int8")), MEMORIES)
+    with pytest.raises(ValueError, match=rf"placement covers {len(other.solution.memory)} buffers but the plan has "
+                                         rf"{len(plan.buffers)}"):
+        compile_model(plan, tmp_path, memories=other)
     assert not (tmp_path / "model.c").exists()
 
 
