@@ -12,7 +12,8 @@ hierarchy instead: model.c then holds one arena per used memory, ``tinyarena_<na
 in linker section ``.tinyarena.<memory>``, and the linker script fragments
 ``tinyarena_memory.ld`` (a MEMORY region per memory at its base address) and
 ``tinyarena_sections.ld`` (an output section per arena in its memory's region) are written
-beside it; the Cortex-M build of the Makefile links with both.
+beside it. The Makefile's Cortex-M build links the sections into free RAMs of the QEMU board
+(``target/memory_<target>.ld``, see ``tinyarena.boards``) instead of the device's regions.
 """
 
 import dataclasses
@@ -21,6 +22,7 @@ import re
 import shutil
 
 from . import _core
+from .boards import QEMU_MACHINES, harness_memory_script
 from .memories import MemoryPlacement, place_plan
 
 __all__ = ["TARGETS", "CompiledModel", "compile", "kernel_library_dir", "lower"]
@@ -90,9 +92,9 @@ def _copy_library(program, out_dir):
         shutil.copy2(header, out_dir / "kernels" / "src" / header.name)
     for source in program.kernel_sources:
         shutil.copy2(library / "src" / source, out_dir / "kernels" / "src" / source)
-    # The harness's script for arenas in their own memories only where the program has them.
-    skip = None if program.arenas else shutil.ignore_patterns("cortexm_arenas.ld")
-    shutil.copytree(_DATA_DIR / "targets", out_dir / "target", dirs_exist_ok=True, ignore=skip)
+    shutil.copytree(_DATA_DIR / "targets", out_dir / "target", dirs_exist_ok=True)
+    for target in QEMU_MACHINES if program.arenas else ():
+        (out_dir / "target" / f"memory_{target}.ld").write_text(harness_memory_script(program, target))
 
 
 def compile(plan, out_dir, target="cortex-m4", name=None, memories=None):  # noqa: A001 -- the product's verb

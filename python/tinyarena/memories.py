@@ -48,13 +48,6 @@ class MemoryPlacement:
         """The name of the memory buffer index ``buffer`` lives in."""
         return self.memories[self.solution.memory[buffer]].name
 
-    def relocated(self, regions):
-        """The same placement with memories moved to other address ranges: ``regions`` maps a
-        memory name to ``(base address, size)`` (a size no smaller than the memory's peak)."""
-        moved = [Memory(m.name, regions[m.name][1], alignment=m.alignment, base_address=regions[m.name][0])
-                 if m.name in regions else m for m in self.memories]
-        return MemoryPlacement(HierarchyProblem(moved, self.problem.problem, self.problem.rules), self.solution)
-
 
 def parse_memory(text):
     """``Memory`` from ``NAME:SIZE[:ALIGN[:BASE]]``, e.g. ``dtcm:64K``, ``sram:256K:16:0x20000000``.

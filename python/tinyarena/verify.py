@@ -8,7 +8,7 @@ compiler), ``cortex-m4`` (QEMU ``mps2-an386``) and ``cortex-m7`` (QEMU ``mps2-an
 with Debian's ``gcc-arm-none-eabi`` and run under ``qemu-system-arm`` with semihosting.
 
 With ``memories`` (a memory hierarchy) the Cortex-M image puts each memory's arena in its own
-RAM of the board (``BOARD_RAMS``, fastest first), where QEMU really has memory.
+free RAM of the board (``tinyarena.boards``), where QEMU really has memory.
 """
 
 import dataclasses
@@ -20,21 +20,13 @@ import tempfile
 import numpy as np
 
 from . import _core
+from .boards import QEMU_MACHINES
 from .codegen import TARGETS, compile
-from .memories import MemoryPlacement, place_plan
 from .planner import plan as make_plan
 from .reader import load_model
 
 __all__ = ["VerifyError", "VerifyResult", "verify"]
 
-QEMU_MACHINES = {"cortex-m4": "mps2-an386", "cortex-m7": "mps2-an500"}
-# RAMs of the QEMU boards the harness leaves free for arenas, fastest first: (what, base, bytes).
-# The harness keeps code in ZBT SSRAM1 below 2 MB, and data, bss and stack in ZBT SSRAM 2&3.
-BOARD_RAMS = {
-    "mps2-an386": (("FPGA block RAM", 0x01000000, 16 * 1024), ("ZBT SSRAM1 above the code", 0x00200000, 2 << 20),
-                   ("PSRAM", 0x21000000, 16 << 20)),
-    "mps2-an500": (("ZBT SSRAM1 above the code", 0x00200000, 2 << 20), ("PSRAM", 0x60000000, 16 << 20)),
-}
 RUN_TIMEOUT_S = 600
 
 
@@ -59,12 +51,12 @@ class VerifyResult:
     first_mismatch: Mismatch = None  # the first op whose output differs, if any
     arena_bytes: int = 0
     stack_bytes: int = None  # stack high-water mark on Cortex-M targets
-    placement: MemoryPlacement = None  # with memories: the placement run (on Cortex-M at the board's RAMs)
+    arenas: dict = None  # with memories: {memory: arena bytes}
 
     def summary(self):
         if self.bit_exact:
             stack = f", stack {self.stack_bytes} B" if self.stack_bytes is not None else ""
-            arenas = f": {self.placement.describe()}" if self.placement else ""
+            arenas = "".join(f", {memory} {size:,} B" for memory, size in (self.arenas or {}).items())
             return f"bit-exact on {self.target} (arena {self.arena_bytes} B{arenas}{stack})"
         m = self.first_mismatch
         where = f"op {m.op_index} ({m.op_type})" if m else "an output"
@@ -134,25 +126,6 @@ def run_program(executable, target):
     return _run(command, executable.parent, f"running under QEMU {QEMU_MACHINES[target]}")
 
 
-def board_placement(placement, target):
-    """``placement`` with each used memory moved to the first free RAM of the target's QEMU board
-    that holds its peak, in order (fastest first); raises VerifyError when the board runs out."""
-    rams = list(BOARD_RAMS[QEMU_MACHINES[target]])
-    used, regions = set(placement.solution.memory), {}
-    for index, memory in enumerate(placement.memories):
-        if index not in used:
-            continue
-        peak = placement.solution.heights[index]
-        fitting = next((i for i, (_, _, size) in enumerate(rams) if size >= peak), None)
-        if fitting is None:
-            raise VerifyError(f"memory {memory.name!r} needs {peak:,} B but {QEMU_MACHINES[target]} has no free "
-                              "RAM that large left after the faster memories")
-        _, base, size = rams[fitting]
-        regions[memory.name] = (base, size)
-        rams = rams[fitting + 1:]
-    return placement.relocated(regions)
-
-
 def read_trace(path):
     """{op index: bytes} from the harness's trace.bin (int32 op, int32 size, data)."""
     data, traces, pos = path.read_bytes(), {}, 0
@@ -191,8 +164,7 @@ def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator=
     ``plan``: compile this plan of ``model`` (e.g. a ``tinyarena.tiling.TiledPlan``) instead of
     planning it here (``inplace``, ``allocator`` and ``transforms`` are then unused; ``model`` may be None).
 
-    ``memories``: as in ``tinyarena.compile`` (a list of ``Memory`` or a ``MemoryPlacement``);
-    on Cortex-M targets the arenas move to the board's free RAMs (``board_placement``).
+    ``memories``: as in ``tinyarena.compile`` (a list of ``Memory`` or a ``MemoryPlacement``).
 
     Returns a :class:`VerifyResult`; ``bit_exact`` is True when every output byte matches.
     Raises :class:`VerifyError` when the program cannot be built or run.
@@ -202,14 +174,9 @@ def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator=
     # The file's graph: the reference runs it (a transformed graph keeps the file's tensors and bytes).
     graph = load_model(model) if model is not None else plan.graph
     plan = plan or make_plan(graph, inplace=inplace, allocator=allocator, transforms=transforms)
-    placement = memories
-    if memories is not None and not isinstance(memories, MemoryPlacement):
-        placement = place_plan(plan, memories)
-    if placement is not None and target in QEMU_MACHINES:
-        placement = board_placement(placement, target)
     with tempfile.TemporaryDirectory(prefix="tinyarena-verify-") as tmp:
         out_dir = pathlib.Path(work_dir or tmp)
-        compiled = compile(plan, out_dir, target=target, name="model", memories=placement)
+        compiled = compile(plan, out_dir, target=target, name="model", memories=memories)
         inputs = random_inputs(graph, seed)
         for i, value in enumerate(inputs):
             (out_dir / f"input{i}.bin").write_bytes(value.tobytes())
@@ -227,4 +194,4 @@ def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator=
     stack = re.search(r"stack_bytes: (\d+)", stdout)
     typed = [o.view(np.asarray(e).dtype) for o, e in zip(outputs, (interpreter.get_tensor(t) for t in graph.outputs))]
     return VerifyResult(target, exact, typed, mismatch, compiled.arena_bytes, int(stack.group(1)) if stack else None,
-                        placement)
+                        compiled.arenas or None)

@@ -12,10 +12,11 @@ import tinyarena
 from conftest import needs_cortex_m
 from shared_models import shared_model
 from tinyarena.allocation import Memory, validate_hierarchy
+from tinyarena.boards import board_regions
 from tinyarena.cli import main
 from tinyarena.codegen import compile as compile_model
 from tinyarena.memories import place_plan
-from tinyarena.verify import BOARD_RAMS, QEMU_MACHINES, verify
+from tinyarena.verify import VerifyError, build, verify
 
 KIB = 1024
 MEMORIES = [Memory("fast", 16 * KIB), Memory("sram", 32 * KIB), Memory("ext", 8 * 1024 * KIB)]
@@ -78,25 +79,25 @@ def test_arenas_land_in_their_memories_and_run_bit_exact(person_detect, tmp_path
     assert host.bit_exact, host.summary()
     m4 = verify(model, target="cortex-m4", memories=placement, work_dir=tmp_path / "m4")
     assert m4.bit_exact, m4.summary()
-    assert list(m4.placement.solution.offsets) == list(placement.solution.offsets)
+    assert m4.arenas == {m.name: placement.heights[m.name] for m in used_memories(placement)}
     elf = tmp_path / "m4" / "model_cortex-m4.elf"
     nm = subprocess.run(["arm-none-eabi-nm", "-S", str(elf)], capture_output=True, text=True, check=True).stdout
     symbols = {f[3]: (int(f[0], 16), int(f[1], 16)) for f in (line.split() for line in nm.splitlines()) if len(f) == 4}
     headers = subprocess.run(["arm-none-eabi-objdump", "-h", str(elf)], capture_output=True, text=True,
                              check=True).stdout
-    board = [(base, base + size) for _, base, size in BOARD_RAMS[QEMU_MACHINES["cortex-m4"]]]
-    ranges = []
-    for m in used_memories(m4.placement):
-        address, size = symbols[f"tinyarena_model_arena_{m.name}"]
-        assert size == placement.heights[m.name]
-        assert m.base_address <= address and address + size <= m.base_address + m.size
-        assert (m.base_address, m.base_address + m.size) in board
-        ranges.append(m.base_address)
-        section = re.search(rf"\.tinyarena\.{m.name}\s+([0-9a-f]+)\s+([0-9a-f]+)\s+\S+\s+\S+\s+\S+\s*\n\s*(.*)",
+    regions = board_regions(m4.arenas, "cortex-m4")  # the harness's memory map of the three memories
+    assert [what for what, _, _ in regions.values()] == ["FPGA block RAM", "ZBT SSRAM1 above the code", "PSRAM"]
+    for memory, (_, base, ram_bytes) in regions.items():
+        address, size = symbols[f"tinyarena_model_arena_{memory}"]
+        assert size == placement.heights[memory]
+        assert base <= address and address + size <= base + ram_bytes
+        section = re.search(rf"\.tinyarena\.{memory}\s+([0-9a-f]+)\s+([0-9a-f]+)\s+\S+\s+\S+\s+\S+\s*\n\s*(.*)",
                             headers)
         assert int(section.group(1), 16) == size and int(section.group(2), 16) == address
         assert "LOAD" not in section.group(3)  # NOLOAD: no bytes in the image
-    assert len(set(ranges)) == 3  # three different RAMs of the board
+    # mps2-an500 has two free RAMs: the third memory is a link error naming it
+    with pytest.raises(VerifyError, match="arena of memory ext .* fits no free RAM of QEMU mps2-an500"):
+        build(tmp_path / "m4", "cortex-m7")
 
 
 def test_bad_memories_and_pins_are_clear_errors(tmp_path):
@@ -135,7 +136,8 @@ def test_cli_memory_option(tmp_path, capsys):
     regions = (out / "tinyarena_memory.ld").read_text()
     assert "ext (rw) : ORIGIN = 0x60000000, LENGTH = 1048576" in regions
     assert "aligned(32)" in (out / "model.c").read_text()
-    assert np.all([(out / f).exists() for f in ("tinyarena_sections.ld", "target/cortexm_arenas.ld")])
+    assert np.all([(out / f).exists() for f in ("tinyarena_sections.ld", "target/memory_cortex-m4.ld",
+                                                 "target/memory_cortex-m7.ld")])
 
 
 def test_const_bytes_are_the_arrays_each_build_links(tmp_path):

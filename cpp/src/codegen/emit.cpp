@@ -279,9 +279,11 @@ int main(void) {
   return out.str();
 }
 
-// The harness's linker script; with arenas per memory, one that also includes the model's fragments.
+// The harness's linker scripts; with arenas per memory also the board's regions for the memories
+// (target/memory_<target>.ld, written beside the kernel library) and the model's sections.
 std::string linker_script_flags(const Program& program) {
-  return program.arenas.empty() ? "-T target/cortexm.ld" : "-L target -T target/cortexm_arenas.ld";
+  const std::string harness = "-T target/cortexm.ld";
+  return program.arenas.empty() ? harness : harness + " -T target/memory_$(TARGET).ld -T tinyarena_sections.ld";
 }
 
 std::string makefile(const Program& program) {

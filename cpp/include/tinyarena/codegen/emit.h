@@ -8,6 +8,8 @@
 // linker script fragments that place them (emit_linker.cpp):
 //   tinyarena_memory.ld    a MEMORY region per memory at its base address
 //   tinyarena_sections.ld  one output section per arena, in its memory's region
+// (the harness's Cortex-M build links the sections into the QEMU board's RAMs
+// instead: target/memory_<target>.ld, written by the Python package).
 #pragma once
 
 #include <set>
