@@ -4,7 +4,7 @@
 ``memories`` (``Memory`` entries, fastest first) with ``place_in_hierarchy``: the most accessed
 bytes stay in the fastest memories. Pins and blocklists name buffers (index or name, as in
 ``plan.buffers``) and memories by name. The result, a validated :class:`MemoryPlacement`, goes to
-``tinyarena.compile(plan, out_dir, memories=placement)``: one arena per used memory, each in its
+``tinyarena.codegen.compile(plan, out_dir, memories=placement)``: one arena per used memory, each in its
 own linker section. ``parse_memory`` reads the CLI's ``--memory NAME:SIZE[:ALIGN[:BASE]]``.
 """
 

@@ -164,7 +164,7 @@ def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator=
     ``plan``: compile this plan of ``model`` (e.g. a ``tinyarena.tiling.TiledPlan``) instead of
     planning it here (``inplace``, ``allocator`` and ``transforms`` are then unused; ``model`` may be None).
 
-    ``memories``: as in ``tinyarena.compile`` (a list of ``Memory`` or a ``MemoryPlacement``).
+    ``memories``: as in ``tinyarena.codegen.compile`` (a list of ``Memory`` or a ``MemoryPlacement``).
 
     Returns a :class:`VerifyResult`; ``bit_exact`` is True when every output byte matches.
     Raises :class:`VerifyError` when the program cannot be built or run.
