@@ -116,6 +116,9 @@ def test_bad_memories_and_pins_are_clear_errors(tmp_path):
     with pytest.raises(ValueError, match=rf"placement covers {len(other.solution.memory)} buffers but the plan has "
                                          rf"{len(plan.buffers)}"):
         compile_model(plan, tmp_path, memories=other)
+    tiled = tinyarena.tiling.search(shared_model("vww_96_int8"), tiling="rows").best
+    with pytest.raises(ValueError, match="a tiled plan runs in one arena"):
+        compile_model(tiled, tmp_path, memories=MEMORIES)
     assert not (tmp_path / "model.c").exists()
 
 
