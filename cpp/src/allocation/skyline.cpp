@@ -1,0 +1,347 @@
+#include "tinyarena/allocation/skyline.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "tinyarena/allocation/lower_bound.h"
+#include "tinyarena/common/random.h"
+
+namespace tinyarena::allocation {
+namespace {
+
+constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
+
+using Key = std::array<int64_t, 4>;  // candidate rank, larger is better, compared in order
+
+// The best and runner-up of the offered candidates.
+struct Pick {
+  size_t best = SIZE_MAX, second = SIZE_MAX;
+  Key best_key{}, second_key{};
+
+  void offer(size_t index, const Key& key) {
+    if (best == SIZE_MAX || key > best_key) {
+      second = best, second_key = best_key;
+      best = index, best_key = key;
+    } else if (second == SIZE_MAX || key > second_key) {
+      second = index, second_key = key;
+    }
+  }
+
+  // The best, or with probability `noise` the runner-up; `none` if nothing was offered.
+  size_t choice(size_t none, double noise, SplitMix64& rng) const {
+    if (best == SIZE_MAX) return none;
+    if (noise > 0 && second != SIZE_MAX && static_cast<double>(rng.next() >> 11) * 0x1.0p-53 < noise) return second;
+    return best;
+  }
+};
+
+// The skyline over the timeline compressed to the steps where a lifetime
+// starts or ends; a floor per compressed step.
+class Skyline {
+ public:
+
+  explicit Skyline(const Problem& p) : p_(p), from_(p.buffers.size()), to_(p.buffers.size()) {
+    std::vector<int64_t> points;
+    for (const Buffer& b : p.buffers)
+      if (b.size > 0) points.insert(points.end(), {b.first, static_cast<int64_t>(b.last) + 1});
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    steps_ = points.empty() ? 0 : static_cast<int32_t>(points.size()) - 1;
+    const auto index = [&](int64_t t) {
+      return static_cast<int32_t>(std::lower_bound(points.begin(), points.end(), t) - points.begin());
+    };
+    starts_.resize(steps_ + 1);
+    ends_.resize(steps_ + 1);
+    for (size_t i = 0; i < p.buffers.size(); ++i) {
+      const Buffer& b = p.buffers[i];
+      if (b.size <= 0) continue;
+      from_[i] = index(b.first);
+      to_[i] = index(static_cast<int64_t>(b.last) + 1);
+      (b.fixed_offset ? pins_ : free_).push_back(static_cast<int>(i));
+      if (!b.fixed_offset) {
+        starts_[from_[i]].push_back(static_cast<int>(i));
+        ends_[to_[i]].push_back(static_cast<int>(i));
+      }
+    }
+    // Ascending offsets: one pass lifts the floor over stacked pins.
+    std::sort(pins_.begin(), pins_.end(),
+              [&](int a, int b) { return *p.buffers[a].fixed_offset < *p.buffers[b].fixed_offset; });
+  }
+
+  Solution build(SkylineRule rule, double noise, uint64_t seed) const {
+    State s;
+    s.solution.offsets.assign(p_.buffers.size(), 0);
+    for (int pin : pins_) s.solution.offsets[pin] = *p_.buffers[pin].fixed_offset;
+    s.floor.assign(steps_, 0);
+    lift_over_pins(s.floor, 0, steps_);
+    s.unplaced = free_;
+    s.exact.assign(p_.buffers.size(), 0);
+    s.placed.assign(p_.buffers.size(), 0);
+    s.demand.assign(steps_ + 1, 0);
+    s.forward.assign(steps_ + 1, 0);
+    s.backward.assign(steps_ + 1, 0);
+    SplitMix64 rng{seed};
+    while (!s.unplaced.empty()) {
+      find_runs(s);
+      const size_t pick = choose_tiling(s, rule, noise, rng);
+      if (pick < s.unplaced.size()) {
+        place(s, pick, s.floor[from_[s.unplaced[pick]]]);
+        continue;
+      }
+      const Run lowest = *std::min_element(s.runs.begin(), s.runs.end(),
+                                           [](const Run& a, const Run& b) { return a.height < b.height; });
+      const size_t fallback = choose_best_fit(s, lowest, rule, noise, rng);
+      if (fallback < s.unplaced.size())
+        place(s, fallback, lowest.height);
+      else
+        raise(s, lowest);
+    }
+    s.solution.height = solution_height(p_, s.solution.offsets);
+    return s.solution;
+  }
+
+ private:
+  struct Run {
+    int32_t begin = 0, end = 0;  // compressed steps [begin, end) of equal floor
+    int64_t height = 0;
+    bool valley = false;         // both neighbours higher (or absent): whatever sits here lies inside it
+  };
+
+  struct State {  // one construction
+    std::vector<int64_t> floor;     // per compressed step: top of what is placed there
+    std::vector<int> unplaced;      // free buffers not yet placed
+    std::vector<Run> runs;          // the floor's maximal runs, left to right
+    std::vector<int32_t> run_of;    // per compressed step: its run
+    std::vector<char> placed;       // per buffer
+    std::vector<char> exact;        // per buffer: sits on its valley's floor with no waste (aligned, clear of pins)
+    std::vector<char> forward, backward;  // per compressed step: reachable from the run's start / end by exact tiles
+    std::vector<int64_t> demand;    // per compressed step: scratch for fillable()
+    Solution solution;
+  };
+
+  bool overlaps(int b, int32_t begin, int32_t end) const { return from_[b] < end && begin < to_[b]; }
+
+  // Where the floor reaches into a pin, it jumps to the pin's top.
+  void lift_over_pins(std::vector<int64_t>& floor, int32_t begin, int32_t end) const {
+    for (int pin : pins_) {
+      if (!overlaps(pin, begin, end)) continue;
+      const int64_t bottom = *p_.buffers[pin].fixed_offset, top = bottom + p_.buffers[pin].size;
+      for (int32_t t = std::max(begin, from_[pin]); t < std::min(end, to_[pin]); ++t)
+        if (bottom <= floor[t] && floor[t] < top) floor[t] = top;
+    }
+  }
+
+  void find_runs(State& s) const {
+    s.runs.clear();
+    s.run_of.resize(steps_);
+    for (int32_t t = 0; t < steps_; ++t) {
+      if (t == 0 || s.floor[t] != s.floor[t - 1]) s.runs.push_back(Run{t, t, s.floor[t], false});
+      s.runs.back().end = t + 1;
+      s.run_of[t] = static_cast<int32_t>(s.runs.size()) - 1;
+    }
+    for (size_t r = 0; r < s.runs.size(); ++r)
+      s.runs[r].valley = (r == 0 || s.runs[r - 1].height > s.runs[r].height) &&
+                         (r + 1 == s.runs.size() || s.runs[r + 1].height > s.runs[r].height);
+    for (int b : s.unplaced) {
+      const Run& run = s.runs[s.run_of[from_[b]]];
+      s.exact[b] = run.valley && to_[b] <= run.end && align_up(run.height, p_.buffers[b].alignment) == run.height &&
+                   clear_of_pins(b, run.height);
+    }
+  }
+
+  // Fills forward/backward over the run from exact tiles; true when they can cover it whole.
+  bool tile(State& s, const Run& run) const {
+    std::fill(s.forward.begin() + run.begin, s.forward.begin() + run.end + 1, 0);
+    std::fill(s.backward.begin() + run.begin, s.backward.begin() + run.end + 1, 0);
+    s.forward[run.begin] = 1;
+    for (int32_t t = run.begin; t < run.end; ++t)
+      if (s.forward[t])
+        for (int b : starts_[t])
+          if (s.exact[b]) s.forward[to_[b]] = 1;
+    s.backward[run.end] = 1;
+    for (int32_t t = run.end; t > run.begin; --t)
+      if (s.backward[t])
+        for (int b : ends_[t])
+          if (s.exact[b]) s.backward[from_[b]] = 1;
+    return s.backward[run.begin];
+  }
+
+  // Valleys overlapping [begin, end] that cannot be filled without waste.
+  int64_t dead_valleys(State& s, int32_t begin, int32_t end) const {
+    find_runs(s);
+    int64_t dead = 0;
+    for (const Run& run : s.runs)
+      if (run.valley && run.end >= begin && run.begin <= end) dead += !fillable(s, run);
+    return dead;
+  }
+
+  // Exact tiles can cover the valley, and at every step of it the unplaced
+  // buffers inside it hold enough bytes to fill it up to its lower neighbour
+  // (only they can: anything reaching outside sits above the neighbours).
+  bool fillable(State& s, const Run& run) const {
+    if (!tile(s, run)) return false;
+    const int64_t rim = std::min(run.begin > 0 ? s.floor[run.begin - 1] : kUnbounded,
+                                 run.end < steps_ ? s.floor[run.end] : kUnbounded);
+    if (rim == kUnbounded) return true;
+    std::fill(s.demand.begin() + run.begin, s.demand.begin() + run.end + 1, 0);
+    for (int32_t t = run.begin; t < run.end; ++t)
+      for (int b : starts_[t])
+        if (!s.placed[b] && to_[b] <= run.end) s.demand[t] += p_.buffers[b].size, s.demand[to_[b]] -= p_.buffers[b].size;
+    int64_t live = 0;
+    for (int32_t t = run.begin; t < run.end; ++t)
+      if ((live += s.demand[t]) < rim - run.height) return false;
+    return true;
+  }
+
+  // The exact tiles of `run` (after tile()) touching its start (left) or its end.
+  int64_t count_side(const State& s, const Run& run, bool left) const {
+    int64_t count = 0;
+    for (int b : left ? starts_[run.begin] : ends_[run.end])
+      count += s.exact[b] && (left ? s.backward[to_[b]] : s.forward[from_[b]]);
+    return count;
+  }
+
+  // Most constrained first: among valleys that exact tiles can cover, the
+  // one end of one valley with the fewest tiles touching it (ties: lowest,
+  // then leftmost); the rule ranks those tiles. unplaced.size() if none.
+  size_t choose_tiling(State& s, SkylineRule rule, double noise, SplitMix64& rng) const {
+    size_t chosen = s.runs.size();
+    bool chosen_left = true;
+    int64_t fewest = 0;
+    for (size_t r = 0; r < s.runs.size(); ++r) {
+      const Run& run = s.runs[r];
+      if (!run.valley || !tile(s, run)) continue;
+      for (bool left : {true, false}) {
+        const int64_t count = count_side(s, run, left);
+        if (chosen == s.runs.size() || count < fewest || (count == fewest && run.height < s.runs[chosen].height)) {
+          chosen = r, chosen_left = left, fewest = count;
+        }
+      }
+    }
+    if (chosen == s.runs.size()) return s.unplaced.size();
+    const Run run = s.runs[chosen];
+    tile(s, run);
+    std::vector<size_t> tiles;
+    for (size_t i = 0; i < s.unplaced.size(); ++i) {
+      const int b = s.unplaced[i];
+      const bool touches = chosen_left ? from_[b] == run.begin : to_[b] == run.end;
+      if (touches && s.exact[b] && s.forward[from_[b]] && s.backward[to_[b]]) tiles.push_back(i);
+    }
+    Pick pick;
+    for (size_t i : tiles) {
+      Key key = rank(s, s.unplaced[i], run, rule);
+      if (tiles.size() > 1) {
+        State after = s;
+        place(after, i, run.height);
+        key[0] -= 1000 * dead_valleys(after, run.begin - 1, run.end + 1);
+      }
+      pick.offer(i, key);
+    }
+    find_runs(s);
+    return pick.choice(s.unplaced.size(), noise, rng);
+  }
+
+  // No valley can be tiled exactly: the buffer that fits the lowest run best.
+  size_t choose_best_fit(const State& s, const Run& run, SkylineRule rule, double noise, SplitMix64& rng) const {
+    Pick pick;
+    for (size_t i = 0; i < s.unplaced.size(); ++i) {
+      const int b = s.unplaced[i];
+      if (from_[b] >= run.begin && to_[b] <= run.end && clear_of_pins(b, align_up(run.height, p_.buffers[b].alignment)))
+        pick.offer(i, rank(s, b, run, rule));
+    }
+    return pick.choice(s.unplaced.size(), noise, rng);
+  }
+
+  void place(State& s, size_t pick, int64_t height) const {
+    const int b = s.unplaced[pick];
+    const int64_t offset = align_up(height, p_.buffers[b].alignment);
+    s.solution.offsets[b] = offset;
+    std::fill(s.floor.begin() + from_[b], s.floor.begin() + to_[b], offset + p_.buffers[b].size);
+    lift_over_pins(s.floor, from_[b], to_[b]);
+    s.exact[b] = 0;
+    s.placed[b] = 1;
+    s.unplaced[pick] = s.unplaced.back();
+    s.unplaced.pop_back();
+  }
+
+  // Nothing fits the run: it is waste up to its lower neighbour or the lowest pin above it.
+  void raise(State& s, const Run& run) const {
+    int64_t raised = std::min(run.begin > 0 ? s.floor[run.begin - 1] : kUnbounded,
+                              run.end < steps_ ? s.floor[run.end] : kUnbounded);
+    for (int pin : pins_)
+      if (overlaps(pin, run.begin, run.end) && *p_.buffers[pin].fixed_offset > run.height)
+        raised = std::min(raised, *p_.buffers[pin].fixed_offset);
+    if (raised == kUnbounded) throw std::logic_error("skyline: no buffer fits an unbounded run");
+    std::fill(s.floor.begin() + run.begin, s.floor.begin() + run.end, raised);
+    lift_over_pins(s.floor, run.begin, run.end);
+  }
+
+  // Buffer b at `offset` stays clear of every pin overlapping it in time.
+  bool clear_of_pins(int b, int64_t offset) const {
+    const int64_t top = offset + p_.buffers[b].size;
+    for (int pin : pins_) {
+      const int64_t bottom = *p_.buffers[pin].fixed_offset;
+      if (overlaps(pin, from_[b], to_[b]) && bottom < top && offset < bottom + p_.buffers[pin].size) return false;
+    }
+    return true;
+  }
+
+  Key rank(const State& s, int b, const Run& run, SkylineRule rule) const {
+    const Buffer& buffer = p_.buffers[b];
+    const int64_t length = static_cast<int64_t>(buffer.last) - buffer.first + 1;
+    const int64_t offset = align_up(run.height, buffer.alignment), top = offset + buffer.size;
+    switch (rule) {
+      case SkylineRule::kFillsRun: {
+        const int64_t snaps = (from_[b] == run.begin && run.begin > 0 && s.floor[run.begin - 1] == top) +
+                              (to_[b] == run.end && run.end < steps_ && s.floor[run.end] == top);
+        const int64_t ends = (from_[b] == run.begin) + (to_[b] == run.end);
+        return {ends, snaps, run.height - offset, buffer.size};
+      }
+      case SkylineRule::kLongest:
+        return {run.height - offset, length, buffer.size, 0};
+      case SkylineRule::kLargest:
+        return {run.height - offset, buffer.size, length, 0};
+    }
+    return {};
+  }
+
+  const Problem& p_;
+  std::vector<std::vector<int>> starts_, ends_;  // per compressed step: the free buffers starting / ending there
+  std::vector<int32_t> from_, to_;  // per buffer: its compressed steps [from, to)
+  std::vector<int> pins_, free_;    // buffers of positive size, pinned (by offset) or free
+  int32_t steps_ = 0;
+};
+
+constexpr SkylineRule kRules[] = {SkylineRule::kFillsRun, SkylineRule::kLongest, SkylineRule::kLargest};
+
+}  // namespace
+
+Solution place_skyline(const Problem& problem, SkylineRule rule, double noise, uint64_t seed) {
+  return Skyline(problem).build(rule, noise, seed);
+}
+
+SkylineResult skyline_search(const Problem& problem, const SkylineOptions& options) {
+  const auto start_time = std::chrono::steady_clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count(); };
+  const Skyline skyline(problem);
+  const int64_t bound = lower_bound_bytes(problem);
+  SkylineResult result;
+  const auto keep = [&](Solution solution) {
+    if (result.constructions++ == 0 || solution.height < result.solution.height) result.solution = std::move(solution);
+  };
+  for (SkylineRule rule : kRules) keep(skyline.build(rule, 0, 0));
+  SplitMix64 seeds{options.seed};
+  for (int64_t i = 0; i < options.constructions && result.solution.height > bound; ++i) {
+    if (options.seconds > 0 && elapsed() > options.seconds) break;
+    keep(skyline.build(kRules[i % 3], 0.05 + 0.05 * static_cast<double>(i / 3 % 4), seeds.next()));
+  }
+  result.seconds = elapsed();
+  return result;
+}
+
+}  // namespace tinyarena::allocation
