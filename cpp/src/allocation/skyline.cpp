@@ -73,34 +73,18 @@ class Skyline {
               [&](int a, int b) { return *p.buffers[a].fixed_offset < *p.buffers[b].fixed_offset; });
   }
 
-  Solution build(SkylineRule rule, double noise, uint64_t seed) const {
-    State s;
-    s.solution.offsets.assign(p_.buffers.size(), 0);
-    for (int pin : pins_) s.solution.offsets[pin] = *p_.buffers[pin].fixed_offset;
-    s.floor.assign(steps_, 0);
-    lift_over_pins(s.floor, 0, steps_);
-    s.unplaced = free_;
-    s.exact.assign(p_.buffers.size(), 0);
-    s.placed.assign(p_.buffers.size(), 0);
-    s.demand.assign(steps_ + 1, 0);
-    s.forward.assign(steps_ + 1, 0);
-    s.backward.assign(steps_ + 1, 0);
+  // One construction: with `backtracks` > 0, first a depth-first search
+  // for a plan without waste, deciding at most that many branch points;
+  // then the deepest waste-free partial plan it reached is completed greedily.
+  Solution build(SkylineRule rule, double noise, uint64_t seed, int64_t backtracks) const {
+    State s = start();
     SplitMix64 rng{seed};
-    while (!s.unplaced.empty()) {
-      find_runs(s);
-      const size_t pick = choose_tiling(s, rule, noise, rng);
-      if (pick < s.unplaced.size()) {
-        place(s, pick, s.floor[from_[s.unplaced[pick]]]);
-        continue;
-      }
-      const Run lowest = *std::min_element(s.runs.begin(), s.runs.end(),
-                                           [](const Run& a, const Run& b) { return a.height < b.height; });
-      const size_t fallback = choose_best_fit(s, lowest, rule, noise, rng);
-      if (fallback < s.unplaced.size())
-        place(s, fallback, lowest.height);
-      else
-        raise(s, lowest);
+    if (backtracks > 0) {
+      State deepest = s;
+      search(s, rule, noise, rng, backtracks, deepest);
+      s = std::move(deepest);
     }
+    complete(s, rule, noise, rng);
     s.solution.height = solution_height(p_, s.solution.offsets);
     return s.solution;
   }
@@ -123,6 +107,67 @@ class Skyline {
     std::vector<int64_t> demand;    // per compressed step: scratch for fillable()
     Solution solution;
   };
+
+  State start() const {
+    State s;
+    s.solution.offsets.assign(p_.buffers.size(), 0);
+    for (int pin : pins_) s.solution.offsets[pin] = *p_.buffers[pin].fixed_offset;
+    s.floor.assign(steps_, 0);
+    lift_over_pins(s.floor, 0, steps_);
+    s.unplaced = free_;
+    s.exact.assign(p_.buffers.size(), 0);
+    s.placed.assign(p_.buffers.size(), 0);
+    s.demand.assign(steps_ + 1, 0);
+    s.forward.assign(steps_ + 1, 0);
+    s.backward.assign(steps_ + 1, 0);
+    return s;
+  }
+
+  // Places buffers on exact tiles while some valley has them; where none
+  // has, the best fit on the lowest run, or that run becomes waste.
+  void complete(State& s, SkylineRule rule, double noise, SplitMix64& rng) const {
+    while (!s.unplaced.empty()) {
+      find_runs(s);
+      const std::vector<size_t> moves = tiling_moves(s, rule, noise, rng);
+      if (!moves.empty()) {
+        place(s, moves.front(), s.floor[from_[s.unplaced[moves.front()]]]);
+        continue;
+      }
+      const Run lowest = *std::min_element(s.runs.begin(), s.runs.end(),
+                                           [](const Run& a, const Run& b) { return a.height < b.height; });
+      const size_t fallback = choose_best_fit(s, lowest, rule, noise, rng);
+      if (fallback < s.unplaced.size())
+        place(s, fallback, lowest.height);
+      else
+        raise(s, lowest);
+    }
+  }
+
+  // Depth-first over the exact tiles of the most constrained valley end,
+  // failing where some valley cannot be filled; true when all is placed
+  // (then `deepest` is that plan). `nodes` counts down the branches tried.
+  bool search(State s, SkylineRule rule, double noise, SplitMix64& rng, int64_t& nodes, State& deepest) const {
+    for (;;) {
+      if (s.unplaced.size() < deepest.unplaced.size()) deepest = s;
+      if (s.unplaced.empty()) return true;
+      find_runs(s);
+      for (const Run& run : s.runs)
+        if (run.valley && !fillable(s, run)) return false;
+      const std::vector<size_t> moves = tiling_moves(s, rule, noise, rng);
+      if (moves.empty()) return false;
+      if (moves.size() == 1) {
+        place(s, moves.front(), s.floor[from_[s.unplaced[moves.front()]]]);
+        continue;
+      }
+      for (size_t move : moves) {
+        if (nodes-- <= 0) return false;
+        State child = s;
+        place(child, move, child.floor[from_[child.unplaced[move]]]);
+        if (search(std::move(child), rule, noise, rng, nodes, deepest)) return true;
+      }
+      return false;
+    }
+  }
 
   bool overlaps(int b, int32_t begin, int32_t end) const { return from_[b] < end && begin < to_[b]; }
 
@@ -188,6 +233,8 @@ class Skyline {
     const int64_t rim = std::min(run.begin > 0 ? s.floor[run.begin - 1] : kUnbounded,
                                  run.end < steps_ ? s.floor[run.end] : kUnbounded);
     if (rim == kUnbounded) return true;
+    for (int pin : pins_)  // a pin in the pocket fills part of it: no byte count then
+      if (overlaps(pin, run.begin, run.end) && *p_.buffers[pin].fixed_offset < rim) return true;
     std::fill(s.demand.begin() + run.begin, s.demand.begin() + run.end + 1, 0);
     for (int32_t t = run.begin; t < run.end; ++t)
       for (int b : starts_[t])
@@ -208,8 +255,9 @@ class Skyline {
 
   // Most constrained first: among valleys that exact tiles can cover, the
   // one end of one valley with the fewest tiles touching it (ties: lowest,
-  // then leftmost); the rule ranks those tiles. unplaced.size() if none.
-  size_t choose_tiling(State& s, SkylineRule rule, double noise, SplitMix64& rng) const {
+  // then leftmost). Its tiles, those leaving no valley unfillable first,
+  // then in rule order (with probability `noise` the first two swap).
+  std::vector<size_t> tiling_moves(State& s, SkylineRule rule, double noise, SplitMix64& rng) const {
     size_t chosen = s.runs.size();
     bool chosen_left = true;
     int64_t fewest = 0;
@@ -223,27 +271,29 @@ class Skyline {
         }
       }
     }
-    if (chosen == s.runs.size()) return s.unplaced.size();
+    if (chosen == s.runs.size()) return {};
     const Run run = s.runs[chosen];
     tile(s, run);
-    std::vector<size_t> tiles;
+    std::vector<std::pair<Key, size_t>> ranked;
     for (size_t i = 0; i < s.unplaced.size(); ++i) {
       const int b = s.unplaced[i];
       const bool touches = chosen_left ? from_[b] == run.begin : to_[b] == run.end;
-      if (touches && s.exact[b] && s.forward[from_[b]] && s.backward[to_[b]]) tiles.push_back(i);
+      if (touches && s.exact[b] && s.forward[from_[b]] && s.backward[to_[b]]) ranked.emplace_back(rank(s, b, run, rule), i);
     }
-    Pick pick;
-    for (size_t i : tiles) {
-      Key key = rank(s, s.unplaced[i], run, rule);
-      if (tiles.size() > 1) {
+    if (ranked.size() > 1) {
+      for (auto& [key, i] : ranked) {
         State after = s;
         place(after, i, run.height);
         key[0] -= 1000 * dead_valleys(after, run.begin - 1, run.end + 1);
       }
-      pick.offer(i, key);
+      find_runs(s);
     }
-    find_runs(s);
-    return pick.choice(s.unplaced.size(), noise, rng);
+    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    if (ranked.size() > 1 && noise > 0 && static_cast<double>(rng.next() >> 11) * 0x1.0p-53 < noise)
+      std::swap(ranked[0], ranked[1]);
+    std::vector<size_t> moves;
+    for (const auto& entry : ranked) moves.push_back(entry.second);
+    return moves;
   }
 
   // No valley can be tiled exactly: the buffer that fits the lowest run best.
@@ -322,7 +372,7 @@ constexpr SkylineRule kRules[] = {SkylineRule::kFillsRun, SkylineRule::kLongest,
 }  // namespace
 
 Solution place_skyline(const Problem& problem, SkylineRule rule, double noise, uint64_t seed) {
-  return Skyline(problem).build(rule, noise, seed);
+  return Skyline(problem).build(rule, noise, seed, 0);
 }
 
 SkylineResult skyline_search(const Problem& problem, const SkylineOptions& options) {
@@ -334,11 +384,11 @@ SkylineResult skyline_search(const Problem& problem, const SkylineOptions& optio
   const auto keep = [&](Solution solution) {
     if (result.constructions++ == 0 || solution.height < result.solution.height) result.solution = std::move(solution);
   };
-  for (SkylineRule rule : kRules) keep(skyline.build(rule, 0, 0));
+  for (SkylineRule rule : kRules) keep(skyline.build(rule, 0, 0, options.backtracks));
   SplitMix64 seeds{options.seed};
   for (int64_t i = 0; i < options.constructions && result.solution.height > bound; ++i) {
     if (options.seconds > 0 && elapsed() > options.seconds) break;
-    keep(skyline.build(kRules[i % 3], 0.05 + 0.05 * static_cast<double>(i / 3 % 4), seeds.next()));
+    keep(skyline.build(kRules[i % 3], 0.05 + 0.05 * static_cast<double>(i / 3 % 4), seeds.next(), options.backtracks));
   }
   result.seconds = elapsed();
   return result;

@@ -28,6 +28,7 @@ Solution place_skyline(const Problem& problem, SkylineRule rule, double noise = 
 
 struct SkylineOptions {
   int64_t constructions = 200;  // randomized constructions after the deterministic ones (0: none)
+  int64_t backtracks = 0;       // per construction: branch points of the waste-free search (0: greedy only)
   double seconds = 0.05;        // wall-clock cap (<= 0: none); `constructions` binds first for reproducible runs
   uint64_t seed = 1;
 };
