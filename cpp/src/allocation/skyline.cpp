@@ -15,6 +15,7 @@ namespace tinyarena::allocation {
 namespace {
 
 constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
+constexpr int kPoolLevels = 1;  // pools checked above each valley
 
 using Key = std::array<int64_t, 4>;  // candidate rank, larger is better, compared in order
 
@@ -225,23 +226,30 @@ class Skyline {
     return dead;
   }
 
-  // Exact tiles can cover the valley, and at every step of it the unplaced
-  // buffers inside it hold enough bytes to fill it up to its lower neighbour
-  // (only they can: anything reaching outside sits above the neighbours).
+  // Exact tiles can cover the valley, and the pools around it can be
+  // filled: a pool is a maximal step range below a level (the lower of its
+  // two walls), starting from the valley and widening over the lower wall
+  // for a few levels; only the unplaced buffers inside a pool can fill it
+  // (anything reaching outside sits above its walls), so at every step of
+  // it they must hold the bytes up to the level.
   bool fillable(State& s, const Run& run) const {
     if (!tile(s, run)) return false;
-    const int64_t rim = std::min(run.begin > 0 ? s.floor[run.begin - 1] : kUnbounded,
-                                 run.end < steps_ ? s.floor[run.end] : kUnbounded);
-    if (rim == kUnbounded) return true;
-    for (int pin : pins_)  // a pin in the pocket fills part of it: no byte count then
-      if (overlaps(pin, run.begin, run.end) && *p_.buffers[pin].fixed_offset < rim) return true;
-    std::fill(s.demand.begin() + run.begin, s.demand.begin() + run.end + 1, 0);
-    for (int32_t t = run.begin; t < run.end; ++t)
-      for (int b : starts_[t])
-        if (!s.placed[b] && to_[b] <= run.end) s.demand[t] += p_.buffers[b].size, s.demand[to_[b]] -= p_.buffers[b].size;
-    int64_t live = 0;
-    for (int32_t t = run.begin; t < run.end; ++t)
-      if ((live += s.demand[t]) < rim - run.height) return false;
+    int32_t begin = run.begin, end = run.end;
+    for (int level = 0; level < kPoolLevels; ++level) {
+      const int64_t rim = std::min(begin > 0 ? s.floor[begin - 1] : kUnbounded, end < steps_ ? s.floor[end] : kUnbounded);
+      if (rim == kUnbounded) return true;
+      for (int pin : pins_)  // a pin in the pool fills part of it: no byte count then
+        if (overlaps(pin, begin, end) && *p_.buffers[pin].fixed_offset < rim) return true;
+      std::fill(s.demand.begin() + begin, s.demand.begin() + end + 1, 0);
+      for (int32_t t = begin; t < end; ++t)
+        for (int b : starts_[t])
+          if (!s.placed[b] && to_[b] <= end) s.demand[t] += p_.buffers[b].size, s.demand[to_[b]] -= p_.buffers[b].size;
+      int64_t live = 0;
+      for (int32_t t = begin; t < end; ++t)
+        if ((live += s.demand[t]) < rim - s.floor[t]) return false;
+      while (begin > 0 && s.floor[begin - 1] <= rim) --begin;
+      while (end < steps_ && s.floor[end] <= rim) ++end;
+    }
     return true;
   }
 
