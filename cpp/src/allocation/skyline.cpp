@@ -106,6 +106,7 @@ class Skyline {
     std::vector<char> exact;        // per buffer: sits on its valley's floor with no waste (aligned, clear of pins)
     std::vector<char> forward, backward;  // per compressed step: reachable from the run's start / end by exact tiles
     std::vector<int64_t> demand;    // per compressed step: scratch for fillable()
+    std::vector<int64_t> cover;     // per compressed step: scratch for scarcest_step()
     Solution solution;
   };
 
@@ -119,6 +120,7 @@ class Skyline {
     s.exact.assign(p_.buffers.size(), 0);
     s.placed.assign(p_.buffers.size(), 0);
     s.demand.assign(steps_ + 1, 0);
+    s.cover.assign(steps_ + 1, 0);
     s.forward.assign(steps_ + 1, 0);
     s.backward.assign(steps_ + 1, 0);
     return s;
@@ -253,31 +255,35 @@ class Skyline {
     return true;
   }
 
-  // The exact tiles of `run` (after tile()) touching its start (left) or its end.
-  int64_t count_side(const State& s, const Run& run, bool left) const {
-    int64_t count = 0;
-    for (int b : left ? starts_[run.begin] : ends_[run.end])
-      count += s.exact[b] && (left ? s.backward[to_[b]] : s.forward[from_[b]]);
-    return count;
+  // The step of `run` (after tile()) covered by the fewest exact tiles that
+  // belong to a tiling of it, and their count (exactly one of them sits
+  // at that step in a plan with no waste here).
+  std::pair<int32_t, int64_t> scarcest_step(State& s, const Run& run) const {
+    std::fill(s.cover.begin() + run.begin, s.cover.begin() + run.end + 1, 0);
+    for (int32_t t = run.begin; t < run.end; ++t)
+      for (int b : starts_[t])
+        if (s.exact[b] && s.forward[t] && s.backward[to_[b]]) ++s.cover[t], --s.cover[to_[b]];
+    int32_t scarcest = run.begin;
+    int64_t covering = 0, fewest = kUnbounded;
+    for (int32_t t = run.begin; t < run.end; ++t)
+      if ((covering += s.cover[t]) < fewest) fewest = covering, scarcest = t;
+    return {scarcest, fewest};
   }
 
   // Most constrained first: among valleys that exact tiles can cover, the
-  // one end of one valley with the fewest tiles touching it (ties: lowest,
-  // then leftmost). Its tiles, those leaving no valley unfillable first,
-  // then in rule order (with probability `noise` the first two swap).
+  // step covered by the fewest tiles (ties: lowest valley, then leftmost).
+  // Its tiles, those leaving no valley unfillable first, then in rule
+  // order (with probability `noise` the first two swap).
   std::vector<size_t> tiling_moves(State& s, SkylineRule rule, double noise, SplitMix64& rng) const {
     size_t chosen = s.runs.size();
-    bool chosen_left = true;
+    int32_t step = 0;
     int64_t fewest = 0;
     for (size_t r = 0; r < s.runs.size(); ++r) {
       const Run& run = s.runs[r];
       if (!run.valley || !tile(s, run)) continue;
-      for (bool left : {true, false}) {
-        const int64_t count = count_side(s, run, left);
-        if (chosen == s.runs.size() || count < fewest || (count == fewest && run.height < s.runs[chosen].height)) {
-          chosen = r, chosen_left = left, fewest = count;
-        }
-      }
+      const auto [t, count] = scarcest_step(s, run);
+      if (chosen == s.runs.size() || count < fewest || (count == fewest && run.height < s.runs[chosen].height))
+        chosen = r, step = t, fewest = count;
     }
     if (chosen == s.runs.size()) return {};
     const Run run = s.runs[chosen];
@@ -285,8 +291,8 @@ class Skyline {
     std::vector<std::pair<Key, size_t>> ranked;
     for (size_t i = 0; i < s.unplaced.size(); ++i) {
       const int b = s.unplaced[i];
-      const bool touches = chosen_left ? from_[b] == run.begin : to_[b] == run.end;
-      if (touches && s.exact[b] && s.forward[from_[b]] && s.backward[to_[b]]) ranked.emplace_back(rank(s, b, run, rule), i);
+      if (from_[b] <= step && step < to_[b] && s.exact[b] && s.forward[from_[b]] && s.backward[to_[b]])
+        ranked.emplace_back(rank(s, b, run, rule), i);
     }
     if (ranked.size() > 1) {
       for (auto& [key, i] : ranked) {
