@@ -240,19 +240,30 @@ class Skyline {
     for (int level = 0; level < kPoolLevels; ++level) {
       const int64_t rim = std::min(begin > 0 ? s.floor[begin - 1] : kUnbounded, end < steps_ ? s.floor[end] : kUnbounded);
       if (rim == kUnbounded) return true;
-      for (int pin : pins_)  // a pin in the pool fills part of it: no byte count then
-        if (overlaps(pin, begin, end) && *p_.buffers[pin].fixed_offset < rim) return true;
       std::fill(s.demand.begin() + begin, s.demand.begin() + end + 1, 0);
       for (int32_t t = begin; t < end; ++t)
         for (int b : starts_[t])
           if (!s.placed[b] && to_[b] <= end) s.demand[t] += p_.buffers[b].size, s.demand[to_[b]] -= p_.buffers[b].size;
       int64_t live = 0;
-      for (int32_t t = begin; t < end; ++t)
-        if ((live += s.demand[t]) < rim - s.floor[t]) return false;
+      for (int32_t t = begin; t < end; ++t) {
+        live += s.demand[t];
+        if (live + pinned_below(t, s.floor[t], rim) < rim - s.floor[t]) return false;
+      }
       while (begin > 0 && s.floor[begin - 1] <= rim) --begin;
       while (end < steps_ && s.floor[end] <= rim) ++end;
     }
     return true;
+  }
+
+  // Bytes of pins at step t between `floor` and `level`.
+  int64_t pinned_below(int32_t t, int64_t floor, int64_t level) const {
+    int64_t bytes = 0;
+    for (int pin : pins_) {
+      const int64_t bottom = *p_.buffers[pin].fixed_offset;
+      if (from_[pin] <= t && t < to_[pin] && bottom >= floor && bottom < level)
+        bytes += std::min(bottom + p_.buffers[pin].size, level) - bottom;
+    }
+    return bytes;
   }
 
   // The step of `run` (after tile()) covered by the fewest exact tiles that

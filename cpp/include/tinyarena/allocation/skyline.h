@@ -27,9 +27,10 @@ enum class SkylineRule {
 Solution place_skyline(const Problem& problem, SkylineRule rule, double noise = 0, uint64_t seed = 0);
 
 struct SkylineOptions {
-  int64_t constructions = 200;  // randomized constructions after the deterministic ones (0: none)
-  int64_t backtracks = 0;       // per construction: branch points of the waste-free search (0: greedy only)
-  double seconds = 0.05;        // wall-clock cap (<= 0: none); `constructions` binds first for reproducible runs
+  int64_t constructions = 1000;  // randomized constructions after the deterministic ones (0: none)
+  int64_t backtracks = 400;      // per construction: branch points of the waste-free search (0: greedy only)
+  double seconds = 0.05;         // wall-clock cap (<= 0: none); on large instances it binds before
+                                 // `constructions`, and then the plan depends on the machine's speed
   uint64_t seed = 1;
 };
 
