@@ -51,9 +51,9 @@ AllocationResult run_auto(const Problem& p, const AllocatorOptions& o) {
   int64_t bound = exact.lower_bound;
   keep(std::move(exact));
   if (!best.proven_optimal) {
-    keep(run_skyline(p, AllocatorOptions{o.seconds * 0.4, o.node_limit, o.seed}));
+    keep(run_skyline(p, AllocatorOptions{o.seconds * 0.45, o.node_limit, o.seed}));
     if (best.solution.height > bound) {
-      exact = run_exact(p, AllocatorOptions{o.seconds * 0.5, o.node_limit, o.seed}, &best.solution);
+      exact = run_exact(p, AllocatorOptions{o.seconds * 0.4, o.node_limit, o.seed}, &best.solution);
       bound = std::max(bound, exact.lower_bound);
       keep(std::move(exact));
     }

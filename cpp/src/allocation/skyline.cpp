@@ -15,9 +15,15 @@ namespace tinyarena::allocation {
 namespace {
 
 constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
-constexpr int kPoolLevels = 1;  // pools checked above each valley
 
 using Key = std::array<int64_t, 4>;  // candidate rank, larger is better, compared in order
+
+// How a step's candidates are ranked (the first entry that differs decides).
+enum class SkylineRule {
+  kFillsRun,  // touches both ends of the run / one end, top level with a neighbour, no alignment waste, largest
+  kLongest,   // no alignment waste, longest lifetime, largest (Sekiyama et al.)
+  kLargest,   // no alignment waste, largest, longest lifetime
+};
 
 // The best and runner-up of the offered candidates.
 struct Pick {
@@ -228,29 +234,23 @@ class Skyline {
     return dead;
   }
 
-  // Exact tiles can cover the valley, and the pools around it can be
-  // filled: a pool is a maximal step range below a level (the lower of its
-  // two walls), starting from the valley and widening over the lower wall
-  // for a few levels; only the unplaced buffers inside a pool can fill it
-  // (anything reaching outside sits above its walls), so at every step of
-  // it they must hold the bytes up to the level.
+  // Exact tiles can cover the valley, and at every step of it the unplaced
+  // buffers inside it (with the pins there) hold enough bytes to fill it up
+  // to its lower neighbour: only they can, anything reaching outside the
+  // valley sits above its neighbours.
   bool fillable(State& s, const Run& run) const {
     if (!tile(s, run)) return false;
-    int32_t begin = run.begin, end = run.end;
-    for (int level = 0; level < kPoolLevels; ++level) {
-      const int64_t rim = std::min(begin > 0 ? s.floor[begin - 1] : kUnbounded, end < steps_ ? s.floor[end] : kUnbounded);
-      if (rim == kUnbounded) return true;
-      std::fill(s.demand.begin() + begin, s.demand.begin() + end + 1, 0);
-      for (int32_t t = begin; t < end; ++t)
-        for (int b : starts_[t])
-          if (!s.placed[b] && to_[b] <= end) s.demand[t] += p_.buffers[b].size, s.demand[to_[b]] -= p_.buffers[b].size;
-      int64_t live = 0;
-      for (int32_t t = begin; t < end; ++t) {
-        live += s.demand[t];
-        if (live + pinned_below(t, s.floor[t], rim) < rim - s.floor[t]) return false;
-      }
-      while (begin > 0 && s.floor[begin - 1] <= rim) --begin;
-      while (end < steps_ && s.floor[end] <= rim) ++end;
+    const int64_t rim = std::min(run.begin > 0 ? s.floor[run.begin - 1] : kUnbounded,
+                                 run.end < steps_ ? s.floor[run.end] : kUnbounded);
+    if (rim == kUnbounded) return true;
+    std::fill(s.demand.begin() + run.begin, s.demand.begin() + run.end + 1, 0);
+    for (int32_t t = run.begin; t < run.end; ++t)
+      for (int b : starts_[t])
+        if (!s.placed[b] && to_[b] <= run.end) s.demand[t] += p_.buffers[b].size, s.demand[to_[b]] -= p_.buffers[b].size;
+    int64_t live = 0;
+    for (int32_t t = run.begin; t < run.end; ++t) {
+      live += s.demand[t];
+      if (live + pinned_below(t, run.height, rim) < rim - run.height) return false;
     }
     return true;
   }
@@ -396,10 +396,6 @@ constexpr SkylineRule kRules[] = {SkylineRule::kFillsRun, SkylineRule::kLongest,
 
 }  // namespace
 
-Solution place_skyline(const Problem& problem, SkylineRule rule, double noise, uint64_t seed) {
-  return Skyline(problem).build(rule, noise, seed, 0);
-}
-
 SkylineResult skyline_search(const Problem& problem, const SkylineOptions& options) {
   const auto start_time = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count(); };
@@ -409,11 +405,18 @@ SkylineResult skyline_search(const Problem& problem, const SkylineOptions& optio
   const auto keep = [&](Solution solution) {
     if (result.constructions++ == 0 || solution.height < result.solution.height) result.solution = std::move(solution);
   };
-  for (SkylineRule rule : kRules) keep(skyline.build(rule, 0, 0, options.backtracks));
+  double slowest = 0;  // the longest construction so far: none starts that would end past the cap
+  const auto construct = [&](SkylineRule rule, double noise, uint64_t seed) {
+    const double before = elapsed();
+    keep(skyline.build(rule, noise, seed, options.backtracks));
+    slowest = std::max(slowest, elapsed() - before);
+  };
+  for (SkylineRule rule : kRules)
+    if (result.constructions == 0 || options.seconds <= 0 || elapsed() + slowest <= options.seconds) construct(rule, 0, 0);
   SplitMix64 seeds{options.seed};
   for (int64_t i = 0; i < options.constructions && result.solution.height > bound; ++i) {
-    if (options.seconds > 0 && elapsed() > options.seconds) break;
-    keep(skyline.build(kRules[i % 3], 0.05 + 0.05 * static_cast<double>(i / 3 % 4), seeds.next(), options.backtracks));
+    if (options.seconds > 0 && elapsed() + slowest > options.seconds) break;
+    construct(kRules[i % 3], 0.05 + 0.05 * static_cast<double>(i / 3 % 4), seeds.next());
   }
   result.seconds = elapsed();
   return result;
