@@ -36,10 +36,11 @@ AllocationResult run_skyline(const Problem& p, const AllocatorOptions& o) {
   return heuristic(p, skyline_search(p, options).solution, "skyline");
 }
 
-// Greedy first fit; if above the lower bound, a short exact search from the
-// better greedy plan (real models end here, proven optimal); else the
-// skyline search, then the exact search from the lowest plan so far with the
-// rest of the budget. The lowest plan wins.
+// Greedy first fit; if above the lower bound, the exact search from the
+// better greedy plan for a tenth of the budget (real models end here, proven
+// optimal); else the skyline search (six tenths), then the exact search from
+// the lowest plan so far (two tenths; the last tenth is slack for the clock
+// checks). The lowest plan wins.
 AllocationResult run_auto(const Problem& p, const AllocatorOptions& o) {
   AllocationResult best = heuristic(p, greedy_size_first_fit(p), "greedy_size_first_fit");
   if (best.proven_optimal) return best;
@@ -51,9 +52,9 @@ AllocationResult run_auto(const Problem& p, const AllocatorOptions& o) {
   int64_t bound = exact.lower_bound;
   keep(std::move(exact));
   if (!best.proven_optimal) {
-    keep(run_skyline(p, AllocatorOptions{o.seconds * 0.45, o.node_limit, o.seed}));
+    keep(run_skyline(p, AllocatorOptions{o.seconds * 0.6, o.node_limit, o.seed}));
     if (best.solution.height > bound) {
-      exact = run_exact(p, AllocatorOptions{o.seconds * 0.4, o.node_limit, o.seed}, &best.solution);
+      exact = run_exact(p, AllocatorOptions{o.seconds * 0.2, o.node_limit, o.seed}, &best.solution);
       bound = std::max(bound, exact.lower_bound);
       keep(std::move(exact));
     }
