@@ -51,7 +51,6 @@ struct Pick {
 // starts or ends; a floor per compressed step.
 class Skyline {
  public:
-
   explicit Skyline(const Problem& p) : p_(p), from_(p.buffers.size()), to_(p.buffers.size()) {
     std::vector<int64_t> points;
     for (const Buffer& b : p.buffers)
