@@ -73,9 +73,13 @@ static void conv_portable(const ta_conv_params *p, const int8_t *input, int8_t *
 }
 
 /* A channel's constants for the SIMD loops: requantization and bias (one array for the loop);
- * TA_CONV_RQ_WORDS int32, so a const int32_t array from the generator reads as conv_ch. */
+ * TA_CONV_RQ_WORDS int32, so a const int32_t array from the generator reads as conv_ch. With
+ * doubled packed weights the accumulators are 2x: the bias is doubled and `rqd` is used. */
 typedef struct conv_ch {
-  ta_rq4 q;
+  union {
+    ta_rq4 rq4; /* packed_doubled == 0 */
+    ta_rqd rqd; /* packed_doubled == 1 */
+  } q;
   int32_t bias;
 } conv_ch;
 typedef char conv_ch_is_rq_words[sizeof(conv_ch) == TA_CONV_RQ_WORDS * sizeof(int32_t) ? 1 : -1];
@@ -84,8 +88,12 @@ void ta_conv_s8_rq_records(const ta_conv_params *p, int32_t *records) {
   conv_ch *const chs = (conv_ch *)(void *)records;
   int32_t oc;
   for (oc = 0; oc < p->out_c; ++oc) {
-    chs[oc].q = ta_rq4_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
-    chs[oc].bias = p->bias ? p->bias[oc] : 0;
+    const int32_t bias = p->bias ? p->bias[oc] : 0;
+    if (p->packed_doubled)
+      chs[oc].q.rqd = ta_rqd_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
+    else
+      chs[oc].q.rq4 = ta_rq4_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
+    chs[oc].bias = p->packed_doubled ? 2 * bias : bias;
   }
 }
 
@@ -322,51 +330,55 @@ TA_INLINE int32_t conv_act(int32_t v, int32_t lo, int32_t hi, int full) {
   return full ? ta_ssat8(v) : ta_clamp_act(v, lo, hi);
 }
 
-/* Whether a channel takes the four-word fast form: it has one (q->rs >= 0), and the build uses
- * TFLite's double rounding (records made on the host always assume it). */
-TA_INLINE int rq4_usable(const ta_rq4 *q) {
+/* Whether a channel takes a fast form (q.rq4.rs >= 0, or q.rqd.r >= 0 when doubled), and the
+ * build uses TFLite's double rounding (records made on the host always assume it). */
+TA_INLINE int rq_usable(const conv_ch *ch, int doubled) {
 #if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
-  (void)q;
+  (void)ch, (void)doubled;
   return 0;
 #else
-  return q->rs >= 0;
+  return doubled ? ch->q.rqd.r >= 0 : ch->q.rq4.rs >= 0;
 #endif
 }
 
-/* acc requantized, offset added and limited to the activation range: the four-word fast form
- * when the channel can use it (rq4_usable), else ta_mbqm with the channel's (m, shift). */
-TA_INLINE int8_t conv_out(const ta_rq4 *q, int32_t acc, int32_t m, int32_t shift, int32_t oo, int32_t lo,
-                          int32_t hi, int full) {
-  return (int8_t)conv_act(rq4_usable(q) ? ta_rq4_apply(*q, acc) : ta_mbqm(acc, m, shift) + oo, lo, hi, full);
+/* acc (doubled: 2x the accumulator) requantized, offset added and limited to the activation
+ * range: the channel's fast form when it can use it (rq_usable), else ta_mbqm with (m, shift). */
+TA_INLINE int8_t conv_out(const conv_ch *ch, int32_t acc, int32_t m, int32_t shift, int32_t oo, int32_t lo,
+                          int32_t hi, int full, int doubled) {
+  int32_t v;
+  if (rq_usable(ch, doubled))
+    v = doubled ? ta_rqd_apply(ch->q.rqd, acc) : ta_rq4_apply(ch->q.rq4, acc);
+  else
+    v = ta_mbqm(doubled ? acc >> 1 : acc, m, shift) + oo;
+  return (int8_t)conv_act(v, lo, hi, full);
 }
 
 /* Every output channel of the two pixels in the column buffer (o1 == NULL: one pixel); chs
- * holds one conv_ch per channel (conv_simd prepares them, output offset folded in). */
+ * holds one conv_ch per channel (the bias, and the output offset folded in). */
 TA_INLINE void gemm_2px(const ta_i32a *wp, const ta_i32a *col, int32_t nwords, const ta_conv_params *p,
                         const conv_ch *ch, int32_t lo, int32_t hi, int full, int8_t *restrict o0, int8_t *restrict o1) {
   const ta_i32a *const col_end = col + 2 * nwords;
-  const int32_t out_c = p->out_c, oo = p->output_offset;
-  const int32_t *const bias = p->bias, *const mult = p->out_mult, *const shift = p->out_shift;
+  const int32_t out_c = p->out_c, oo = p->output_offset, dbl = p->packed_doubled;
+  const int32_t *const mult = p->out_mult, *const shift = p->out_shift;
   int32_t oc;
   for (oc = 0; oc + 2 <= out_c; oc += 2) {
-    const int32_t b0 = bias ? bias[oc] : 0, b1 = bias ? bias[oc + 1] : 0;
-    int32_t a00 = b0, a01 = b0, a10 = b1, a11 = b1; /* a<channel><pixel> */
+    int32_t a00 = ch[oc].bias, a01 = a00, a10 = ch[oc + 1].bias, a11 = a10; /* a<channel><pixel> */
     mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
-    o0[oc] = conv_out(&ch[oc].q, a00, mult[oc], shift[oc], oo, lo, hi, full);
-    o0[oc + 1] = conv_out(&ch[oc + 1].q, a10, mult[oc + 1], shift[oc + 1], oo, lo, hi, full);
+    o0[oc] = conv_out(&ch[oc], a00, mult[oc], shift[oc], oo, lo, hi, full, dbl);
+    o0[oc + 1] = conv_out(&ch[oc + 1], a10, mult[oc + 1], shift[oc + 1], oo, lo, hi, full, dbl);
     if (o1) {
-      o1[oc] = conv_out(&ch[oc].q, a01, mult[oc], shift[oc], oo, lo, hi, full);
-      o1[oc + 1] = conv_out(&ch[oc + 1].q, a11, mult[oc + 1], shift[oc + 1], oo, lo, hi, full);
+      o1[oc] = conv_out(&ch[oc], a01, mult[oc], shift[oc], oo, lo, hi, full, dbl);
+      o1[oc + 1] = conv_out(&ch[oc + 1], a11, mult[oc + 1], shift[oc + 1], oo, lo, hi, full, dbl);
     }
   }
   if (oc < out_c) { /* odd last channel: one weight word per k step */
-    int32_t a0 = bias ? bias[oc] : 0, a1 = a0, t;
+    int32_t a0 = ch[oc].bias, a1 = a0, t;
     for (t = 0; t < nwords; ++t) {
       a0 = ta_smlad(wp[t], col[2 * t], a0);
       a1 = ta_smlad(wp[t], col[2 * t + 1], a1);
     }
-    o0[oc] = conv_out(&ch[oc].q, a0, mult[oc], shift[oc], oo, lo, hi, full);
-    if (o1) o1[oc] = conv_out(&ch[oc].q, a1, mult[oc], shift[oc], oo, lo, hi, full);
+    o0[oc] = conv_out(&ch[oc], a0, mult[oc], shift[oc], oo, lo, hi, full, dbl);
+    if (o1) o1[oc] = conv_out(&ch[oc], a1, mult[oc], shift[oc], oo, lo, hi, full, dbl);
   }
 }
 
@@ -419,10 +431,11 @@ TA_INLINE void gemm_2px_fast(const ta_conv_params *p, const ta_i32a *col, int32_
   for (; ch < end; o0 += 2, ch += 2) {
     int32_t a00 = ch[0].bias, a01 = a00, a10 = ch[1].bias, a11 = a10; /* a<channel><pixel> */
     mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
-    rq4_store_pair(&ch[0].q, a00, a01, o0, d1, add_oo);
-    rq4_store_pair(&ch[1].q, a10, a11, o0 + 1, d1, add_oo);
+    rq4_store_pair(&ch[0].q.rq4, a00, a01, o0, d1, add_oo);
+    rq4_store_pair(&ch[1].q.rq4, a10, a11, o0 + 1, d1, add_oo);
   }
 }
+
 
 #if defined(__GNUC__)
 #define TA_NOINLINE __attribute__((noinline))
@@ -437,11 +450,80 @@ TA_INLINE void gemm_2px_fast(const ta_conv_params *p, const ta_i32a *col, int32_
                                int8_t *o0, int8_t *o1) {                                            \
     BODY;                                                                                            \
   }
+/* The signature they share. */
+typedef void gemm_loop(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *chs, int8_t *o0,
+                       int8_t *o1);
 TA_GEMM_LOOP(gemm_2px_fast_folded, gemm_2px_fast(p, col, nwords, chs, o0, o1, 0))
 TA_GEMM_LOOP(gemm_2px_fast_offset, gemm_2px_fast(p, col, nwords, chs, o0, o1, 1))
 TA_GEMM_LOOP(gemm_2px_full, gemm_2px((const ta_i32a *)p->packed_weights, col, nwords, p, chs, -128, 127, 1, o0, o1))
 TA_GEMM_LOOP(gemm_2px_clamped, gemm_2px((const ta_i32a *)p->packed_weights, col, nwords, p, chs, p->act_min,
                                         p->act_max, 0, o0, o1))
+
+/* One value of gemm_2px_doubled's assembly: x1 = ssat8((SMMLAR(X, m, c + (X >> 31))) >> r) stored
+ * at STORE, with w0 = m, w1 = c, x0 = r (the MAC loop's registers, free by then). */
+#define TA_RQD_STEP(X, STORE)                        \
+  "add %[x1], %[w1], %[" X "], asr #31\n\t"         \
+  "smmlar %[x1], %[" X "], %[w0], %[x1]\n\t"        \
+  "asr %[x1], %[x1], %[x0]\n\t"                    \
+  "ssat %[x1], #8, %[x1]\n\t"                      \
+  "strb %[x1], " STORE "\n\t"
+
+/* gemm_2px_fast for doubled accumulators (packed_doubled): two pixels, every channel with the
+ * ta_rqd form and the output offset folded in (q.rqd.oo == 0), an even number of channels and a
+ * full int8 range. Per channel pair on a DSP core one assembly block: bias loads, the MAC loop
+ * (STEPS per CMP/BNE, as mac_2x2) and per output ADD, SMMLAR, ASR, SSAT, STRB; the outputs of
+ * pixel 1 are stored at o0 + d1 through a register holding d1 - 1 (o0 post-incremented). */
+#if TA_SIMD_NATIVE && defined(__OPTIMIZE__)
+#define TA_GEMM_DOUBLED(NAME, STEPS)                                                                            \
+  static TA_NOINLINE void NAME(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *ch,   \
+                               int8_t *o0, int8_t *o1) {                                                       \
+    const ta_i32a *wp = (const ta_i32a *)p->packed_weights, *const col_end = col + 2 * nwords;                 \
+    const conv_ch *const end = ch + p->out_c;                                                                   \
+    const int32_t d1m1 = (int32_t)(o1 - o0) - 1;                                                                \
+    int32_t a00, a01, a10, a11, w0, w1, x0, x1;                                                                \
+    const ta_i32a *xp;                                                                                          \
+    __asm__ volatile("1:\n\t"                                                                                   \
+                     "ldr %[a00], [%[ch], #16]\n\t"                                                             \
+                     "ldr %[a10], [%[ch], #36]\n\t"                                                             \
+                     "mov %[a01], %[a00]\n\t"                                                                   \
+                     "mov %[a11], %[a10]\n\t"                                                                   \
+                     "ldr %[xp], %[col]\n\t"                                                                    \
+                     "2:\n\t" STEPS "cmp %[xp], %[xe]\n\tbne 2b\n\t"                                           \
+                     "ldrd %[w0], %[w1], [%[ch]]\n\t"                                                           \
+                     "ldr %[x0], [%[ch], #8]\n\t" TA_RQD_STEP("a00", "[%[o0]], #1")                              \
+                     "ldr %[a00], %[d1m1]\n\t" TA_RQD_STEP("a01", "[%[o0], %[a00]]")                             \
+                     "ldrd %[w0], %[w1], [%[ch], #20]\n\t"                                                      \
+                     "ldr %[x0], [%[ch], #28]\n\t" TA_RQD_STEP("a10", "[%[o0]], #1")                             \
+                     TA_RQD_STEP("a11", "[%[o0], %[a00]]")                                                       \
+                     "adds %[ch], %[ch], #40\n\t"                                                               \
+                     "ldr %[w0], %[end]\n\t"                                                                    \
+                     "cmp %[ch], %[w0]\n\t"                                                                     \
+                     "bne 1b\n\t"                                                                               \
+                     : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [wp] "+r"(wp),    \
+                       [xp] "=&r"(xp), [ch] "+r"(ch), [o0] "+r"(o0), [w0] "=&r"(w0), [w1] "=&r"(w1),             \
+                       [x0] "=&r"(x0), [x1] "=&r"(x1)                                                           \
+                     : [xe] "r"(col_end), [col] "m"(col), [d1m1] "m"(d1m1), [end] "m"(end)                     \
+                     : "cc", "memory");                                                                        \
+  }
+TA_GEMM_DOUBLED(gemm_2px_doubled8, TA_MAC_2X2_STEP TA_MAC_2X2_STEP TA_MAC_2X2_STEP TA_MAC_2X2_STEP)
+TA_GEMM_DOUBLED(gemm_2px_doubled4, TA_MAC_2X2_STEP TA_MAC_2X2_STEP)
+#undef TA_GEMM_DOUBLED
+#else
+static TA_NOINLINE void gemm_2px_doubled8(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *ch,
+                              int8_t *o0, int8_t *o1) {
+  const ta_i32a *wp = (const ta_i32a *)p->packed_weights, *const col_end = col + 2 * nwords;
+  const conv_ch *const end = ch + p->out_c;
+  for (; ch < end; o0 += 2, o1 += 2, ch += 2) {
+    int32_t a00 = ch[0].bias, a01 = a00, a10 = ch[1].bias, a11 = a10; /* a<channel><pixel> */
+    mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
+    o0[0] = (int8_t)ta_ssat8(ta_rqd_apply(ch[0].q.rqd, a00));
+    o1[0] = (int8_t)ta_ssat8(ta_rqd_apply(ch[0].q.rqd, a01));
+    o0[1] = (int8_t)ta_ssat8(ta_rqd_apply(ch[1].q.rqd, a10));
+    o1[1] = (int8_t)ta_ssat8(ta_rqd_apply(ch[1].q.rqd, a11));
+  }
+}
+#define gemm_2px_doubled4 gemm_2px_doubled8 /* mac_2x2 picks its step count itself */
+#endif
 
 static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                       int16_t *col) {
@@ -455,18 +537,23 @@ static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
   const conv_ch *const chs = p->rq_records ? (const conv_ch *)(const void *)p->rq_records
                                             : (const conv_ch *)(void *)((uint8_t *)col + col_bytes(p));
   int32_t oy, ox, oc;
+  const int doubled = p->packed_doubled != 0;
   int all_fast = full && p->bias && (out_c & 1) == 0, folded = 1;
   /* 1x1 over whole SIMD words, every tap inside the input: both pixels widen in one pass */
   const int pointwise_inside = p->kernel_h == 1 && p->kernel_w == 1 && (p->in_c & 3) == 0 && p->pad_top == 0 &&
                                p->pad_left == 0 && (p->out_h - 1) * p->stride_h < p->in_h &&
                                (out_w - 1) * p->stride_w < p->in_w;
-  void (*gemm)(const ta_conv_params *, const ta_i32a *, int32_t, const conv_ch *, int8_t *, int8_t *);
+  gemm_loop *gemm, *gemm1; /* for two pixels, for one */
   if (!p->rq_records) ta_conv_s8_rq_records(p, (int32_t *)(void *)((uint8_t *)col + col_bytes(p)));
   for (oc = 0; oc < out_c; ++oc) {
-    all_fast &= rq4_usable(&chs[oc].q);
-    folded &= chs[oc].q.oo == 0;
+    all_fast &= rq_usable(&chs[oc], doubled);
+    folded &= (doubled ? chs[oc].q.rqd.oo : chs[oc].q.rq4.oo) == 0;
   }
-  gemm = all_fast ? (folded ? gemm_2px_fast_folded : gemm_2px_fast_offset) : full ? gemm_2px_full : gemm_2px_clamped;
+  gemm1 = full ? gemm_2px_full : gemm_2px_clamped;
+  if (all_fast && doubled)
+    gemm = !folded ? gemm1 : (nwords & 3) == 0 ? gemm_2px_doubled8 : gemm_2px_doubled4;
+  else
+    gemm1 = gemm = all_fast ? (folded ? gemm_2px_fast_folded : gemm_2px_fast_offset) : gemm1;
   /* pixels in row-major order, two at a time (a pair may span two rows) */
   for (oy = y0, ox = 0; oy < y1;) {
     const int32_t oy1 = ox + 1 < out_w ? oy : oy + 1, ox1 = ox + 1 < out_w ? ox + 1 : 0;
@@ -478,8 +565,8 @@ static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
       im2col_pixel(p, input, irs, ips, oy, ox, col, 0);
       if (two) im2col_pixel(p, input, irs, ips, oy1, ox1, col, 1);
     }
-    gemm(p, (const ta_i32a *)col, nwords, chs, output + oy * ors + ox * ops,
-                                             two ? output + oy1 * ors + ox1 * ops : NULL);
+    (two ? gemm : gemm1)(p, (const ta_i32a *)col, nwords, chs, output + oy * ors + ox * ops,
+                         two ? output + oy1 * ors + ox1 * ops : NULL);
     oy = oy1 + (ox1 + 1 < out_w ? 0 : 1);
     ox = ox1 + 1 < out_w ? ox1 + 1 : 0;
   }
