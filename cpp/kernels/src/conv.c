@@ -84,16 +84,55 @@ typedef struct conv_ch {
 } conv_ch;
 typedef char conv_ch_is_rq_words[sizeof(conv_ch) == TA_CONV_RQ_WORDS * sizeof(int32_t) ? 1 : -1];
 
+/* Channel oc's requantized output at accumulator x: TFLite's double rounding (single: the
+ * TFLITE_SINGLE_ROUNDING form), output offset, activation range; shift <= 0. */
+static int32_t channel_out(const ta_conv_params *p, int32_t oc, int32_t x, int single) {
+  const int32_t m = p->out_mult[oc], shift = p->out_shift[oc];
+  const int32_t y = single ? (int32_t)(((int64_t)x * m + ((int64_t)1 << (30 - shift))) >> (31 - shift))
+                           : ta_rdbpot(ta_srdhm(x, m), -shift);
+  return ta_clamp_act(y + p->output_offset, p->act_min, p->act_max);
+}
+
+int ta_conv_s8_constant_channel(const ta_conv_params *p, int32_t oc, int32_t *value) {
+  const int32_t k = p->kernel_h * p->kernel_w * p->in_c, xlo = -128 + p->input_offset, xhi = 127 + p->input_offset;
+  const int8_t *const w = p->weights + (size_t)oc * k;
+  int64_t lo = p->bias ? p->bias[oc] : 0, hi = lo; /* the accumulator's range (padding adds 0, inside it) */
+  int32_t i, v;
+  if (p->out_mult[oc] == 0) { /* a dead channel */
+    *value = ta_clamp_act(p->output_offset, p->act_min, p->act_max);
+    return 1;
+  }
+  if (p->out_shift[oc] > 0 || p->out_mult[oc] < 0) return 0;
+  for (i = 0; i < k; ++i) {
+    const int32_t a = xlo * w[i], b = xhi * w[i];
+    lo += ta_min32(a, b), hi += ta_max32(a, b);
+  }
+  if (lo < INT32_MIN || hi > INT32_MAX) return 0;
+  /* both roundings are non-decreasing in x (m > 0, no left shift): equal ends, equal everywhere */
+  v = channel_out(p, oc, (int32_t)lo, 0);
+  if (channel_out(p, oc, (int32_t)hi, 0) != v || channel_out(p, oc, (int32_t)lo, 1) != v ||
+      channel_out(p, oc, (int32_t)hi, 1) != v)
+    return 0;
+  *value = v;
+  return 1;
+}
+
 void ta_conv_s8_rq_records(const ta_conv_params *p, int32_t *records) {
   conv_ch *const chs = (conv_ch *)(void *)records;
-  int32_t oc;
+  int32_t oc, value;
   for (oc = 0; oc < p->out_c; ++oc) {
     const int32_t bias = p->bias ? p->bias[oc] : 0;
-    if (p->packed_doubled)
+    if (p->packed_doubled && ta_conv_s8_constant_channel(p, oc, &value)) {
+      /* zero weights and bias (ta_conv_s8_pack_weights): (c + 0) >> 1 with m = 0 is the value */
+      chs[oc].q.rqd.m = 0, chs[oc].q.rqd.c = 2 * value, chs[oc].q.rqd.r = 1, chs[oc].q.rqd.oo = 0;
+      chs[oc].bias = 0;
+    } else if (p->packed_doubled) {
       chs[oc].q.rqd = ta_rqd_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
-    else
+      chs[oc].bias = 2 * bias;
+    } else {
       chs[oc].q.rq4 = ta_rq4_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
-    chs[oc].bias = p->packed_doubled ? 2 * bias : bias;
+      chs[oc].bias = bias;
+    }
   }
 }
 
@@ -331,10 +370,11 @@ TA_INLINE int32_t conv_act(int32_t v, int32_t lo, int32_t hi, int full) {
 }
 
 /* Whether a channel takes a fast form (q.rq4.rs >= 0, or q.rqd.r >= 0 when doubled), and the
- * build uses TFLite's double rounding (records made on the host always assume it). */
+ * build uses TFLite's double rounding (records made on the host always assume it); a doubled
+ * layer's constant channels (m = 0) take it in every build. */
 TA_INLINE int rq_usable(const conv_ch *ch, int doubled) {
+  if (doubled && ch->q.rqd.m == 0) return 1; /* a constant channel: exact in either rounding */
 #if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
-  (void)ch, (void)doubled;
   return 0;
 #else
   return doubled ? ch->q.rqd.r >= 0 : ch->q.rq4.rs >= 0;

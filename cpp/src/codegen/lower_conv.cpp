@@ -52,9 +52,9 @@ KernelCall lower_conv(const LoweringContext& context, const graph::Op& op) {
   Fields fields = window_fields(p);
   fields.add("out_c", p.out_c);
   add_output_stride(context, fields, op, k.images);
-  add_constants(context, call, fields, op, k,
-                kernels::packed_conv_weights(k, reinterpret_cast<const int8_t*>(context.graph().constant_data(weights))));
-  add_rq_records(call, fields, op, kernels::conv_rq_records(k));
+  const auto* weight_values = reinterpret_cast<const int8_t*>(context.graph().constant_data(weights));
+  add_constants(context, call, fields, op, k, kernels::packed_conv_weights(k, weight_values));
+  add_rq_records(call, fields, op, kernels::conv_rq_records(k, weight_values));
   if (p.packed_doubled) fields.add_when(kWhenSimd, "packed_doubled", "1");
   call.params = fields.take();
   const std::string scratch = scratch_for(context, op, kernels::conv_scratch_bytes(p));

@@ -65,8 +65,8 @@ std::vector<int16_t> packed_conv_weights(const ConvKernel& k, const int8_t* weig
   return packed;
 }
 
-std::vector<int32_t> conv_rq_records(const ConvKernel& k) {
-  const ta_conv_params p = conv_params_with_constants(k, nullptr);
+std::vector<int32_t> conv_rq_records(const ConvKernel& k, const int8_t* weights) {
+  const ta_conv_params p = conv_params_with_constants(k, weights);
   std::vector<int32_t> records(static_cast<size_t>(p.out_c) * TA_CONV_RQ_WORDS);
   ta_conv_s8_rq_records(&p, records.data());
   return records;
