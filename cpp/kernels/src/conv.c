@@ -230,18 +230,28 @@ static int8_t *patch_row(const ta_conv_params *p, const int8_t *input, int32_t i
   return fill_bytes(d, (kw - kx1) * in_c, zp);
 }
 
-/* The patch of the pixel at (iy0, ix0) (in-bounds taps kx in [kx0, kx1)) gathered as bytes
- * into a local buffer, then widened in one aligned span. */
+/* The taps of output column ox inside the input: kx in [*kx0, *kx1); returns the column of tap 0. */
+static int32_t tap_range(const ta_conv_params *p, int32_t ox, int32_t *kx0, int32_t *kx1) {
+  const int32_t kw = p->kernel_w, dw = p->dilation_w, ix0 = ox * p->stride_w - p->pad_left;
+  int32_t a = 0, b = kw;
+  while (a < kw && ix0 + a * dw < 0) ++a;
+  while (b > a && ix0 + (b - 1) * dw >= p->in_w) --b;
+  *kx0 = a, *kx1 = b;
+  return ix0;
+}
+
+/* The patch of output pixel (oy, ox) gathered as bytes at `patch` (word-aligned, at least
+ * TA_SMALL_PATCH bytes), the input zero point outside the input and up to a multiple of 4 (those
+ * values meet zero weights, so the widening has no scalar tail); returns its length. */
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-tree-loop-distribute-patterns"))) /* keep the short copies inline */
 #endif
-static void small_patch_pixel(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips, int32_t iy0,
-                              int32_t ix0, int32_t kx0, int32_t kx1, int16_t *col, int32_t slot) {
-  int32_t patch_words[TA_SMALL_PATCH / 4]; /* int8 values, word-aligned */
-  int8_t *const patch = (int8_t *)patch_words;
-  const int32_t kh = p->kernel_h, kw = p->kernel_w, dh = p->dilation_h;
+static int32_t gather_patch(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips, int32_t oy,
+                            int32_t ox, int8_t *patch) {
+  const int32_t kh = p->kernel_h, kw = p->kernel_w, dh = p->dilation_h, iy0 = oy * p->stride_h - p->pad_top;
+  int32_t kx0, kx1, ky;
+  const int32_t ix0 = tap_range(p, ox, &kx0, &kx1);
   int8_t *d = patch;
-  int32_t ky;
   if (ips == p->in_c && p->dilation_w == 1 && kx0 == 0 && kx1 == kw && iy0 >= 0 && iy0 + (kh - 1) * dh < p->in_h) {
     /* inside the input, dense pixels: kernel_h runs of kernel_w * in_c bytes */
     const int8_t *src = input + iy0 * irs + ix0 * ips;
@@ -249,29 +259,54 @@ static void small_patch_pixel(const ta_conv_params *p, const int8_t *input, int3
   } else {
     for (ky = 0; ky < kh; ++ky) d = patch_row(p, input, irs, ips, iy0 + ky * dh, ix0, kx0, kx1, d);
   }
-  /* up to a multiple of 4 (those values meet zero weights), so the widening has no scalar tail */
   d = fill_bytes(d, (int32_t)(-(d - patch) & 3), (int8_t)-p->input_offset);
-  widen_span(patch, (int32_t)(d - patch), col, 0, slot, p->input_offset);
+  return (int32_t)(d - patch);
 }
 
-/* Widen the input patch of output pixel (oy, ox) into slot `slot` (0/1) of the column buffer,
- * one span per kernel row when pixels are dense and x is not dilated, else one per tap. */
+/* The small patch of an output pixel whose taps all lie inside the input with whole words of
+ * each kernel row's run (kernel_w * in_c bytes) inside the input row, dense pixels, no x dilation:
+ * kernel_h runs copied a word at a time (each run's extra bytes are overwritten by the next, the
+ * last run's meet zero weights past K; kq - 4 .. kq zeroed first so no byte is left unset). */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) /* keep the short copies inline */
+#endif
+static void gather_inside(const int8_t *src, int32_t row_step, int32_t kh, int32_t run, int32_t kq, int8_t *patch) {
+  const int32_t run4 = (run + 3) & ~3;
+  int8_t *d = patch;
+  ta_write32(patch + kq - 4, 0);
+  for (; kh > 0; --kh, src += row_step, d += run) {
+    const int8_t *s = src, *const end = src + run4;
+    int8_t *q = d;
+    for (; s < end; s += 4, q += 4) ta_write32(q, ta_read32(s));
+  }
+}
+
+/* Whether output pixel (oy, ox)'s patch can take gather_inside. */
+TA_INLINE int patch_inside(const ta_conv_params *p, int32_t ips, int32_t oy, int32_t ox) {
+  const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
+  const int32_t run4 = (p->kernel_w * p->in_c + 3) & ~3;
+  return iy0 >= 0 && iy0 + (p->kernel_h - 1) * p->dilation_h < p->in_h && ix0 >= 0 &&
+         ix0 * ips + run4 <= p->in_w * ips;
+}
+
+/* Widen the input patch of output pixel (oy, ox) into slot `slot` (0/1) of the column buffer:
+ * small patches (TA_SMALL_PATCH) gathered as bytes first, else one span per kernel row when
+ * pixels are dense and x is not dilated, else one per tap. */
 static void im2col_pixel(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips, int32_t oy,
                          int32_t ox, int16_t *col, int32_t slot) {
   const int32_t in_c = p->in_c, kw = p->kernel_w, dw = p->dilation_w, in_off = p->input_offset;
   const int32_t iy0 = oy * p->stride_h - p->pad_top;
-  const int32_t ix0 = ox * p->stride_w - p->pad_left;
   const int dense_x = ips == in_c && dw == 1;
-  int32_t kx0 = 0, kx1 = kw, k = 0, ky, kx;
+  int32_t kx0, kx1, k = 0, ky, kx;
+  const int32_t ix0 = tap_range(p, ox, &kx0, &kx1);
   if (p->kernel_h == 1 && kw == 1) { /* pointwise: one span or one padding tap */
     const int inside = iy0 >= 0 && iy0 < p->in_h && ix0 >= 0 && ix0 < p->in_w;
     widen_span(inside ? input + iy0 * irs + ix0 * ips : NULL, in_c, col, 0, slot, in_off);
     return;
   }
-  while (kx0 < kw && ix0 + kx0 * dw < 0) ++kx0;
-  while (kx1 > kx0 && ix0 + (kx1 - 1) * dw >= p->in_w) --kx1;
   if (p->kernel_h * kw * in_c <= TA_SMALL_PATCH) {
-    small_patch_pixel(p, input, irs, ips, iy0, ix0, kx0, kx1, col, slot);
+    int32_t patch[TA_SMALL_PATCH / 4];
+    widen_span((const int8_t *)patch, gather_patch(p, input, irs, ips, oy, ox, (int8_t *)patch), col, 0, slot, in_off);
     return;
   }
   for (ky = 0; ky < p->kernel_h; ++ky) {
@@ -536,21 +571,20 @@ TA_GEMM_LOOP(gemm_2px_clamped, gemm_2px((const ta_i32a *)p->packed_weights, col,
                      "ldr %[x0], [%[ch], #28]\n\t" TA_RQD_STEP("a10", "[%[o0]], #1")                             \
                      TA_RQD_STEP("a11", "[%[o0], %[a00]]")                                                       \
                      "adds %[ch], %[ch], #40\n\t"                                                               \
-                     "ldr %[w0], %[end]\n\t"                                                                    \
-                     "cmp %[ch], %[w0]\n\t"                                                                     \
+                     "cmp %[ch], %[end]\n\t"                                                                    \
                      "bne 1b\n\t"                                                                               \
                      : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [wp] "+r"(wp),    \
                        [xp] "=&r"(xp), [ch] "+r"(ch), [o0] "+r"(o0), [w0] "=&r"(w0), [w1] "=&r"(w1),             \
                        [x0] "=&r"(x0), [x1] "=&r"(x1)                                                           \
-                     : [xe] "r"(col_end), [col] "m"(col), [d1m1] "m"(d1m1), [end] "m"(end)                     \
+                     : [xe] "r"(col_end), [col] "m"(col), [d1m1] "m"(d1m1), [end] "r"(end)                     \
                      : "cc", "memory");                                                                        \
   }
 TA_GEMM_DOUBLED(gemm_2px_doubled8, TA_MAC_2X2_STEP TA_MAC_2X2_STEP TA_MAC_2X2_STEP TA_MAC_2X2_STEP)
 TA_GEMM_DOUBLED(gemm_2px_doubled4, TA_MAC_2X2_STEP TA_MAC_2X2_STEP)
 #undef TA_GEMM_DOUBLED
 #else
-static TA_NOINLINE void gemm_2px_doubled8(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *ch,
-                              int8_t *o0, int8_t *o1) {
+static TA_NOINLINE void gemm_2px_doubled8(const ta_conv_params *p, const ta_i32a *col, int32_t nwords,
+                                          const conv_ch *ch, int8_t *o0, int8_t *o1) {
   const ta_i32a *wp = (const ta_i32a *)p->packed_weights, *const col_end = col + 2 * nwords;
   const conv_ch *const end = ch + p->out_c;
   for (; ch < end; o0 += 2, o1 += 2, ch += 2) {
@@ -583,6 +617,10 @@ static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
   const int pointwise_inside = p->kernel_h == 1 && p->kernel_w == 1 && (p->in_c & 3) == 0 && p->pad_top == 0 &&
                                p->pad_left == 0 && (p->out_h - 1) * p->stride_h < p->in_h &&
                                (out_w - 1) * p->stride_w < p->in_w;
+  /* patches gathered as bytes, both pixels of a pair then widened in one pass */
+  const int small_patch =
+      !(p->kernel_h == 1 && p->kernel_w == 1) && p->kernel_h * p->kernel_w * p->in_c <= TA_SMALL_PATCH;
+  const int dense_runs = ips == p->in_c && p->dilation_w == 1; /* a kernel row's taps are one run of bytes */
   gemm_loop *gemm, *gemm1; /* for two pixels, for one */
   if (!p->rq_records) ta_conv_s8_rq_records(p, (int32_t *)(void *)((uint8_t *)col + col_bytes(p)));
   for (oc = 0; oc < out_c; ++oc) {
@@ -601,6 +639,20 @@ static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
     if (two && pointwise_inside) {
       widen_pair(input + (oy * p->stride_h) * irs + (ox * p->stride_w) * ips,
                  input + (oy1 * p->stride_h) * irs + (ox1 * p->stride_w) * ips, p->in_c, col, p->input_offset);
+    } else if (two && small_patch) {
+      int32_t patches[2][TA_SMALL_PATCH / 4 + 1]; /* gather_inside writes up to 3 bytes past K */
+      int8_t *const a = (int8_t *)patches[0], *const b = (int8_t *)patches[1];
+      const int32_t kq = 2 * nwords;
+      if (dense_runs && patch_inside(p, ips, oy, ox) && patch_inside(p, ips, oy1, ox1)) {
+        gather_inside(input + (oy * p->stride_h - p->pad_top) * irs + (ox * p->stride_w - p->pad_left) * ips,
+                      p->dilation_h * irs, p->kernel_h, p->kernel_w * p->in_c, kq, a);
+        gather_inside(input + (oy1 * p->stride_h - p->pad_top) * irs + (ox1 * p->stride_w - p->pad_left) * ips,
+                      p->dilation_h * irs, p->kernel_h, p->kernel_w * p->in_c, kq, b);
+      } else {
+        gather_patch(p, input, irs, ips, oy, ox, a);
+        gather_patch(p, input, irs, ips, oy1, ox1, b);
+      }
+      widen_pair(a, b, kq, col, p->input_offset);
     } else {
       im2col_pixel(p, input, irs, ips, oy, ox, col, 0);
       if (two) im2col_pixel(p, input, irs, ips, oy1, ox1, col, 1);
