@@ -117,15 +117,22 @@ int ta_conv_s8_constant_channel(const ta_conv_params *p, int32_t oc, int32_t *va
   return 1;
 }
 
+/* In a doubled layer, the bias word of both channels of a pair whose outputs are both constant:
+ * the fast loop skips such pairs (a live channel's doubled bias is above -2^31). */
+#define TA_CONSTANT_PAIR INT32_MIN
+
 void ta_conv_s8_rq_records(const ta_conv_params *p, int32_t *records) {
   conv_ch *const chs = (conv_ch *)(void *)records;
-  int32_t oc, value;
+  int32_t oc, value, partner;
   for (oc = 0; oc < p->out_c; ++oc) {
     const int32_t bias = p->bias ? p->bias[oc] : 0;
     if (p->packed_doubled && ta_conv_s8_constant_channel(p, oc, &value)) {
-      /* zero weights and bias (ta_conv_s8_pack_weights): (c + 0) >> 1 with m = 0 is the value */
-      chs[oc].q.rqd.m = 0, chs[oc].q.rqd.c = 2 * value, chs[oc].q.rqd.r = 1, chs[oc].q.rqd.oo = 0;
-      chs[oc].bias = 0;
+      /* zero weights (ta_conv_s8_pack_weights), so the accumulator is the bias word b and with
+       * m = 0 the output is (c + (b >> 31)) >> 1: the value for b = 0 and c = 2 value, or for a
+       * constant pair b = TA_CONSTANT_PAIR and c = 2 value + 1 */
+      const int pair = (oc ^ 1) < p->out_c && ta_conv_s8_constant_channel(p, oc ^ 1, &partner);
+      chs[oc].q.rqd.m = 0, chs[oc].q.rqd.c = 2 * value + pair, chs[oc].q.rqd.r = 1, chs[oc].q.rqd.oo = 0;
+      chs[oc].bias = pair ? TA_CONSTANT_PAIR : 0;
     } else if (p->packed_doubled) {
       chs[oc].q.rqd = ta_rqd_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
       chs[oc].bias = 2 * bias;
@@ -547,18 +554,38 @@ TA_GEMM_LOOP(gemm_2px_clamped, gemm_2px((const ta_i32a *)p->packed_weights, col,
  * ta_rqd form and the output offset folded in (q.rqd.oo == 0), an even number of channels and a
  * full int8 range. Per channel pair on a DSP core one assembly block: bias loads, the MAC loop
  * (STEPS per CMP/BNE, as mac_2x2) and per output ADD, SMMLAR, ASR, SSAT, STRB; the outputs of
- * pixel 1 are stored at o0 + d1 through a register holding d1 - 1 (o0 post-incremented). */
+ * pixel 1 are stored at o0 + d1 through a register holding d1 - 1 (o0 post-incremented). The
+ * _skip variants (layers with constant pairs) store a constant pair's c >> 1 and step over its
+ * (zero) weights instead: TEST branches to CONSTANT_PAIR, placed after the loop. */
 #if TA_SIMD_NATIVE && defined(__OPTIMIZE__)
-#define TA_GEMM_DOUBLED(NAME, STEPS)                                                                            \
+#define TA_SKIP_TEST "cmp %[a00], #0x80000000\n\tbeq 3f\n\t"
+#define TA_SKIP_PAIR                                                                                       \
+  "b 6f\n\t"                                                                                                \
+  "3:\n\t"                                                                                                  \
+  "ldr %[x1], [%[ch], #4]\n\t"                                                                              \
+  "asr %[x1], %[x1], #1\n\t"                                                                                \
+  "strb %[x1], [%[o0]], #1\n\t"                                                                             \
+  "ldr %[a00], %[d1m1]\n\t"                                                                                 \
+  "strb %[x1], [%[o0], %[a00]]\n\t"                                                                         \
+  "ldr %[x1], [%[ch], #24]\n\t"                                                                             \
+  "asr %[x1], %[x1], #1\n\t"                                                                                \
+  "strb %[x1], [%[o0]], #1\n\t"                                                                             \
+  "strb %[x1], [%[o0], %[a00]]\n\t"                                                                         \
+  "ldr %[x1], %[pair_bytes]\n\t"                                                                            \
+  "add %[wp], %[wp], %[x1]\n\t"                                                                             \
+  "b 5b\n\t"                                                                                                \
+  "6:\n\t"
+#define TA_GEMM_DOUBLED(NAME, STEPS, TEST, CONSTANT_PAIR)                                                       \
   static TA_NOINLINE void NAME(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *ch,   \
                                int8_t *o0, int8_t *o1) {                                                       \
     const ta_i32a *wp = (const ta_i32a *)p->packed_weights, *const col_end = col + 2 * nwords;                 \
     const conv_ch *const end = ch + p->out_c;                                                                   \
-    const int32_t d1m1 = (int32_t)(o1 - o0) - 1;                                                                \
+    const int32_t d1m1 = (int32_t)(o1 - o0) - 1, pair_bytes = 8 * nwords;                                      \
     int32_t a00, a01, a10, a11, w0, w1, x0, x1;                                                                \
     const ta_i32a *xp;                                                                                          \
+    (void)pair_bytes;                                                                                           \
     __asm__ volatile("1:\n\t"                                                                                   \
-                     "ldr %[a00], [%[ch], #16]\n\t"                                                             \
+                     "ldr %[a00], [%[ch], #16]\n\t" TEST                                                        \
                      "ldr %[a10], [%[ch], #36]\n\t"                                                             \
                      "mov %[a01], %[a00]\n\t"                                                                   \
                      "mov %[a11], %[a10]\n\t"                                                                   \
@@ -570,17 +597,22 @@ TA_GEMM_LOOP(gemm_2px_clamped, gemm_2px((const ta_i32a *)p->packed_weights, col,
                      "ldrd %[w0], %[w1], [%[ch], #20]\n\t"                                                      \
                      "ldr %[x0], [%[ch], #28]\n\t" TA_RQD_STEP("a10", "[%[o0]], #1")                             \
                      TA_RQD_STEP("a11", "[%[o0], %[a00]]")                                                       \
+                     "5:\n\t"                                                                                   \
                      "adds %[ch], %[ch], #40\n\t"                                                               \
                      "cmp %[ch], %[end]\n\t"                                                                    \
-                     "bne 1b\n\t"                                                                               \
+                     "bne 1b\n\t" CONSTANT_PAIR                                                                 \
                      : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [wp] "+r"(wp),    \
                        [xp] "=&r"(xp), [ch] "+r"(ch), [o0] "+r"(o0), [w0] "=&r"(w0), [w1] "=&r"(w1),             \
                        [x0] "=&r"(x0), [x1] "=&r"(x1)                                                           \
-                     : [xe] "r"(col_end), [col] "m"(col), [d1m1] "m"(d1m1), [end] "r"(end)                     \
+                     : [xe] "r"(col_end), [col] "m"(col), [d1m1] "m"(d1m1), [end] "r"(end),                    \
+                       [pair_bytes] "m"(pair_bytes)                                                             \
                      : "cc", "memory");                                                                        \
   }
-TA_GEMM_DOUBLED(gemm_2px_doubled8, TA_MAC_2X2_STEP TA_MAC_2X2_STEP TA_MAC_2X2_STEP TA_MAC_2X2_STEP)
-TA_GEMM_DOUBLED(gemm_2px_doubled4, TA_MAC_2X2_STEP TA_MAC_2X2_STEP)
+#define TA_STEPS8 TA_MAC_2X2_STEP TA_MAC_2X2_STEP TA_MAC_2X2_STEP TA_MAC_2X2_STEP
+TA_GEMM_DOUBLED(gemm_2px_doubled8, TA_STEPS8, "", "")
+TA_GEMM_DOUBLED(gemm_2px_doubled4, TA_MAC_2X2_STEP TA_MAC_2X2_STEP, "", "")
+TA_GEMM_DOUBLED(gemm_2px_doubled8_skip, TA_STEPS8, TA_SKIP_TEST, TA_SKIP_PAIR)
+TA_GEMM_DOUBLED(gemm_2px_doubled4_skip, TA_MAC_2X2_STEP TA_MAC_2X2_STEP, TA_SKIP_TEST, TA_SKIP_PAIR)
 #undef TA_GEMM_DOUBLED
 #else
 static TA_NOINLINE void gemm_2px_doubled8(const ta_conv_params *p, const ta_i32a *col, int32_t nwords,
@@ -589,6 +621,12 @@ static TA_NOINLINE void gemm_2px_doubled8(const ta_conv_params *p, const ta_i32a
   const conv_ch *const end = ch + p->out_c;
   for (; ch < end; o0 += 2, o1 += 2, ch += 2) {
     int32_t a00 = ch[0].bias, a01 = a00, a10 = ch[1].bias, a11 = a10; /* a<channel><pixel> */
+    if (a00 == TA_CONSTANT_PAIR) { /* as the _skip variants */
+      o0[0] = o1[0] = (int8_t)(ch[0].q.rqd.c >> 1);
+      o0[1] = o1[1] = (int8_t)(ch[1].q.rqd.c >> 1);
+      wp += 2 * nwords;
+      continue;
+    }
     mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
     o0[0] = (int8_t)ta_ssat8(ta_rqd_apply(ch[0].q.rqd, a00));
     o1[0] = (int8_t)ta_ssat8(ta_rqd_apply(ch[0].q.rqd, a01));
@@ -596,7 +634,10 @@ static TA_NOINLINE void gemm_2px_doubled8(const ta_conv_params *p, const ta_i32a
     o1[1] = (int8_t)ta_ssat8(ta_rqd_apply(ch[1].q.rqd, a11));
   }
 }
-#define gemm_2px_doubled4 gemm_2px_doubled8 /* mac_2x2 picks its step count itself */
+/* mac_2x2 picks its step count itself; constant pairs are tested in every variant */
+#define gemm_2px_doubled4 gemm_2px_doubled8
+#define gemm_2px_doubled8_skip gemm_2px_doubled8
+#define gemm_2px_doubled4_skip gemm_2px_doubled8
 #endif
 
 static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
@@ -612,7 +653,7 @@ static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
                                             : (const conv_ch *)(void *)((uint8_t *)col + col_bytes(p));
   int32_t oy, ox, oc;
   const int doubled = p->packed_doubled != 0;
-  int all_fast = full && p->bias && (out_c & 1) == 0, folded = 1;
+  int all_fast = full && p->bias && (out_c & 1) == 0, folded = 1, constant_pairs = 0;
   /* 1x1 over whole SIMD words, every tap inside the input: both pixels widen in one pass */
   const int pointwise_inside = p->kernel_h == 1 && p->kernel_w == 1 && (p->in_c & 3) == 0 && p->pad_top == 0 &&
                                p->pad_left == 0 && (p->out_h - 1) * p->stride_h < p->in_h &&
@@ -626,10 +667,14 @@ static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
   for (oc = 0; oc < out_c; ++oc) {
     all_fast &= rq_usable(&chs[oc], doubled);
     folded &= (doubled ? chs[oc].q.rqd.oo : chs[oc].q.rq4.oo) == 0;
+    constant_pairs |= doubled && chs[oc].bias == TA_CONSTANT_PAIR;
   }
   gemm1 = full ? gemm_2px_full : gemm_2px_clamped;
   if (all_fast && doubled)
-    gemm = !folded ? gemm1 : (nwords & 3) == 0 ? gemm_2px_doubled8 : gemm_2px_doubled4;
+    gemm = !folded                ? gemm1
+           : constant_pairs        ? ((nwords & 3) == 0 ? gemm_2px_doubled8_skip : gemm_2px_doubled4_skip)
+           : (nwords & 3) == 0     ? gemm_2px_doubled8
+                                   : gemm_2px_doubled4;
   else
     gemm1 = gemm = all_fast ? (folded ? gemm_2px_fast_folded : gemm_2px_fast_offset) : gemm1;
   /* pixels in row-major order, two at a time (a pair may span two rows) */
