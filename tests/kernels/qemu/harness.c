@@ -153,6 +153,11 @@ static int selftest(void) {
     o1 = alloc(n), o2 = alloc(n);
     scratch = alloc(ta_conv_s8_scratch_bytes(&p));
     if (i & 2) p.act_min = -128, p.act_max = 127; /* the fast channel loops need all of int8 */
+    if (i % 8 >= 4) { /* constant channels: dead (0, 1, a pair), or a bias the weights cannot move */
+      ((int32_t *)p.out_mult)[0] = 0, ((int32_t *)p.out_mult)[p.out_c > 1] = 0;
+      ((int32_t *)p.bias)[p.out_c - 1] = (i & 8 ? 1 : -1) * ((1 << 30) + 12345);
+      ((int32_t *)p.out_shift)[p.out_c - 1] = -29;
+    }
     ta_conv_s8(&p, x, o2, 0, p.out_h, scratch); /* portable: no packed weights */
     p.packed_weights = pack_conv(&p, i & 1);
     ta_conv_s8(&p, x, o1, 0, p.out_h, scratch);
