@@ -662,7 +662,7 @@ static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
   const int small_patch =
       !(p->kernel_h == 1 && p->kernel_w == 1) && p->kernel_h * p->kernel_w * p->in_c <= TA_SMALL_PATCH;
   const int dense_runs = ips == p->in_c && p->dilation_w == 1; /* a kernel row's taps are one run of bytes */
-  gemm_loop *gemm, *gemm1; /* for two pixels, for one */
+  gemm_loop *gemm, *gemm1; /* for two pixels (a doubled fast loop: also one pixel twice), for one */
   if (!p->rq_records) ta_conv_s8_rq_records(p, (int32_t *)(void *)((uint8_t *)col + col_bytes(p)));
   for (oc = 0; oc < out_c; ++oc) {
     all_fast &= rq_usable(&chs[oc], doubled);
@@ -680,7 +680,7 @@ static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
   /* pixels in row-major order, two at a time (a pair may span two rows) */
   for (oy = y0, ox = 0; oy < y1;) {
     const int32_t oy1 = ox + 1 < out_w ? oy : oy + 1, ox1 = ox + 1 < out_w ? ox + 1 : 0;
-    const int two = oy1 < y1;
+    const int two = oy1 < y1, twin = !two && gemm != gemm1; /* a lone pixel in both slots */
     if (two && pointwise_inside) {
       widen_pair(input + (oy * p->stride_h) * irs + (ox * p->stride_w) * ips,
                  input + (oy1 * p->stride_h) * irs + (ox1 * p->stride_w) * ips, p->in_c, col, p->input_offset);
@@ -700,10 +700,10 @@ static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
       widen_pair(a, b, kq, col, p->input_offset);
     } else {
       im2col_pixel(p, input, irs, ips, oy, ox, col, 0);
-      if (two) im2col_pixel(p, input, irs, ips, oy1, ox1, col, 1);
+      if (two || twin) im2col_pixel(p, input, irs, ips, two ? oy1 : oy, two ? ox1 : ox, col, 1);
     }
-    (two ? gemm : gemm1)(p, (const ta_i32a *)col, nwords, chs, output + oy * ors + ox * ops,
-                         two ? output + oy1 * ors + ox1 * ops : NULL);
+    (two || twin ? gemm : gemm1)(p, (const ta_i32a *)col, nwords, chs, output + oy * ors + ox * ops,
+                                 two ? output + oy1 * ors + ox1 * ops : twin ? output + oy * ors + ox * ops : NULL);
     oy = oy1 + (ox1 + 1 < out_w ? 0 : 1);
     ox = ox1 + 1 < out_w ? ox1 + 1 : 0;
   }
