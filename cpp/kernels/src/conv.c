@@ -13,6 +13,11 @@
 #include "ta_simd.h"
 
 #define TA_DEF(v, d) ((v) != 0 ? (v) : (d))
+#if defined(__GNUC__)
+#define TA_NOINLINE __attribute__((noinline))
+#else
+#define TA_NOINLINE
+#endif
 
 /* acc + sum (x[i] + off) * w[i]: the portable inner loop, out of line to keep it in registers. */
 #if defined(__GNUC__)
@@ -296,6 +301,15 @@ TA_INLINE int patch_inside(const ta_conv_params *p, int32_t ips, int32_t oy, int
          ix0 * ips + run4 <= p->in_w * ips;
 }
 
+/* A small patch gathered as bytes, then widened into slot `slot`; out of line, so that its
+ * buffer is not on the stack below im2col_pixel's other calls. */
+static TA_NOINLINE void small_patch_pixel(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips,
+                                          int32_t oy, int32_t ox, int16_t *col, int32_t slot) {
+  int32_t patch[TA_SMALL_PATCH / 4];
+  widen_span((const int8_t *)patch, gather_patch(p, input, irs, ips, oy, ox, (int8_t *)patch), col, 0, slot,
+             p->input_offset);
+}
+
 /* Widen the input patch of output pixel (oy, ox) into slot `slot` (0/1) of the column buffer:
  * small patches (TA_SMALL_PATCH) gathered as bytes first, else one span per kernel row when
  * pixels are dense and x is not dilated, else one per tap. */
@@ -312,8 +326,7 @@ static void im2col_pixel(const ta_conv_params *p, const int8_t *input, int32_t i
     return;
   }
   if (p->kernel_h * kw * in_c <= TA_SMALL_PATCH) {
-    int32_t patch[TA_SMALL_PATCH / 4];
-    widen_span((const int8_t *)patch, gather_patch(p, input, irs, ips, oy, ox, (int8_t *)patch), col, 0, slot, in_off);
+    small_patch_pixel(p, input, irs, ips, oy, ox, col, slot);
     return;
   }
   for (ky = 0; ky < p->kernel_h; ++ky) {
@@ -519,11 +532,6 @@ TA_INLINE void gemm_2px_fast(const ta_conv_params *p, const ta_i32a *col, int32_
 }
 
 
-#if defined(__GNUC__)
-#define TA_NOINLINE __attribute__((noinline))
-#else
-#define TA_NOINLINE
-#endif
 /* The channel loops conv_simd picks from, out of line so that each owns the registers: the
  * fast loop with the output offset folded into every channel's constants and not, and the
  * general loop for a full int8 and for a clamped activation range. */
@@ -640,6 +648,27 @@ static TA_NOINLINE void gemm_2px_doubled8(const ta_conv_params *p, const ta_i32a
 #define gemm_2px_doubled4_skip gemm_2px_doubled8
 #endif
 
+/* The small patches (TA_SMALL_PATCH) of output pixels (oy, ox) and (oy1, ox1) gathered as bytes
+ * (gather_inside when both allow it and the kernel rows are dense runs), then widened in one
+ * pass; out of line, so that its buffers are not on the stack below the other calls. */
+static TA_NOINLINE void small_patch_pair(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips,
+                                         int32_t oy, int32_t ox, int32_t oy1, int32_t ox1, int32_t kq, int dense_runs,
+                                         int16_t *col) {
+  int32_t patches[2][TA_SMALL_PATCH / 4 + 1]; /* gather_inside writes up to 3 bytes past K */
+  int8_t *const a = (int8_t *)patches[0], *const b = (int8_t *)patches[1];
+  if (dense_runs && patch_inside(p, ips, oy, ox) && patch_inside(p, ips, oy1, ox1)) {
+    const int32_t step = p->dilation_h * irs, run = p->kernel_w * p->in_c;
+    gather_inside(input + (oy * p->stride_h - p->pad_top) * irs + (ox * p->stride_w - p->pad_left) * ips, step,
+                  p->kernel_h, run, kq, a);
+    gather_inside(input + (oy1 * p->stride_h - p->pad_top) * irs + (ox1 * p->stride_w - p->pad_left) * ips, step,
+                  p->kernel_h, run, kq, b);
+  } else {
+    gather_patch(p, input, irs, ips, oy, ox, a);
+    gather_patch(p, input, irs, ips, oy1, ox1, b);
+  }
+  widen_pair(a, b, kq, col, p->input_offset);
+}
+
 static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                       int16_t *col) {
   const int32_t ips = TA_DEF(p->in_pix_stride, p->in_c);
@@ -685,19 +714,7 @@ static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
       widen_pair(input + (oy * p->stride_h) * irs + (ox * p->stride_w) * ips,
                  input + (oy1 * p->stride_h) * irs + (ox1 * p->stride_w) * ips, p->in_c, col, p->input_offset);
     } else if (two && small_patch) {
-      int32_t patches[2][TA_SMALL_PATCH / 4 + 1]; /* gather_inside writes up to 3 bytes past K */
-      int8_t *const a = (int8_t *)patches[0], *const b = (int8_t *)patches[1];
-      const int32_t kq = 2 * nwords;
-      if (dense_runs && patch_inside(p, ips, oy, ox) && patch_inside(p, ips, oy1, ox1)) {
-        gather_inside(input + (oy * p->stride_h - p->pad_top) * irs + (ox * p->stride_w - p->pad_left) * ips,
-                      p->dilation_h * irs, p->kernel_h, p->kernel_w * p->in_c, kq, a);
-        gather_inside(input + (oy1 * p->stride_h - p->pad_top) * irs + (ox1 * p->stride_w - p->pad_left) * ips,
-                      p->dilation_h * irs, p->kernel_h, p->kernel_w * p->in_c, kq, b);
-      } else {
-        gather_patch(p, input, irs, ips, oy, ox, a);
-        gather_patch(p, input, irs, ips, oy1, ox1, b);
-      }
-      widen_pair(a, b, kq, col, p->input_offset);
+      small_patch_pair(p, input, irs, ips, oy, ox, oy1, ox1, 2 * nwords, dense_runs, col);
     } else {
       im2col_pixel(p, input, irs, ips, oy, ox, col, 0);
       if (two || twin) im2col_pixel(p, input, irs, ips, two ? oy1 : oy, two ? ox1 : ox, col, 1);
