@@ -531,7 +531,6 @@ TA_INLINE void gemm_2px_fast(const ta_conv_params *p, const ta_i32a *col, int32_
   }
 }
 
-
 /* The channel loops conv_simd picks from, out of line so that each owns the registers: the
  * fast loop with the output offset folded into every channel's constants and not, and the
  * general loop for a full int8 and for a clamped activation range. */
