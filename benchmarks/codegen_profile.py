@@ -23,8 +23,11 @@ from tinyarena.codegen import compile as compile_model
 CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "gemm_2px_fast_folded", "gemm_2px_fast_offset", "gemm_2px_full",
                   "gemm_2px_clamped", "im2col_pixel", "widen_pair", "widen_span", "widen_values", "small_patch_pixel",
                   "patch_row")
-DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "dw_channel_simd", "dw3x3_channel",
-                       "build_plane16", "requant_row")
+DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "dw_simd", "dw_group", "dw_run",
+                       "dw_job_prepare", "dw_job_weights", "dw3x3s1_asm", "dw3x3s2_asm", "dw3x3s1_rows_c",
+                       "dw3x3s2_rows_c", "dw_generic_rows", "load_row", "build_row4", "build_row2", "build_row1",
+                       "fill_zp", "fill_borders", "bands_inplace_ok", "dw_slots", "half_pair", "plane_width",
+                       "plane_bytes")
 
 LIBC = ("memcpy", "memset", "__aeabi_memcpy", "__aeabi_memset", "__aeabi_dmul", "__aeabi_d2iz", "round",
         "__aeabi_i2d", "__adddf3", "__muldf3", "__floatsidf", "__fixdfsi")
