@@ -25,7 +25,7 @@ CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "gemm_2px_fast_folded", "gemm_2px_f
                   "patch_row")
 DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "dw_simd", "dw_group", "dw_run",
                        "dw_job_prepare", "dw_job_weights", "dw3x3s1_asm", "dw3x3s2_asm", "dw3x3s1_rows_c",
-                       "dw3x3s2_rows_c", "dw_generic_rows", "load_row", "build_row4", "build_row2", "build_row1",
+                       "dw3x3s2_rows_c", "dw_generic_rows", "load_rows", "build_rows4", "build_rows2", "build_rows1",
                        "fill_zp", "fill_borders", "bands_inplace_ok", "dw_slots", "half_pair", "plane_width",
                        "plane_bytes")
 

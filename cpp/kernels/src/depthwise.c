@@ -164,52 +164,65 @@ static dw_ctx dw_context(const ta_dwconv_params *p, const int8_t *in, int8_t *ou
   return x;
 }
 
-/* One plane row per channel of a group from NHWC, columns [xa, xb): 4 channels take two pixel
+/* Plane rows of a group from n input rows of NHWC (s: first row's column xa, channel c0; d: the
+ * first slot, channel j of a slot at + j * width), columns [xa, xb). 4 channels take two pixel
  * loads, PKHBT/PKHTB and four SXTB16 per 2 columns (channel c's pair of columns per word). */
-static void build_row4(const int8_t *s, int32_t ips, int16_t *d, int32_t width, int32_t xa, int32_t xb) {
-  int32_t col = xa, j;
-  if (col & 1) {
-    for (j = 0; j < 4; ++j) d[j * width + col] = s[j];
-    ++col, s += ips;
-  }
-  {
-    ta_i32a *d0 = (ta_i32a *)(void *)(d + col);
-    ta_i32a *const end = d0 + ((xb - col) >> 1);
-    const int32_t w2 = width >> 1;
-    for (; d0 < end; ++d0, s += 2 * ips) {
-      const int32_t a = ta_read32(s), b = ta_read32(s + ips);
-      const int32_t lo = pack_lo16(a, b), hi = pack_hi16(a, b);
-      d0[0] = ta_sxtb16(lo);
-      d0[w2] = sxtb16_odd(lo);
-      d0[2 * w2] = ta_sxtb16(hi);
-      d0[3 * w2] = sxtb16_odd(hi);
+TA_NOINLINE static void build_rows4(const dw_ctx *x, const int8_t *s, int16_t *d, int32_t n, int32_t pitch) {
+  const int32_t ips = x->ips, width = x->width, xa = x->xa, xb = x->xb, w2 = width >> 1;
+  const int32_t pairs = (xb - xa - (xa & 1)) >> 1;
+  int32_t j;
+  for (; n > 0; --n, s += x->irs, d += pitch) {
+    const int8_t *q = s;
+    int32_t col = xa;
+    if (col & 1) {
+      for (j = 0; j < 4; ++j) d[j * width + col] = q[j];
+      ++col, q += ips;
     }
-    col += (xb - col) & ~1;
+    {
+      ta_i32a *d0 = (ta_i32a *)(void *)(d + col);
+      ta_i32a *const end = d0 + pairs;
+      for (; d0 < end; ++d0, q += 2 * ips) {
+        const int32_t a = ta_read32(q), b = ta_read32(q + ips);
+        const int32_t lo = pack_lo16(a, b), hi = pack_hi16(a, b);
+        d0[0] = ta_sxtb16(lo);
+        d0[w2] = sxtb16_odd(lo);
+        d0[2 * w2] = ta_sxtb16(hi);
+        d0[3 * w2] = sxtb16_odd(hi);
+      }
+      col += 2 * pairs;
+    }
+    if (col < xb)
+      for (j = 0; j < 4; ++j) d[j * width + col] = q[j];
   }
-  if (col < xb)
-    for (j = 0; j < 4; ++j) d[j * width + col] = s[j];
 }
 
-static void build_row2(const int8_t *s, int32_t ips, int16_t *d, int32_t width, int32_t xa, int32_t xb) {
-  int32_t col = xa;
-  if (col & 1) d[col] = s[0], d[width + col] = s[1], ++col, s += ips;
-  for (; col + 2 <= xb; col += 2, s += 2 * ips) {
-    uint16_t a, b;
-    memcpy(&a, s, 2), memcpy(&b, s + ips, 2);
-    {
-      const int32_t v = pack_lo16(a, b);
+TA_NOINLINE static void build_rows2(const dw_ctx *x, const int8_t *s, int16_t *d, int32_t n, int32_t pitch) {
+  const int32_t ips = x->ips, width = x->width, xa = x->xa, xb = x->xb;
+  for (; n > 0; --n, s += x->irs, d += pitch) {
+    const int8_t *q = s;
+    int32_t col = xa;
+    if (col & 1) d[col] = q[0], d[width + col] = q[1], ++col, q += ips;
+    for (; col + 2 <= xb; col += 2, q += 2 * ips) {
+      uint16_t a, b;
+      int32_t v;
+      memcpy(&a, q, 2), memcpy(&b, q + ips, 2);
+      v = pack_lo16(a, b);
       ta_write32(d + col, ta_sxtb16(v));
       ta_write32(d + width + col, sxtb16_odd(v));
     }
+    if (col < xb) d[col] = q[0], d[width + col] = q[1];
   }
-  if (col < xb) d[col] = s[0], d[width + col] = s[1];
 }
 
-static void build_row1(const int8_t *s, int32_t ips, int16_t *d, int32_t xa, int32_t xb) {
-  int32_t col = xa;
-  if (col & 1) d[col++] = s[0], s += ips;
-  for (; col + 2 <= xb; col += 2, s += 2 * ips) ta_write32(d + col, ta_pair16(s[0], s[ips]));
-  if (col < xb) d[col] = s[0];
+TA_NOINLINE static void build_rows1(const dw_ctx *x, const int8_t *s, int16_t *d, int32_t n, int32_t pitch) {
+  const int32_t ips = x->ips, xa = x->xa, xb = x->xb;
+  for (; n > 0; --n, s += x->irs, d += pitch) {
+    const int8_t *q = s;
+    int32_t col = xa;
+    if (col & 1) d[col++] = q[0], q += ips;
+    for (; col + 2 <= xb; col += 2, q += 2 * ips) ta_write32(d + col, ta_pair16(q[0], q[ips]));
+    if (col < xb) d[col] = q[0];
+  }
 }
 
 /* Fill n int16 with the zero point (n even, d 4-byte aligned). */
@@ -219,29 +232,32 @@ static void fill_zp(int16_t *d, int32_t n, int32_t zp) {
   while (w < end) *w++ = zz;
 }
 
-/* Input row iy of channels c0 .. c0+g-1 into one slot (g plane rows). */
-TA_NOINLINE static void load_row(const dw_ctx *x, int32_t iy, int32_t c0, int32_t g, int16_t *slot) {
+/* Input rows iy .. iy+n-1 of channels c0 .. c0+g-1 into consecutive slots (g plane rows each):
+ * rows outside the input are the zero point, the others are built in one run. */
+TA_NOINLINE static void load_rows(const dw_ctx *x, int32_t iy, int32_t n, int32_t c0, int32_t g, int16_t *slot) {
   const ta_dwconv_params *p = x->p;
-  const int32_t w = x->width;
-  const int8_t *s;
-  int32_t j = 0;
-  if (iy < 0 || iy >= p->in_h) {
-    fill_zp(slot, g * w, -p->input_offset);
-    return;
+  const int32_t pitch = g * x->width;
+  const int32_t above = ta_min32(n, ta_max32(0, -iy)), inside = ta_max32(0, ta_min32(n, p->in_h - iy) - above);
+  const int8_t *s = x->in + (iy + above) * x->irs + c0 + (x->xa - p->pad_left) * x->ips;
+  int16_t *d = slot + above * pitch;
+  fill_zp(slot, above * pitch, -p->input_offset);
+  if (inside > 0) {
+    if (g == 4) {
+      build_rows4(x, s, d, inside, pitch);
+    } else {
+      if (g >= 2) build_rows2(x, s, d, inside, pitch);
+      if (g & 1) build_rows1(x, s + g - 1, d + (g - 1) * x->width, inside, pitch);
+    }
   }
-  s = x->in + iy * x->irs + c0 + (x->xa - p->pad_left) * x->ips;
-  if (g == 4) {
-    build_row4(s, x->ips, slot, w, x->xa, x->xb);
-    return;
-  }
-  if (g >= 2) build_row2(s, x->ips, slot, w, x->xa, x->xb), j = 2;
-  if (j < g) build_row1(s + j, x->ips, slot + j * w, x->xa, x->xb);
+  fill_zp(d + inside * pitch, (n - above - inside) * pitch, -p->input_offset);
 }
 
-/* The zero-point columns of every plane row in the window (rows written later only touch
- * [xa, xb), zero-point rows their whole width). */
-TA_NOINLINE static void fill_borders(const dw_ctx *x, int32_t nrows) {
+/* The zero-point columns of the plane rows the scratch holds (rows written later only touch
+ * [xa, xb), zero-point rows their whole width; a window's rows are plane rows of this layout
+ * whatever its group size). */
+TA_NOINLINE static void fill_borders(const dw_ctx *x) {
   const int16_t zp = (int16_t)-x->p->input_offset;
+  const int32_t nrows = (int32_t)(x->budget / ((size_t)x->width * sizeof(int16_t)));
   int16_t *row = x->plane;
   int32_t r, col;
   for (r = 0; r < nrows; ++r, row += x->width) {
@@ -613,7 +629,6 @@ static void dw_group(const dw_ctx *x, int32_t c0, int32_t g, int32_t slots, int3
   const int32_t cached = g * dm <= DW_JOBS;
   if (cached)
     for (j = 0; j < g * dm; ++j) dw_job_prepare(x, c0 * dm + j, &jobs[j]);
-  fill_borders(x, slots * g);
   for (yb = y0; yb < y1; yb += band) {
     const int32_t ye = ta_min32(y1, yb + band), iy = yb * sh - p->pad_top;
     const int32_t rows = (ye - yb - 1) * sh + x->span;
@@ -624,7 +639,7 @@ static void dw_group(const dw_ctx *x, int32_t c0, int32_t g, int32_t slots, int3
       keep = have_lo + have_n - iy;
       for (r = 0; r < (keep * pitch) >> 1; ++r) d[r] = s[r];
     }
-    for (r = keep; r < rows; ++r) load_row(x, iy + r, c0, g, x->plane + r * pitch);
+    load_rows(x, iy + keep, rows - keep, c0, g, x->plane + keep * pitch);
     have_lo = iy, have_n = rows;
     for (j = 0; j < g; ++j) {
       for (m = 0; m < dm; ++m) {
@@ -661,7 +676,7 @@ static int32_t bands_inplace_ok(const ta_dwconv_params *p, int32_t span, int32_t
 /* Window slots for a group of g channels within the scratch budget: all the rows needed, or
  * bands of at least DW_MIN_BAND output rows (shorter bands cost more in row moves and calls than
  * fewer channels per group save), or 0. In place, bands must not overwrite rows still to read. */
-#define DW_MIN_BAND 4
+#define DW_MIN_BAND 2
 static int32_t dw_slots(const dw_ctx *x, int32_t g, int32_t rows_needed, int32_t y_rows) {
   const int32_t slots = (int32_t)(x->budget / ((size_t)g * (size_t)x->width * sizeof(int16_t)));
   const int32_t band = slots >= x->span ? (slots - x->span) / x->p->stride_h + 1 : 0;
@@ -701,6 +716,7 @@ void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t
     const dw_ctx x = dw_context(p, input, output, scratch, ta_depthwise_conv_s8_scratch_bytes(p), ips,
                                 TA_DEF(p->in_row_stride, p->in_w * ips), ops,
                                 TA_DEF(p->out_row_stride, p->out_w * ops), 0);
+    fill_borders(&x);
     dw_simd(&x, y0, y1);
     return;
   }
@@ -717,7 +733,7 @@ void ta_depthwise_conv_s8_inplace(const ta_dwconv_params *p, int8_t *buf, void *
   if (p->packed_weights) {
     const dw_ctx x = dw_context(p, buf, buf, scratch, ta_depthwise_conv_s8_inplace_scratch_bytes(p), C, in_w * C, C,
                                 p->out_w * C, 1);
-    if (p->out_h > 0) dw_simd(&x, 0, p->out_h);
+    if (p->out_h > 0) fill_borders(&x), dw_simd(&x, 0, p->out_h);
     return;
   }
 #endif
