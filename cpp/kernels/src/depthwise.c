@@ -139,6 +139,9 @@ typedef struct dw_ctx {
   int32_t span;     /* input rows one output row reads */
   int32_t xa, xb;   /* plane columns holding input columns */
   int32_t inplace;  /* output written over the input (ta_depthwise_conv_s8_inplace) */
+  int32_t words;    /* packed weight words per output channel */
+  int32_t room;     /* |bias| below this: the doubled accumulator is exact (dw_job_prepare) */
+  int32_t asm_layer; /* fast3x3 and all of int8 as the activation range: the assembly's form */
   int16_t *plane;
   size_t budget;    /* scratch bytes */
 } dw_ctx;
@@ -159,6 +162,12 @@ static dw_ctx dw_context(const ta_dwconv_params *p, const int8_t *in, int8_t *ou
   x.xa = ta_min32(x.width, ta_max32(0, p->pad_left));
   x.xb = ta_max32(x.xa, ta_min32(x.width, p->in_w + p->pad_left));
   x.inplace = inplace;
+  x.words = p->kernel_h * (kw_padded(p) >> 1);
+  {
+    const int64_t room = ((int64_t)1 << 30) - (int64_t)p->kernel_h * p->kernel_w * 32640;
+    x.room = room > 0 ? (int32_t)room : 0;
+  }
+  x.asm_layer = TA_SIMD_NATIVE && x.fast3x3 && p->act_min == -128 && p->act_max == 127;
   x.plane = (int16_t *)scratch;
   x.budget = budget;
   return x;
@@ -292,35 +301,37 @@ typedef struct dw_job {
  * stride 1: W0, z0, W1, W2, z1, z2 with Wr = (wr0, wr1), zr = (wr2, wr1);
  * stride 2: W0, W1, W2, (w02, w12), (w22, 0). */
 static void dw_job_weights(dw_job *j, int32_t stride) {
-  int32_t k[6], r;
-  for (r = 0; r < 6; ++r) k[r] = j->fast ? j->wq[r] : half_pair(j->wq[r]);
+  const ta_i32a *q = j->wq;
+  int32_t k0 = q[0], k1 = q[1], k2 = q[2], k3 = q[3], k4 = q[4], k5 = q[5];
+  if (!j->fast) {
+    k0 = half_pair(k0), k1 = half_pair(k1), k2 = half_pair(k2);
+    k3 = half_pair(k3), k4 = half_pair(k4), k5 = half_pair(k5);
+  }
   if (stride == 1) {
-    const int32_t z0 = pack_lo16(k[1], k[0] >> 16), z1 = pack_lo16(k[3], k[2] >> 16), z2 = pack_lo16(k[5], k[4] >> 16);
-    j->w[0] = k[0], j->w[1] = z0, j->w[2] = k[2], j->w[3] = k[4], j->w[4] = z1, j->w[5] = z2;
+    j->w[0] = k0, j->w[1] = pack_lo16(k1, k0 >> 16), j->w[2] = k2, j->w[3] = k4;
+    j->w[4] = pack_lo16(k3, k2 >> 16), j->w[5] = pack_lo16(k5, k4 >> 16);
   } else {
-    j->w[0] = k[0], j->w[1] = k[2], j->w[2] = k[4], j->w[3] = pack_lo16(k[1], k[3]), j->w[4] = k[5], j->w[5] = 0;
+    j->w[0] = k0, j->w[1] = k2, j->w[2] = k4, j->w[3] = pack_lo16(k1, k3), j->w[4] = k5, j->w[5] = 0;
   }
 }
 
 /* Constants of output channel oc. The doubled accumulator is exact when |acc| < 2^30, which
- * |bias| + 255 * 128 * taps < 2^30 guarantees; otherwise the channel runs undoubled. */
+ * |bias| < room = 2^30 - 255 * 128 * taps guarantees; otherwise the channel runs undoubled. */
 static void dw_job_prepare(const dw_ctx *x, int32_t oc, dw_job *j) {
   const ta_dwconv_params *p = x->p;
-  const int32_t nw = p->kernel_h * (kw_padded(p) >> 1), taps = p->kernel_h * p->kernel_w;
-  const int32_t bias = p->bias ? p->bias[oc] : 0;
+  const int32_t nw = x->words, bias = p->bias ? p->bias[oc] : 0;
   const ta_rqd q = ta_rqd_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
-  const int64_t room = ((int64_t)1 << 30) - (int64_t)taps * 32640;
   int32_t sum2 = 0, i;
   j->wq = (const ta_i32a *)p->packed_weights + (size_t)oc * nw;
   for (i = 0; i < nw; ++i) sum2 = ta_smlad(j->wq[i], 0x00010001, sum2); /* twice the taps' sum */
-  j->fast = q.r >= 0 && (bias < 0 ? -(int64_t)bias : (int64_t)bias) < room;
+  j->fast = q.r >= 0 && bias < x->room && bias > -x->room;
   j->bias = j->fast ? ta_wrap_add(ta_wrap_add(bias, bias), (int32_t)((uint32_t)sum2 * (uint32_t)p->input_offset))
                     : ta_wrap_add(bias, (int32_t)((uint32_t)(sum2 / 2) * (uint32_t)p->input_offset));
   j->m = q.m, j->c = q.c, j->r = q.r, j->qoo = q.oo;
   j->oo = p->output_offset, j->lo = p->act_min, j->hi = p->act_max;
   j->mult = p->out_mult[oc], j->shift = p->out_shift[oc];
   j->ops = x->ops;
-  j->use_asm = TA_SIMD_NATIVE && x->fast3x3 && j->fast && q.oo == 0 && j->lo == -128 && j->hi == 127;
+  j->use_asm = x->asm_layer && j->fast && q.oo == 0;
   if (x->fast3x3) dw_job_weights(j, p->stride_w);
 }
 
@@ -637,7 +648,11 @@ static void dw_group(const dw_ctx *x, int32_t c0, int32_t g, int32_t slots, int3
       ta_i32a *d = (ta_i32a *)(void *)x->plane;
       const ta_i32a *s = (const ta_i32a *)(const void *)(x->plane + (iy - have_lo) * pitch);
       keep = have_lo + have_n - iy;
-      for (r = 0; r < (keep * pitch) >> 1; ++r) d[r] = s[r];
+      if (keep <= iy - have_lo) {
+        memcpy(d, s, (size_t)keep * (size_t)pitch * sizeof(int16_t));
+      } else {
+        for (r = 0; r < (keep * pitch) >> 1; ++r) d[r] = s[r]; /* overlapping: forward, word by word */
+      }
     }
     load_rows(x, iy + keep, rows - keep, c0, g, x->plane + keep * pitch);
     have_lo = iy, have_n = rows;
