@@ -285,12 +285,15 @@ typedef struct dw_job {
   int32_t m, c, r;      /* 28: ta_rqd multiplier, constant, shift */
   int32_t ops;          /* 40: output pixel stride */
   const int16_t *row0;  /* 44: plane row of the first output row's first kernel row */
-  int32_t pitch;        /* 48: bytes from one kernel row to the next */
+  int32_t in_step;      /* 48: bytes from one output row's plane rows to the next's */
   int8_t *out;          /* 52: first output of the first row */
-  int32_t n, rows;      /* 56: outputs per row, rows */
-  int32_t in_step;      /* 64: bytes from one output row's plane rows to the next's */
-  int32_t out_step;     /* 68: output row stride */
-  int32_t end;          /* 72: the assembly's end of a row's output pairs */
+  int32_t out_step;     /* 56: output row stride */
+  int32_t pitch;        /* 60: bytes from one kernel row to the next */
+  int32_t pair_bytes;   /* 64: output bytes of a row's pairs, (n / 2) * 2 * ops */
+  int32_t rows;         /* 68 */
+  int32_t odd;          /* 72: n is odd (a last single output per row) */
+  int32_t end;          /* 76: the assembly's end of a row's output pairs */
+  int32_t n;            /* outputs per row */
   const ta_i32a *wq;    /* the channel's packed words */
   int32_t fast;         /* ta_rqd applies (else: undoubled accumulator, ta_mbqm) */
   int32_t use_asm;      /* fast, 3x3, all of int8 as range, output offset folded */
@@ -391,7 +394,8 @@ static void dw3x3s2_rows_c(const dw_job *j) {
 /* The assembly reads the job at fixed offsets. */
 typedef char dw_job_layout_check[(offsetof(dw_job, bias) == 24 && offsetof(dw_job, m) == 28 &&
                                   offsetof(dw_job, ops) == 40 && offsetof(dw_job, row0) == 44 &&
-                                  offsetof(dw_job, out) == 52 && offsetof(dw_job, end) == 72)
+                                  offsetof(dw_job, out) == 52 && offsetof(dw_job, pitch) == 60 &&
+                                  offsetof(dw_job, end) == 76)
                                      ? 1
                                      : -1];
 
@@ -400,30 +404,33 @@ typedef char dw_job_layout_check[(offsetof(dw_job, bias) == 24 && offsetof(dw_jo
 #define DW_ASM_ROW_START                                                                             \
   "1:\n\t"                                                                                           \
   "ldr r0, [lr, #44]\n\t"                                                                            \
-  "ldr r3, [lr, #48]\n\t"                                                                            \
+  "ldr r3, [lr, #60]\n\t"                                                                            \
   "add r1, r0, r3\n\t"                                                                               \
   "add r2, r1, r3\n\t"                                                                               \
   "ldr r3, [lr, #52]\n\t"                                                                            \
-  "ldr r4, [lr, #56]\n\t"                                                                            \
-  "ldr r5, [lr, #40]\n\t"                                                                            \
-  "lsr r6, r4, #1\n\t"                                                                               \
-  "mul r6, r6, r5\n\t"                                                                               \
-  "add r6, r3, r6, lsl #1\n\t"                                                                       \
-  "str r6, [lr, #72]\n\t"                                                                            \
+  "ldr r6, [lr, #64]\n\t"                                                                            \
+  "add r6, r3, r6\n\t"                                                                               \
+  "str r6, [lr, #76]\n\t"                                                                            \
   "cmp r3, r6\n\t"                                                                                   \
   "beq 3f\n\t"
+#define DW_ASM_PAIRS_END                                                                             \
+  "ldr r4, [lr, #76]\n\t"                                                                            \
+  "cmp r3, r4\n\t"                                                                                   \
+  "bne 2b\n\t"                                                                                       \
+  "3:\n\t"                                                                                           \
+  "ldr r4, [lr, #72]\n\t"                                                                            \
+  "cmp r4, #0\n\t"                                                                                   \
+  "beq 4f\n\t"
 #define DW_ASM_ROW_END                                                                               \
   "4:\n\t"                                                                                           \
-  "ldr r4, [lr, #60]\n\t"                                                                            \
+  "ldr r4, [lr, #68]\n\t"                                                                            \
   "subs r4, r4, #1\n\t"                                                                              \
-  "str r4, [lr, #60]\n\t"                                                                            \
+  "str r4, [lr, #68]\n\t"                                                                            \
   "beq 5f\n\t"                                                                                       \
-  "ldr r4, [lr, #44]\n\t"                                                                            \
-  "ldr r5, [lr, #64]\n\t"                                                                            \
+  "ldrd r4, r5, [lr, #44]\n\t"                                                                       \
   "add r4, r4, r5\n\t"                                                                               \
   "str r4, [lr, #44]\n\t"                                                                            \
-  "ldr r4, [lr, #52]\n\t"                                                                            \
-  "ldr r5, [lr, #68]\n\t"                                                                            \
+  "ldrd r4, r5, [lr, #52]\n\t"                                                                       \
   "add r4, r4, r5\n\t"                                                                               \
   "str r4, [lr, #52]\n\t"                                                                            \
   "b 1b\n\t"                                                                                         \
@@ -471,14 +478,7 @@ TA_NOINLINE static void dw3x3s1_asm(dw_job *job) {
       "ssat r7, #8, r7\n\t"
       "strb r6, [r3]\n\t"
       "strb r7, [r3, r5]\n\t"
-      "add r3, r3, r5, lsl #1\n\t"
-      "ldr r4, [lr, #72]\n\t"
-      "cmp r3, r4\n\t"
-      "bne 2b\n\t"
-      "3:\n\t"
-      "ldr r4, [lr, #56]\n\t"
-      "tst r4, #1\n\t"
-      "beq 4f\n\t"
+      "add r3, r3, r5, lsl #1\n\t" DW_ASM_PAIRS_END
       "ldrd r4, r5, [r0]\n\t"
       "ldr r6, [lr, #24]\n\t"
       "smlad r6, r4, r8, r6\n\t"
@@ -546,14 +546,7 @@ TA_NOINLINE static void dw3x3s2_asm(dw_job *job) {
       "ssat r8, #8, r8\n\t"
       "strb r7, [r3]\n\t"
       "strb r8, [r3, r5]\n\t"
-      "add r3, r3, r5, lsl #1\n\t"
-      "ldr r4, [lr, #72]\n\t"
-      "cmp r3, r4\n\t"
-      "bne 2b\n\t"
-      "3:\n\t"
-      "ldr r4, [lr, #56]\n\t"
-      "tst r4, #1\n\t"
-      "beq 4f\n\t"
+      "add r3, r3, r5, lsl #1\n\t" DW_ASM_PAIRS_END
       "ldrd r4, r5, [r0]\n\t"
       "ldr r7, [lr, #24]\n\t"
       "smlad r7, r4, r9, r7\n\t"
@@ -625,8 +618,8 @@ TA_NOINLINE static void dw_run(const dw_ctx *x, dw_job *j) {
   }
 }
 
-/* Output rows of one band, at most this many output channels' constants prepared once per group. */
-#define DW_JOBS 8
+/* At most this many output channels' jobs are prepared once per group (a stack array). */
+#define DW_JOBS 4
 
 /* Channels c0 .. c0+g-1 (all their output channels) for output rows [y0, y1), in bands of
  * output rows whose input rows fit the window of `slots` rows: the rows a band shares with the
@@ -636,7 +629,7 @@ static void dw_group(const dw_ctx *x, int32_t c0, int32_t g, int32_t slots, int3
   const int32_t sh = p->stride_h, dm = p->depth_multiplier, pitch = g * x->width;
   const int32_t band = (slots - x->span) / sh + 1;
   int32_t yb, have_lo = 0, have_n = 0, r, j, m;
-  dw_job jobs[DW_JOBS], one;
+  dw_job jobs[DW_JOBS];
   const int32_t cached = g * dm <= DW_JOBS;
   if (cached)
     for (j = 0; j < g * dm; ++j) dw_job_prepare(x, c0 * dm + j, &jobs[j]);
@@ -659,12 +652,14 @@ static void dw_group(const dw_ctx *x, int32_t c0, int32_t g, int32_t slots, int3
     for (j = 0; j < g; ++j) {
       for (m = 0; m < dm; ++m) {
         const int32_t oc = (c0 + j) * dm + m;
-        dw_job *job = cached ? &jobs[j * dm + m] : &one;
+        dw_job *job = cached ? &jobs[j * dm + m] : &jobs[0];
         if (!cached) dw_job_prepare(x, oc, job);
         job->row0 = x->plane + j * x->width;
         job->pitch = pitch * 2;
         job->out = x->out + yb * x->ors + oc;
         job->n = p->out_w;
+        job->odd = p->out_w & 1;
+        job->pair_bytes = (p->out_w >> 1) * 2 * x->ops;
         job->rows = ye - yb;
         job->in_step = sh * pitch * 2;
         job->out_step = x->ors;
