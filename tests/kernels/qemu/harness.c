@@ -164,6 +164,11 @@ static int selftest(void) {
     arena_used = 0;
     make_dw(&p, rint_(1, 10), rint_(1, 10), rint_(1, 13), rint_(1, 2), rint_(1, 4), rint_(1, 2), rint_(1, 2));
     if (i & 1) p.act_min = -128, p.act_max = 127; /* the assembly kernels' form */
+    if (i % 5 == 0) { /* channel 0 outside the doubled-accumulator form: multiplier 2^30, or a bias
+                       * too large for the doubled sum */
+      if (i % 10 == 0) ((int32_t *)p.out_mult)[0] = 1 << 30;
+      else ((int32_t *)p.bias)[0] = 1073500000;
+    }
     x = rand_i8((size_t)p.in_h * p.in_w * p.in_c);
     n = (size_t)p.out_h * p.out_w * p.in_c * p.depth_multiplier;
     o1 = alloc(n), o2 = alloc(n);
