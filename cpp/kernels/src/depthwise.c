@@ -597,25 +597,24 @@ static void dw_generic_rows(const dw_ctx *x, const dw_job *j) {
 }
 
 TA_NOINLINE static void dw_run(const dw_ctx *x, dw_job *j) {
+  const int32_t stride1 = x->p->stride_w == 1;
   if (!x->fast3x3) {
     dw_generic_rows(x, j);
-  } else if (x->p->stride_w == 1) {
-#if TA_SIMD_NATIVE
-    if (j->use_asm) {
-      dw3x3s1_asm(j);
-      return;
-    }
-#endif
-    dw3x3s1_rows_c(j);
-  } else {
-#if TA_SIMD_NATIVE
-    if (j->use_asm) {
-      dw3x3s2_asm(j);
-      return;
-    }
-#endif
-    dw3x3s2_rows_c(j);
+    return;
   }
+#if TA_SIMD_NATIVE
+  if (j->use_asm) {
+    if (stride1)
+      dw3x3s1_asm(j);
+    else
+      dw3x3s2_asm(j);
+    return;
+  }
+#endif
+  if (stride1)
+    dw3x3s1_rows_c(j);
+  else
+    dw3x3s2_rows_c(j);
 }
 
 /* At most this many output channels' jobs are prepared once per group (a stack array). */
