@@ -48,7 +48,9 @@
  *   w[n][k] is the TFLite weight (OHWI order for conv, [N][K] for FC) plus weights_offset
  *   (FC only; 0 for symmetric weights). So each 32-bit word is one SMLAD operand.
  * DEPTHWISE_CONV_2D: int16 array of out_c * kernel_h * KWp values, KWp = kernel_w rounded up
- *   to even: channel-major, then row, then tap; taps past kernel_w are 0.
+ *   to even: channel-major, then row, then tap; taps past kernel_w are 0. Each value is TWICE
+ *   the weight (|2w| <= 256), so the MAC loops produce the doubled accumulator that the
+ *   three-instruction requantization (ta_rqd) takes.
  * ta_pack_gemm_weights_s16() / ta_pack_dw_weights_s16() implement this; the *_bytes()
  * functions give the sizes. Packed weights take twice the flash of int8 weights and must be
  * 4-byte aligned (emit them with __attribute__((aligned(4)))).

@@ -89,236 +89,629 @@ size_t ta_depthwise_conv_s8_inplace_scratch_bytes(const ta_dwconv_params *p) {
 }
 
 #if TA_SIMD
-/* Copy input channel c (rows iy_lo .. iy_lo+rows-1, columns -pad_left ..) into the int16 plane
- * as raw values; positions outside the input hold the input zero point, so that (x + offset)
- * is 0 there. The offset itself is folded into the bias (see channel_bias). */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("no-tree-loop-distribute-patterns"))) /* short runs: no memset calls */
-#endif
-static void build_plane16(const ta_dwconv_params *p, const int8_t *src, int32_t irs, int32_t ips, int32_t c,
-                          int32_t iy_lo, int32_t rows, int32_t width, int16_t *plane) {
-  const int32_t ix_lo = -p->pad_left;
-  const int16_t zp = (int16_t)-p->input_offset;
-  const int32_t xa = ta_min32(width, ta_max32(0, -ix_lo));         /* first in-bounds column */
-  const int32_t xb = ta_max32(xa, ta_min32(width, p->in_w - ix_lo)); /* one past the last */
-  const int32_t r0 = ta_min32(rows, ta_max32(0, -iy_lo));           /* first in-bounds row */
-  const int32_t r1 = ta_max32(r0, ta_min32(rows, p->in_h - iy_lo));  /* one past the last */
-  int16_t *d = plane, *end;
-  int32_t r;
-  /* the plane in memory order: rows above, then per input row its columns [xa, xb) with the
-   * padding after it and before the next row as one run, then rows below */
-  end = plane + (r0 < r1 ? r0 * width + xa : rows * width);
-  while (d < end) *d++ = zp;
-  for (r = r0; r < r1; ++r) {
-    const int8_t *s = src + (iy_lo + r) * irs + c + (ix_lo + xa) * ips;
-    int16_t *const row_end = d + (xb - xa);
-    for (; d + 2 <= row_end; d += 2, s += 2 * ips) d[0] = s[0], d[1] = s[ips];
-    if (d < row_end) *d++ = s[0];
-    end = d + (r + 1 < r1 ? width - (xb - xa) : width - xb + (rows - r1) * width);
-    while (d < end) *d++ = zp;
-  }
-  plane[rows * width] = 0;
-  plane[rows * width + 1] = 0;
-}
-
-/* bias + input_offset * (sum of the channel's taps): the accumulator start that lets the MAC
- * loops multiply raw inputs (exact in wrapping int32, like the reference sum). */
-static int32_t channel_bias(const ta_dwconv_params *p, const ta_i32a *w, int32_t nwords, int32_t oc) {
-  int32_t sum = 0, i;
-  for (i = 0; i < nwords; ++i) sum = ta_smlad(w[i], 0x00010001, sum); /* both taps of a word */
-  return ta_wrap_add(p->bias ? p->bias[oc] : 0, (int32_t)((uint32_t)sum * (uint32_t)p->input_offset));
-}
-
-/* Where one channel's output rows go and how they are requantized. */
-typedef struct dw_out {
-  int8_t *o;             /* output row y0, this channel */
-  int32_t ors, ops;      /* row and pixel strides */
-  int32_t n;             /* outputs per row */
-  int32_t oo, lo, hi;    /* output offset, activation range */
-  int32_t m, shift;      /* the channel's multiplier */
-} dw_out;
-
-/* Requantize one row of accumulators to o[0], o[ops], ...: the four-word form (output offset
- * included) with a plain saturation when the activation range is all of int8, else ta_mbqm. */
-TA_INLINE void requant_row(const ta_rq4 *q4, const int32_t *acc, const dw_out *d, int8_t *o) {
-  const int32_t *const end = acc + d->n;
-  const int32_t ops = d->ops, oo = d->oo, lo = d->lo, hi = d->hi;
-  if (q4->rs >= 0) {
-    const ta_rq4 r = *q4;
-    if (lo == -128 && hi == 127) {
-      for (; acc < end; o += ops) *o = (int8_t)ta_ssat8(ta_rq4_apply(r, *acc++));
-    } else {
-      for (; acc < end; o += ops) *o = (int8_t)ta_clamp_act(ta_rq4_apply(r, *acc++), lo, hi);
-    }
-  } else {
-    for (; acc < end; ++acc, o += ops) *o = ta_requant_acc(*acc, d->m, d->shift, oo, lo, hi);
-  }
-}
-
-/* A 3x3 channel's weights as the row loops use them, prepared once per channel: per kernel row
- * w = (w0, w1) and z = (w2, 0) for stride 2, (w2, w1) for stride 1 (see dw3x3s1_row). */
-typedef struct dw3x3_weights {
-  int32_t w[3], z[3];
-} dw3x3_weights;
-
-static dw3x3_weights dw3x3_prepare(const ta_i32a *wq, int32_t stride) {
-  dw3x3_weights k;
-  int32_t r;
-  for (r = 0; r < 3; ++r) {
-    k.w[r] = wq[2 * r];
-    k.z[r] = stride == 1 ? (int32_t)(((uint32_t)wq[2 * r + 1] & 0xFFFFu) | ((uint32_t)wq[2 * r] & 0xFFFF0000u))
-                         : wq[2 * r + 1];
-  }
-  return k;
-}
-
-/* 3x3 stride 1 (dilation 1), two outputs per step from aligned pair loads of each plane row:
- * with a = (x0, x1), b = (x2, x3), w01 = (w0, w1), w21 = (w2, w1):
- *   out0 = SMLAD(a, w01) + SMLABB(b, w21),  out1 = SMLATB(a, w01) + SMLADX(b, w21)
- * i.e. 4 multiply instructions and one LDRD per row for 6 MACs. */
-TA_INLINE void dw3x3s1_row(const dw3x3_weights *wk, int32_t bias, const int16_t *a0, int32_t width, int32_t *acc,
-                            int32_t n) {
-  const int32_t w0 = wk->w[0], z0 = wk->z[0], w1 = wk->w[1], z1 = wk->z[1], w2 = wk->w[2], z2 = wk->z[2];
-  const ta_i32a *r0 = (const ta_i32a *)a0, *r1 = (const ta_i32a *)(a0 + width), *r2 = (const ta_i32a *)(a0 + 2 * width);
-  int32_t *const end = acc + n;
-#if TA_SIMD_NATIVE && defined(__OPTIMIZE__)
-  /* Per 2 outputs: 3 LDRD, 12 multiplies, the bias, z1 and z2 and the end from memory, STRD --
-   * 23 instructions for 18 MACs, in 12 registers (unoptimised builds, which keep a frame
-   * pointer and spill freely, use the C loop below). */
-  if (acc < end) {
-    int32_t a, b, s0, s1;
-    __asm__ volatile(
-        "1:\n\t"
-        "ldr %[s0], %[bias]\n\t"
-        "ldrd %[a], %[b], [%[r0]], #4\n\t"
-        "mov %[s1], %[s0]\n\t"
-        "smlad %[s0], %[a], %[w0], %[s0]\n\t"
-        "smlatb %[s1], %[a], %[w0], %[s1]\n\t"
-        "smlabb %[s0], %[b], %[z0], %[s0]\n\t"
-        "smladx %[s1], %[b], %[z0], %[s1]\n\t"
-        "ldrd %[a], %[b], [%[r1]], #4\n\t"
-        "smlad %[s0], %[a], %[w1], %[s0]\n\t"
-        "smlatb %[s1], %[a], %[w1], %[s1]\n\t"
-        "ldr %[a], %[z1]\n\t"
-        "smlabb %[s0], %[b], %[a], %[s0]\n\t"
-        "smladx %[s1], %[b], %[a], %[s1]\n\t"
-        "ldrd %[a], %[b], [%[r2]], #4\n\t"
-        "smlad %[s0], %[a], %[w2], %[s0]\n\t"
-        "smlatb %[s1], %[a], %[w2], %[s1]\n\t"
-        "ldr %[a], %[z2]\n\t"
-        "smlabb %[s0], %[b], %[a], %[s0]\n\t"
-        "smladx %[s1], %[b], %[a], %[s1]\n\t"
-        "strd %[s0], %[s1], [%[acc]], #8\n\t"
-        "ldr %[a], %[end]\n\t"
-        "cmp %[acc], %[a]\n\t"
-        "bcc 1b\n\t"
-        : [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [acc] "+r"(acc), [a] "=&r"(a), [b] "=&r"(b),
-          [s0] "=&r"(s0), [s1] "=&r"(s1)
-        : [w0] "r"(w0), [z0] "r"(z0), [w1] "r"(w1), [w2] "r"(w2), [z1] "m"(z1), [z2] "m"(z2), [bias] "m"(bias),
-          [end] "m"(end)
-        : "cc", "memory");
-  }
-#else
-  while (acc < end) {
-    int32_t a = r0[0], b = r0[1];
-    int32_t s0 = ta_smlad(a, w0, bias), s1 = ta_smlatb(a, w0, bias);
-    s0 = ta_smlabb(b, z0, s0);
-    s1 = ta_smladx(b, z0, s1);
-    a = r1[0], b = r1[1];
-    s0 = ta_smlad(a, w1, s0);
-    s1 = ta_smlatb(a, w1, s1);
-    s0 = ta_smlabb(b, z1, s0);
-    s1 = ta_smladx(b, z1, s1);
-    a = r2[0], b = r2[1];
-    s0 = ta_smlad(a, w2, s0);
-    s1 = ta_smlatb(a, w2, s1);
-    acc[0] = ta_smlabb(b, z2, s0);
-    acc[1] = ta_smladx(b, z2, s1);
-    acc += 2, r0 += 1, r1 += 1, r2 += 1;
-  }
-#endif
-}
-
-/* 3x3 stride 2 (dilation 1): output ox reads the aligned words (x[2ox], x[2ox+1]) and
- * (x[2ox+2], x[2ox+3]); the second is the next output's first, so one load per row. */
-TA_INLINE void dw3x3s2_row(const dw3x3_weights *wk, int32_t bias, const int16_t *a0, int32_t width, int32_t *acc,
-                            int32_t n) {
-  const int32_t w0 = wk->w[0], z0 = wk->z[0], w1 = wk->w[1], z1 = wk->z[1], w2 = wk->w[2], z2 = wk->z[2];
-  const ta_i32a *r0 = (const ta_i32a *)a0, *r1 = (const ta_i32a *)(a0 + width), *r2 = (const ta_i32a *)(a0 + 2 * width);
-  int32_t p0 = *r0++, p1 = *r1++, p2 = *r2++;
-  int32_t *const end = acc + n;
-  while (acc < end) {
-    const int32_t q0 = *r0++, q1 = *r1++, q2 = *r2++;
-    int32_t s = ta_smlad(p0, w0, bias);
-    s = ta_smlabb(q0, z0, s);
-    s = ta_smlad(p1, w1, s);
-    s = ta_smlabb(q1, z1, s);
-    s = ta_smlad(p2, w2, s);
-    *acc++ = ta_smlabb(q2, z2, s);
-    p0 = q0, p1 = q1, p2 = q2;
-  }
-}
-
-/* All `rows` output rows of one channel of a 3x3 depthwise with stride 1 or 2 (plane row 0 =
- * first input row): per row the MAC loop into accrow, then its requantization. Out of line, so
- * each row costs no call; weights, requantization constants and output geometry are read once
- * into locals (the MAC loop's memory clobber would otherwise reload them every row). */
 #if defined(__GNUC__)
-__attribute__((noinline))
+#define TA_NOINLINE __attribute__((noinline))
+#else
+#define TA_NOINLINE
 #endif
-static void dw3x3_channel(const ta_i32a *wq, int32_t bias, const ta_rq4 *q4, const int16_t *r0, int32_t width,
-                          int32_t rows, int32_t *accrow, const dw_out *d, int32_t stride) {
-  const dw3x3_weights wk = dw3x3_prepare(wq, stride);
-  const dw_out dl = *d;
-  const ta_rq4 q = *q4;
-  const int32_t step = stride * width;
-  int8_t *o = dl.o;
-  for (; rows > 0; --rows, r0 += step, o += dl.ors) {
-    if (stride == 1)
-      dw3x3s1_row(&wk, bias, r0, width, accrow, dl.n);
-    else
-      dw3x3s2_row(&wk, bias, r0, width, accrow, dl.n);
-    requant_row(&q, accrow, &dl, o);
+
+/* PKHBT (a.lo, b.lo), PKHTB (a.hi, b.hi) as [lo half, hi half], and SXTB16 of bytes 1 and 3. */
+#if TA_SIMD_NATIVE
+TA_INLINE int32_t pack_lo16(int32_t a, int32_t b) {
+  int32_t r;
+  __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+TA_INLINE int32_t pack_hi16(int32_t a, int32_t b) {
+  int32_t r;
+  __asm__("pkhtb %0, %2, %1, asr #16" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+TA_INLINE int32_t sxtb16_odd(int32_t x) {
+  int32_t r;
+  __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+  return r;
+}
+#else
+TA_INLINE int32_t pack_lo16(int32_t a, int32_t b) { return (int32_t)(((uint32_t)a & 0xFFFFu) | ((uint32_t)b << 16)); }
+TA_INLINE int32_t pack_hi16(int32_t a, int32_t b) {
+  return (int32_t)(((uint32_t)a >> 16) | ((uint32_t)b & 0xFFFF0000u));
+}
+TA_INLINE int32_t sxtb16_odd(int32_t x) { return ta_sxtb16_ror8(x); }
+#endif
+
+/* A packed word of doubled weights halved (both halves are even, so exactly). */
+static int32_t half_pair(int32_t w) {
+  return ta_pair16((int16_t)(uint16_t)((uint32_t)w & 0xFFFFu) / 2, (int16_t)(uint16_t)((uint32_t)w >> 16) / 2);
+}
+
+/* What one group of channels works on: the planes of `g` input channels for `slots` consecutive
+ * input rows, slot-major: input row (first + s), channel j at plane + (s * g + j) * width. A
+ * plane row holds the input row's columns -pad_left .. width - pad_left - 1 as raw int16; columns
+ * outside [xa, xb) and rows outside the input hold the zero point, so (x + offset) is 0 there. */
+typedef struct dw_ctx {
+  const ta_dwconv_params *p;
+  const int8_t *in;
+  int8_t *out;
+  int32_t ips, irs, ops, ors;
+  int32_t fast3x3;  /* 3x3, equal strides 1 or 2, dilation 1: the row kernels below */
+  int32_t width;    /* plane row, int16 elements (even) */
+  int32_t span;     /* input rows one output row reads */
+  int32_t xa, xb;   /* plane columns holding input columns */
+  int32_t inplace;  /* output written over the input (ta_depthwise_conv_s8_inplace) */
+  int32_t words;    /* packed weight words per output channel */
+  int32_t room;     /* |bias| below this: the doubled accumulator is exact (dw_job_prepare) */
+  int32_t asm_layer; /* fast3x3 and all of int8 as the activation range: the assembly's form */
+  int16_t *plane;
+  size_t budget;    /* scratch bytes */
+} dw_ctx;
+
+static int32_t is_fast3x3(const ta_dwconv_params *p) {
+  return p->kernel_h == 3 && p->kernel_w == 3 && p->dilation_h == 1 && p->dilation_w == 1 &&
+         p->stride_h == p->stride_w && (p->stride_w == 1 || p->stride_w == 2);
+}
+
+static dw_ctx dw_context(const ta_dwconv_params *p, const int8_t *in, int8_t *out, void *scratch, size_t budget,
+                         int32_t ips, int32_t irs, int32_t ops, int32_t ors, int32_t inplace) {
+  dw_ctx x;
+  x.p = p, x.in = in, x.out = out, x.ips = ips, x.irs = irs, x.ops = ops, x.ors = ors;
+  x.fast3x3 = is_fast3x3(p);
+  /* stride 1 reads columns up to out_w + 2 (a last odd output reads one pair further) */
+  x.width = x.fast3x3 && p->stride_w == 1 ? (p->out_w + 3) & ~1 : plane_width(p);
+  x.span = (p->kernel_h - 1) * p->dilation_h + 1;
+  x.xa = ta_min32(x.width, ta_max32(0, p->pad_left));
+  x.xb = ta_max32(x.xa, ta_min32(x.width, p->in_w + p->pad_left));
+  x.inplace = inplace;
+  x.words = p->kernel_h * (kw_padded(p) >> 1);
+  {
+    const int64_t room = ((int64_t)1 << 30) - (int64_t)p->kernel_h * p->kernel_w * 32640;
+    x.room = room > 0 ? (int32_t)room : 0;
+  }
+  x.asm_layer = TA_SIMD_NATIVE && x.fast3x3 && p->act_min == -128 && p->act_max == 127;
+  x.plane = (int16_t *)scratch;
+  x.budget = budget;
+  return x;
+}
+
+/* Plane rows of a group from n input rows of NHWC (s: first row's column xa, channel c0; d: the
+ * first slot, channel j of a slot at + j * width), columns [xa, xb). 4 channels take two pixel
+ * loads, PKHBT/PKHTB and four SXTB16 per 2 columns (channel c's pair of columns per word). */
+TA_NOINLINE static void build_rows4(const dw_ctx *x, const int8_t *s, int16_t *d, int32_t n, int32_t pitch) {
+  const int32_t ips = x->ips, width = x->width, xa = x->xa, xb = x->xb, w2 = width >> 1;
+  const int32_t pairs = (xb - xa - (xa & 1)) >> 1;
+  int32_t j;
+  for (; n > 0; --n, s += x->irs, d += pitch) {
+    const int8_t *q = s;
+    int32_t col = xa;
+    if (col & 1) {
+      for (j = 0; j < 4; ++j) d[j * width + col] = q[j];
+      ++col, q += ips;
+    }
+    {
+      ta_i32a *d0 = (ta_i32a *)(void *)(d + col);
+      ta_i32a *const end = d0 + pairs;
+      for (; d0 < end; ++d0, q += 2 * ips) {
+        const int32_t a = ta_read32(q), b = ta_read32(q + ips);
+        const int32_t lo = pack_lo16(a, b), hi = pack_hi16(a, b);
+        d0[0] = ta_sxtb16(lo);
+        d0[w2] = sxtb16_odd(lo);
+        d0[2 * w2] = ta_sxtb16(hi);
+        d0[3 * w2] = sxtb16_odd(hi);
+      }
+      col += 2 * pairs;
+    }
+    if (col < xb)
+      for (j = 0; j < 4; ++j) d[j * width + col] = q[j];
   }
 }
 
-/* Output channel oc for rows [y0, y1) from a plane whose row 0 is input row iy_lo. Each output
- * row is accumulated into `accrow` first (MAC loop with the weights in registers), then
- * requantized in a second pass. */
-static void dw_channel_simd(const ta_dwconv_params *p, const int16_t *plane, int32_t width, int32_t iy_lo,
-                            int32_t oc, int8_t *output, int32_t ors, int32_t ops, int32_t y0, int32_t y1,
-                            int32_t *accrow) {
-  const int32_t kh = p->kernel_h, kwp2 = kw_padded(p) >> 1;
-  const int32_t sw = p->stride_w, sh = p->stride_h, dh = p->dilation_h, dw = p->dilation_w;
-  const int32_t out_w = p->out_w;
-  const ta_i32a *wq = (const ta_i32a *)p->packed_weights + (size_t)oc * kh * kwp2;
-  const int32_t bias = channel_bias(p, wq, kh * kwp2, oc);
-  const ta_rq4 q4 = ta_rq4_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
-  const dw_out d = {output + y0 * ors + oc, ors, ops, out_w, p->output_offset, p->act_min, p->act_max,
-                    p->out_mult[oc], p->out_shift[oc]};
-  const int16_t *r0 = plane + (y0 * sh - p->pad_top - iy_lo) * width;
-  int32_t oy, ox, ky, j;
-  if (kh == 3 && p->kernel_w == 3 && dh == 1 && dw == 1 && sw == sh && (sw == 1 || sw == 2)) {
-    dw3x3_channel(wq, bias, &q4, r0, width, y1 - y0, accrow, &d, sw);
+TA_NOINLINE static void build_rows2(const dw_ctx *x, const int8_t *s, int16_t *d, int32_t n, int32_t pitch) {
+  const int32_t ips = x->ips, width = x->width, xa = x->xa, xb = x->xb;
+  for (; n > 0; --n, s += x->irs, d += pitch) {
+    const int8_t *q = s;
+    int32_t col = xa;
+    if (col & 1) d[col] = q[0], d[width + col] = q[1], ++col, q += ips;
+    for (; col + 2 <= xb; col += 2, q += 2 * ips) {
+      uint16_t a, b;
+      int32_t v;
+      memcpy(&a, q, 2), memcpy(&b, q + ips, 2);
+      v = pack_lo16(a, b);
+      ta_write32(d + col, ta_sxtb16(v));
+      ta_write32(d + width + col, sxtb16_odd(v));
+    }
+    if (col < xb) d[col] = q[0], d[width + col] = q[1];
+  }
+}
+
+TA_NOINLINE static void build_rows1(const dw_ctx *x, const int8_t *s, int16_t *d, int32_t n, int32_t pitch) {
+  const int32_t ips = x->ips, xa = x->xa, xb = x->xb;
+  for (; n > 0; --n, s += x->irs, d += pitch) {
+    const int8_t *q = s;
+    int32_t col = xa;
+    if (col & 1) d[col++] = q[0], q += ips;
+    for (; col + 2 <= xb; col += 2, q += 2 * ips) ta_write32(d + col, ta_pair16(q[0], q[ips]));
+    if (col < xb) d[col] = q[0];
+  }
+}
+
+/* Fill n int16 with the zero point (n even, d 4-byte aligned). */
+static void fill_zp(int16_t *d, int32_t n, int32_t zp) {
+  ta_i32a *w = (ta_i32a *)(void *)d, *const end = w + (n >> 1);
+  const int32_t zz = ta_pair16(zp, zp);
+  while (w < end) *w++ = zz;
+}
+
+/* Input rows iy .. iy+n-1 of channels c0 .. c0+g-1 into consecutive slots (g plane rows each):
+ * rows outside the input are the zero point, the others are built in one run. */
+TA_NOINLINE static void load_rows(const dw_ctx *x, int32_t iy, int32_t n, int32_t c0, int32_t g, int16_t *slot) {
+  const ta_dwconv_params *p = x->p;
+  const int32_t pitch = g * x->width;
+  const int32_t above = ta_min32(n, ta_max32(0, -iy)), inside = ta_max32(0, ta_min32(n, p->in_h - iy) - above);
+  const int8_t *s = x->in + (iy + above) * x->irs + c0 + (x->xa - p->pad_left) * x->ips;
+  int16_t *d = slot + above * pitch;
+  fill_zp(slot, above * pitch, -p->input_offset);
+  if (inside > 0) {
+    if (g == 4) {
+      build_rows4(x, s, d, inside, pitch);
+    } else {
+      if (g >= 2) build_rows2(x, s, d, inside, pitch);
+      if (g & 1) build_rows1(x, s + g - 1, d + (g - 1) * x->width, inside, pitch);
+    }
+  }
+  fill_zp(d + inside * pitch, (n - above - inside) * pitch, -p->input_offset);
+}
+
+/* The zero-point columns of the plane rows the scratch holds (rows written later only touch
+ * [xa, xb), zero-point rows their whole width; a window's rows are plane rows of this layout
+ * whatever its group size). */
+TA_NOINLINE static void fill_borders(const dw_ctx *x) {
+  const int16_t zp = (int16_t)-x->p->input_offset;
+  const int32_t nrows = (int32_t)(x->budget / ((size_t)x->width * sizeof(int16_t)));
+  int16_t *row = x->plane;
+  int32_t r, col;
+  for (r = 0; r < nrows; ++r, row += x->width) {
+    for (col = 0; col < x->xa; ++col) row[col] = zp;
+    for (col = x->xb; col < x->width; ++col) row[col] = zp;
+  }
+}
+
+/* One output channel's work for a run of output rows: constants, then where to read and write.
+ * The 3x3 row kernels (and their assembly, which reads the fields at these offsets) compute the
+ * DOUBLED accumulator from the doubled packed weights and requantize it with ta_rqd in
+ * ADD, SMMLAR, ASR, SSAT. */
+typedef struct dw_job {
+  int32_t w[6];         /*  0: 3x3 weight words, see dw_job_weights */
+  int32_t bias;         /* 24: accumulator start (input offset folded in; doubled when fast) */
+  int32_t m, c, r;      /* 28: ta_rqd multiplier, constant, shift */
+  int32_t ops;          /* 40: output pixel stride */
+  const int16_t *row0;  /* 44: plane row of the first output row's first kernel row */
+  int32_t in_step;      /* 48: bytes from one output row's plane rows to the next's */
+  int8_t *out;          /* 52: first output of the first row */
+  int32_t out_step;     /* 56: output row stride */
+  int32_t pitch;        /* 60: bytes from one kernel row to the next */
+  int32_t pair_bytes;   /* 64: output bytes of a row's pairs, (n / 2) * 2 * ops */
+  int32_t rows;         /* 68 */
+  int32_t odd;          /* 72: n is odd (a last single output per row) */
+  int32_t end;          /* 76: the assembly's end of a row's output pairs */
+  int32_t n;            /* outputs per row */
+  const ta_i32a *wq;    /* the channel's packed words */
+  int32_t fast;         /* ta_rqd applies (else: undoubled accumulator, ta_mbqm) */
+  int32_t use_asm;      /* fast, 3x3, all of int8 as range, output offset folded */
+  int32_t qoo, oo, lo, hi, mult, shift;
+} dw_job;
+
+/* 3x3 weight words per stride, from the rows (w0, w1), (w2, 0) of the packed layout:
+ * stride 1: W0, z0, W1, W2, z1, z2 with Wr = (wr0, wr1), zr = (wr2, wr1);
+ * stride 2: W0, W1, W2, (w02, w12), (w22, 0). */
+static void dw_job_weights(dw_job *j, int32_t stride) {
+  const ta_i32a *q = j->wq;
+  int32_t k0 = q[0], k1 = q[1], k2 = q[2], k3 = q[3], k4 = q[4], k5 = q[5];
+  if (!j->fast) {
+    k0 = half_pair(k0), k1 = half_pair(k1), k2 = half_pair(k2);
+    k3 = half_pair(k3), k4 = half_pair(k4), k5 = half_pair(k5);
+  }
+  if (stride == 1) {
+    j->w[0] = k0, j->w[1] = pack_lo16(k1, k0 >> 16), j->w[2] = k2, j->w[3] = k4;
+    j->w[4] = pack_lo16(k3, k2 >> 16), j->w[5] = pack_lo16(k5, k4 >> 16);
+  } else {
+    j->w[0] = k0, j->w[1] = k2, j->w[2] = k4, j->w[3] = pack_lo16(k1, k3), j->w[4] = k5, j->w[5] = 0;
+  }
+}
+
+/* Constants of output channel oc. The doubled accumulator is exact when |acc| < 2^30, which
+ * |bias| < room = 2^30 - 255 * 128 * taps guarantees; otherwise the channel runs undoubled. */
+static void dw_job_prepare(const dw_ctx *x, int32_t oc, dw_job *j) {
+  const ta_dwconv_params *p = x->p;
+  const int32_t nw = x->words, bias = p->bias ? p->bias[oc] : 0;
+  const ta_rqd q = ta_rqd_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
+  int32_t sum2 = 0, i;
+  j->wq = (const ta_i32a *)p->packed_weights + (size_t)oc * nw;
+  for (i = 0; i < nw; ++i) sum2 = ta_smlad(j->wq[i], 0x00010001, sum2); /* twice the taps' sum */
+  j->fast = q.r >= 0 && bias < x->room && bias > -x->room;
+  j->bias = j->fast ? ta_wrap_add(ta_wrap_add(bias, bias), (int32_t)((uint32_t)sum2 * (uint32_t)p->input_offset))
+                    : ta_wrap_add(bias, (int32_t)((uint32_t)(sum2 / 2) * (uint32_t)p->input_offset));
+  j->m = q.m, j->c = q.c, j->r = q.r, j->qoo = q.oo;
+  j->oo = p->output_offset, j->lo = p->act_min, j->hi = p->act_max;
+  j->mult = p->out_mult[oc], j->shift = p->out_shift[oc];
+  j->ops = x->ops;
+  j->use_asm = x->asm_layer && j->fast && q.oo == 0;
+  if (x->fast3x3) dw_job_weights(j, p->stride_w);
+}
+
+TA_INLINE int8_t dw_requant(const dw_job *j, int32_t acc) {
+  if (j->fast) {
+    const ta_rqd q = {j->m, j->c, j->r, j->qoo};
+    return (int8_t)ta_clamp_act(ta_rqd_apply(q, acc), j->lo, j->hi);
+  }
+  return ta_requant_acc(acc, j->mult, j->shift, j->oo, j->lo, j->hi);
+}
+
+/* 3x3 stride 1, two outputs per step from one aligned pair load per kernel row: with
+ * a = (x0, x1), b = (x2, x3): out0 = SMLAD(a, W) + SMLABB(b, z), out1 = SMLATB(a, W) + SMLADX(b, z). */
+static void dw3x3s1_rows_c(const dw_job *j) {
+  const int32_t w0 = j->w[0], z0 = j->w[1], w1 = j->w[2], w2 = j->w[3], z1 = j->w[4], z2 = j->w[5];
+  const uint8_t *row = (const uint8_t *)j->row0;
+  int8_t *o = j->out;
+  int32_t k, x;
+  for (k = 0; k < j->rows; ++k, row += j->in_step, o += j->out_step) {
+    const ta_i32a *r0 = (const ta_i32a *)(const void *)row, *r1 = (const ta_i32a *)(const void *)(row + j->pitch),
+                  *r2 = (const ta_i32a *)(const void *)(row + 2 * j->pitch);
+    for (x = 0; x < j->n; x += 2, ++r0, ++r1, ++r2) {
+      int32_t s0 = ta_smlad(r0[0], w0, j->bias), s1 = ta_smlatb(r0[0], w0, j->bias);
+      s0 = ta_smlabb(r0[1], z0, s0), s1 = ta_smladx(r0[1], z0, s1);
+      s0 = ta_smlad(r1[0], w1, s0), s1 = ta_smlatb(r1[0], w1, s1);
+      s0 = ta_smlabb(r1[1], z1, s0), s1 = ta_smladx(r1[1], z1, s1);
+      s0 = ta_smlad(r2[0], w2, s0), s1 = ta_smlatb(r2[0], w2, s1);
+      s0 = ta_smlabb(r2[1], z2, s0), s1 = ta_smladx(r2[1], z2, s1);
+      o[x * j->ops] = dw_requant(j, s0);
+      if (x + 1 < j->n) o[(x + 1) * j->ops] = dw_requant(j, s1);
+    }
+  }
+}
+
+/* 3x3 stride 2: output x reads the words x and x + 1 of each kernel row:
+ * out = SMLAD(word x, W) + (low half of word x + 1) * w2. */
+static void dw3x3s2_rows_c(const dw_job *j) {
+  const int32_t w0 = j->w[0], w1 = j->w[1], w2 = j->w[2], z01 = j->w[3], z2 = j->w[4];
+  const uint8_t *row = (const uint8_t *)j->row0;
+  int8_t *o = j->out;
+  int32_t k, x;
+  for (k = 0; k < j->rows; ++k, row += j->in_step, o += j->out_step) {
+    const ta_i32a *r0 = (const ta_i32a *)(const void *)row, *r1 = (const ta_i32a *)(const void *)(row + j->pitch),
+                  *r2 = (const ta_i32a *)(const void *)(row + 2 * j->pitch);
+    for (x = 0; x < j->n; ++x) {
+      int32_t s = ta_smlad(r0[x], w0, j->bias);
+      s = ta_smlabb(r0[x + 1], z01, s);
+      s = ta_smlad(r1[x], w1, s);
+      s = ta_smlatb(z01, r1[x + 1], s); /* SMLABT: low half of the data, high half of z01 */
+      s = ta_smlad(r2[x], w2, s);
+      o[x * j->ops] = dw_requant(j, ta_smlabb(r2[x + 1], z2, s));
+    }
+  }
+}
+
+#if TA_SIMD_NATIVE
+/* The assembly reads the job at fixed offsets. */
+typedef char dw_job_layout_check[(offsetof(dw_job, bias) == 24 && offsetof(dw_job, m) == 28 &&
+                                  offsetof(dw_job, ops) == 40 && offsetof(dw_job, row0) == 44 &&
+                                  offsetof(dw_job, out) == 52 && offsetof(dw_job, pitch) == 60 &&
+                                  offsetof(dw_job, end) == 76)
+                                     ? 1
+                                     : -1];
+
+/* Per output row: row pointers, end of the pairs; after it the single last output (odd n) and
+ * the step to the next row. Shared text of the two assembly kernels. */
+#define DW_ASM_ROW_START                                                                             \
+  "1:\n\t"                                                                                           \
+  "ldr r0, [lr, #44]\n\t"                                                                            \
+  "ldr r3, [lr, #60]\n\t"                                                                            \
+  "add r1, r0, r3\n\t"                                                                               \
+  "add r2, r1, r3\n\t"                                                                               \
+  "ldr r3, [lr, #52]\n\t"                                                                            \
+  "ldr r6, [lr, #64]\n\t"                                                                            \
+  "add r6, r3, r6\n\t"                                                                               \
+  "str r6, [lr, #76]\n\t"                                                                            \
+  "cmp r3, r6\n\t"                                                                                   \
+  "beq 3f\n\t"
+#define DW_ASM_PAIRS_END                                                                             \
+  "ldr r4, [lr, #76]\n\t"                                                                            \
+  "cmp r3, r4\n\t"                                                                                   \
+  "bne 2b\n\t"                                                                                       \
+  "3:\n\t"                                                                                           \
+  "ldr r4, [lr, #72]\n\t"                                                                            \
+  "cmp r4, #0\n\t"                                                                                   \
+  "beq 4f\n\t"
+#define DW_ASM_ROW_END                                                                               \
+  "4:\n\t"                                                                                           \
+  "ldr r4, [lr, #68]\n\t"                                                                            \
+  "subs r4, r4, #1\n\t"                                                                              \
+  "str r4, [lr, #68]\n\t"                                                                            \
+  "beq 5f\n\t"                                                                                       \
+  "ldrd r4, r5, [lr, #44]\n\t"                                                                       \
+  "add r4, r4, r5\n\t"                                                                               \
+  "str r4, [lr, #44]\n\t"                                                                            \
+  "ldrd r4, r5, [lr, #52]\n\t"                                                                       \
+  "add r4, r4, r5\n\t"                                                                               \
+  "str r4, [lr, #52]\n\t"                                                                            \
+  "b 1b\n\t"                                                                                         \
+  "5:\n\t"
+
+/* dw3x3s1_rows_c for a job with use_asm: per 2 outputs 3 LDRD, 12 multiplies, 5 loads of
+ * constants, 2 x (ADD, SMMLAR, ASR, SSAT, STRB), 4 of loop -- 34 instructions for 18 MACs.
+ * r0-r2 kernel rows, r3 output, r4/r5 data, r6/r7 accumulators, r8-r11 W0 z0 W1 W2, r12 m,
+ * lr the job. Saves and restores r4-r11 and lr itself. */
+TA_NOINLINE static void dw3x3s1_asm(dw_job *job) {
+  register dw_job *j __asm__("r0") = job;
+  __asm__ volatile(
+      "push {r4-r11, lr}\n\t"
+      "mov lr, r0\n\t"
+      "ldm lr, {r8-r11}\n\t"
+      "ldr r12, [lr, #28]\n\t" DW_ASM_ROW_START
+      "2:\n\t"
+      "ldrd r4, r5, [r0], #4\n\t"
+      "ldr r6, [lr, #24]\n\t"
+      "smlatb r7, r4, r8, r6\n\t"
+      "smlad r6, r4, r8, r6\n\t"
+      "smlabb r6, r5, r9, r6\n\t"
+      "smladx r7, r5, r9, r7\n\t"
+      "ldrd r4, r5, [r1], #4\n\t"
+      "smlad r6, r4, r10, r6\n\t"
+      "smlatb r7, r4, r10, r7\n\t"
+      "ldr r4, [lr, #16]\n\t"
+      "smlabb r6, r5, r4, r6\n\t"
+      "smladx r7, r5, r4, r7\n\t"
+      "ldrd r4, r5, [r2], #4\n\t"
+      "smlad r6, r4, r11, r6\n\t"
+      "smlatb r7, r4, r11, r7\n\t"
+      "ldr r4, [lr, #20]\n\t"
+      "smlabb r6, r5, r4, r6\n\t"
+      "smladx r7, r5, r4, r7\n\t"
+      "ldr r4, [lr, #32]\n\t"
+      "add r5, r4, r6, asr #31\n\t"
+      "add r4, r4, r7, asr #31\n\t"
+      "smmlar r6, r6, r12, r5\n\t"
+      "smmlar r7, r7, r12, r4\n\t"
+      "ldrd r4, r5, [lr, #36]\n\t"
+      "asr r6, r6, r4\n\t"
+      "asr r7, r7, r4\n\t"
+      "ssat r6, #8, r6\n\t"
+      "ssat r7, #8, r7\n\t"
+      "strb r6, [r3]\n\t"
+      "strb r7, [r3, r5]\n\t"
+      "add r3, r3, r5, lsl #1\n\t" DW_ASM_PAIRS_END
+      "ldrd r4, r5, [r0]\n\t"
+      "ldr r6, [lr, #24]\n\t"
+      "smlad r6, r4, r8, r6\n\t"
+      "smlabb r6, r5, r9, r6\n\t"
+      "ldrd r4, r5, [r1]\n\t"
+      "smlad r6, r4, r10, r6\n\t"
+      "ldr r4, [lr, #16]\n\t"
+      "smlabb r6, r5, r4, r6\n\t"
+      "ldrd r4, r5, [r2]\n\t"
+      "smlad r6, r4, r11, r6\n\t"
+      "ldr r4, [lr, #20]\n\t"
+      "smlabb r6, r5, r4, r6\n\t"
+      "ldr r4, [lr, #32]\n\t"
+      "add r4, r4, r6, asr #31\n\t"
+      "smmlar r6, r6, r12, r4\n\t"
+      "ldr r4, [lr, #36]\n\t"
+      "asr r6, r6, r4\n\t"
+      "ssat r6, #8, r6\n\t"
+      "strb r6, [r3]\n\t" DW_ASM_ROW_END
+      "pop {r4-r11, lr}\n\t"
+      : "+r"(j)
+      :
+      : "r1", "r2", "r3", "r12", "cc", "memory");
+}
+
+/* dw3x3s2_rows_c for a job with use_asm: per 2 outputs 3 LDRD + 3 LDR, 12 multiplies, 4 loads
+ * of constants, requantization as above -- 36 instructions for 18 MACs. r0-r2 kernel rows, r3
+ * output, r4-r6 data, r7/r8 accumulators, r9-r12 W0 W1 W2 (w02, w12), lr the job. */
+TA_NOINLINE static void dw3x3s2_asm(dw_job *job) {
+  register dw_job *j __asm__("r0") = job;
+  __asm__ volatile(
+      "push {r4-r11, lr}\n\t"
+      "mov lr, r0\n\t"
+      "ldm lr, {r9-r12}\n\t" DW_ASM_ROW_START
+      "2:\n\t"
+      "ldrd r4, r5, [r0], #8\n\t"
+      "ldr r6, [r0]\n\t"
+      "ldr r7, [lr, #24]\n\t"
+      "smlad r8, r5, r9, r7\n\t"
+      "smlad r7, r4, r9, r7\n\t"
+      "smlabb r7, r5, r12, r7\n\t"
+      "smlabb r8, r6, r12, r8\n\t"
+      "ldrd r4, r5, [r1], #8\n\t"
+      "ldr r6, [r1]\n\t"
+      "smlad r8, r5, r10, r8\n\t"
+      "smlad r7, r4, r10, r7\n\t"
+      "smlabt r7, r5, r12, r7\n\t"
+      "smlabt r8, r6, r12, r8\n\t"
+      "ldrd r4, r5, [r2], #8\n\t"
+      "ldr r6, [r2]\n\t"
+      "smlad r8, r5, r11, r8\n\t"
+      "smlad r7, r4, r11, r7\n\t"
+      "ldr r4, [lr, #16]\n\t"
+      "smlabb r7, r5, r4, r7\n\t"
+      "smlabb r8, r6, r4, r8\n\t"
+      "ldrd r4, r5, [lr, #28]\n\t"
+      "add r6, r5, r7, asr #31\n\t"
+      "add r5, r5, r8, asr #31\n\t"
+      "smmlar r7, r7, r4, r6\n\t"
+      "smmlar r8, r8, r4, r5\n\t"
+      "ldrd r4, r5, [lr, #36]\n\t"
+      "asr r7, r7, r4\n\t"
+      "asr r8, r8, r4\n\t"
+      "ssat r7, #8, r7\n\t"
+      "ssat r8, #8, r8\n\t"
+      "strb r7, [r3]\n\t"
+      "strb r8, [r3, r5]\n\t"
+      "add r3, r3, r5, lsl #1\n\t" DW_ASM_PAIRS_END
+      "ldrd r4, r5, [r0]\n\t"
+      "ldr r7, [lr, #24]\n\t"
+      "smlad r7, r4, r9, r7\n\t"
+      "smlabb r7, r5, r12, r7\n\t"
+      "ldrd r4, r5, [r1]\n\t"
+      "smlad r7, r4, r10, r7\n\t"
+      "smlabt r7, r5, r12, r7\n\t"
+      "ldrd r4, r5, [r2]\n\t"
+      "smlad r7, r4, r11, r7\n\t"
+      "ldr r4, [lr, #16]\n\t"
+      "smlabb r7, r5, r4, r7\n\t"
+      "ldrd r4, r5, [lr, #28]\n\t"
+      "add r5, r5, r7, asr #31\n\t"
+      "smmlar r7, r7, r4, r5\n\t"
+      "ldr r4, [lr, #36]\n\t"
+      "asr r7, r7, r4\n\t"
+      "ssat r7, #8, r7\n\t"
+      "strb r7, [r3]\n\t" DW_ASM_ROW_END
+      "pop {r4-r11, lr}\n\t"
+      : "+r"(j)
+      :
+      : "r1", "r2", "r3", "r12", "cc", "memory");
+}
+#endif
+
+/* Any kernel: per output kernel_h * ceil(kernel_w / 2) SMLADs over the plane rows. */
+static void dw_generic_rows(const dw_ctx *x, const dw_job *j) {
+  const ta_dwconv_params *p = x->p;
+  const int32_t kh = p->kernel_h, kwp2 = kw_padded(p) >> 1, sw = p->stride_w, dw = p->dilation_w;
+  const int32_t kstep = p->dilation_h * (j->pitch >> 1);
+  const int16_t *row = j->row0;
+  int8_t *o = j->out;
+  int32_t k, ox, ky, t;
+  for (k = 0; k < j->rows; ++k, row += j->in_step >> 1, o += j->out_step) {
+    for (ox = 0; ox < j->n; ++ox) {
+      const ta_i32a *w = j->wq;
+      int32_t acc = j->bias;
+      for (ky = 0; ky < kh; ++ky, w += kwp2) {
+        const int16_t *r = row + ox * sw + ky * kstep;
+        for (t = 0; t < kwp2; ++t) {
+          const int32_t wt = j->fast ? w[t] : half_pair(w[t]);
+          acc = ta_smlad(wt, dw == 1 ? ta_read32(r + 2 * t) : ta_pair16(r[2 * t * dw], r[(2 * t + 1) * dw]), acc);
+        }
+      }
+      o[ox * j->ops] = dw_requant(j, acc);
+    }
+  }
+}
+
+TA_NOINLINE static void dw_run(const dw_ctx *x, dw_job *j) {
+  const int32_t stride1 = x->p->stride_w == 1;
+  if (!x->fast3x3) {
+    dw_generic_rows(x, j);
     return;
   }
-  for (oy = y0; oy < y1; ++oy, r0 += sh * width) {
-    for (ox = 0; ox < out_w; ++ox) {
-      const int16_t *a = r0 + ox * sw;
-      const ta_i32a *w = wq;
-      int32_t acc = bias;
-      for (ky = 0; ky < kh; ++ky) {
-        const int16_t *r = a + ky * dh * width;
-        if (dw == 1) {
-          for (j = 0; j < kwp2; ++j) acc = ta_smlad(w[j], ta_read32(r + 2 * j), acc);
-        } else {
-          for (j = 0; j < kwp2; ++j) acc = ta_smlad(w[j], ta_pair16(r[2 * j * dw], r[(2 * j + 1) * dw]), acc);
-        }
-        w += kwp2;
+#if TA_SIMD_NATIVE
+  if (j->use_asm) {
+    if (stride1)
+      dw3x3s1_asm(j);
+    else
+      dw3x3s2_asm(j);
+    return;
+  }
+#endif
+  if (stride1)
+    dw3x3s1_rows_c(j);
+  else
+    dw3x3s2_rows_c(j);
+}
+
+/* At most this many output channels' jobs are prepared once per group (a stack array). */
+#define DW_JOBS 4
+
+/* Channels c0 .. c0+g-1 (all their output channels) for output rows [y0, y1), in bands of
+ * output rows whose input rows fit the window of `slots` rows: the rows a band shares with the
+ * previous one move to the window's top, the others are built from the input. */
+static void dw_group(const dw_ctx *x, int32_t c0, int32_t g, int32_t slots, int32_t y0, int32_t y1) {
+  const ta_dwconv_params *p = x->p;
+  const int32_t sh = p->stride_h, dm = p->depth_multiplier, pitch = g * x->width;
+  const int32_t band = (slots - x->span) / sh + 1;
+  int32_t yb, have_lo = 0, have_n = 0, r, j, m;
+  dw_job jobs[DW_JOBS];
+  const int32_t cached = g * dm <= DW_JOBS;
+  if (cached)
+    for (j = 0; j < g * dm; ++j) dw_job_prepare(x, c0 * dm + j, &jobs[j]);
+  for (yb = y0; yb < y1; yb += band) {
+    const int32_t ye = ta_min32(y1, yb + band), iy = yb * sh - p->pad_top;
+    const int32_t rows = (ye - yb - 1) * sh + x->span;
+    int32_t keep = 0;
+    if (have_n > 0 && iy >= have_lo && iy < have_lo + have_n) {
+      ta_i32a *d = (ta_i32a *)(void *)x->plane;
+      const ta_i32a *s = (const ta_i32a *)(const void *)(x->plane + (iy - have_lo) * pitch);
+      keep = have_lo + have_n - iy;
+      if (keep <= iy - have_lo) {
+        memcpy(d, s, (size_t)keep * (size_t)pitch * sizeof(int16_t));
+      } else {
+        for (r = 0; r < (keep * pitch) >> 1; ++r) d[r] = s[r]; /* overlapping: forward, word by word */
       }
-      accrow[ox] = acc;
     }
-    requant_row(&q4, accrow, &d, output + oy * ors + oc);
+    load_rows(x, iy + keep, rows - keep, c0, g, x->plane + keep * pitch);
+    have_lo = iy, have_n = rows;
+    for (j = 0; j < g; ++j) {
+      for (m = 0; m < dm; ++m) {
+        const int32_t oc = (c0 + j) * dm + m;
+        dw_job *job = cached ? &jobs[j * dm + m] : &jobs[0];
+        if (!cached) dw_job_prepare(x, oc, job);
+        job->row0 = x->plane + j * x->width;
+        job->pitch = pitch * 2;
+        job->out = x->out + yb * x->ors + oc;
+        job->n = p->out_w;
+        job->odd = p->out_w & 1;
+        job->pair_bytes = (p->out_w >> 1) * 2 * x->ops;
+        job->rows = ye - yb;
+        job->in_step = sh * pitch * 2;
+        job->out_step = x->ors;
+        dw_run(x, job);
+      }
+    }
+  }
+}
+
+/* Whether bands of `band` output rows may run in place: every input row a band builds from the
+ * input is read before any output row written so far overlaps it (NHWC, output rows are
+ * out_w pixels, input rows in_w). */
+static int32_t bands_inplace_ok(const ta_dwconv_params *p, int32_t span, int32_t band) {
+  int32_t yb, next = -p->pad_top; /* first input row not yet read */
+  for (yb = 0; yb < p->out_h; yb += band) {
+    const int32_t iy = yb * p->stride_h - p->pad_top;
+    const int32_t first = ta_max32(ta_max32(iy, next), 0);
+    if (first < p->in_h && (int64_t)yb * p->out_w > (int64_t)first * p->in_w) return 0;
+    next = ta_max32(next, (ta_min32(p->out_h, yb + band) - 1) * p->stride_h - p->pad_top + span);
+  }
+  return 1;
+}
+
+/* Window slots for a group of g channels within the scratch budget: all the rows needed, or
+ * bands of at least DW_MIN_BAND output rows (shorter bands cost more in row moves and calls than
+ * fewer channels per group save), or 0. In place, bands must not overwrite rows still to read. */
+#define DW_MIN_BAND 2
+static int32_t dw_slots(const dw_ctx *x, int32_t g, int32_t rows_needed, int32_t y_rows) {
+  const int32_t slots = (int32_t)(x->budget / ((size_t)g * (size_t)x->width * sizeof(int16_t)));
+  const int32_t band = slots >= x->span ? (slots - x->span) / x->p->stride_h + 1 : 0;
+  if (slots >= rows_needed) return rows_needed;
+  if (band < ta_min32(DW_MIN_BAND, y_rows)) return 0;
+  if (x->inplace && !bands_inplace_ok(x->p, x->span, band)) return 0;
+  return slots;
+}
+
+/* All channels in groups of up to 4 (the most whose window fits; one channel's whole plane
+ * always fits the budget the scratch functions reserve). */
+static void dw_simd(const dw_ctx *x, int32_t y0, int32_t y1) {
+  const ta_dwconv_params *p = x->p;
+  const int32_t rows_needed = (y1 - y0 - 1) * p->stride_h + x->span;
+  int32_t c0 = 0, g = 0, slots = 0, asked = 0;
+  while (c0 < p->in_c) {
+    const int32_t want = ta_min32(4, p->in_c - c0);
+    if (want != asked) { /* the group size changes only for the last channels */
+      asked = g = want, slots = dw_slots(x, g, rows_needed, y1 - y0);
+      while (slots == 0 && g > 1) {
+        g = g == 3 ? 2 : g >> 1;
+        slots = dw_slots(x, g, rows_needed, y1 - y0);
+      }
+    }
+    dw_group(x, c0, g, slots, y0, y1);
+    c0 += g;
   }
 }
 #endif
@@ -327,21 +720,13 @@ void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t
                           void *scratch) {
 #if TA_SIMD
   if (p->packed_weights && scratch && y1 > y0) {
-    const int32_t in_c = p->in_c, dm = p->depth_multiplier;
-    const int32_t ips = TA_DEF(p->in_pix_stride, in_c);
-    const int32_t irs = TA_DEF(p->in_row_stride, p->in_w * ips);
-    const int32_t ops = TA_DEF(p->out_pix_stride, in_c * dm);
-    const int32_t ors = TA_DEF(p->out_row_stride, p->out_w * ops);
-    const int32_t iy_lo = y0 * p->stride_h - p->pad_top;
-    const int32_t rows = plane_rows(p, y0, y1), width = plane_width(p);
-    int16_t *plane = (int16_t *)scratch;
-    int32_t *accrow = (int32_t *)(void *)((uint8_t *)scratch + plane_bytes(p));
-    int32_t c, m;
-    for (c = 0; c < in_c; ++c) {
-      build_plane16(p, input, irs, ips, c, iy_lo, rows, width, plane);
-      for (m = 0; m < dm; ++m)
-        dw_channel_simd(p, plane, width, iy_lo, c * dm + m, output, ors, ops, y0, y1, accrow);
-    }
+    const int32_t in_c = p->in_c, ips = TA_DEF(p->in_pix_stride, in_c);
+    const int32_t ops = TA_DEF(p->out_pix_stride, in_c * p->depth_multiplier);
+    const dw_ctx x = dw_context(p, input, output, scratch, ta_depthwise_conv_s8_scratch_bytes(p), ips,
+                                TA_DEF(p->in_row_stride, p->in_w * ips), ops,
+                                TA_DEF(p->out_row_stride, p->out_w * ops), 0);
+    fill_borders(&x);
+    dw_simd(&x, y0, y1);
     return;
   }
 #else
@@ -355,14 +740,9 @@ void ta_depthwise_conv_s8_inplace(const ta_dwconv_params *p, int8_t *buf, void *
   int32_t c, oy, ox, ky, kx, i;
 #if TA_SIMD
   if (p->packed_weights) {
-    const int32_t iy_lo = -p->pad_top;
-    const int32_t rows = plane_rows(p, 0, p->out_h), width = plane_width(p);
-    int16_t *plane = (int16_t *)scratch;
-    int32_t *accrow = (int32_t *)(void *)((uint8_t *)scratch + plane_bytes(p));
-    for (c = 0; c < C; ++c) {
-      build_plane16(p, buf, in_w * C, C, c, iy_lo, rows, width, plane);
-      dw_channel_simd(p, plane, width, iy_lo, c, buf, p->out_w * C, C, 0, p->out_h, accrow);
-    }
+    const dw_ctx x = dw_context(p, buf, buf, scratch, ta_depthwise_conv_s8_inplace_scratch_bytes(p), C, in_w * C, C,
+                                p->out_w * C, 1);
+    if (p->out_h > 0) fill_borders(&x), dw_simd(&x, 0, p->out_h);
     return;
   }
 #endif

@@ -163,13 +163,19 @@ static int selftest(void) {
     ta_conv_s8(&p, x, o1, 0, p.out_h, scratch);
     check("conv", i, o1, o2, n);
   }
-  for (i = 0; i < 60; ++i) {
+  for (i = 0; i < 100; ++i) {
     ta_dwconv_params p;
     int8_t *x, *o1, *o2;
     void *scratch;
     size_t n;
     arena_used = 0;
-    make_dw(&p, rint_(1, 10), rint_(1, 10), rint_(1, 9), rint_(1, 2), rint_(1, 4), rint_(1, 2), rint_(1, 2));
+    make_dw(&p, rint_(1, 10), rint_(1, 10), rint_(1, 13), rint_(1, 2), rint_(1, 4), rint_(1, 2), rint_(1, 2));
+    if (i & 1) p.act_min = -128, p.act_max = 127; /* the assembly kernels' form */
+    if (i % 5 == 0) { /* channel 0 outside the doubled-accumulator form: multiplier 2^30, or a bias
+                       * too large for the doubled sum */
+      if (i % 10 == 0) ((int32_t *)p.out_mult)[0] = 1 << 30;
+      else ((int32_t *)p.bias)[0] = 1073500000;
+    }
     x = rand_i8((size_t)p.in_h * p.in_w * p.in_c);
     n = (size_t)p.out_h * p.out_w * p.in_c * p.depth_multiplier;
     o1 = alloc(n), o2 = alloc(n);
@@ -178,6 +184,10 @@ static int selftest(void) {
     p.packed_weights = pack_dw(&p);
     ta_depthwise_conv_s8(&p, x, o1, 0, p.out_h, scratch);
     check("depthwise", i, o1, o2, n);
+    memset(o1, 0, n); /* the same rows in two stripes */
+    ta_depthwise_conv_s8(&p, x, o1, 0, p.out_h / 2, scratch);
+    ta_depthwise_conv_s8(&p, x, o1, p.out_h / 2, p.out_h, scratch);
+    check("depthwise_stripes", i, o1, o2, n);
     if (p.depth_multiplier == 1 && p.out_h * p.out_w <= p.in_h * p.in_w) {
       int8_t *buf = alloc((size_t)p.in_h * p.in_w * p.in_c);
       memcpy(buf, x, (size_t)p.in_h * p.in_w * p.in_c);
@@ -233,6 +243,7 @@ static int bench(const char *name, int dsp, int repeat) {
       make_dw(&p, 24, 24, 64, 1, 3, 1, 1);
     else
       make_dw(&p, 48, 48, 32, 1, 3, 2, 1);
+    p.act_min = -128, p.act_max = 127; /* as every depthwise layer of the shared models */
     x = rand_i8((size_t)p.in_h * p.in_w * p.in_c);
     o = alloc((size_t)p.out_h * p.out_w * p.in_c);
     scratch = alloc(ta_depthwise_conv_s8_scratch_bytes(&p));
