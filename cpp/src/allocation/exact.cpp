@@ -334,7 +334,6 @@ class Decision {
       }
       if (lowest + remaining_[k] > capacity_) return false;
       if (lowest > floor_[k]) set(floor_[k], lowest);
-      if (!gaps_can_fill(k, at_least)) return false;
     }
     return true;
   }
@@ -347,8 +346,13 @@ class Decision {
   bool gaps_can_fill(int32_t k, int64_t at_least) {
     const int64_t floor = floor_[k], slack = capacity_ - floor - remaining_[k];
     starts_.clear();
+    bool above_floor = false;  // else no level above the floor: nothing to check
     for (int32_t u : s_.members[k])
-      if (offset_[u] == kUnplaced) starts_.push_back({earliest(u, at_least), p_.buffers[u].size, pinned(u)});
+      if (offset_[u] == kUnplaced) {
+        starts_.push_back({earliest(u, at_least), p_.buffers[u].size, pinned(u)});
+        above_floor |= starts_.back().at > floor;
+      }
+    if (!above_floor) return true;
     ends_ = starts_;
     std::sort(starts_.begin(), starts_.end(), [](const Start& a, const Start& b) { return a.at < b.at; });
     std::sort(ends_.begin(), ends_.end(), [](const Start& a, const Start& b) { return a.at + a.size < b.at + b.size; });
@@ -367,8 +371,9 @@ class Decision {
     return true;
   }
 
-  // Places b at `at`; false when a pin is passed or some section's floor
-  // plus its unplaced bytes exceeds the capacity.
+  // Places b at `at`; false when a pin is passed, some section's floor plus
+  // its unplaced bytes exceeds the capacity, or a gap at either end of b
+  // can no longer be filled.
   bool place(int32_t b, int64_t at, Span span) {
     const Buffer& buffer = p_.buffers[b];
     const int64_t top = at + buffer.size;
@@ -387,6 +392,8 @@ class Decision {
     }
     for (int32_t k = span.lo; k < span.hi; ++k)
       if (std::max(at, floor_[k]) + remaining_[k] > capacity_) return false;
+    for (int32_t k : {s_.lo[b] - 1, s_.lo[b], s_.hi[b] - 1, s_.hi[b]})  // where the skyline just stepped
+      if (k >= span.lo && k < span.hi && remaining_[k] > 0 && !gaps_can_fill(k, at)) return false;
     return true;
   }
 
