@@ -9,8 +9,9 @@ zero-slack instances. Prints tables; nothing here is a unit test.
     of 5), the method that won, proven optimality, greedy first fit for comparison.
 (b) Zero-slack instances (`allocation.zero_slack_problem`: a 1 MiB x steps rectangle cut
     into N pieces, optimum = 1 MiB): exact mode (`solve_exact`, --timeout s each) solve rate
-    and time distribution; fast modes (`local_search`, and `auto` with 100 ms) gap to the
-    optimum and time; greedy first fit and best fit gaps. Variants: `aligned` (16-byte
+    and time distribution; fast modes (`local_search`, the `skyline` allocator and `auto`,
+    each with 100 ms) gap to the optimum and time (mean / max ms); greedy first fit and best
+    fit gaps. Variants: `aligned` (16-byte
     grid, alignments 1..64), `pinned` (10 % of buffers at fixed offsets).
 """
 
@@ -82,8 +83,28 @@ def distribution(seconds):
     return f"{statistics.median(s) * 1000:7.0f} {p90 * 1000:7.0f} {s[-1] * 1000:7.0f}"
 
 
+def fast_mode(problem, run):
+    """(gap, seconds) of one fast allocator run, its plan validated."""
+    result, seconds = timed(lambda: run(problem))
+    assert allocation.validate(problem, result.solution) == []
+    return gap(result.height), seconds
+
+
+def fast_columns(runs):
+    gaps, seconds = zip(*runs)
+    return f"{pct(gaps)} {statistics.mean(seconds) * 1000:4.0f}/{max(seconds) * 1000:4.0f}"
+
+
+FAST_MODES = {
+    "local_search": lambda p: allocation.local_search(p, iterations=0, seconds=0.1),
+    "skyline": lambda p: allocation.run_allocator(p, "skyline", 0.1),
+    "auto(100ms)": lambda p: allocation.run_allocator(p, "auto", 0.1),
+}
+
+
 def zero_slack(size, variant, instances, timeout, run_exact):
-    exact_times, solved, ls_gaps, ls_times, auto_gaps, auto_times, ff, bf = [], 0, [], [], [], [], [], []
+    exact_times, solved, ff, bf = [], 0, [], []
+    fast = {name: [] for name in FAST_MODES}
     for seed in range(instances):
         problem, _ = allocation.zero_slack_problem(size, seed=seed, **VARIANTS[variant])
         if run_exact:
@@ -91,18 +112,13 @@ def zero_slack(size, variant, instances, timeout, run_exact):
             assert allocation.validate(problem, exact.solution) == []
             solved += exact.height == CAPACITY
             exact_times.append(seconds)
-        searched, seconds = timed(lambda: allocation.local_search(problem, iterations=0, seconds=0.1))
-        assert allocation.validate(problem, searched.solution) == []
-        ls_gaps.append(gap(searched.height))
-        ls_times.append(seconds)
-        auto, seconds = timed(lambda: allocation.run_allocator(problem, "auto", 0.1))
-        auto_gaps.append(gap(auto.height))
-        auto_times.append(seconds)
+        for name, run in FAST_MODES.items():
+            fast[name].append(fast_mode(problem, run))
         ff.append(gap(allocation.greedy_size_first_fit(problem).height))
         bf.append(gap(allocation.greedy_size_best_fit(problem).height))
-    print(f"{size:5d} {variant:8s} {solved:3d}/{instances:<3d} {distribution(exact_times)} | {pct(ls_gaps)} "
-          f"{max(ls_times) * 1000:5.0f} | {pct(auto_gaps)} {max(auto_times) * 1000:5.0f} | {pct(ff)} | {pct(bf)}",
-          flush=True)
+    columns = " | ".join(fast_columns(runs) for runs in fast.values())
+    print(f"{size:5d} {variant:8s} {solved:3d}/{instances:<3d} {distribution(exact_times)} | {columns} | {pct(ff)} | "
+          f"{pct(bf)}", flush=True)
 
 
 def main():
@@ -118,9 +134,10 @@ def main():
     if not args.skip_models:
         real_models()
     print(f"(b) zero-slack instances (optimum {CAPACITY:,} B); exact: solved (height == optimum) within "
-          f"{args.timeout:g} s and time ms median/p90/max; gaps to the optimum mean / max, fast times max ms")
-    print(f"{'N':>5s} {'variant':8s} {'solved':7s} {'med':>7s} {'p90':>7s} {'max':>7s} | {'local_search gap':>17s} "
-          f"{'ms':>5s} | {'auto(100ms) gap':>17s} {'ms':>5s} | {'first fit gap':>15s} | {'best fit gap':>15s}")
+          f"{args.timeout:g} s and time ms median/p90/max; gaps to the optimum mean / max, fast times mean/max ms")
+    fast_header = " | ".join(f"{name + ' gap':>17s} {'ms mean/max':>9s}" for name in FAST_MODES)
+    print(f"{'N':>5s} {'variant':8s} {'solved':7s} {'med':>7s} {'p90':>7s} {'max':>7s} | {fast_header} | "
+          f"{'first fit gap':>15s} | {'best fit gap':>15s}")
     for variant in args.variants:
         for size in args.sizes:
             count = args.instances if variant == "plain" else args.variant_instances

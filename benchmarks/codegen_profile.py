@@ -20,9 +20,10 @@ import tinyarena
 from tinyarena.codegen import compile as compile_model
 
 # Which op type's work each kernel function does (the rest: everything else).
-CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "gemm_2px_fast_folded", "gemm_2px_fast_offset", "gemm_2px_full",
-                  "gemm_2px_clamped", "im2col_pixel", "widen_pair", "widen_span", "widen_values", "small_patch_pixel",
-                  "patch_row")
+CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "gemm_2px_doubled8", "gemm_2px_doubled4", "gemm_2px_doubled8_skip",
+                  "gemm_2px_doubled4_skip", "gemm_2px_fast_folded", "gemm_2px_fast_offset", "gemm_2px_full",
+                  "gemm_2px_clamped", "im2col_pixel", "widen_pair", "small_patch_pair", "small_patch_pixel",
+                  "gather_patch", "gather_inside", "widen_span", "widen_values", "patch_row")
 DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "dw_channel_simd", "dw3x3_channel",
                        "build_plane16", "requant_row")
 

@@ -10,6 +10,7 @@
 #include "tinyarena/allocation/greedy.h"
 #include "tinyarena/allocation/hierarchy.h"
 #include "tinyarena/allocation/lower_bound.h"
+#include "tinyarena/allocation/skyline.h"
 #include "tinyarena/allocation/validator.h"
 
 namespace py = pybind11;
@@ -122,6 +123,23 @@ void bind_exact(py::module_& m) {
           return allocation::local_search(p, LocalSearchOptions{iterations, seconds, seed});
         },
         py::arg("problem"), py::arg("iterations") = 3000, py::arg("seconds") = 0.1, py::arg("seed") = 1);
+  using allocation::SkylineOptions;
+  using allocation::SkylineResult;
+  py::class_<SkylineResult>(m, "SkylineResult", "Lowest plan of the skyline constructions.")
+      .def_readonly("solution", &SkylineResult::solution)
+      .def_property_readonly("offsets", [](const SkylineResult& r) { return readonly_array(r.solution.offsets); })
+      .def_property_readonly("height", [](const SkylineResult& r) { return r.solution.height; })
+      .def_readonly("constructions", &SkylineResult::constructions)
+      .def_readonly("seconds", &SkylineResult::seconds);
+  m.def("skyline_search",
+        [](const Problem& p, int64_t constructions, int64_t backtracks, double seconds, uint64_t seed) {
+          py::gil_scoped_release release;
+          return allocation::skyline_search(p, SkylineOptions{constructions, backtracks, seconds, seed});
+        },
+        py::arg("problem"), py::arg("constructions") = SkylineOptions{}.constructions,
+        py::arg("backtracks") = SkylineOptions{}.backtracks, py::arg("seconds") = SkylineOptions{}.seconds,
+        py::arg("seed") = 1,
+        "Skyline best-fit constructions (waste-free search per construction, then greedy); the lowest plan.");
   m.def("describe_capacity", &allocation::describe_capacity, py::arg("problem"), py::arg("result"));
 }
 

@@ -24,9 +24,18 @@ void bind_codegen(py::module_& m) {
         for (const auto& a : c.arrays) bytes += a.bytes.size();
         return bytes;
       });
+  py::class_<codegen::Arena>(m, "Arena", "One memory's arena: a C array in linker section .tinyarena.<memory>.")
+      .def_readonly("memory", &codegen::Arena::memory)
+      .def_readonly("symbol", &codegen::Arena::symbol)
+      .def_readonly("bytes", &codegen::Arena::bytes)
+      .def_readonly("alignment", &codegen::Arena::alignment)
+      .def_readonly("base_address", &codegen::Arena::base_address);
   py::class_<Program>(m, "Program", "A planned model lowered to kernel calls, ready to emit as C.")
       .def_readonly("name", &Program::name)
       .def_readonly("arena_bytes", &Program::arena_bytes)
+      .def_readonly("arenas", &Program::arenas)
+      .def("const_array_bytes", &codegen::const_array_bytes, py::arg("simd"),
+           "Bytes of constant arrays the SIMD (packed int16 weights, rq records) or portable (int8) build holds.")
       .def_readonly("calls", &Program::calls)
       .def_property_readonly("kernel_sources", [](const Program& p) {
         const auto used = codegen::kernel_sources_used(p);
@@ -40,13 +49,23 @@ void bind_codegen(py::module_& m) {
       py::arg("graph"), py::arg("plan"), py::arg("name"),
       "Lower a planned graph to kernel calls; raises UnsupportedError naming an op the library lacks.");
   m.def(
+      "lower_program",
+      [](const GraphPtr& graph, const plan::Plan& plan, const std::string& name,
+         const std::vector<allocation::Memory>& memories, const allocation::HierarchySolution& placement) {
+        return codegen::lower_program(*graph, plan, name, memories, placement);
+      },
+      py::arg("graph"), py::arg("plan"), py::arg("name"), py::arg("memories"), py::arg("placement"),
+      "The same with the buffers placed across memories (a place_in_hierarchy solution): one arena per used memory.");
+  m.def(
       "emit_sources",
       [](const Program& program) {
         std::vector<std::pair<std::string, std::string>> files;
         for (const auto& f : codegen::emit_sources(program)) files.emplace_back(f.path, f.contents);
         return files;
       },
-      py::arg("program"), "The generated files as (path, contents) pairs: model.h, model.c, main.c, Makefile.");
+      py::arg("program"),
+      "The generated files as (path, contents) pairs: model.h, model.c, main.c, Makefile (and with arenas per "
+      "memory tinyarena_memory.ld, tinyarena_sections.ld).");
   m.def("supported_op_types", &codegen::supported_op_types);
 }
 

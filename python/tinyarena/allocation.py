@@ -10,8 +10,13 @@ One ``Problem`` type and one ``Solution`` type serve every allocator:
   the plan is proven optimal, the proven lower bound, and whether ``capacity`` is met
   or refuted;
 - ``local_search``: hill climbing over first-fit orders seeded by the greedy orders;
+- ``skyline_search``: skyline best-fit constructions -- fill the lowest floor first, the
+  most constrained valley of the floor with buffers that leave no waste (a small
+  depth-first search per construction), best fit where none does; several rankings and
+  seeded random perturbations, the lowest plan wins (allocator name ``"skyline"``);
 - ``run_allocator(problem, name, seconds=...)``: any of them by name, including
-  ``"auto"`` (greedy; if above the lower bound, exact within the budget; else the best).
+  ``"auto"`` (greedy; if above the lower bound, a short exact search, then the skyline
+  search and the exact search from its plan within the budget; the lowest plan wins).
 
 ``zero_slack_problem(n, seed=...)`` generates hard instances with a known optimum.
 
@@ -51,6 +56,7 @@ from ._core import (
     place_fastest_first,
     place_in_hierarchy,
     run_allocator,
+    skyline_search,
     solve_exact,
     validate,
     validate_hierarchy,
@@ -79,6 +85,7 @@ __all__ = [
     "local_search",
     "lower_bound_bytes",
     "run_allocator",
+    "skyline_search",
     "solve_exact",
     "validate",
     "zero_slack_problem",

@@ -5,10 +5,11 @@
                          [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--no-stream-input]
                          [--no-scratch] [--chart PATH] [--json PATH] [--write-offline-plan OUT]
     tinyarena compile MODEL -o DIR [--target cortex-m4|cortex-m7|host] [--no-inplace] [--sram SIZE]
-                         [--tiling rows ...] ...
+                         [--tiling rows ...] [--memory NAME:SIZE[:ALIGN[:BASE]] ...] ...
     tinyarena verify MODEL [--target host|cortex-m4|cortex-m7] [--inplace|--no-inplace] [--seed N]
                            [--transforms LIST | --no-transforms]
                            [--tiling none|auto|rows|patches] [--max-mac-overhead X]
+                           [--memory NAME:SIZE[:ALIGN[:BASE]] ...]
     tinyarena alloc PROBLEM.csv [--capacity N] [--timeout S] [--allocator NAME] [-o SOLUTION.csv]
     tinyarena demo [-o DIR]
 
@@ -23,6 +24,7 @@ import sys
 from . import __version__, _core
 from .allocation import allocator_names
 from .codegen import TARGETS
+from .memories import MEMORY_SYNTAX, parse_memory
 from .sizes import parse_size
 
 EXIT_BAD_MODEL = 1
@@ -35,6 +37,21 @@ def _size(text):
         return parse_size(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _memory(text):
+    try:
+        return parse_memory(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _add_memory_option(p):
+    p.add_argument("--memory", type=_memory, action="append", metavar=MEMORY_SYNTAX,
+                   help="a memory of the hierarchy, fastest first (repeat; e.g. --memory dtcm:16K --memory "
+                   "sram:256K --memory sdram:8M:32:0x60000000): SIZE with K/M suffix, ALIGN bytes (default 16), "
+                   "BASE its address for tinyarena_memory.ld; one arena per used memory, each in linker section "
+                   ".tinyarena.NAME (replaces --sram)")
 
 
 def _alignment(text):
@@ -52,8 +69,8 @@ def _add_plan_options(p):
     p.add_argument("--sram", type=_size, help="SRAM limit: bytes or K/M suffix (64K); exit 2 if the plan exceeds it")
     p.add_argument("--align", type=_alignment, default=16, help="buffer alignment in bytes (default 16, as TFLM)")
     p.add_argument("--allocator", choices=allocator_names(), default="auto",
-                   help="placement algorithm (default auto: greedy, exact search if greedy misses the lower "
-                   "bound; greedy_size_first_fit is TFLite Micro's rule)")
+                   help="placement algorithm (default auto: greedy; if it misses the lower bound, exact and "
+                   "skyline search; greedy_size_first_fit is TFLite Micro's rule)")
     p.add_argument("--no-inplace", action="store_true", help="no in-place depthwise or elementwise ops")
     p.add_argument("--tiling", choices=("none", "auto", "rows", "patches"), default="none",
                    help="run runs of spatial ops on row stripes (rows, 1.00x MACs) or patches (recomputed halos: "
@@ -93,6 +110,7 @@ def _parser():
     c.add_argument("-o", "--output", required=True, help="output directory")
     c.add_argument("--target", choices=TARGETS, default="cortex-m4", help="default target of the Makefile")
     c.add_argument("--name", help="C name of the model (default: from the file name)")
+    _add_memory_option(c)
 
     v = commands.add_parser("verify", help="build the generated C, run it and compare every byte with TFLite")
     v.add_argument("model", help="path to a .tflite model")
@@ -103,6 +121,7 @@ def _parser():
     v.add_argument("--tiling", choices=("none", "auto", "rows", "patches"), default="none",
                    help="verify the tiled schedule the search chooses (input streamed)")
     v.add_argument("--max-mac-overhead", type=float, default=1.0, metavar="X", help="with --tiling: the MAC budget")
+    _add_memory_option(v)
     _add_transform_options(v)
 
     a = commands.add_parser("alloc", help="solve an allocation problem given as MiniMalloc CSV")
@@ -179,15 +198,23 @@ def _run_plan(args):
 
 def _run_compile(args):
     from .codegen import compile as compile_model
+    from .memories import place_plan
 
+    if args.memory and args.sram:
+        raise ValueError("--memory gives each memory's size: drop --sram")
     plan, tiling_summary = _make_plan(args)
     if tiling_summary:
         print(tiling_summary)
     if not plan.fits:
         return _does_not_fit(plan, tiling_summary is not None)
-    compiled = compile_model(plan, args.output, target=args.target, name=args.name or args.model)
-    print(f"wrote {compiled.out_dir}/: model.h, model.c (arena {compiled.arena_bytes:,} B, "
-          f"{len(compiled.program.calls)} kernel calls), main.c, Makefile, kernels/, target/")
+    placement = place_plan(plan, args.memory) if args.memory else None
+    compiled = compile_model(plan, args.output, target=args.target, name=args.name or args.model, memories=placement)
+    arenas = f"arenas {placement.describe()}" if placement else f"arena {compiled.arena_bytes:,} B"
+    fragments = ", tinyarena_memory.ld, tinyarena_sections.ld" if placement else ""
+    print(f"wrote {compiled.out_dir}/: model.h, model.c ({arenas}, "
+          f"{len(compiled.program.calls)} kernel calls), main.c, Makefile{fragments}, kernels/, target/")
+    flash = compiled.const_bytes
+    print(f"const data (flash): {flash['dsp']:,} B in DSP builds (Cortex-M4/M7), {flash['portable']:,} B portable")
     applied = [f"{r.name} ({r.peak_before:,} -> {r.peak_after:,} B)" for r in plan.transforms if r.applied]
     print(f"transforms: {', '.join(applied) or 'none applied'}")
     print(f"build: make -C {compiled.out_dir} TARGET={args.target}")
@@ -206,7 +233,7 @@ def _run_verify(args):
         print(plan.describe())
     try:
         result = verify(args.model, target=args.target, inplace=args.inplace, seed=args.seed,
-                        transforms=args.transforms, plan=plan)
+                        transforms=args.transforms, plan=plan, memories=args.memory)
     except VerifyError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_MODEL

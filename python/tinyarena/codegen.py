@@ -5,6 +5,15 @@ exactly the planned size, weights and parameters as ``const`` data in flash, one
 per op at the planned offsets), ``main.c`` (a test harness), a ``Makefile`` and copies of the
 kernel library sources the model uses (``kernels/``) and the Cortex-M start-up files
 (``target/``). ``make TARGET=host|cortex-m4|cortex-m7`` builds it.
+
+``compile(plan, out_dir, memories=[Memory(...), ...])`` (or a ``MemoryPlacement`` from
+``tinyarena.memories.place_plan``, with pins and blocklists) places the buffers across a memory
+hierarchy instead: model.c then holds one arena per used memory, ``tinyarena_<name>_arena_<memory>``
+in linker section ``.tinyarena.<memory>``, and the linker script fragments
+``tinyarena_memory.ld`` (a MEMORY region per memory at its base address) and
+``tinyarena_sections.ld`` (an output section per arena in its memory's region) are written
+beside it. The Makefile's Cortex-M build links the sections into free RAMs of the QEMU board
+(``target/memory_<target>.ld``, see ``tinyarena.boards``) instead of the device's regions.
 """
 
 import dataclasses
@@ -13,6 +22,8 @@ import re
 import shutil
 
 from . import _core
+from .boards import QEMU_MACHINES, harness_memory_script
+from .memories import MemoryPlacement, place_plan
 
 __all__ = ["TARGETS", "CompiledModel", "compile", "kernel_library_dir", "lower"]
 
@@ -35,7 +46,20 @@ class CompiledModel:
 
     @property
     def arena_bytes(self):
+        """All arenas together."""
         return self.program.arena_bytes
+
+    @property
+    def const_bytes(self):
+        """Bytes of constant arrays (flash data) per build: ``{"dsp": ..., "portable": ...}``. The DSP
+        build (Cortex-M4/M7) holds packed int16 weights and per-channel requantization records, the
+        portable build int8 weights."""
+        return {"dsp": self.program.const_array_bytes(True), "portable": self.program.const_array_bytes(False)}
+
+    @property
+    def arenas(self):
+        """{memory name: arena bytes} of a hierarchy compile (empty for the single arena)."""
+        return {a.memory: a.bytes for a in self.program.arenas}
 
 
 def c_identifier(text):
@@ -45,14 +69,19 @@ def c_identifier(text):
     return name if not name[0].isdigit() else "m_" + name
 
 
-def lower(plan, name=None):
+def lower(plan, name=None, memories=None):
     """The plan's ops as kernel calls (a ``Program``); raises ``UnsupportedError`` naming any op the
-    kernel library lacks (its type and index)."""
+    kernel library lacks (its type and index). ``memories``: as in :func:`compile`."""
     name = c_identifier(name or plan.model_name)
     tiled = getattr(plan, "tiled", None)  # a tinyarena.tiling.TiledPlan: segments become stripe loops
     if tiled is not None:
+        if memories is not None:
+            raise ValueError("a tiled plan runs in one arena: compile it without memories")
         return _core.lower_tiled_program(plan.graph, tiled, name)
-    return _core.lower_program(plan.graph, plan.core, name)
+    if memories is None:
+        return _core.lower_program(plan.graph, plan.core, name)
+    placement = memories if isinstance(memories, MemoryPlacement) else place_plan(plan, memories)
+    return _core.lower_program(plan.graph, plan.core, name, list(placement.memories), placement.solution)
 
 
 def _copy_library(program, out_dir):
@@ -64,17 +93,23 @@ def _copy_library(program, out_dir):
     for source in program.kernel_sources:
         shutil.copy2(library / "src" / source, out_dir / "kernels" / "src" / source)
     shutil.copytree(_DATA_DIR / "targets", out_dir / "target", dirs_exist_ok=True)
+    for target in QEMU_MACHINES if program.arenas else ():
+        (out_dir / "target" / f"memory_{target}.ld").write_text(harness_memory_script(program, target))
 
 
-def compile(plan, out_dir, target="cortex-m4", name=None):  # noqa: A001 -- the product's verb
+def compile(plan, out_dir, target="cortex-m4", name=None, memories=None):  # noqa: A001 -- the product's verb
     """Write the C sources of ``plan`` into ``out_dir`` and return a :class:`CompiledModel`.
 
     ``target`` becomes the Makefile's default (``host``, ``cortex-m4`` or ``cortex-m7``);
     the sources themselves are portable C99 and build for every target.
+
+    ``memories``: a list of ``tinyarena.allocation.Memory`` (fastest first) or a
+    ``tinyarena.memories.MemoryPlacement``: one arena per used memory, each in its own linker
+    section, instead of the single arena (``ValueError`` when the buffers do not fit).
     """
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: use one of {', '.join(TARGETS)}")
-    program = lower(plan, name)
+    program = lower(plan, name, memories)
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     for path, contents in _core.emit_sources(program):

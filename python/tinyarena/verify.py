@@ -6,6 +6,9 @@ same random inputs. The generated program is built with per-op tracing, so a mis
 the first op (in execution order) whose output differs. Targets: ``host`` (the machine's C
 compiler), ``cortex-m4`` (QEMU ``mps2-an386``) and ``cortex-m7`` (QEMU ``mps2-an500``), built
 with Debian's ``gcc-arm-none-eabi`` and run under ``qemu-system-arm`` with semihosting.
+
+With ``memories`` (a memory hierarchy) the Cortex-M image puts each memory's arena in its own
+free RAM of the board (``tinyarena.boards``), where QEMU really has memory.
 """
 
 import dataclasses
@@ -17,13 +20,13 @@ import tempfile
 import numpy as np
 
 from . import _core
+from .boards import QEMU_MACHINES
 from .codegen import TARGETS, compile
 from .planner import plan as make_plan
 from .reader import load_model
 
 __all__ = ["VerifyError", "VerifyResult", "verify"]
 
-QEMU_MACHINES = {"cortex-m4": "mps2-an386", "cortex-m7": "mps2-an500"}
 RUN_TIMEOUT_S = 600
 
 
@@ -48,11 +51,13 @@ class VerifyResult:
     first_mismatch: Mismatch = None  # the first op whose output differs, if any
     arena_bytes: int = 0
     stack_bytes: int = None  # stack high-water mark on Cortex-M targets
+    arenas: dict = None  # with memories: {memory: arena bytes}
 
     def summary(self):
         if self.bit_exact:
             stack = f", stack {self.stack_bytes} B" if self.stack_bytes is not None else ""
-            return f"bit-exact on {self.target} (arena {self.arena_bytes} B{stack})"
+            arenas = "".join(f", {memory} {size:,} B" for memory, size in (self.arenas or {}).items())
+            return f"bit-exact on {self.target} (arena {self.arena_bytes} B{arenas}{stack})"
         m = self.first_mismatch
         where = f"op {m.op_index} ({m.op_type})" if m else "an output"
         detail = f": {m.differing_bytes} bytes differ, max |diff| {m.max_abs_diff}" if m else ""
@@ -147,7 +152,7 @@ def first_mismatch(graph, order, traces, interpreter):
 
 
 def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator="greedy_size_first_fit", cflags="",
-           opt=None, transforms=None, plan=None):
+           opt=None, transforms=None, plan=None, memories=None):
     """Compile ``model`` for ``target``, run it on random inputs and compare with TFLite.
 
     ``cflags``/``opt`` go to the generated Makefile (``EXTRA_CFLAGS``/``OPT``): e.g.
@@ -159,6 +164,8 @@ def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator=
     ``plan``: compile this plan of ``model`` (e.g. a ``tinyarena.tiling.TiledPlan``) instead of
     planning it here (``inplace``, ``allocator`` and ``transforms`` are then unused; ``model`` may be None).
 
+    ``memories``: as in ``tinyarena.codegen.compile`` (a list of ``Memory`` or a ``MemoryPlacement``).
+
     Returns a :class:`VerifyResult`; ``bit_exact`` is True when every output byte matches.
     Raises :class:`VerifyError` when the program cannot be built or run.
     """
@@ -169,7 +176,7 @@ def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator=
     plan = plan or make_plan(graph, inplace=inplace, allocator=allocator, transforms=transforms)
     with tempfile.TemporaryDirectory(prefix="tinyarena-verify-") as tmp:
         out_dir = pathlib.Path(work_dir or tmp)
-        compiled = compile(plan, out_dir, target=target, name="model")
+        compiled = compile(plan, out_dir, target=target, name="model", memories=memories)
         inputs = random_inputs(graph, seed)
         for i, value in enumerate(inputs):
             (out_dir / f"input{i}.bin").write_bytes(value.tobytes())
@@ -186,4 +193,5 @@ def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator=
     mismatch = None if exact else first_mismatch(plan.graph, list(plan.liveness.order), traces, interpreter)
     stack = re.search(r"stack_bytes: (\d+)", stdout)
     typed = [o.view(np.asarray(e).dtype) for o, e in zip(outputs, (interpreter.get_tensor(t) for t in graph.outputs))]
-    return VerifyResult(target, exact, typed, mismatch, compiled.arena_bytes, int(stack.group(1)) if stack else None)
+    return VerifyResult(target, exact, typed, mismatch, compiled.arena_bytes, int(stack.group(1)) if stack else None,
+                        compiled.arenas or None)

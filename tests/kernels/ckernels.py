@@ -55,7 +55,7 @@ class ConvParams(C.Structure):
         "dilation_h", "dilation_w", "pad_top", "pad_left", "pad_bottom", "pad_right", "in_row_stride",
         "in_pix_stride", "out_row_stride", "out_pix_stride", "input_offset", "output_offset", "act_min", "act_max",
     ) + [("weights", P8), ("packed_weights", P16), ("bias", P32), ("out_mult", P32), ("out_shift", P32),
-         ("rq_records", P32)]
+         ("rq_records", P32), ("packed_doubled", i32)]
 
 
 class DwConvParams(C.Structure):
@@ -182,6 +182,8 @@ class Kernels:
             "ta_transpose_s8": [C.POINTER(TransposeParams), P8, P8],
             "ta_strided_slice_s8": [C.POINTER(SliceParams), P8, P8],
             "ta_resize_nearest_s8": [C.POINTER(ResizeParams), P8, P8],
+            "ta_conv_s8_can_double": [C.POINTER(ConvParams)],
+            "ta_conv_s8_pack_weights": [C.POINTER(ConvParams), P16],
             "ta_pack_gemm_weights_s16_bytes": [i32, i32],
             "ta_pack_gemm_weights_s16": [P8, i32, i32, i32, P16],
             "ta_pack_dw_weights_s16_bytes": [i32, i32, i32],
@@ -191,7 +193,8 @@ class Kernels:
         for name, args in sig.items():
             fn = getattr(lib, name)
             fn.argtypes = args
-            fn.restype = C.c_size_t if name.endswith("_bytes") else (C.c_int if name == "ta_kernels_simd_enabled" else None)
+            returns_int = name in ("ta_kernels_simd_enabled", "ta_conv_s8_can_double")
+            fn.restype = C.c_size_t if name.endswith("_bytes") else (C.c_int if returns_int else None)
         self.simd = bool(lib.ta_kernels_simd_enabled())
 
     def __getattr__(self, name):
@@ -202,6 +205,15 @@ class Kernels:
         """The per-channel records of a ConvParams, as the generator precomputes them."""
         out = np.zeros(params.out_c * CONV_RQ_WORDS, np.int32)
         self.lib.ta_conv_s8_rq_records(C.byref(params), ptr(out, C.c_int32))
+        return out
+
+    def pack_conv(self, params, doubled=True) -> np.ndarray:
+        """A ConvParams' packed weights, as the generator makes them: doubled (and
+        params.packed_doubled set) when `doubled` and ta_conv_s8_can_double allow it."""
+        params.packed_doubled = int(doubled and self.lib.ta_conv_s8_can_double(C.byref(params)) != 0)
+        k = params.kernel_h * params.kernel_w * params.in_c
+        out = np.zeros(self.lib.ta_pack_gemm_weights_s16_bytes(params.out_c, k) // 2, np.int16)
+        self.lib.ta_conv_s8_pack_weights(C.byref(params), ptr(out, C.c_int16))
         return out
 
     def pack_gemm(self, w: np.ndarray, weights_offset: int = 0) -> np.ndarray:

@@ -53,7 +53,7 @@ def _scratch(nbytes):
     return buf, buf.ctypes.data_as(C.c_void_p)
 
 
-def run_op(k, case, stripes=1, inplace=False, out_pix_pad=0):
+def run_op(k, case, stripes=1, inplace=False, out_pix_pad=0, doubled=True):
     """Outputs of `case` computed by the kernels in `k`.
 
     stripes: conv/depthwise/pool output rows computed in this many separate calls.
@@ -61,6 +61,8 @@ def run_op(k, case, stripes=1, inplace=False, out_pix_pad=0):
     out_pix_pad: conv/depthwise/pool write into a wider tensor (extra channels per pixel) and
       the valid channel slice is returned, exercising out_pix_stride. The SIMD conv then builds
       its per-channel records in scratch; every other conv run passes them precomputed.
+    doubled: the SIMD conv runs on doubled packed weights where ta_conv_s8_can_double allows
+      (as generated code does); False keeps them single (the ta_rq4 requantization).
     """
     t = case.op_type
     keep = []
@@ -79,9 +81,10 @@ def run_op(k, case, stripes=1, inplace=False, out_pix_pad=0):
         if out_pix_pad:
             p["out_pix_stride"] = out_c + out_pix_pad
         if t == "CONV_2D":
-            if k.simd:
-                p["packed_weights"] = k.pack_gemm(p["weights"])
             s = _struct(ConvParams, p, keep)
+            if k.simd:
+                keep.append(k.pack_conv(s, doubled))
+                s.packed_weights = ptr(keep[-1], C.c_int16)
             if k.simd and not out_pix_pad:  # records precomputed as generated code passes them; else in scratch
                 keep.append(k.conv_rq_records(s))
                 s.rq_records = ptr(keep[-1], C.c_int32)

@@ -1,13 +1,25 @@
-"""The fast per-channel requantizations (ta_rq_apply: one SMLAL into a preset constant and one
-shift; ta_rq4_apply: the SIMD kernels' four-word form with the output offset folded in) must
-equal TFLite's MultiplyByQuantizedMultiplier (ta_mbqm, + the output offset) for every input;
-checked on 11 million random and edge (x, multiplier, shift) triples by a small C program."""
+"""The SIMD kernels' per-channel requantizations (ta_rq4_apply: four words with the output
+offset folded in; ta_rqd_apply: ADD, SMMLAR, ASR on the doubled accumulator) must equal
+TFLite's MultiplyByQuantizedMultiplier (ta_mbqm) + the output offset for every input; checked
+on about 12 million random and edge (x, multiplier, shift) triples by a small C program, on the
+host and, for the DSP build of SMMLAR, on Cortex-M4 under QEMU."""
 
+import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 HERE = Path(__file__).resolve().parent
 INCLUDE = HERE.parents[1] / "cpp" / "kernels" / "include"
+TARGETS = HERE.parents[1] / "cpp" / "targets"
+M4 = ["-mcpu=cortex-m4", "-mthumb", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard"]
+QEMU = ["qemu-system-arm", "-M", "mps2-an386", "-nographic", "-monitor", "none",
+        "-semihosting-config", "enable=on,target=native"]
+
+
+def counts(stdout):
+    return (int(stdout.split("four-word form: ")[1].split()[0]), int(stdout.split("doubled form: ")[1].split()[0]))
 
 
 def test_fast_requantization_equals_reference(tmp_path):
@@ -16,5 +28,20 @@ def test_fast_requantization_equals_reference(tmp_path):
                     str(HERE / "requant_check.c"), "-o", str(exe)], check=True)
     r = subprocess.run([str(exe)], capture_output=True, text=True)
     assert r.returncode == 0 and "mismatches 0" in r.stdout, r.stdout
-    four_word = int(r.stdout.split("four-word form: ")[1].split(")")[0])
+    four_word, doubled = counts(r.stdout)
     assert four_word > 5_000_000, r.stdout  # shifts -2 .. -31 and dead channels take the fast form
+    assert doubled > 5_000_000, r.stdout  # shifts -1 .. -31 and dead channels
+
+
+@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
+                    reason="Cortex-M toolchain or QEMU missing")
+def test_smmlar_requantization_on_cortex_m4(tmp_path):
+    """The DSP build computes SMMLAR with the real instruction (inline assembly)."""
+    elf = tmp_path / "requant_check.elf"
+    subprocess.run(["arm-none-eabi-gcc", "-std=c99", *M4, "-O2", "-Wall", "-Wextra", "-Werror", "-I", str(INCLUDE),
+                    "-DMULTIPLIERS_PER_SHIFT=300", "--specs=rdimon.specs", "-T", str(TARGETS / "cortexm.ld"),
+                    str(TARGETS / "cortexm_startup.c"), str(HERE / "requant_check.c"), "-o", str(elf)], check=True)
+    r = subprocess.run([*QEMU, "-kernel", str(elf)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "mismatches 0" in r.stdout, r.stdout + r.stderr
+    four_word, doubled = counts(r.stdout)
+    assert four_word > 80_000 and doubled > 80_000, r.stdout

@@ -98,6 +98,10 @@ typedef struct ta_conv_params {
   /* [out_c][TA_CONV_RQ_WORDS] from ta_conv_s8_rq_records (4-byte aligned, e.g. const in flash),
    * or NULL: the SIMD path then builds them in its scratch. */
   const int32_t *rq_records;
+  /* 1: packed_weights hold 2*w (ta_conv_s8_pack_weights) and the SIMD path requantizes the
+   * doubled accumulator (ta_rqd); set it only where ta_conv_s8_can_double(p). 0: 1*w, ta_rq4.
+   * With 1 and rq_records NULL the kernel reads `weights` too (to find constant channels). */
+  int32_t packed_doubled;
 } ta_conv_params;
 
 void ta_conv_s8(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
@@ -106,8 +110,9 @@ void ta_conv_s8(const ta_conv_params *p, const int8_t *input, int8_t *output, in
 size_t ta_conv_s8_scratch_bytes(const ta_conv_params *p);
 
 /* Per-output-channel constants of the SIMD path (four-word requantization with the output offset
- * folded in, then the bias): TA_CONV_RQ_WORDS int32 per channel, written to records[0..out_c *
- * TA_CONV_RQ_WORDS) from out_mult, out_shift, output_offset and bias. Valid for every build
+ * folded in -- ta_rqd when p->packed_doubled, else ta_rq4 -- then the bias, doubled with the
+ * weights): TA_CONV_RQ_WORDS int32 per channel, written to records[0..out_c * TA_CONV_RQ_WORDS)
+ * from out_mult, out_shift, output_offset, bias and packed_doubled. Valid for every build
  * (with TA_SINGLE_ROUNDING the kernel takes the general requantization for every channel). */
 #define TA_CONV_RQ_WORDS 5
 void ta_conv_s8_rq_records(const ta_conv_params *p, int32_t *records);
@@ -300,6 +305,16 @@ void ta_resize_nearest_s8(const ta_resize_params *p, const int8_t *input, int8_t
 size_t ta_pack_gemm_weights_s16_bytes(int32_t n, int32_t k);
 /* w: [n][k] int8 (conv OHWI flattened per channel, or FC [N][K]); weights_offset added. */
 void ta_pack_gemm_weights_s16(const int8_t *w, int32_t n, int32_t k, int32_t weights_offset, int16_t *packed);
+/* Host side, from p->weights, bias, out_mult, out_shift: 1 when every channel is constant
+ * (ta_conv_s8_constant_channel) or its doubled accumulator is exact and ta_rqd fits it
+ * (|bias| + 255 * sum |w| < 2^30, m > 2^30, shift in [-31, -1]), so packed_doubled may be set. */
+int ta_conv_s8_can_double(const ta_conv_params *p);
+/* 1 when output channel oc is the same value (*value) for every input (a dead channel, m = 0, or
+ * a bias so large the weights cannot move the rounding), in both roundings; reads p->weights. */
+int ta_conv_s8_constant_channel(const ta_conv_params *p, int32_t oc, int32_t *value);
+/* p->weights packed as ta_pack_gemm_weights_s16 (ta_pack_gemm_weights_s16_bytes(out_c, K)
+ * bytes); when p->packed_doubled, times 2, and 0 for constant channels. */
+void ta_conv_s8_pack_weights(const ta_conv_params *p, int16_t *packed);
 size_t ta_pack_dw_weights_s16_bytes(int32_t out_c, int32_t kernel_h, int32_t kernel_w);
 /* w: TFLite depthwise [1][kh][kw][out_c]. */
 void ta_pack_dw_weights_s16(const int8_t *w, int32_t out_c, int32_t kernel_h, int32_t kernel_w, int16_t *packed);

@@ -103,58 +103,56 @@ TA_INLINE int32_t ta_mbqm_gt1(int32_t x, int32_t m, int32_t shift) {
 }
 
 /*
- * Fast per-channel requantization, value-identical to ta_mbqm(x, m, s) for m >= 0.
- *
- * With y = srdhm(x, m) = floor((x*m + 2^30) / 2^31) and a right shift r >= 1,
- * rdbpot(y, r) = floor((y + 2^(r-1) - [y < 0]) / 2^r); nesting the two floors gives
- *   ta_mbqm(x, m, -r) = (x*m + C) >> (31 + r),  C = 2^30 + 2^(30+r) - [y < 0] * 2^31,
- * i.e. one SMLAL into a preset 64-bit constant and one shift of the high word. y < 0 exactly
- * when x*m < -2^30, i.e. x <= neg_limit (-1 if m > 2^30, -2 if m == 2^30, never if m == 0).
- * Shifts s >= 0 (multipliers >= 0.5, rare) and unnormalised 0 < m < 2^30 fall back to ta_mbqm.
+ * SMMLAR: the high word of acc * 2^32 + a * b + 2^31 (Cortex-M DSP, one instruction). ACLE
+ * has no intrinsic for it, so the DSP build uses inline assembly; the C form is the same sum
+ * in wrapping 64-bit arithmetic.
  */
-typedef struct ta_rq {
-  int32_t m, shift;
-  int32_t fast;                 /* 1 if s <= -1 and no left shift */
-  int32_t rshift_hi;            /* r - 1: shift applied to the high word */
-  int32_t neg_limit;            /* x <= neg_limit  <=>  y < 0 */
-  uint32_t c_lo_pos, c_hi_pos;  /* C for y >= 0 */
-  uint32_t c_lo_neg, c_hi_neg;  /* C for y < 0 */
-} ta_rq;
+TA_INLINE int32_t ta_smmlar(int32_t a, int32_t b, int32_t acc) {
+#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && !defined(TA_SIMD_EMULATE)
+  int32_t r;
+  __asm__("smmlar %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
+  return r;
+#else
+  const uint64_t sum = ((uint64_t)(uint32_t)acc << 32) + (uint64_t)((int64_t)a * b) + 0x80000000u;
+  return (int32_t)(uint32_t)(sum >> 32);
+#endif
+}
 
-TA_INLINE ta_rq ta_rq_prep(int32_t m, int32_t shift) {
-  ta_rq q;
+/*
+ * Requantization of a DOUBLED accumulator X = 2x (the SIMD kernels get it for free from
+ * weights packed as 2w), value-identical to ta_mbqm(x, m, -r) + out_offset when |x| < 2^30,
+ * m > 2^30 or m == 0, and r in [1, 31]:
+ *   srdhm(x, m) = floor((x*m + 2^30) / 2^31) = floor((X*m + 2^31) / 2^32): SMMLAR's rounding;
+ *   rdbpot(y, r) = (y + 2^(r-1) - [y < 0]) >> r, and y < 0 exactly when x < 0 (m > 2^30),
+ * so per value ADD (c + (X >> 31)), SMMLAR, ASR -- three instructions. For r <= 22 the output
+ * offset rides in c as out_offset << r (|y + c| < 2^31) and `oo` is 0; else `oo` is added
+ * after the shift. r < 0 marks a channel outside that range (use ta_mbqm).
+ */
+typedef struct ta_rqd {
+  int32_t m;
+  int32_t c;   /* 2^(r-1), + (out_offset << r) if r <= 22 */
+  int32_t r;   /* right shift, or -1 */
+  int32_t oo;  /* out_offset if r > 22, else 0 */
+} ta_rqd;
+
+TA_INLINE ta_rqd ta_rqd_prep(int32_t m, int32_t shift, int32_t out_offset) {
+  ta_rqd q;
+  const int32_t r = m == 0 ? 1 : -shift; /* a dead channel: y = 0 for any r */
+  const int fold = r <= 22;
   q.m = m;
-  q.shift = shift;
-  q.fast = shift <= -1 && shift >= -31 && (m == 0 || m >= (1 << 30));
-  q.rshift_hi = q.fast ? -shift - 1 : 0;
-  q.neg_limit = m > (1 << 30) ? -1 : (m == (1 << 30) ? -2 : INT32_MIN);
-  if (q.fast) {
-    const uint64_t cp = ((uint64_t)1 << 30) + ((uint64_t)1 << (30 - shift));
-    const uint64_t cn = cp - ((uint64_t)1 << 31);
-    q.c_lo_pos = (uint32_t)cp, q.c_hi_pos = (uint32_t)(cp >> 32);
-    q.c_lo_neg = (uint32_t)cn, q.c_hi_neg = (uint32_t)(cn >> 32);
-  } else {
-    q.c_lo_pos = q.c_hi_pos = q.c_lo_neg = q.c_hi_neg = 0;
-  }
+#if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
+  q.r = -1;
+#else
+  q.r = (m == 0 || m > (1 << 30)) && r >= 1 && r <= 31 ? r : -1;
+#endif
+  q.c = q.r >= 0 ? (int32_t)(1u << (q.r - 1)) + (fold ? (int32_t)((uint32_t)out_offset << q.r) : 0) : 0;
+  q.oo = fold ? 0 : out_offset;
   return q;
 }
 
-/* The fast formula only (requires q->fast). */
-TA_INLINE int32_t ta_rq_apply_fast(const ta_rq *q, int32_t x) {
-  const int neg = x <= q->neg_limit;
-  const uint32_t c_lo = neg ? q->c_lo_neg : q->c_lo_pos;
-  const uint32_t c_hi = neg ? q->c_hi_neg : q->c_hi_pos;
-  const int64_t v = (int64_t)x * q->m + (int64_t)(((uint64_t)c_hi << 32) | c_lo);
-  return (int32_t)(v >> 32) >> q->rshift_hi;
-}
-
-TA_INLINE int32_t ta_rq_apply(const ta_rq *q, int32_t x) {
-#if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
-  return ta_mbqm(x, q->m, q->shift);
-#else
-  if (q->fast) return ta_rq_apply_fast(q, x);
-  return ta_mbqm(x, q->m, q->shift);
-#endif
+/* ta_mbqm(X / 2, m, -r) + out_offset; requires q.r >= 0 and X even with |X| < 2^31. */
+TA_INLINE int32_t ta_rqd_apply(ta_rqd q, int32_t doubled) {
+  return (ta_smmlar(doubled, q.m, q.c + (doubled >> 31)) >> q.r) + q.oo;
 }
 
 TA_INLINE int32_t ta_clamp_act(int32_t v, int32_t act_min, int32_t act_max) {

@@ -13,6 +13,11 @@
 #include "ta_simd.h"
 
 #define TA_DEF(v, d) ((v) != 0 ? (v) : (d))
+#if defined(__GNUC__)
+#define TA_NOINLINE __attribute__((noinline))
+#else
+#define TA_NOINLINE
+#endif
 
 /* acc + sum (x[i] + off) * w[i]: the portable inner loop, out of line to keep it in registers. */
 #if defined(__GNUC__)
@@ -73,19 +78,73 @@ static void conv_portable(const ta_conv_params *p, const int8_t *input, int8_t *
 }
 
 /* A channel's constants for the SIMD loops: requantization and bias (one array for the loop);
- * TA_CONV_RQ_WORDS int32, so a const int32_t array from the generator reads as conv_ch. */
+ * TA_CONV_RQ_WORDS int32, so a const int32_t array from the generator reads as conv_ch. With
+ * doubled packed weights the accumulators are 2x: the bias is doubled and `rqd` is used. */
 typedef struct conv_ch {
-  ta_rq4 q;
+  union {
+    ta_rq4 rq4; /* packed_doubled == 0 */
+    ta_rqd rqd; /* packed_doubled == 1 */
+  } q;
   int32_t bias;
 } conv_ch;
 typedef char conv_ch_is_rq_words[sizeof(conv_ch) == TA_CONV_RQ_WORDS * sizeof(int32_t) ? 1 : -1];
 
+/* Channel oc's requantized output at accumulator x: TFLite's double rounding (single: the
+ * TFLITE_SINGLE_ROUNDING form), output offset, activation range; shift <= 0. */
+static int32_t channel_out(const ta_conv_params *p, int32_t oc, int32_t x, int single) {
+  const int32_t m = p->out_mult[oc], shift = p->out_shift[oc];
+  const int32_t y = single ? (int32_t)(((int64_t)x * m + ((int64_t)1 << (30 - shift))) >> (31 - shift))
+                           : ta_rdbpot(ta_srdhm(x, m), -shift);
+  return ta_clamp_act(y + p->output_offset, p->act_min, p->act_max);
+}
+
+int ta_conv_s8_constant_channel(const ta_conv_params *p, int32_t oc, int32_t *value) {
+  const int32_t k = p->kernel_h * p->kernel_w * p->in_c, xlo = -128 + p->input_offset, xhi = 127 + p->input_offset;
+  const int8_t *const w = p->weights + (size_t)oc * k;
+  int64_t lo = p->bias ? p->bias[oc] : 0, hi = lo; /* the accumulator's range (padding adds 0, inside it) */
+  int32_t i, v;
+  if (p->out_mult[oc] == 0) { /* a dead channel */
+    *value = ta_clamp_act(p->output_offset, p->act_min, p->act_max);
+    return 1;
+  }
+  if (p->out_shift[oc] > 0 || p->out_mult[oc] < 0) return 0;
+  for (i = 0; i < k; ++i) {
+    const int32_t a = xlo * w[i], b = xhi * w[i];
+    lo += ta_min32(a, b), hi += ta_max32(a, b);
+  }
+  if (lo < INT32_MIN || hi > INT32_MAX) return 0;
+  /* both roundings are non-decreasing in x (m > 0, no left shift): equal ends, equal everywhere */
+  v = channel_out(p, oc, (int32_t)lo, 0);
+  if (channel_out(p, oc, (int32_t)hi, 0) != v || channel_out(p, oc, (int32_t)lo, 1) != v ||
+      channel_out(p, oc, (int32_t)hi, 1) != v)
+    return 0;
+  *value = v;
+  return 1;
+}
+
+/* In a doubled layer, the bias word of both channels of a pair whose outputs are both constant:
+ * the fast loop skips such pairs (a live channel's doubled bias is above -2^31). */
+#define TA_CONSTANT_PAIR INT32_MIN
+
 void ta_conv_s8_rq_records(const ta_conv_params *p, int32_t *records) {
   conv_ch *const chs = (conv_ch *)(void *)records;
-  int32_t oc;
+  int32_t oc, value, partner;
   for (oc = 0; oc < p->out_c; ++oc) {
-    chs[oc].q = ta_rq4_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
-    chs[oc].bias = p->bias ? p->bias[oc] : 0;
+    const int32_t bias = p->bias ? p->bias[oc] : 0;
+    if (p->packed_doubled && ta_conv_s8_constant_channel(p, oc, &value)) {
+      /* zero weights (ta_conv_s8_pack_weights), so the accumulator is the bias word b and with
+       * m = 0 the output is (c + (b >> 31)) >> 1: the value for b = 0 and c = 2 value, or for a
+       * constant pair b = TA_CONSTANT_PAIR and c = 2 value + 1 */
+      const int pair = (oc ^ 1) < p->out_c && ta_conv_s8_constant_channel(p, oc ^ 1, &partner);
+      chs[oc].q.rqd.m = 0, chs[oc].q.rqd.c = 2 * value + pair, chs[oc].q.rqd.r = 1, chs[oc].q.rqd.oo = 0;
+      chs[oc].bias = pair ? TA_CONSTANT_PAIR : 0;
+    } else if (p->packed_doubled) {
+      chs[oc].q.rqd = ta_rqd_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
+      chs[oc].bias = 2 * bias;
+    } else {
+      chs[oc].q.rq4 = ta_rq4_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
+      chs[oc].bias = bias;
+    }
   }
 }
 
@@ -183,18 +242,28 @@ static int8_t *patch_row(const ta_conv_params *p, const int8_t *input, int32_t i
   return fill_bytes(d, (kw - kx1) * in_c, zp);
 }
 
-/* The patch of the pixel at (iy0, ix0) (in-bounds taps kx in [kx0, kx1)) gathered as bytes
- * into a local buffer, then widened in one aligned span. */
+/* The taps of output column ox inside the input: kx in [*kx0, *kx1); returns the column of tap 0. */
+static int32_t tap_range(const ta_conv_params *p, int32_t ox, int32_t *kx0, int32_t *kx1) {
+  const int32_t kw = p->kernel_w, dw = p->dilation_w, ix0 = ox * p->stride_w - p->pad_left;
+  int32_t a = 0, b = kw;
+  while (a < kw && ix0 + a * dw < 0) ++a;
+  while (b > a && ix0 + (b - 1) * dw >= p->in_w) --b;
+  *kx0 = a, *kx1 = b;
+  return ix0;
+}
+
+/* The patch of output pixel (oy, ox) gathered as bytes at `patch` (word-aligned, at least
+ * TA_SMALL_PATCH bytes), the input zero point outside the input and up to a multiple of 4 (those
+ * values meet zero weights, so the widening has no scalar tail); returns its length. */
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-tree-loop-distribute-patterns"))) /* keep the short copies inline */
 #endif
-static void small_patch_pixel(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips, int32_t iy0,
-                              int32_t ix0, int32_t kx0, int32_t kx1, int16_t *col, int32_t slot) {
-  int32_t patch_words[TA_SMALL_PATCH / 4]; /* int8 values, word-aligned */
-  int8_t *const patch = (int8_t *)patch_words;
-  const int32_t kh = p->kernel_h, kw = p->kernel_w, dh = p->dilation_h;
+static int32_t gather_patch(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips, int32_t oy,
+                            int32_t ox, int8_t *patch) {
+  const int32_t kh = p->kernel_h, kw = p->kernel_w, dh = p->dilation_h, iy0 = oy * p->stride_h - p->pad_top;
+  int32_t kx0, kx1, ky;
+  const int32_t ix0 = tap_range(p, ox, &kx0, &kx1);
   int8_t *d = patch;
-  int32_t ky;
   if (ips == p->in_c && p->dilation_w == 1 && kx0 == 0 && kx1 == kw && iy0 >= 0 && iy0 + (kh - 1) * dh < p->in_h) {
     /* inside the input, dense pixels: kernel_h runs of kernel_w * in_c bytes */
     const int8_t *src = input + iy0 * irs + ix0 * ips;
@@ -202,29 +271,62 @@ static void small_patch_pixel(const ta_conv_params *p, const int8_t *input, int3
   } else {
     for (ky = 0; ky < kh; ++ky) d = patch_row(p, input, irs, ips, iy0 + ky * dh, ix0, kx0, kx1, d);
   }
-  /* up to a multiple of 4 (those values meet zero weights), so the widening has no scalar tail */
   d = fill_bytes(d, (int32_t)(-(d - patch) & 3), (int8_t)-p->input_offset);
-  widen_span(patch, (int32_t)(d - patch), col, 0, slot, p->input_offset);
+  return (int32_t)(d - patch);
 }
 
-/* Widen the input patch of output pixel (oy, ox) into slot `slot` (0/1) of the column buffer,
- * one span per kernel row when pixels are dense and x is not dilated, else one per tap. */
+/* The small patch of an output pixel whose taps all lie inside the input with whole words of
+ * each kernel row's run (kernel_w * in_c bytes) inside the input row, dense pixels, no x dilation:
+ * kernel_h runs copied a word at a time (each run's extra bytes are overwritten by the next, the
+ * last run's meet zero weights past K; kq - 4 .. kq zeroed first so no byte is left unset). */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) /* keep the short copies inline */
+#endif
+static void gather_inside(const int8_t *src, int32_t row_step, int32_t kh, int32_t run, int32_t kq, int8_t *patch) {
+  const int32_t run4 = (run + 3) & ~3;
+  int8_t *d = patch;
+  ta_write32(patch + kq - 4, 0);
+  for (; kh > 0; --kh, src += row_step, d += run) {
+    const int8_t *s = src, *const end = src + run4;
+    int8_t *q = d;
+    for (; s < end; s += 4, q += 4) ta_write32(q, ta_read32(s));
+  }
+}
+
+/* Whether output pixel (oy, ox)'s patch can take gather_inside. */
+TA_INLINE int patch_inside(const ta_conv_params *p, int32_t ips, int32_t oy, int32_t ox) {
+  const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
+  const int32_t run4 = (p->kernel_w * p->in_c + 3) & ~3;
+  return iy0 >= 0 && iy0 + (p->kernel_h - 1) * p->dilation_h < p->in_h && ix0 >= 0 &&
+         ix0 * ips + run4 <= p->in_w * ips;
+}
+
+/* A small patch gathered as bytes, then widened into slot `slot`; out of line, so that its
+ * buffer is not on the stack below im2col_pixel's other calls. */
+static TA_NOINLINE void small_patch_pixel(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips,
+                                          int32_t oy, int32_t ox, int16_t *col, int32_t slot) {
+  int32_t patch[TA_SMALL_PATCH / 4];
+  widen_span((const int8_t *)patch, gather_patch(p, input, irs, ips, oy, ox, (int8_t *)patch), col, 0, slot,
+             p->input_offset);
+}
+
+/* Widen the input patch of output pixel (oy, ox) into slot `slot` (0/1) of the column buffer:
+ * small patches (TA_SMALL_PATCH) gathered as bytes first, else one span per kernel row when
+ * pixels are dense and x is not dilated, else one per tap. */
 static void im2col_pixel(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips, int32_t oy,
                          int32_t ox, int16_t *col, int32_t slot) {
   const int32_t in_c = p->in_c, kw = p->kernel_w, dw = p->dilation_w, in_off = p->input_offset;
   const int32_t iy0 = oy * p->stride_h - p->pad_top;
-  const int32_t ix0 = ox * p->stride_w - p->pad_left;
   const int dense_x = ips == in_c && dw == 1;
-  int32_t kx0 = 0, kx1 = kw, k = 0, ky, kx;
+  int32_t kx0, kx1, k = 0, ky, kx;
+  const int32_t ix0 = tap_range(p, ox, &kx0, &kx1);
   if (p->kernel_h == 1 && kw == 1) { /* pointwise: one span or one padding tap */
     const int inside = iy0 >= 0 && iy0 < p->in_h && ix0 >= 0 && ix0 < p->in_w;
     widen_span(inside ? input + iy0 * irs + ix0 * ips : NULL, in_c, col, 0, slot, in_off);
     return;
   }
-  while (kx0 < kw && ix0 + kx0 * dw < 0) ++kx0;
-  while (kx1 > kx0 && ix0 + (kx1 - 1) * dw >= p->in_w) --kx1;
   if (p->kernel_h * kw * in_c <= TA_SMALL_PATCH) {
-    small_patch_pixel(p, input, irs, ips, iy0, ix0, kx0, kx1, col, slot);
+    small_patch_pixel(p, input, irs, ips, oy, ox, col, slot);
     return;
   }
   for (ky = 0; ky < p->kernel_h; ++ky) {
@@ -322,51 +424,56 @@ TA_INLINE int32_t conv_act(int32_t v, int32_t lo, int32_t hi, int full) {
   return full ? ta_ssat8(v) : ta_clamp_act(v, lo, hi);
 }
 
-/* Whether a channel takes the four-word fast form: it has one (q->rs >= 0), and the build uses
- * TFLite's double rounding (records made on the host always assume it). */
-TA_INLINE int rq4_usable(const ta_rq4 *q) {
+/* Whether a channel takes a fast form (q.rq4.rs >= 0, or q.rqd.r >= 0 when doubled), and the
+ * build uses TFLite's double rounding (records made on the host always assume it); a doubled
+ * layer's constant channels (m = 0) take it in every build. */
+TA_INLINE int rq_usable(const conv_ch *ch, int doubled) {
+  if (doubled && ch->q.rqd.m == 0) return 1; /* a constant channel: exact in either rounding */
 #if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
-  (void)q;
   return 0;
 #else
-  return q->rs >= 0;
+  return doubled ? ch->q.rqd.r >= 0 : ch->q.rq4.rs >= 0;
 #endif
 }
 
-/* acc requantized, offset added and limited to the activation range: the four-word fast form
- * when the channel can use it (rq4_usable), else ta_mbqm with the channel's (m, shift). */
-TA_INLINE int8_t conv_out(const ta_rq4 *q, int32_t acc, int32_t m, int32_t shift, int32_t oo, int32_t lo,
-                          int32_t hi, int full) {
-  return (int8_t)conv_act(rq4_usable(q) ? ta_rq4_apply(*q, acc) : ta_mbqm(acc, m, shift) + oo, lo, hi, full);
+/* acc (doubled: 2x the accumulator) requantized, offset added and limited to the activation
+ * range: the channel's fast form when it can use it (rq_usable), else ta_mbqm with (m, shift). */
+TA_INLINE int8_t conv_out(const conv_ch *ch, int32_t acc, int32_t m, int32_t shift, int32_t oo, int32_t lo,
+                          int32_t hi, int full, int doubled) {
+  int32_t v;
+  if (rq_usable(ch, doubled))
+    v = doubled ? ta_rqd_apply(ch->q.rqd, acc) : ta_rq4_apply(ch->q.rq4, acc);
+  else
+    v = ta_mbqm(doubled ? acc >> 1 : acc, m, shift) + oo;
+  return (int8_t)conv_act(v, lo, hi, full);
 }
 
 /* Every output channel of the two pixels in the column buffer (o1 == NULL: one pixel); chs
- * holds one conv_ch per channel (conv_simd prepares them, output offset folded in). */
+ * holds one conv_ch per channel (the bias, and the output offset folded in). */
 TA_INLINE void gemm_2px(const ta_i32a *wp, const ta_i32a *col, int32_t nwords, const ta_conv_params *p,
                         const conv_ch *ch, int32_t lo, int32_t hi, int full, int8_t *restrict o0, int8_t *restrict o1) {
   const ta_i32a *const col_end = col + 2 * nwords;
-  const int32_t out_c = p->out_c, oo = p->output_offset;
-  const int32_t *const bias = p->bias, *const mult = p->out_mult, *const shift = p->out_shift;
+  const int32_t out_c = p->out_c, oo = p->output_offset, dbl = p->packed_doubled;
+  const int32_t *const mult = p->out_mult, *const shift = p->out_shift;
   int32_t oc;
   for (oc = 0; oc + 2 <= out_c; oc += 2) {
-    const int32_t b0 = bias ? bias[oc] : 0, b1 = bias ? bias[oc + 1] : 0;
-    int32_t a00 = b0, a01 = b0, a10 = b1, a11 = b1; /* a<channel><pixel> */
+    int32_t a00 = ch[oc].bias, a01 = a00, a10 = ch[oc + 1].bias, a11 = a10; /* a<channel><pixel> */
     mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
-    o0[oc] = conv_out(&ch[oc].q, a00, mult[oc], shift[oc], oo, lo, hi, full);
-    o0[oc + 1] = conv_out(&ch[oc + 1].q, a10, mult[oc + 1], shift[oc + 1], oo, lo, hi, full);
+    o0[oc] = conv_out(&ch[oc], a00, mult[oc], shift[oc], oo, lo, hi, full, dbl);
+    o0[oc + 1] = conv_out(&ch[oc + 1], a10, mult[oc + 1], shift[oc + 1], oo, lo, hi, full, dbl);
     if (o1) {
-      o1[oc] = conv_out(&ch[oc].q, a01, mult[oc], shift[oc], oo, lo, hi, full);
-      o1[oc + 1] = conv_out(&ch[oc + 1].q, a11, mult[oc + 1], shift[oc + 1], oo, lo, hi, full);
+      o1[oc] = conv_out(&ch[oc], a01, mult[oc], shift[oc], oo, lo, hi, full, dbl);
+      o1[oc + 1] = conv_out(&ch[oc + 1], a11, mult[oc + 1], shift[oc + 1], oo, lo, hi, full, dbl);
     }
   }
   if (oc < out_c) { /* odd last channel: one weight word per k step */
-    int32_t a0 = bias ? bias[oc] : 0, a1 = a0, t;
+    int32_t a0 = ch[oc].bias, a1 = a0, t;
     for (t = 0; t < nwords; ++t) {
       a0 = ta_smlad(wp[t], col[2 * t], a0);
       a1 = ta_smlad(wp[t], col[2 * t + 1], a1);
     }
-    o0[oc] = conv_out(&ch[oc].q, a0, mult[oc], shift[oc], oo, lo, hi, full);
-    if (o1) o1[oc] = conv_out(&ch[oc].q, a1, mult[oc], shift[oc], oo, lo, hi, full);
+    o0[oc] = conv_out(&ch[oc], a0, mult[oc], shift[oc], oo, lo, hi, full, dbl);
+    if (o1) o1[oc] = conv_out(&ch[oc], a1, mult[oc], shift[oc], oo, lo, hi, full, dbl);
   }
 }
 
@@ -419,16 +526,11 @@ TA_INLINE void gemm_2px_fast(const ta_conv_params *p, const ta_i32a *col, int32_
   for (; ch < end; o0 += 2, ch += 2) {
     int32_t a00 = ch[0].bias, a01 = a00, a10 = ch[1].bias, a11 = a10; /* a<channel><pixel> */
     mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
-    rq4_store_pair(&ch[0].q, a00, a01, o0, d1, add_oo);
-    rq4_store_pair(&ch[1].q, a10, a11, o0 + 1, d1, add_oo);
+    rq4_store_pair(&ch[0].q.rq4, a00, a01, o0, d1, add_oo);
+    rq4_store_pair(&ch[1].q.rq4, a10, a11, o0 + 1, d1, add_oo);
   }
 }
 
-#if defined(__GNUC__)
-#define TA_NOINLINE __attribute__((noinline))
-#else
-#define TA_NOINLINE
-#endif
 /* The channel loops conv_simd picks from, out of line so that each owns the registers: the
  * fast loop with the output offset folded into every channel's constants and not, and the
  * general loop for a full int8 and for a clamped activation range. */
@@ -437,11 +539,134 @@ TA_INLINE void gemm_2px_fast(const ta_conv_params *p, const ta_i32a *col, int32_
                                int8_t *o0, int8_t *o1) {                                            \
     BODY;                                                                                            \
   }
+/* The signature they share. */
+typedef void gemm_loop(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *chs, int8_t *o0,
+                       int8_t *o1);
 TA_GEMM_LOOP(gemm_2px_fast_folded, gemm_2px_fast(p, col, nwords, chs, o0, o1, 0))
 TA_GEMM_LOOP(gemm_2px_fast_offset, gemm_2px_fast(p, col, nwords, chs, o0, o1, 1))
 TA_GEMM_LOOP(gemm_2px_full, gemm_2px((const ta_i32a *)p->packed_weights, col, nwords, p, chs, -128, 127, 1, o0, o1))
 TA_GEMM_LOOP(gemm_2px_clamped, gemm_2px((const ta_i32a *)p->packed_weights, col, nwords, p, chs, p->act_min,
                                         p->act_max, 0, o0, o1))
+
+/* One value of gemm_2px_doubled's assembly: x1 = ssat8((SMMLAR(X, m, c + (X >> 31))) >> r) stored
+ * at STORE, with w0 = m, w1 = c, x0 = r (the MAC loop's registers, free by then). */
+#define TA_RQD_STEP(X, STORE)                        \
+  "add %[x1], %[w1], %[" X "], asr #31\n\t"         \
+  "smmlar %[x1], %[" X "], %[w0], %[x1]\n\t"        \
+  "asr %[x1], %[x1], %[x0]\n\t"                    \
+  "ssat %[x1], #8, %[x1]\n\t"                      \
+  "strb %[x1], " STORE "\n\t"
+
+/* gemm_2px_fast for doubled accumulators (packed_doubled): two pixels, every channel with the
+ * ta_rqd form and the output offset folded in (q.rqd.oo == 0), an even number of channels and a
+ * full int8 range. Per channel pair on a DSP core one assembly block: bias loads, the MAC loop
+ * (STEPS per CMP/BNE, as mac_2x2) and per output ADD, SMMLAR, ASR, SSAT, STRB; the outputs of
+ * pixel 1 are stored at o0 + d1 through a register holding d1 - 1 (o0 post-incremented). The
+ * _skip variants (layers with constant pairs) store a constant pair's c >> 1 and step over its
+ * (zero) weights instead: TEST branches to CONSTANT_PAIR, placed after the loop. */
+#if TA_SIMD_NATIVE && defined(__OPTIMIZE__)
+#define TA_SKIP_TEST "cmp %[a00], #0x80000000\n\tbeq 3f\n\t"
+#define TA_SKIP_PAIR                                                                                       \
+  "b 6f\n\t"                                                                                                \
+  "3:\n\t"                                                                                                  \
+  "ldr %[x1], [%[ch], #4]\n\t"                                                                              \
+  "asr %[x1], %[x1], #1\n\t"                                                                                \
+  "strb %[x1], [%[o0]], #1\n\t"                                                                             \
+  "ldr %[a00], %[d1m1]\n\t"                                                                                 \
+  "strb %[x1], [%[o0], %[a00]]\n\t"                                                                         \
+  "ldr %[x1], [%[ch], #24]\n\t"                                                                             \
+  "asr %[x1], %[x1], #1\n\t"                                                                                \
+  "strb %[x1], [%[o0]], #1\n\t"                                                                             \
+  "strb %[x1], [%[o0], %[a00]]\n\t"                                                                         \
+  "ldr %[x1], %[pair_bytes]\n\t"                                                                            \
+  "add %[wp], %[wp], %[x1]\n\t"                                                                             \
+  "b 5b\n\t"                                                                                                \
+  "6:\n\t"
+#define TA_GEMM_DOUBLED(NAME, STEPS, TEST, CONSTANT_PAIR)                                                       \
+  static TA_NOINLINE void NAME(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *ch,   \
+                               int8_t *o0, int8_t *o1) {                                                       \
+    const ta_i32a *wp = (const ta_i32a *)p->packed_weights, *const col_end = col + 2 * nwords;                 \
+    const conv_ch *const end = ch + p->out_c;                                                                   \
+    const int32_t d1m1 = (int32_t)(o1 - o0) - 1, pair_bytes = 8 * nwords;                                      \
+    int32_t a00, a01, a10, a11, w0, w1, x0, x1;                                                                \
+    const ta_i32a *xp;                                                                                          \
+    (void)pair_bytes;                                                                                           \
+    __asm__ volatile("1:\n\t"                                                                                   \
+                     "ldr %[a00], [%[ch], #16]\n\t" TEST                                                        \
+                     "ldr %[a10], [%[ch], #36]\n\t"                                                             \
+                     "mov %[a01], %[a00]\n\t"                                                                   \
+                     "mov %[a11], %[a10]\n\t"                                                                   \
+                     "ldr %[xp], %[col]\n\t"                                                                    \
+                     "2:\n\t" STEPS "cmp %[xp], %[xe]\n\tbne 2b\n\t"                                           \
+                     "ldrd %[w0], %[w1], [%[ch]]\n\t"                                                           \
+                     "ldr %[x0], [%[ch], #8]\n\t" TA_RQD_STEP("a00", "[%[o0]], #1")                              \
+                     "ldr %[a00], %[d1m1]\n\t" TA_RQD_STEP("a01", "[%[o0], %[a00]]")                             \
+                     "ldrd %[w0], %[w1], [%[ch], #20]\n\t"                                                      \
+                     "ldr %[x0], [%[ch], #28]\n\t" TA_RQD_STEP("a10", "[%[o0]], #1")                             \
+                     TA_RQD_STEP("a11", "[%[o0], %[a00]]")                                                       \
+                     "5:\n\t"                                                                                   \
+                     "adds %[ch], %[ch], #40\n\t"                                                               \
+                     "cmp %[ch], %[end]\n\t"                                                                    \
+                     "bne 1b\n\t" CONSTANT_PAIR                                                                 \
+                     : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [wp] "+r"(wp),    \
+                       [xp] "=&r"(xp), [ch] "+r"(ch), [o0] "+r"(o0), [w0] "=&r"(w0), [w1] "=&r"(w1),             \
+                       [x0] "=&r"(x0), [x1] "=&r"(x1)                                                           \
+                     : [xe] "r"(col_end), [col] "m"(col), [d1m1] "m"(d1m1), [end] "r"(end),                    \
+                       [pair_bytes] "m"(pair_bytes)                                                             \
+                     : "cc", "memory");                                                                        \
+  }
+#define TA_STEPS8 TA_MAC_2X2_STEP TA_MAC_2X2_STEP TA_MAC_2X2_STEP TA_MAC_2X2_STEP
+TA_GEMM_DOUBLED(gemm_2px_doubled8, TA_STEPS8, "", "")
+TA_GEMM_DOUBLED(gemm_2px_doubled4, TA_MAC_2X2_STEP TA_MAC_2X2_STEP, "", "")
+TA_GEMM_DOUBLED(gemm_2px_doubled8_skip, TA_STEPS8, TA_SKIP_TEST, TA_SKIP_PAIR)
+TA_GEMM_DOUBLED(gemm_2px_doubled4_skip, TA_MAC_2X2_STEP TA_MAC_2X2_STEP, TA_SKIP_TEST, TA_SKIP_PAIR)
+#undef TA_GEMM_DOUBLED
+#else
+static TA_NOINLINE void gemm_2px_doubled8(const ta_conv_params *p, const ta_i32a *col, int32_t nwords,
+                                          const conv_ch *ch, int8_t *o0, int8_t *o1) {
+  const ta_i32a *wp = (const ta_i32a *)p->packed_weights, *const col_end = col + 2 * nwords;
+  const conv_ch *const end = ch + p->out_c;
+  for (; ch < end; o0 += 2, o1 += 2, ch += 2) {
+    int32_t a00 = ch[0].bias, a01 = a00, a10 = ch[1].bias, a11 = a10; /* a<channel><pixel> */
+    if (a00 == TA_CONSTANT_PAIR) { /* as the _skip variants */
+      o0[0] = o1[0] = (int8_t)(ch[0].q.rqd.c >> 1);
+      o0[1] = o1[1] = (int8_t)(ch[1].q.rqd.c >> 1);
+      wp += 2 * nwords;
+      continue;
+    }
+    mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
+    o0[0] = (int8_t)ta_ssat8(ta_rqd_apply(ch[0].q.rqd, a00));
+    o1[0] = (int8_t)ta_ssat8(ta_rqd_apply(ch[0].q.rqd, a01));
+    o0[1] = (int8_t)ta_ssat8(ta_rqd_apply(ch[1].q.rqd, a10));
+    o1[1] = (int8_t)ta_ssat8(ta_rqd_apply(ch[1].q.rqd, a11));
+  }
+}
+/* mac_2x2 picks its step count itself; constant pairs are tested in every variant */
+#define gemm_2px_doubled4 gemm_2px_doubled8
+#define gemm_2px_doubled8_skip gemm_2px_doubled8
+#define gemm_2px_doubled4_skip gemm_2px_doubled8
+#endif
+
+/* The small patches (TA_SMALL_PATCH) of output pixels (oy, ox) and (oy1, ox1) gathered as bytes
+ * (gather_inside when both allow it and the kernel rows are dense runs), then widened in one
+ * pass; out of line, so that its buffers are not on the stack below the other calls. */
+static TA_NOINLINE void small_patch_pair(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips,
+                                         int32_t oy, int32_t ox, int32_t oy1, int32_t ox1, int32_t kq, int dense_runs,
+                                         int16_t *col) {
+  int32_t patches[2][TA_SMALL_PATCH / 4 + 1]; /* gather_inside writes up to 3 bytes past K */
+  int8_t *const a = (int8_t *)patches[0], *const b = (int8_t *)patches[1];
+  if (dense_runs && patch_inside(p, ips, oy, ox) && patch_inside(p, ips, oy1, ox1)) {
+    const int32_t step = p->dilation_h * irs, run = p->kernel_w * p->in_c;
+    gather_inside(input + (oy * p->stride_h - p->pad_top) * irs + (ox * p->stride_w - p->pad_left) * ips, step,
+                  p->kernel_h, run, kq, a);
+    gather_inside(input + (oy1 * p->stride_h - p->pad_top) * irs + (ox1 * p->stride_w - p->pad_left) * ips, step,
+                  p->kernel_h, run, kq, b);
+  } else {
+    gather_patch(p, input, irs, ips, oy, ox, a);
+    gather_patch(p, input, irs, ips, oy1, ox1, b);
+  }
+  widen_pair(a, b, kq, col, p->input_offset);
+}
 
 static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                       int16_t *col) {
@@ -455,31 +680,46 @@ static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
   const conv_ch *const chs = p->rq_records ? (const conv_ch *)(const void *)p->rq_records
                                             : (const conv_ch *)(void *)((uint8_t *)col + col_bytes(p));
   int32_t oy, ox, oc;
-  int all_fast = full && p->bias && (out_c & 1) == 0, folded = 1;
+  const int doubled = p->packed_doubled != 0;
+  int all_fast = full && p->bias && (out_c & 1) == 0, folded = 1, constant_pairs = 0;
   /* 1x1 over whole SIMD words, every tap inside the input: both pixels widen in one pass */
   const int pointwise_inside = p->kernel_h == 1 && p->kernel_w == 1 && (p->in_c & 3) == 0 && p->pad_top == 0 &&
                                p->pad_left == 0 && (p->out_h - 1) * p->stride_h < p->in_h &&
                                (out_w - 1) * p->stride_w < p->in_w;
-  void (*gemm)(const ta_conv_params *, const ta_i32a *, int32_t, const conv_ch *, int8_t *, int8_t *);
+  /* patches gathered as bytes, both pixels of a pair then widened in one pass */
+  const int small_patch =
+      !(p->kernel_h == 1 && p->kernel_w == 1) && p->kernel_h * p->kernel_w * p->in_c <= TA_SMALL_PATCH;
+  const int dense_runs = ips == p->in_c && p->dilation_w == 1; /* a kernel row's taps are one run of bytes */
+  gemm_loop *gemm, *gemm1; /* for two pixels (a doubled fast loop: also one pixel twice), for one */
   if (!p->rq_records) ta_conv_s8_rq_records(p, (int32_t *)(void *)((uint8_t *)col + col_bytes(p)));
   for (oc = 0; oc < out_c; ++oc) {
-    all_fast &= rq4_usable(&chs[oc].q);
-    folded &= chs[oc].q.oo == 0;
+    all_fast &= rq_usable(&chs[oc], doubled);
+    folded &= (doubled ? chs[oc].q.rqd.oo : chs[oc].q.rq4.oo) == 0;
+    constant_pairs |= doubled && chs[oc].bias == TA_CONSTANT_PAIR;
   }
-  gemm = all_fast ? (folded ? gemm_2px_fast_folded : gemm_2px_fast_offset) : full ? gemm_2px_full : gemm_2px_clamped;
+  gemm1 = full ? gemm_2px_full : gemm_2px_clamped;
+  if (all_fast && doubled)
+    gemm = !folded                ? gemm1
+           : constant_pairs        ? ((nwords & 3) == 0 ? gemm_2px_doubled8_skip : gemm_2px_doubled4_skip)
+           : (nwords & 3) == 0     ? gemm_2px_doubled8
+                                   : gemm_2px_doubled4;
+  else
+    gemm1 = gemm = all_fast ? (folded ? gemm_2px_fast_folded : gemm_2px_fast_offset) : gemm1;
   /* pixels in row-major order, two at a time (a pair may span two rows) */
   for (oy = y0, ox = 0; oy < y1;) {
     const int32_t oy1 = ox + 1 < out_w ? oy : oy + 1, ox1 = ox + 1 < out_w ? ox + 1 : 0;
-    const int two = oy1 < y1;
+    const int two = oy1 < y1, twin = !two && gemm != gemm1; /* a lone pixel in both slots */
     if (two && pointwise_inside) {
       widen_pair(input + (oy * p->stride_h) * irs + (ox * p->stride_w) * ips,
                  input + (oy1 * p->stride_h) * irs + (ox1 * p->stride_w) * ips, p->in_c, col, p->input_offset);
+    } else if (two && small_patch) {
+      small_patch_pair(p, input, irs, ips, oy, ox, oy1, ox1, 2 * nwords, dense_runs, col);
     } else {
       im2col_pixel(p, input, irs, ips, oy, ox, col, 0);
-      if (two) im2col_pixel(p, input, irs, ips, oy1, ox1, col, 1);
+      if (two || twin) im2col_pixel(p, input, irs, ips, two ? oy1 : oy, two ? ox1 : ox, col, 1);
     }
-    gemm(p, (const ta_i32a *)col, nwords, chs, output + oy * ors + ox * ops,
-                                             two ? output + oy1 * ors + ox1 * ops : NULL);
+    (two || twin ? gemm : gemm1)(p, (const ta_i32a *)col, nwords, chs, output + oy * ors + ox * ops,
+                                 two ? output + oy1 * ors + ox1 * ops : twin ? output + oy * ors + ox * ops : NULL);
     oy = oy1 + (ox1 + 1 < out_w ? 0 : 1);
     ox = ox1 + 1 < out_w ? ox1 + 1 : 0;
   }

@@ -1,11 +1,13 @@
 #include "tinyarena/allocation/allocators.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "tinyarena/allocation/exact.h"
 #include "tinyarena/allocation/greedy.h"
 #include "tinyarena/allocation/local_search.h"
 #include "tinyarena/allocation/lower_bound.h"
+#include "tinyarena/allocation/skyline.h"
 
 namespace tinyarena::allocation {
 namespace {
@@ -27,20 +29,35 @@ AllocationResult run_local_search(const Problem& p, const AllocatorOptions& o) {
                    "local_search");
 }
 
+AllocationResult run_skyline(const Problem& p, const AllocatorOptions& o) {
+  SkylineOptions options;
+  options.seconds = o.seconds;
+  options.seed = o.seed;
+  return heuristic(p, skyline_search(p, options).solution, "skyline");
+}
+
 // Greedy first fit; if above the lower bound, the exact search from the
-// better greedy plan; if that proves nothing, local search gets a tenth of
-// the budget and the lowest plan wins.
+// better greedy plan for a tenth of the budget (real models end here, proven
+// optimal); else the skyline search (six tenths), then the exact search from
+// the lowest plan so far (two tenths; the last tenth is slack for the clock
+// checks). The lowest plan wins.
 AllocationResult run_auto(const Problem& p, const AllocatorOptions& o) {
   AllocationResult best = heuristic(p, greedy_size_first_fit(p), "greedy_size_first_fit");
   if (best.proven_optimal) return best;
-  const AllocationResult best_fit = heuristic(p, greedy_size_best_fit(p), "greedy_size_best_fit");
-  if (best_fit.solution.height < best.solution.height) best = best_fit;
-  AllocationResult exact = run_exact(p, AllocatorOptions{o.seconds * 0.9, o.node_limit, o.seed}, &best.solution);
-  const int64_t bound = exact.lower_bound;
-  if (exact.solution.height < best.solution.height || exact.proven_optimal) best = exact;
+  const auto keep = [&best](AllocationResult candidate) {
+    if (candidate.solution.height < best.solution.height || candidate.proven_optimal) best = std::move(candidate);
+  };
+  keep(heuristic(p, greedy_size_best_fit(p), "greedy_size_best_fit"));
+  AllocationResult exact = run_exact(p, AllocatorOptions{o.seconds * 0.1, o.node_limit, o.seed}, &best.solution);
+  int64_t bound = exact.lower_bound;
+  keep(std::move(exact));
   if (!best.proven_optimal) {
-    const AllocationResult searched = run_local_search(p, AllocatorOptions{o.seconds * 0.1, o.node_limit, o.seed});
-    if (searched.solution.height < best.solution.height) best = searched;
+    keep(run_skyline(p, AllocatorOptions{o.seconds * 0.6, o.node_limit, o.seed}));
+    if (best.solution.height > bound) {
+      exact = run_exact(p, AllocatorOptions{o.seconds * 0.2, o.node_limit, o.seed}, &best.solution);
+      bound = std::max(bound, exact.lower_bound);
+      keep(std::move(exact));
+    }
   }
   best.lower_bound = bound;
   best.proven_optimal = best.solution.height == bound;
@@ -56,6 +73,7 @@ constexpr NamedAllocator kAllocators[] = {
     {"auto", run_auto},
     {"exact", [](const Problem& p, const AllocatorOptions& o) { return run_exact(p, o); }},
     {"local_search", run_local_search},
+    {"skyline", run_skyline},
     {"greedy_size_first_fit",
      [](const Problem& p, const AllocatorOptions&) {
        return heuristic(p, greedy_size_first_fit(p), "greedy_size_first_fit");

@@ -1,4 +1,5 @@
-// CONV_2D -> ta_conv_s8 (its per-channel records precomputed into flash) and
+// CONV_2D -> ta_conv_s8 (its per-channel records precomputed into flash, its packed weights doubled
+// where ta_conv_s8_can_double allows) and
 // DEPTHWISE_CONV_2D -> ta_depthwise_conv_s8, one call per image, or
 // ta_depthwise_conv_s8_inplace when the plan put the output over the input
 // (its scratch is the plane the kernel copies each channel to).
@@ -51,10 +52,10 @@ KernelCall lower_conv(const LoweringContext& context, const graph::Op& op) {
   Fields fields = window_fields(p);
   fields.add("out_c", p.out_c);
   add_output_stride(context, fields, op, k.images);
-  add_constants(context, call, fields, op, k,
-                kernels::packed_gemm_weights(reinterpret_cast<const int8_t*>(context.graph().constant_data(weights)),
-                                             p.out_c, p.kernel_h * p.kernel_w * p.in_c, 0));
-  add_rq_records(call, fields, op, kernels::conv_rq_records(k));
+  const auto* weight_values = reinterpret_cast<const int8_t*>(context.graph().constant_data(weights));
+  add_constants(context, call, fields, op, k, kernels::packed_conv_weights(k, weight_values));
+  add_rq_records(call, fields, op, kernels::conv_rq_records(k, weight_values));
+  if (p.packed_doubled) fields.add_when(kWhenSimd, "packed_doubled", "1");
   call.params = fields.take();
   const std::string scratch = scratch_for(context, op, kernels::conv_scratch_bytes(p));
   call.call = per_image_call(op, "ta_conv_s8", k.images, operand(context, call, op, 0), int64_t{p.in_h} * p.in_w * p.in_c,

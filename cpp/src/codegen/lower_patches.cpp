@@ -38,7 +38,8 @@ class PatchAddresses {
   }
   std::string base(int32_t t) const {
     if (!own(t)) return tiled_.address(t);
-    return "ta_region_base(ta_arena + " + std::to_string(tiled_.tensor(t).offset) + ", " + region(t, 0) + ", " +
+    const TensorRef tensor = tiled_.tensor(t);
+    return "ta_region_base(" + tensor.arena + " + " + std::to_string(tensor.offset) + ", " + region(t, 0) + ", " +
            region(t, 2) + ", " + stride(t) + ", " + channels(t) + ")";
   }
   // Element (row, column) of `t` as a C expression.

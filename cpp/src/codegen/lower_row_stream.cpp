@@ -29,7 +29,8 @@ class SegmentAddresses {
   }
   std::string state(int32_t op) const { return tiled_.state_address(op); }
   std::string ring_base(int32_t r) const {
-    return "(ta_arena + " + std::to_string(tiled_.tensor(stream_.rings[r].tensor).offset) + ")";
+    const TensorRef ring = tiled_.tensor(stream_.rings[r].tensor);
+    return "(" + ring.arena + " + " + std::to_string(ring.offset) + ")";
   }
 
  private:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "memory_arenas.h"
 #include "tinyarena/codegen/op_lowering.h"
 #include "tinyarena/common/errors.h"
 
@@ -63,8 +64,27 @@ KernelCall lower_op(const LoweringContext& context, const graph::Op& op, LowerFn
 
 }  // namespace
 
+namespace {
+
+std::vector<BufferLocation> single_arena_locations(const plan::Plan& plan) {
+  std::vector<BufferLocation> locations;
+  for (int64_t offset : plan.solution.offsets) locations.push_back({kSingleArena, offset});
+  return locations;
+}
+
+// `(<c_type> *)(<arena> + <offset>)`
+std::string pointer(const std::string& c_type, const std::string& arena, int64_t offset) {
+  return "(" + c_type + " *)(" + arena + " + " + std::to_string(offset) + ")";
+}
+
+}  // namespace
+
 LoweringContext::LoweringContext(const graph::Graph& graph, const plan::Plan& plan)
-    : graph_(graph), plan_(plan), scratch_buffer_of_op_(graph.ops.size(), -1) {
+    : LoweringContext(graph, plan, single_arena_locations(plan)) {}
+
+LoweringContext::LoweringContext(const graph::Graph& graph, const plan::Plan& plan,
+                                 std::vector<BufferLocation> locations)
+    : graph_(graph), plan_(plan), locations_(std::move(locations)), scratch_buffer_of_op_(graph.ops.size(), -1) {
   for (size_t b = 0; b < plan.liveness.buffers.size(); ++b)
     if (plan.liveness.buffers[b].kind == liveness::BufferKind::Scratch)
       scratch_buffer_of_op_[plan.liveness.buffers[b].op] = static_cast<int32_t>(b);
@@ -74,8 +94,9 @@ TensorRef LoweringContext::tensor(int32_t index) const {
   const int32_t buffer = index >= 0 ? plan_.liveness.tensor_buffer[index] : -1;
   if (buffer < 0) throw UnsupportedError("tensor " + std::to_string(index) + " has no planned buffer");
   const graph::Tensor& t = graph_.tensors[index];
-  return TensorRef{index, plan_.solution.offsets[buffer] + plan_.liveness.tensor_offset[index],
-                   t.byte_size.value_or(0), c_type_of(t)};
+  const BufferLocation& at = locations_[buffer];
+  return TensorRef{index, at.arena, at.offset + plan_.liveness.tensor_offset[index], t.byte_size.value_or(0),
+                   c_type_of(t)};
 }
 
 int32_t LoweringContext::pix_stride(int32_t index) const {
@@ -85,19 +106,19 @@ int32_t LoweringContext::pix_stride(int32_t index) const {
 
 std::string LoweringContext::address(int32_t index) const {
   const TensorRef ref = tensor(index);
-  return "(" + ref.c_type + " *)(ta_arena + " + std::to_string(ref.offset) + ")";
+  return pointer(ref.c_type, ref.arena, ref.offset);
 }
 
 std::string LoweringContext::scratch_address(int32_t op_index) const {
   const int32_t buffer = scratch_buffer_of_op_[op_index];
-  return buffer < 0 ? "NULL" : "(void *)(ta_arena + " + std::to_string(plan_.solution.offsets[buffer]) + ")";
+  return buffer < 0 ? "NULL" : pointer("void", locations_[buffer].arena, locations_[buffer].offset);
 }
 
 std::string LoweringContext::state_address(int32_t op_index) const {
   for (size_t b = 0; b < plan_.liveness.buffers.size(); ++b) {
     const liveness::LiveBuffer& live = plan_.liveness.buffers[b];
     if (live.kind == liveness::BufferKind::Activation && live.tensors.empty() && live.op == op_index)
-      return "(int32_t *)(ta_arena + " + std::to_string(plan_.solution.offsets[b]) + ")";
+      return pointer("int32_t", locations_[b].arena, locations_[b].offset);
   }
   throw UnsupportedError("op " + std::to_string(op_index) + " has no planned state buffer");
 }
@@ -122,11 +143,12 @@ KernelCall start_call(const LoweringContext& context, const graph::Op& op, const
   return call;
 }
 
-Program lower_program(const graph::Graph& graph, const plan::Plan& plan, const std::string& name) {
-  const LoweringContext context(graph, plan);
-  Program program;
-  program.name = name;
-  program.arena_bytes = plan.peak_bytes;
+namespace {
+
+// Every op of the plan's schedule lowered in `context`, into `program`.
+Program lower_calls(const LoweringContext& context, Program program) {
+  const graph::Graph& graph = context.graph();
+  const plan::Plan& plan = context.plan();
   for (int32_t t : graph.inputs) program.inputs.push_back(model_io(context, t));
   for (int32_t t : graph.outputs) program.outputs.push_back(model_io(context, t));
   for (int32_t op_index : plan.liveness.order) {
@@ -134,6 +156,26 @@ Program lower_program(const graph::Graph& graph, const plan::Plan& plan, const s
     if (!is_view(op.opcode) && !op.elided) program.calls.push_back(lower_call(context, op));
   }
   return program;
+}
+
+}  // namespace
+
+Program lower_program(const graph::Graph& graph, const plan::Plan& plan, const std::string& name) {
+  Program program;
+  program.name = name;
+  program.arena_bytes = plan.peak_bytes;
+  return lower_calls(LoweringContext(graph, plan), std::move(program));
+}
+
+Program lower_program(const graph::Graph& graph, const plan::Plan& plan, const std::string& name,
+                      const std::vector<allocation::Memory>& memories,
+                      const allocation::HierarchySolution& placement) {
+  Program program;
+  program.name = name;
+  MemoryArenas placed = memory_arenas(plan, name, memories, placement);
+  program.arenas = placed.arenas;
+  for (const Arena& arena : program.arenas) program.arena_bytes += arena.bytes;
+  return lower_calls(LoweringContext(graph, plan, std::move(placed.locations)), std::move(program));
 }
 
 KernelCall lower_call(const LoweringContext& context, const graph::Op& op) {

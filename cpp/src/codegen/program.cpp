@@ -38,6 +38,15 @@ std::string shortest_g(double value, int digits) {
 
 }  // namespace
 
+int64_t const_array_bytes(const Program& program, bool simd) {
+  const std::string other_build = simd ? kWhenPortable : kWhenSimd;
+  int64_t bytes = 0;
+  for (const KernelCall& call : program.calls)
+    for (const ConstArray& array : call.arrays)
+      if (array.condition != other_build) bytes += static_cast<int64_t>(array.bytes.size());
+  return bytes;
+}
+
 // 9 significant digits round-trip a float, 17 a double.
 std::string float_literal(float value) { return shortest_g(value, 9) + "f"; }
 std::string double_literal(double value) { return shortest_g(value, 17); }

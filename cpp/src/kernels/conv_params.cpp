@@ -89,6 +89,8 @@ ConvKernel conv_kernel(const graph::Graph& graph, const graph::Op& op) {
   fill_quantization(k.params, op, in, out);
   k.requant = channel_requant(op, in, *graph.input(op, 1), out, k.params.out_c, 0);
   k.bias = bias_values(graph, op, 2, k.params.out_c);
+  const auto* weights = reinterpret_cast<const int8_t*>(graph.constant_data(*graph.input(op, 1)));
+  k.params.packed_doubled = conv_can_double(k, weights);  // the SIMD path's 2x weights, where exact
   return k;
 }
 

@@ -38,11 +38,35 @@ int64_t scratch_bytes(const graph::Graph& graph, const graph::Op& op, bool in_pl
   }
 }
 
-std::vector<int32_t> conv_rq_records(const ConvKernel& k) {
+namespace {
+
+// k's params with its constant arrays (and the int8 weights, when given) attached.
+ta_conv_params conv_params_with_constants(const ConvKernel& k, const int8_t* weights) {
   ta_conv_params p = k.params;
+  p.weights = weights;
   p.out_mult = k.requant.mult.data();
   p.out_shift = k.requant.shift.data();
   p.bias = k.bias.empty() ? nullptr : k.bias.data();
+  return p;
+}
+
+}  // namespace
+
+bool conv_can_double(const ConvKernel& k, const int8_t* weights) {
+  const ta_conv_params p = conv_params_with_constants(k, weights);
+  return ta_conv_s8_can_double(&p) != 0;
+}
+
+std::vector<int16_t> packed_conv_weights(const ConvKernel& k, const int8_t* weights) {
+  const ta_conv_params p = conv_params_with_constants(k, weights);
+  std::vector<int16_t> packed(ta_pack_gemm_weights_s16_bytes(p.out_c, p.kernel_h * p.kernel_w * p.in_c) /
+                              sizeof(int16_t));
+  ta_conv_s8_pack_weights(&p, packed.data());
+  return packed;
+}
+
+std::vector<int32_t> conv_rq_records(const ConvKernel& k, const int8_t* weights) {
+  const ta_conv_params p = conv_params_with_constants(k, weights);
   std::vector<int32_t> records(static_cast<size_t>(p.out_c) * TA_CONV_RQ_WORDS);
   ta_conv_s8_rq_records(&p, records.data());
   return records;

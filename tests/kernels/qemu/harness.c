@@ -81,10 +81,11 @@ static void make_conv(ta_conv_params *p, int32_t h, int32_t w, int32_t c, int32_
   quant(oc, (int32_t **)&p->out_mult, (int32_t **)&p->out_shift);
 }
 
-static const int16_t *pack_conv(const ta_conv_params *p) {
-  const int32_t k = p->kernel_h * p->kernel_w * p->in_c;
-  int16_t *w = alloc(ta_pack_gemm_weights_s16_bytes(p->out_c, k));
-  ta_pack_gemm_weights_s16(p->weights, p->out_c, k, 0, w);
+/* p's packed weights, doubled (p->packed_doubled set) when `doubled` and the bound allow it. */
+static const int16_t *pack_conv(ta_conv_params *p, int doubled) {
+  int16_t *w = alloc(ta_pack_gemm_weights_s16_bytes(p->out_c, p->kernel_h * p->kernel_w * p->in_c));
+  p->packed_doubled = doubled && ta_conv_s8_can_double(p);
+  ta_conv_s8_pack_weights(p, w);
   return w;
 }
 
@@ -140,7 +141,7 @@ static void check(const char *what, int i, const int8_t *a, const int8_t *b, siz
 
 static int selftest(void) {
   int i;
-  for (i = 0; i < 60; ++i) {
+  for (i = 0; i < 100; ++i) {
     ta_conv_params p;
     int8_t *x, *o1, *o2;
     void *scratch;
@@ -151,8 +152,14 @@ static int selftest(void) {
     n = (size_t)p.out_h * p.out_w * p.out_c;
     o1 = alloc(n), o2 = alloc(n);
     scratch = alloc(ta_conv_s8_scratch_bytes(&p));
+    if (i & 2) p.act_min = -128, p.act_max = 127; /* the fast channel loops need all of int8 */
+    if (i % 8 >= 4) { /* constant channels: dead (0, 1, a pair), or a bias the weights cannot move */
+      ((int32_t *)p.out_mult)[0] = 0, ((int32_t *)p.out_mult)[p.out_c > 1] = 0;
+      ((int32_t *)p.bias)[p.out_c - 1] = (i & 8 ? 1 : -1) * ((1 << 30) + 12345);
+      ((int32_t *)p.out_shift)[p.out_c - 1] = -29;
+    }
     ta_conv_s8(&p, x, o2, 0, p.out_h, scratch); /* portable: no packed weights */
-    p.packed_weights = pack_conv(&p);
+    p.packed_weights = pack_conv(&p, i & 1);
     ta_conv_s8(&p, x, o1, 0, p.out_h, scratch);
     check("conv", i, o1, o2, n);
   }
@@ -213,7 +220,7 @@ static int bench(const char *name, int dsp, int repeat) {
     x = rand_i8((size_t)p.in_h * p.in_w * p.in_c);
     o = alloc((size_t)p.out_h * p.out_w * p.out_c);
     scratch = alloc(ta_conv_s8_scratch_bytes(&p));
-    if (dsp) p.packed_weights = pack_conv(&p);
+    if (dsp) p.packed_weights = pack_conv(&p, 1);
     printf("%s MACs %ld\n", name, (long)p.out_h * p.out_w * p.out_c * p.kernel_h * p.kernel_w * p.in_c);
     for (r = 0; r < repeat; ++r) ta_conv_s8(&p, x, o, 0, p.out_h, scratch);
     return 0;

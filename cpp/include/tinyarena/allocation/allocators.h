@@ -10,9 +10,9 @@
 namespace tinyarena::allocation {
 
 struct AllocatorOptions {
-  double seconds = 0.3;    // search budget of exact, local_search and auto
+  double seconds = 0.3;    // search budget of exact, local_search, skyline and auto
   int64_t node_limit = 0;  // exact search nodes (0: none); binds before the clock for reproducible runs
-  uint64_t seed = 1;       // local search
+  uint64_t seed = 1;       // local search and skyline
 };
 
 struct AllocationResult {
@@ -23,8 +23,9 @@ struct AllocationResult {
 };
 
 // Names accepted by allocate(), in a stable order: auto (greedy first fit;
-// if above the lower bound, exact search within the budget; else the best
-// heuristic plan), exact, local_search, greedy_size_first_fit, greedy_size_best_fit.
+// if above the lower bound, a short exact search, then the skyline search and
+// the exact search from its plan within the budget; the lowest plan wins),
+// exact, local_search, skyline, greedy_size_first_fit, greedy_size_best_fit.
 std::vector<std::string> allocator_names();
 
 // Runs the named allocator; throws std::invalid_argument for an unknown name.

@@ -4,6 +4,12 @@
 //   model.c   the arena, const weights and params (flash), one call per op
 //   main.c    a test harness (host and semihosting): input*.bin -> output*.bin
 //   Makefile  `make TARGET=host|cortex-m4|cortex-m7`
+// and, for a program with one arena per memory (a memory hierarchy), the
+// linker script fragments that place them (emit_linker.cpp):
+//   tinyarena_memory.ld    a MEMORY region per memory at its base address
+//   tinyarena_sections.ld  one output section per arena, in its memory's region
+// (the harness's Cortex-M build links the sections into the QEMU board's RAMs
+// instead: target/memory_<target>.ld, written by the Python package).
 #pragma once
 
 #include <set>
@@ -20,6 +26,10 @@ struct SourceFile {
 };
 
 std::vector<SourceFile> emit_sources(const Program& program);
+
+// The linker script fragments of a program with arenas (empty otherwise).
+std::string linker_memory_regions(const Program& program);
+std::string linker_sections(const Program& program);
 
 // Kernel library files (under the library's src/) the program calls into.
 std::set<std::string> kernel_sources_used(const Program& program);

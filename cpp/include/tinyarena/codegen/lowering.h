@@ -7,17 +7,28 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "tinyarena/allocation/hierarchy.h"
 #include "tinyarena/codegen/program.h"
 #include "tinyarena/graph/graph.h"
 #include "tinyarena/plan/plan.h"
 
 namespace tinyarena::codegen {
 
+// Where a planned buffer lives at run time: an arena (C array) and an offset in it.
+struct BufferLocation {
+  std::string arena = kSingleArena;
+  int64_t offset = 0;
+};
+
 // What a per-op lowering function may ask about the planned graph.
 class LoweringContext {
  public:
+  // Every buffer at its planned offset in the single arena.
   LoweringContext(const graph::Graph& graph, const plan::Plan& plan);
+  // Buffer b of the plan at locations[b].
+  LoweringContext(const graph::Graph& graph, const plan::Plan& plan, std::vector<BufferLocation> locations);
 
   const graph::Graph& graph() const { return graph_; }
   const plan::Plan& plan() const { return plan_; }
@@ -40,12 +51,22 @@ class LoweringContext {
  private:
   const graph::Graph& graph_;
   const plan::Plan& plan_;
+  std::vector<BufferLocation> locations_;  // per plan buffer
   std::vector<int32_t> scratch_buffer_of_op_;
 };
 
 // `name` becomes the C identifier in tinyarena_<name>_invoke. Throws
 // UnsupportedError naming the first op (index and type) the library lacks.
 Program lower_program(const graph::Graph& graph, const plan::Plan& plan, const std::string& name);
+
+// The same with the plan's buffers placed across a memory hierarchy
+// (`placement` of place_in_hierarchy, one entry per plan buffer): one arena
+// per used memory, each buffer at its offset in its memory's arena. Throws
+// std::invalid_argument for a placement of other buffers or memory names that
+// are not distinct C identifiers.
+Program lower_program(const graph::Graph& graph, const plan::Plan& plan, const std::string& name,
+                      const std::vector<allocation::Memory>& memories,
+                      const allocation::HierarchySolution& placement);
 
 // One op's kernel call; throws UnsupportedError naming the op the library lacks.
 KernelCall lower_call(const LoweringContext& context, const graph::Op& op);

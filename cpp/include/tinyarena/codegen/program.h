@@ -38,10 +38,14 @@ struct Field {
   std::string condition;
 };
 
+// The C array of the single arena (a plan without a memory hierarchy).
+constexpr const char* kSingleArena = "ta_arena";
+
 // Where a tensor lives at run time.
 struct TensorRef {
   int32_t tensor = -1;
-  int64_t offset = 0;  // in the arena
+  std::string arena = kSingleArena;  // the C array of its memory's arena
+  int64_t offset = 0;  // in that arena
   int64_t bytes = 0;
   std::string c_type = "int8_t";
 };
@@ -71,11 +75,29 @@ struct ModelIO {
   bool streamed = false;  // an input the code pulls row by row (TA_INPUT_ROWS), never copied whole
 };
 
+// One memory's arena in model.c: a static array in linker section
+// `.tinyarena.<memory>`, which tinyarena_sections.ld places in the linker
+// memory region named `<memory>`.
+struct Arena {
+  std::string memory;         // the memory's name (a C identifier)
+  std::string symbol;         // the C array: tinyarena_<model>_arena_<memory>
+  int64_t bytes = 0;          // the memory's planned peak
+  int64_t alignment = 16;     // of the array: its memory's and its buffers' alignment
+  int64_t memory_bytes = 0;   // the memory's size (the linker region's length)
+  uint64_t base_address = 0;  // where the memory starts (the linker region's origin)
+};
+
 struct Program {
   std::string name;  // C identifier used in the API: tinyarena_<name>_invoke
-  int64_t arena_bytes = 0;
+  int64_t arena_bytes = 0;  // all arenas together
+  std::vector<Arena> arenas;  // one per used memory of a hierarchy; empty: the single arena kSingleArena
   std::vector<ModelIO> inputs, outputs;
   std::vector<KernelCall> calls;  // in execution order; views emit no call
 };
+
+// Bytes of the constant arrays (weights, biases, tables) a build compiles
+// in: the SIMD build's (packed int16 weights, requantization records) or the
+// portable one's (int8 weights). Params structs are not counted.
+int64_t const_array_bytes(const Program& program, bool simd);
 
 }  // namespace tinyarena::codegen

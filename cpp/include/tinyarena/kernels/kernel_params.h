@@ -111,7 +111,11 @@ int64_t scratch_bytes(const graph::Graph& graph, const graph::Op& op, bool in_pl
 // CONV_2D's per-channel records (ta_conv_s8_rq_records), built on the host so the
 // generated code keeps them in flash; with them the kernel's scratch is the
 // column buffer only (conv_scratch_bytes, what the planner reserves).
-std::vector<int32_t> conv_rq_records(const ConvKernel& k);
+std::vector<int32_t> conv_rq_records(const ConvKernel& k, const int8_t* weights);
+// Whether the SIMD path may run k on doubled weights (ta_conv_s8_can_double; weights int8 OHWI),
+// and k's weights packed as its params.packed_doubled says (ta_conv_s8_pack_weights).
+bool conv_can_double(const ConvKernel& k, const int8_t* weights);
+std::vector<int16_t> packed_conv_weights(const ConvKernel& k, const int8_t* weights);
 int64_t conv_scratch_bytes(const ta_conv_params& params);
 
 // Weights in the library's TA_PACKED_S16 layouts (for the SIMD paths).

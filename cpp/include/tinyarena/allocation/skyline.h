@@ -1,0 +1,43 @@
+// Skyline best-fit search (the skyline of best-fit strip packing, as used
+// for tensor allocation by Sekiyama et al. 2018 and TelaMalloc 2022): keep the
+// floor of the placed buffers per time step and grow it without holes.
+// A valley of the floor (a run of equal floor with higher neighbours) can
+// only be filled by buffers whose lifetimes lie inside it, so a plan with no
+// waste there covers each of its steps with exactly one "exact tile": a
+// buffer inside the valley that sits on its floor aligned and clear of pins
+// and belongs to a tiling of the valley. Each construction branches on the
+// valley step covered by the fewest exact tiles (MiniMalloc's fewest-
+// candidates rule), ranked by a rule and by a one-move look-ahead (no valley
+// left unfillable); it searches depth-first for a plan without waste for a
+// few hundred branch points, then completes the deepest waste-free partial
+// plan greedily: exact tiles where some valley has them, else the best fit
+// on the lowest run, else that run rises to its lower neighbour (waste).
+// Pinned buffers are obstacles the floor jumps over when it reaches them.
+// The search repeats the construction under three rankings and seeded
+// random perturbations of them and keeps the lowest plan.
+#pragma once
+
+#include <cstdint>
+
+#include "tinyarena/allocation/problem.h"
+
+namespace tinyarena::allocation {
+
+struct SkylineOptions {
+  int64_t constructions = 1000;  // randomized constructions after the three deterministic ones (0: none)
+  int64_t backtracks = 400;      // per construction: branch points of the waste-free search (0: greedy only)
+  double seconds = 0.05;         // wall-clock cap (<= 0: none); on large instances it binds before
+                                 // `constructions`, and then the plan depends on the machine's speed
+  uint64_t seed = 1;
+};
+
+struct SkylineResult {
+  Solution solution;          // the lowest plan constructed
+  int64_t constructions = 0;  // constructions run
+  double seconds = 0;
+};
+
+// The lowest plan of the constructions; stops early at the lower bound.
+SkylineResult skyline_search(const Problem& problem, const SkylineOptions& options = {});
+
+}  // namespace tinyarena::allocation

@@ -1,0 +1,424 @@
+#include "tinyarena/allocation/skyline.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "tinyarena/allocation/lower_bound.h"
+#include "tinyarena/common/random.h"
+
+namespace tinyarena::allocation {
+namespace {
+
+constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
+
+using Key = std::array<int64_t, 4>;  // candidate rank, larger is better, compared in order
+
+// How a step's candidates are ranked (the first entry that differs decides).
+enum class SkylineRule {
+  kFillsRun,  // touches both ends of the run / one end, top level with a neighbour, no alignment waste, largest
+  kLongest,   // no alignment waste, longest lifetime, largest (Sekiyama et al.)
+  kLargest,   // no alignment waste, largest, longest lifetime
+};
+
+// The best and runner-up of the offered candidates.
+struct Pick {
+  size_t best = SIZE_MAX, second = SIZE_MAX;
+  Key best_key{}, second_key{};
+
+  void offer(size_t index, const Key& key) {
+    if (best == SIZE_MAX || key > best_key) {
+      second = best, second_key = best_key;
+      best = index, best_key = key;
+    } else if (second == SIZE_MAX || key > second_key) {
+      second = index, second_key = key;
+    }
+  }
+
+  // The best, or with probability `noise` the runner-up; `none` if nothing was offered.
+  size_t choice(size_t none, double noise, SplitMix64& rng) const {
+    if (best == SIZE_MAX) return none;
+    if (noise > 0 && second != SIZE_MAX && static_cast<double>(rng.next() >> 11) * 0x1.0p-53 < noise) return second;
+    return best;
+  }
+};
+
+// The skyline over the timeline compressed to the steps where a lifetime
+// starts or ends; a floor per compressed step.
+class Skyline {
+ public:
+  explicit Skyline(const Problem& p) : p_(p), from_(p.buffers.size()), to_(p.buffers.size()) {
+    std::vector<int64_t> points;
+    for (const Buffer& b : p.buffers)
+      if (b.size > 0) points.insert(points.end(), {b.first, static_cast<int64_t>(b.last) + 1});
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    steps_ = points.empty() ? 0 : static_cast<int32_t>(points.size()) - 1;
+    const auto index = [&](int64_t t) {
+      return static_cast<int32_t>(std::lower_bound(points.begin(), points.end(), t) - points.begin());
+    };
+    starts_.resize(steps_ + 1);
+    ends_.resize(steps_ + 1);
+    for (size_t i = 0; i < p.buffers.size(); ++i) {
+      const Buffer& b = p.buffers[i];
+      if (b.size <= 0) continue;
+      from_[i] = index(b.first);
+      to_[i] = index(static_cast<int64_t>(b.last) + 1);
+      (b.fixed_offset ? pins_ : free_).push_back(static_cast<int>(i));
+      if (!b.fixed_offset) {
+        starts_[from_[i]].push_back(static_cast<int>(i));
+        ends_[to_[i]].push_back(static_cast<int>(i));
+      }
+    }
+    // Ascending offsets: one pass lifts the floor over stacked pins.
+    std::sort(pins_.begin(), pins_.end(),
+              [&](int a, int b) { return *p.buffers[a].fixed_offset < *p.buffers[b].fixed_offset; });
+  }
+
+  // One construction: with `backtracks` > 0, first a depth-first search
+  // for a plan without waste, deciding at most that many branch points;
+  // then the deepest waste-free partial plan it reached is completed greedily.
+  Solution build(SkylineRule rule, double noise, uint64_t seed, int64_t backtracks) const {
+    State s = start();
+    SplitMix64 rng{seed};
+    if (backtracks > 0) {
+      State deepest = s;
+      search(s, rule, noise, rng, backtracks, deepest);
+      s = std::move(deepest);
+    }
+    complete(s, rule, noise, rng);
+    s.solution.height = solution_height(p_, s.solution.offsets);
+    return s.solution;
+  }
+
+ private:
+  struct Run {
+    int32_t begin = 0, end = 0;  // compressed steps [begin, end) of equal floor
+    int64_t height = 0;
+    bool valley = false;         // both neighbours higher (or absent): whatever sits here lies inside it
+  };
+
+  struct State {  // one construction
+    std::vector<int64_t> floor;     // per compressed step: top of what is placed there
+    std::vector<int> unplaced;      // free buffers not yet placed
+    std::vector<Run> runs;          // the floor's maximal runs, left to right
+    std::vector<int32_t> run_of;    // per compressed step: its run
+    std::vector<char> placed;       // per buffer
+    std::vector<char> exact;        // per buffer: sits on its valley's floor with no waste (aligned, clear of pins)
+    std::vector<char> forward, backward;  // per compressed step: reachable from the run's start / end by exact tiles
+    std::vector<int64_t> demand;    // per compressed step: scratch for fillable()
+    std::vector<int64_t> cover;     // per compressed step: scratch for scarcest_step()
+    Solution solution;
+  };
+
+  State start() const {
+    State s;
+    s.solution.offsets.assign(p_.buffers.size(), 0);
+    for (int pin : pins_) s.solution.offsets[pin] = *p_.buffers[pin].fixed_offset;
+    s.floor.assign(steps_, 0);
+    lift_over_pins(s.floor, 0, steps_);
+    s.unplaced = free_;
+    s.exact.assign(p_.buffers.size(), 0);
+    s.placed.assign(p_.buffers.size(), 0);
+    s.demand.assign(steps_ + 1, 0);
+    s.cover.assign(steps_ + 1, 0);
+    s.forward.assign(steps_ + 1, 0);
+    s.backward.assign(steps_ + 1, 0);
+    return s;
+  }
+
+  // Places buffers on exact tiles while some valley has them; where none
+  // has, the best fit on the lowest run, or that run becomes waste.
+  void complete(State& s, SkylineRule rule, double noise, SplitMix64& rng) const {
+    while (!s.unplaced.empty()) {
+      find_runs(s);
+      const std::vector<size_t> moves = tiling_moves(s, rule, noise, rng);
+      if (!moves.empty()) {
+        place(s, moves.front(), s.floor[from_[s.unplaced[moves.front()]]]);
+        continue;
+      }
+      const Run lowest = *std::min_element(s.runs.begin(), s.runs.end(),
+                                           [](const Run& a, const Run& b) { return a.height < b.height; });
+      const size_t fallback = choose_best_fit(s, lowest, rule, noise, rng);
+      if (fallback < s.unplaced.size())
+        place(s, fallback, lowest.height);
+      else
+        raise(s, lowest);
+    }
+  }
+
+  // Depth-first over the exact tiles of the most constrained valley end,
+  // failing where some valley cannot be filled; true when all is placed
+  // (then `deepest` is that plan). `nodes` counts down the branches tried.
+  bool search(State s, SkylineRule rule, double noise, SplitMix64& rng, int64_t& nodes, State& deepest) const {
+    for (;;) {
+      if (s.unplaced.size() < deepest.unplaced.size()) deepest = s;
+      if (s.unplaced.empty()) return true;
+      find_runs(s);
+      for (const Run& run : s.runs)
+        if (run.valley && !fillable(s, run)) return false;
+      const std::vector<size_t> moves = tiling_moves(s, rule, noise, rng);
+      if (moves.empty()) return false;
+      if (moves.size() == 1) {
+        place(s, moves.front(), s.floor[from_[s.unplaced[moves.front()]]]);
+        continue;
+      }
+      for (size_t move : moves) {
+        if (nodes-- <= 0) return false;
+        State child = s;
+        place(child, move, child.floor[from_[child.unplaced[move]]]);
+        if (search(std::move(child), rule, noise, rng, nodes, deepest)) return true;
+      }
+      return false;
+    }
+  }
+
+  bool overlaps(int b, int32_t begin, int32_t end) const { return from_[b] < end && begin < to_[b]; }
+
+  // Where the floor reaches into a pin, it jumps to the pin's top.
+  void lift_over_pins(std::vector<int64_t>& floor, int32_t begin, int32_t end) const {
+    for (int pin : pins_) {
+      if (!overlaps(pin, begin, end)) continue;
+      const int64_t bottom = *p_.buffers[pin].fixed_offset, top = bottom + p_.buffers[pin].size;
+      for (int32_t t = std::max(begin, from_[pin]); t < std::min(end, to_[pin]); ++t)
+        if (bottom <= floor[t] && floor[t] < top) floor[t] = top;
+    }
+  }
+
+  void find_runs(State& s) const {
+    s.runs.clear();
+    s.run_of.resize(steps_);
+    for (int32_t t = 0; t < steps_; ++t) {
+      if (t == 0 || s.floor[t] != s.floor[t - 1]) s.runs.push_back(Run{t, t, s.floor[t], false});
+      s.runs.back().end = t + 1;
+      s.run_of[t] = static_cast<int32_t>(s.runs.size()) - 1;
+    }
+    for (size_t r = 0; r < s.runs.size(); ++r)
+      s.runs[r].valley = (r == 0 || s.runs[r - 1].height > s.runs[r].height) &&
+                         (r + 1 == s.runs.size() || s.runs[r + 1].height > s.runs[r].height);
+    for (int b : s.unplaced) {
+      const Run& run = s.runs[s.run_of[from_[b]]];
+      s.exact[b] = run.valley && to_[b] <= run.end && align_up(run.height, p_.buffers[b].alignment) == run.height &&
+                   clear_of_pins(b, run.height);
+    }
+  }
+
+  // Fills forward/backward over the run from exact tiles; true when they can cover it whole.
+  bool tile(State& s, const Run& run) const {
+    std::fill(s.forward.begin() + run.begin, s.forward.begin() + run.end + 1, 0);
+    std::fill(s.backward.begin() + run.begin, s.backward.begin() + run.end + 1, 0);
+    s.forward[run.begin] = 1;
+    for (int32_t t = run.begin; t < run.end; ++t)
+      if (s.forward[t])
+        for (int b : starts_[t])
+          if (s.exact[b]) s.forward[to_[b]] = 1;
+    s.backward[run.end] = 1;
+    for (int32_t t = run.end; t > run.begin; --t)
+      if (s.backward[t])
+        for (int b : ends_[t])
+          if (s.exact[b]) s.backward[from_[b]] = 1;
+    return s.backward[run.begin];
+  }
+
+  // Valleys overlapping [begin, end] that cannot be filled without waste.
+  int64_t dead_valleys(State& s, int32_t begin, int32_t end) const {
+    find_runs(s);
+    int64_t dead = 0;
+    for (const Run& run : s.runs)
+      if (run.valley && run.end >= begin && run.begin <= end) dead += !fillable(s, run);
+    return dead;
+  }
+
+  // Exact tiles can cover the valley, and at every step of it the unplaced
+  // buffers inside it (with the pins there) hold enough bytes to fill it up
+  // to its lower neighbour: only they can, anything reaching outside the
+  // valley sits above its neighbours.
+  bool fillable(State& s, const Run& run) const {
+    if (!tile(s, run)) return false;
+    const int64_t rim = std::min(run.begin > 0 ? s.floor[run.begin - 1] : kUnbounded,
+                                 run.end < steps_ ? s.floor[run.end] : kUnbounded);
+    if (rim == kUnbounded) return true;
+    std::fill(s.demand.begin() + run.begin, s.demand.begin() + run.end + 1, 0);
+    for (int32_t t = run.begin; t < run.end; ++t)
+      for (int b : starts_[t])
+        if (!s.placed[b] && to_[b] <= run.end) s.demand[t] += p_.buffers[b].size, s.demand[to_[b]] -= p_.buffers[b].size;
+    int64_t live = 0;
+    for (int32_t t = run.begin; t < run.end; ++t) {
+      live += s.demand[t];
+      if (live + pinned_below(t, run.height, rim) < rim - run.height) return false;
+    }
+    return true;
+  }
+
+  // Bytes of pins at step t between `floor` and `level`.
+  int64_t pinned_below(int32_t t, int64_t floor, int64_t level) const {
+    int64_t bytes = 0;
+    for (int pin : pins_) {
+      const int64_t bottom = *p_.buffers[pin].fixed_offset;
+      if (from_[pin] <= t && t < to_[pin] && bottom >= floor && bottom < level)
+        bytes += std::min(bottom + p_.buffers[pin].size, level) - bottom;
+    }
+    return bytes;
+  }
+
+  // The step of `run` (after tile()) covered by the fewest exact tiles that
+  // belong to a tiling of it, and their count (exactly one of them sits
+  // at that step in a plan with no waste here).
+  std::pair<int32_t, int64_t> scarcest_step(State& s, const Run& run) const {
+    std::fill(s.cover.begin() + run.begin, s.cover.begin() + run.end + 1, 0);
+    for (int32_t t = run.begin; t < run.end; ++t)
+      for (int b : starts_[t])
+        if (s.exact[b] && s.forward[t] && s.backward[to_[b]]) ++s.cover[t], --s.cover[to_[b]];
+    int32_t scarcest = run.begin;
+    int64_t covering = 0, fewest = kUnbounded;
+    for (int32_t t = run.begin; t < run.end; ++t)
+      if ((covering += s.cover[t]) < fewest) fewest = covering, scarcest = t;
+    return {scarcest, fewest};
+  }
+
+  // Most constrained first: among valleys that exact tiles can cover, the
+  // step covered by the fewest tiles (ties: lowest valley, then leftmost).
+  // Its tiles, those leaving no valley unfillable first, then in rule
+  // order (with probability `noise` the first two swap).
+  std::vector<size_t> tiling_moves(State& s, SkylineRule rule, double noise, SplitMix64& rng) const {
+    size_t chosen = s.runs.size();
+    int32_t step = 0;
+    int64_t fewest = 0;
+    for (size_t r = 0; r < s.runs.size(); ++r) {
+      const Run& run = s.runs[r];
+      if (!run.valley || !tile(s, run)) continue;
+      const auto [t, count] = scarcest_step(s, run);
+      if (chosen == s.runs.size() || count < fewest || (count == fewest && run.height < s.runs[chosen].height))
+        chosen = r, step = t, fewest = count;
+    }
+    if (chosen == s.runs.size()) return {};
+    const Run run = s.runs[chosen];
+    tile(s, run);
+    std::vector<std::pair<Key, size_t>> ranked;
+    for (size_t i = 0; i < s.unplaced.size(); ++i) {
+      const int b = s.unplaced[i];
+      if (from_[b] <= step && step < to_[b] && s.exact[b] && s.forward[from_[b]] && s.backward[to_[b]])
+        ranked.emplace_back(rank(s, b, run, rule), i);
+    }
+    if (ranked.size() > 1) {
+      for (auto& [key, i] : ranked) {
+        State after = s;
+        place(after, i, run.height);
+        key[0] -= 1000 * dead_valleys(after, run.begin - 1, run.end + 1);
+      }
+      find_runs(s);
+    }
+    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    if (ranked.size() > 1 && noise > 0 && static_cast<double>(rng.next() >> 11) * 0x1.0p-53 < noise)
+      std::swap(ranked[0], ranked[1]);
+    std::vector<size_t> moves;
+    for (const auto& entry : ranked) moves.push_back(entry.second);
+    return moves;
+  }
+
+  // No valley can be tiled exactly: the buffer that fits the lowest run best.
+  size_t choose_best_fit(const State& s, const Run& run, SkylineRule rule, double noise, SplitMix64& rng) const {
+    Pick pick;
+    for (size_t i = 0; i < s.unplaced.size(); ++i) {
+      const int b = s.unplaced[i];
+      if (from_[b] >= run.begin && to_[b] <= run.end && clear_of_pins(b, align_up(run.height, p_.buffers[b].alignment)))
+        pick.offer(i, rank(s, b, run, rule));
+    }
+    return pick.choice(s.unplaced.size(), noise, rng);
+  }
+
+  void place(State& s, size_t pick, int64_t height) const {
+    const int b = s.unplaced[pick];
+    const int64_t offset = align_up(height, p_.buffers[b].alignment);
+    s.solution.offsets[b] = offset;
+    std::fill(s.floor.begin() + from_[b], s.floor.begin() + to_[b], offset + p_.buffers[b].size);
+    lift_over_pins(s.floor, from_[b], to_[b]);
+    s.exact[b] = 0;
+    s.placed[b] = 1;
+    s.unplaced[pick] = s.unplaced.back();
+    s.unplaced.pop_back();
+  }
+
+  // Nothing fits the run: it is waste up to its lower neighbour or the lowest pin above it.
+  void raise(State& s, const Run& run) const {
+    int64_t raised = std::min(run.begin > 0 ? s.floor[run.begin - 1] : kUnbounded,
+                              run.end < steps_ ? s.floor[run.end] : kUnbounded);
+    for (int pin : pins_)
+      if (overlaps(pin, run.begin, run.end) && *p_.buffers[pin].fixed_offset > run.height)
+        raised = std::min(raised, *p_.buffers[pin].fixed_offset);
+    if (raised == kUnbounded) throw std::logic_error("skyline: no buffer fits an unbounded run");
+    std::fill(s.floor.begin() + run.begin, s.floor.begin() + run.end, raised);
+    lift_over_pins(s.floor, run.begin, run.end);
+  }
+
+  // Buffer b at `offset` stays clear of every pin overlapping it in time.
+  bool clear_of_pins(int b, int64_t offset) const {
+    const int64_t top = offset + p_.buffers[b].size;
+    for (int pin : pins_) {
+      const int64_t bottom = *p_.buffers[pin].fixed_offset;
+      if (overlaps(pin, from_[b], to_[b]) && bottom < top && offset < bottom + p_.buffers[pin].size) return false;
+    }
+    return true;
+  }
+
+  Key rank(const State& s, int b, const Run& run, SkylineRule rule) const {
+    const Buffer& buffer = p_.buffers[b];
+    const int64_t length = static_cast<int64_t>(buffer.last) - buffer.first + 1;
+    const int64_t offset = align_up(run.height, buffer.alignment), top = offset + buffer.size;
+    switch (rule) {
+      case SkylineRule::kFillsRun: {
+        const int64_t snaps = (from_[b] == run.begin && run.begin > 0 && s.floor[run.begin - 1] == top) +
+                              (to_[b] == run.end && run.end < steps_ && s.floor[run.end] == top);
+        const int64_t ends = (from_[b] == run.begin) + (to_[b] == run.end);
+        return {ends, snaps, run.height - offset, buffer.size};
+      }
+      case SkylineRule::kLongest:
+        return {run.height - offset, length, buffer.size, 0};
+      case SkylineRule::kLargest:
+        return {run.height - offset, buffer.size, length, 0};
+    }
+    return {};
+  }
+
+  const Problem& p_;
+  std::vector<std::vector<int>> starts_, ends_;  // per compressed step: the free buffers starting / ending there
+  std::vector<int32_t> from_, to_;  // per buffer: its compressed steps [from, to)
+  std::vector<int> pins_, free_;    // buffers of positive size, pinned (by offset) or free
+  int32_t steps_ = 0;
+};
+
+constexpr SkylineRule kRules[] = {SkylineRule::kFillsRun, SkylineRule::kLongest, SkylineRule::kLargest};
+
+}  // namespace
+
+SkylineResult skyline_search(const Problem& problem, const SkylineOptions& options) {
+  const auto start_time = std::chrono::steady_clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count(); };
+  const Skyline skyline(problem);
+  const int64_t bound = lower_bound_bytes(problem);
+  SkylineResult result;
+  const auto keep = [&](Solution solution) {
+    if (result.constructions++ == 0 || solution.height < result.solution.height) result.solution = std::move(solution);
+  };
+  double slowest = 0;  // the longest construction so far: none starts that would end past the cap
+  const auto construct = [&](SkylineRule rule, double noise, uint64_t seed) {
+    const double before = elapsed();
+    keep(skyline.build(rule, noise, seed, options.backtracks));
+    slowest = std::max(slowest, elapsed() - before);
+  };
+  for (SkylineRule rule : kRules)
+    if (result.constructions == 0 || options.seconds <= 0 || elapsed() + slowest <= options.seconds) construct(rule, 0, 0);
+  SplitMix64 seeds{options.seed};
+  for (int64_t i = 0; i < options.constructions && result.solution.height > bound; ++i) {
+    if (options.seconds > 0 && elapsed() + slowest > options.seconds) break;
+    construct(kRules[i % 3], 0.05 + 0.05 * static_cast<double>(i / 3 % 4), seeds.next());
+  }
+  result.seconds = elapsed();
+  return result;
+}
+
+}  // namespace tinyarena::allocation

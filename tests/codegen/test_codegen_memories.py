@@ -1,0 +1,160 @@
+"""Compiling across a memory hierarchy: one arena per used memory, each in its own linker section,
+at the offsets the hierarchy placement chose (pins and blocklists included), placed by the linker
+in its memory's address range and bit-exact on the host and on Cortex-M4 under QEMU."""
+
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+import tinyarena
+from conftest import needs_cortex_m
+from shared_models import shared_model
+from tinyarena.allocation import Memory, validate_hierarchy
+from tinyarena.boards import board_regions
+from tinyarena.cli import main
+from tinyarena.codegen import compile as compile_model
+from tinyarena.memories import place_plan
+from tinyarena.verify import VerifyError, build, verify
+
+KIB = 1024
+MEMORIES = [Memory("fast", 16 * KIB), Memory("sram", 32 * KIB), Memory("ext", 8 * 1024 * KIB)]
+INPUT_OFFSET = 4096  # where the pin puts the camera frame inside 'ext'
+
+
+@pytest.fixture(scope="module")
+def person_detect():
+    """person_detect's plan (does not fit 'fast') placed with the input pinned in 'ext' at
+    INPUT_OFFSET and the largest buffer blocked from 'fast' and 'sram'."""
+    plan = tinyarena.plan(shared_model("person_detect"))
+    input_buffer = next(i for i, b in enumerate(plan.buffers) if plan.graph.inputs[0] in b.tensors)
+    largest = max((i for i in range(len(plan.buffers)) if i != input_buffer), key=lambda i: plan.buffers[i].size)
+    placement = place_plan(plan, MEMORIES, pins={plan.buffers[input_buffer].name: ("ext", INPUT_OFFSET)},
+                           blocked={largest: ["fast", "sram"]})
+    return plan, placement, input_buffer, largest
+
+
+def used_memories(placement):
+    return [m for i, m in enumerate(placement.memories) if i in set(placement.solution.memory)]
+
+
+def test_sources_hold_one_section_per_memory_at_the_planned_offsets(person_detect, tmp_path):
+    plan, placement, input_buffer, largest = person_detect
+    assert plan.peak_bytes > MEMORIES[0].size
+    assert validate_hierarchy(placement.problem, placement.solution) == []
+    assert placement.memory_of(input_buffer) == "ext" and placement.solution.offsets[input_buffer] == INPUT_OFFSET
+    assert placement.memory_of(largest) == "ext"
+    used = used_memories(placement)
+    assert len(used) == 3
+    compiled = compile_model(plan, tmp_path, memories=placement)
+    model_c, model_h = (tmp_path / "model.c").read_text(), (tmp_path / "model.h").read_text()
+    sections = (tmp_path / "tinyarena_sections.ld").read_text()
+    assert "ta_arena" not in model_c
+    for m in used:
+        peak = placement.heights[m.name]
+        assert (f"static uint8_t tinyarena_person_detect_arena_{m.name}[{peak}] "
+                f"__attribute__((section(\".tinyarena.{m.name}\"), aligned(16)));") in model_c
+        assert f"#define TINYARENA_PERSON_DETECT_ARENA_{m.name.upper()}_BYTES {peak}\n" in model_h
+        assert f".tinyarena.{m.name} (NOLOAD) : {{ KEEP(*(.tinyarena.{m.name})) }} > {m.name}\n" in sections
+    assert compiled.arenas == {m.name: placement.heights[m.name] for m in used}
+    assert compiled.arena_bytes == sum(placement.heights.values())
+    assert f"memcpy(tinyarena_person_detect_arena_ext + {INPUT_OFFSET}, input0," in model_c
+    # every traced op output is at its buffer's memory and offset (plus the tensor's offset in it)
+    liveness = plan.core.liveness
+    traced = re.findall(r"TA_TRACE\((\d+), tinyarena_person_detect_arena_(\w+) \+ (\d+), \d+\);", model_c)
+    assert len(traced) >= 20
+    for op, memory, offset in traced:
+        tensor = plan.graph.ops[int(op)].outputs[0]
+        buffer = liveness.tensor_buffer[tensor]
+        assert memory == placement.memory_of(buffer)
+        assert int(offset) == placement.solution.offsets[buffer] + liveness.tensor_offset[tensor]
+
+
+@needs_cortex_m
+def test_arenas_land_in_their_memories_and_run_bit_exact(person_detect, tmp_path):
+    plan, placement, _, _ = person_detect
+    model = shared_model("person_detect")
+    host = verify(model, target="host", memories=placement, work_dir=tmp_path / "host")
+    assert host.bit_exact, host.summary()
+    m4 = verify(model, target="cortex-m4", memories=placement, work_dir=tmp_path / "m4")
+    assert m4.bit_exact, m4.summary()
+    assert m4.arenas == {m.name: placement.heights[m.name] for m in used_memories(placement)}
+    elf = tmp_path / "m4" / "model_cortex-m4.elf"
+    nm = subprocess.run(["arm-none-eabi-nm", "-S", str(elf)], capture_output=True, text=True, check=True).stdout
+    symbols = {f[3]: (int(f[0], 16), int(f[1], 16)) for f in (line.split() for line in nm.splitlines()) if len(f) == 4}
+    headers = subprocess.run(["arm-none-eabi-objdump", "-h", str(elf)], capture_output=True, text=True,
+                             check=True).stdout
+    regions = board_regions(m4.arenas, "cortex-m4")  # the harness's memory map of the three memories
+    assert [what for what, _, _ in regions.values()] == ["FPGA block RAM", "ZBT SSRAM1 above the code", "PSRAM"]
+    for memory, (_, base, ram_bytes) in regions.items():
+        address, size = symbols[f"tinyarena_model_arena_{memory}"]
+        assert size == placement.heights[memory]
+        assert base <= address and address + size <= base + ram_bytes
+        section = re.search(rf"\.tinyarena\.{memory}\s+([0-9a-f]+)\s+([0-9a-f]+)\s+\S+\s+\S+\s+\S+\s*\n\s*(.*)",
+                            headers)
+        assert int(section.group(1), 16) == size and int(section.group(2), 16) == address
+        assert "LOAD" not in section.group(3)  # NOLOAD: no bytes in the image
+    # mps2-an500 has two free RAMs: the third memory is a link error naming it
+    with pytest.raises(VerifyError, match="arena of memory ext .* fits no free RAM of QEMU mps2-an500"):
+        build(tmp_path / "m4", "cortex-m7")
+
+
+def test_bad_memories_and_pins_are_clear_errors(tmp_path):
+    plan = tinyarena.plan(shared_model("kws_ref_model"))
+    with pytest.raises(ValueError, match=r"pin of buffer 0: no memory named 'tcm' \(memories: fast, sram, ext\)"):
+        place_plan(plan, MEMORIES, pins={0: "tcm"})
+    with pytest.raises(ValueError, match="blocklist of buffer 0: no memory named 'dram'"):
+        place_plan(plan, MEMORIES, blocked={0: ["dram"]})
+    with pytest.raises(ValueError, match="no buffer named 'nope'"):
+        place_plan(plan, MEMORIES, pins={"nope": "fast"})
+    with pytest.raises(ValueError, match=r"memory 'slow' need at least (\d+) bytes .*but it has 2048"):
+        compile_model(plan, tmp_path, memories=[Memory("fast", 1024), Memory("slow", 2048)])
+    with pytest.raises(ValueError, match="memory name 'my-ram' is not a C identifier"):
+        compile_model(plan, tmp_path, memories=[Memory("my-ram", 1 << 20)])
+    other = place_plan(tinyarena.plan(shared_model("hello_world_int8")), MEMORIES)
+    with pytest.raises(ValueError, match=rf"placement covers {len(other.solution.memory)} buffers but the plan has "
+                                         rf"{len(plan.buffers)}"):
+        compile_model(plan, tmp_path, memories=other)
+    tiled = tinyarena.tiling.search(shared_model("vww_96_int8"), tiling="rows").best
+    with pytest.raises(ValueError, match="a tiled plan runs in one arena"):
+        compile_model(tiled, tmp_path, memories=MEMORIES)
+    assert not (tmp_path / "model.c").exists()
+
+
+def test_cli_memory_option(tmp_path, capsys):
+    model = str(shared_model("kws_ref_model"))
+    for bad in ("fast", "fast:lots", "fast:16K:0", "1st:16K"):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["compile", model, "-o", str(tmp_path / "bad"), "--memory", bad])
+        assert exit_info.value.code == 2
+        assert f"invalid memory '{bad}'" in capsys.readouterr().err
+    assert main(["compile", model, "-o", str(tmp_path / "bad"), "--memory", "fast:1K", "--sram", "64K"]) == 2
+    assert "drop --sram" in capsys.readouterr().err
+    assert main(["compile", model, "-o", str(tmp_path / "bad"), "--memory", "fast:1K", "--memory", "slow:2K"]) == 2
+    assert re.search(r"memory 'slow' need at least \d+ bytes .*but it has 2048", capsys.readouterr().err)
+    out = tmp_path / "ok"
+    assert main(["compile", model, "-o", str(out), "--memory", "fast:4K", "--memory", "ext:1M:32:0x60000000"]) == 0
+    assert "arenas fast" in capsys.readouterr().out
+    regions = (out / "tinyarena_memory.ld").read_text()
+    assert "ext (rw) : ORIGIN = 0x60000000, LENGTH = 1048576" in regions
+    assert "aligned(32)" in (out / "model.c").read_text()
+    assert np.all([(out / f).exists() for f in ("tinyarena_sections.ld", "target/memory_cortex-m4.ld",
+                                                 "target/memory_cortex-m7.ld")])
+
+
+def test_const_bytes_are_the_arrays_each_build_links(tmp_path):
+    # Host builds: portable (int8 weights) and -DTA_SIMD_EMULATE (the SIMD paths' packed int16
+    # weights and requantization records, in plain C); the linked arrays are the op<i>_* symbols.
+    plan = tinyarena.plan(shared_model("kws_ref_model"))
+    compiled = compile_model(plan, tmp_path, target="host")
+
+    def linked_array_bytes(cflags):
+        subprocess.run(["make", "-s", "clean"], cwd=tmp_path, check=True)
+        subprocess.run(["make", "-s", f"EXTRA_CFLAGS={cflags}"], cwd=tmp_path, check=True)
+        nm = subprocess.run(["nm", "-S", "model_host"], cwd=tmp_path, check=True, capture_output=True, text=True).stdout
+        fields = [line.split() for line in nm.splitlines()]
+        return sum(int(f[1], 16) for f in fields if len(f) == 4 and re.fullmatch(r"op\d+_(?!params)\w+", f[3]))
+
+    assert compiled.const_bytes["portable"] == linked_array_bytes("") > plan.flash_bytes - 64
+    assert compiled.const_bytes["dsp"] == linked_array_bytes("-DTA_SIMD_EMULATE") > 1.9 * plan.flash_bytes
