@@ -11,6 +11,7 @@
 #include <tuple>
 #include <utility>
 
+#include "tinyarena/allocation/failed_states.h"
 #include "tinyarena/allocation/greedy.h"
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/sections.h"
@@ -102,8 +103,8 @@ std::vector<std::vector<int32_t>> preorder_ranks(const Problem& p, const Section
 class Decision {
  public:
   Decision(const Problem& p, const Sections& s, const std::vector<int32_t>& rank, int64_t capacity, Budget& budget,
-           int64_t node_limit)
-      : p_(p), s_(s), rank_(rank), capacity_(capacity), budget_(budget), nodes_left_(node_limit) {
+           int64_t node_limit, FailedStates& failed)
+      : p_(p), s_(s), rank_(rank), capacity_(capacity), budget_(budget), nodes_left_(node_limit), failed_(failed) {
     offset_.assign(p.buffers.size(), kUnplaced);
     min_offset_.assign(p.buffers.size(), 0);
     floor_.assign(s.members.size(), 0);
@@ -124,7 +125,7 @@ class Decision {
     for (int32_t b : part)
       if (p_.buffers[b].size > capacity_) return Outcome::NotFound;
     const Outcome outcome = search(part, span_of(part), 0, discrepancies);
-    return outcome == Outcome::NotFound && skipped_ ? Outcome::Aborted : outcome;
+    return outcome == Outcome::NotFound && skips_ > 0 ? Outcome::Aborted : outcome;
   }
 
   int64_t offset(int32_t b) const { return offset_[b]; }
@@ -178,8 +179,34 @@ class Decision {
   // Canonical order: offsets non-decreasing. At the lowest open level, the
   // section with the fewest candidates is decided first: one of them starts
   // there, or none does (all are banned from that level).
+  // A state refuted before (in any order) is skipped; one refuted here
+  // without a discrepancy cut is recorded.
   Outcome search(const std::vector<int32_t>& part, Span span, int64_t at_least, int32_t discrepancies) {
     if (--nodes_left_ < 0 || !budget_.tick()) return Outcome::Aborted;
+    const Fingerprint state = fingerprint(part, span, at_least);
+    if (failed_.contains(state)) return Outcome::NotFound;
+    const int64_t skips = skips_;
+    const Outcome outcome = expand(part, span, at_least, discrepancies);
+    if (outcome == Outcome::NotFound && skips_ == skips) failed_.insert(state);
+    return outcome;
+  }
+
+  // Everything the rest of the search depends on: the level, the span's
+  // floors, and each unplaced buffer's next offset and ban.
+  Fingerprint fingerprint(const std::vector<int32_t>& part, Span span, int64_t at_least) const {
+    FingerprintBuilder f;
+    f.add(static_cast<uint64_t>(at_least));
+    f.add(static_cast<uint64_t>(span.lo) << 32 | static_cast<uint32_t>(span.hi));
+    for (int32_t k = span.lo; k < span.hi; ++k) f.add(static_cast<uint64_t>(floor_[k]));
+    for (int32_t b : part)
+      if (offset_[b] == kUnplaced) {
+        f.add(static_cast<uint64_t>(b) << 1 | banned(b));
+        f.add(static_cast<uint64_t>(next_offset(b)));
+      }
+    return f.done();
+  }
+
+  Outcome expand(const std::vector<int32_t>& part, Span span, int64_t at_least, int32_t discrepancies) {
     const size_t mark = trail_.size();
     for (;;) {
       // A placement at or above `lowest_top` leaves room for a whole unplaced buffer below it: dominated.
@@ -193,6 +220,11 @@ class Decision {
       }
       if (done) return Outcome::Found;
       if (!sections_can_fill(span, at_least)) return fail(mark);
+      if (const std::optional<Candidate> x = covering_buffer(part)) {  // the one choice (dominance)
+        if (!place(x->buffer, x->at, span)) return fail(mark);
+        const Outcome outcome = descend(part, span, *x, discrepancies);
+        return outcome == Outcome::NotFound ? fail(mark) : outcome;
+      }
       const std::vector<Candidate> candidates = lowest_candidates(part, at_least, lowest_top);
       if (candidates.empty()) return fail(mark);
       for (const Candidate& c : candidates) {
@@ -203,13 +235,42 @@ class Decision {
         }
         undo(before);
         if (discrepancies == 0) {  // limited discrepancy: only the first choice is followed
-          skipped_ = true;
+          ++skips_;
           return fail(mark);
         }
         --discrepancies;
       }
       for (const Candidate& c : candidates) set(banned_at_[c.buffer], c.at);
     }
+  }
+
+  // A free buffer X live over every unplaced buffer's lifetime, on a flat
+  // floor f, goes at f: any completion with X higher becomes one with X at f
+  // by moving X down and what lay under it up by X's size -- valid when X
+  // is aligned at f, every other unplaced buffer's alignment divides X's
+  // size and none is pinned. The first such X in rank order, else none.
+  std::optional<Candidate> covering_buffer(const std::vector<int32_t>& part) const {
+    int32_t lo = std::numeric_limits<int32_t>::max(), hi = 0;
+    for (int32_t b : part) {
+      if (offset_[b] != kUnplaced) continue;
+      if (pinned(b)) return std::nullopt;
+      lo = std::min(lo, s_.lo[b]);
+      hi = std::max(hi, s_.hi[b]);
+    }
+    const int64_t f = floor_[lo];
+    for (int32_t k = lo; k < hi; ++k)
+      if (floor_[k] != f) return std::nullopt;
+    for (int32_t b : part) {
+      if (offset_[b] != kUnplaced || s_.lo[b] != lo || s_.hi[b] != hi || next_offset(b) != f || banned(b)) continue;
+      if (divides_all_others(part, b)) return Candidate{f, rank_[b], b};
+    }
+    return std::nullopt;
+  }
+
+  bool divides_all_others(const std::vector<int32_t>& part, int32_t x) const {
+    for (int32_t b : part)
+      if (b != x && offset_[b] == kUnplaced && p_.buffers[x].size % p_.buffers[b].alignment != 0) return false;
+    return true;
   }
 
   Outcome fail(size_t mark) {
@@ -277,8 +338,42 @@ class Decision {
     return true;
   }
 
-  // Places b at `at`; false when a pin is passed or some section's floor
-  // plus its unplaced bytes exceeds the capacity.
+  // Below any level L, section k's free room [floor, L) is covered only by
+  // unplaced buffers starting below L (each by at most min(size, L - start);
+  // below a pin at L, only by those ending by L); the rest is waste, and the
+  // waste plus the unplaced bytes must fit the capacity. One sweep over the
+  // starts (the levels) and the ends.
+  bool gaps_can_fill(int32_t k, int64_t at_least) {
+    const int64_t floor = floor_[k], slack = capacity_ - floor - remaining_[k];
+    starts_.clear();
+    bool above_floor = false;  // else no level above the floor: nothing to check
+    for (int32_t u : s_.members[k])
+      if (offset_[u] == kUnplaced) {
+        starts_.push_back({earliest(u, at_least), p_.buffers[u].size, pinned(u)});
+        above_floor |= starts_.back().at > floor;
+      }
+    if (!above_floor) return true;
+    ends_ = starts_;
+    std::sort(starts_.begin(), starts_.end(), [](const Start& a, const Start& b) { return a.at < b.at; });
+    std::sort(ends_.begin(), ends_.end(), [](const Start& a, const Start& b) { return a.at + a.size < b.at + b.size; });
+    int64_t begun = 0, begun_at = 0;                  // buffers starting below the level: count, sum of starts
+    int64_t ended = 0, ended_at = 0, ended_size = 0;  // of those, ending by the level: count, starts, sizes
+    size_t next_start = 0, next_end = 0;
+    for (const Start& level : starts_) {
+      if (level.at <= floor) continue;
+      for (; next_start < starts_.size() && starts_[next_start].at < level.at; ++next_start)
+        ++begun, begun_at += starts_[next_start].at;
+      for (; next_end < ends_.size() && ends_[next_end].at + ends_[next_end].size <= level.at; ++next_end)
+        ++ended, ended_at += ends_[next_end].at, ended_size += ends_[next_end].size;
+      const int64_t straddling = level.pin ? 0 : (begun - ended) * level.at - (begun_at - ended_at);
+      if (level.at - floor - ended_size - straddling > slack) return false;
+    }
+    return true;
+  }
+
+  // Places b at `at`; false when a pin is passed, some section's floor plus
+  // its unplaced bytes exceeds the capacity, or a gap at either end of b
+  // can no longer be filled.
   bool place(int32_t b, int64_t at, Span span) {
     const Buffer& buffer = p_.buffers[b];
     const int64_t top = at + buffer.size;
@@ -297,6 +392,8 @@ class Decision {
     }
     for (int32_t k = span.lo; k < span.hi; ++k)
       if (std::max(at, floor_[k]) + remaining_[k] > capacity_) return false;
+    for (int32_t k : {s_.lo[b] - 1, s_.lo[b], s_.hi[b] - 1, s_.hi[b]})  // where the skyline just stepped
+      if (k >= span.lo && k < span.hi && remaining_[k] > 0 && !gaps_can_fill(k, at)) return false;
     return true;
   }
 
@@ -329,9 +426,15 @@ class Decision {
   const int64_t capacity_;
   Budget& budget_;
   int64_t nodes_left_;  // this attempt's own node limit
-  bool skipped_ = false;  // a branch was left out for the discrepancy limit: NotFound proves nothing
+  FailedStates& failed_;  // shared by every attempt at this capacity
+  int64_t skips_ = 0;     // branches left out for the discrepancy limit (NotFound above them proves nothing)
   std::vector<int64_t> offset_, min_offset_, floor_, remaining_, crossings_;
   std::vector<std::pair<int64_t*, int64_t>> trail_;
+  struct Start {
+    int64_t at, size;  // an unplaced buffer's earliest offset and size
+    bool pin;
+  };
+  std::vector<Start> starts_, ends_;  // scratch of gaps_can_fill
   std::vector<uint64_t> seen_;   // per section: the last pass (stamp) that visited it
   std::vector<int32_t> count_;   // per section: candidates covering it (valid where seen_ is current)
   std::vector<int64_t> banned_at_;  // per buffer: the offset it may not take (-1: none)
@@ -383,9 +486,10 @@ int64_t part_height(const Problem& p, const std::vector<int32_t>& part, const st
 Outcome decide(const Problem& p, const Sections& s, const std::vector<std::vector<int32_t>>& ranks,
                const std::vector<int32_t>& part, int64_t capacity, Budget& budget, std::vector<int64_t>& offsets) {
   int32_t round = 0;
+  FailedStates failed;
   for (int64_t limit = 4 * static_cast<int64_t>(part.size()) + 64;; limit *= 2, ++round) {
     for (const auto& rank : ranks) {
-      Decision decision(p, s, rank, capacity, budget, limit);
+      Decision decision(p, s, rank, capacity, budget, limit, failed);
       const Outcome outcome = decision.run(part, round < kLimitedRounds ? round : kAnyDiscrepancy);
       if (outcome == Outcome::Found)
         for (int32_t b : part) offsets[b] = decision.offset(b);

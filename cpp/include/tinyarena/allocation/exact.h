@@ -8,10 +8,14 @@
 // the lowest open offset, the timeline section with the fewest candidates is
 // decided: which buffer starts there, or none (they are banned from that
 // offset) -- so no placement order is searched twice.
-// Pruning: a section's floor plus its unplaced bytes must fit the capacity;
+// Pruning: a section's floor plus its unplaced bytes must fit the capacity,
+// and so must the waste forced below each level where unplaced buffers can
+// start or a pin sits (checked where a placement makes the skyline step);
 // a placement that leaves room below it for a whole unplaced buffer is
-// dominated; identical buffers keep one order; when no unplaced buffer
-// crosses a cut, the two sides are solved independently.
+// dominated; a free buffer live over all the unplaced ones goes straight onto
+// a flat floor; identical buffers keep one order; when no unplaced buffer
+// crosses a cut, the two sides are solved independently; states refuted
+// once at a capacity are remembered (fingerprints) and skipped.
 // Search strategy: several buffer orders in turn with doubling node limits,
 // early rounds limited to a few discrepancies from the value order (buffers
 // whose top meets a neighbouring floor first), later rounds complete.

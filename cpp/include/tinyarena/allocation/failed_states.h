@@ -1,0 +1,40 @@
+// Search states of the exact solver proven to have no completion at one
+// capacity, kept as 128-bit fingerprints (two independent 64-bit hashes, so
+// a false match is astronomically unlikely) in an open-addressing table that
+// doubles when three quarters full, up to a fixed size; then new states are
+// no longer recorded.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace tinyarena::allocation {
+
+struct Fingerprint {
+  uint64_t a = 0, b = 0;  // a == 0 marks an empty slot (never produced by FingerprintBuilder)
+};
+
+// Accumulates a sequence of values into a fingerprint (order matters).
+class FingerprintBuilder {
+ public:
+  void add(uint64_t value);
+  Fingerprint done() const { return {a_ | 1, b_}; }
+
+ private:
+  uint64_t a_ = 0x243f6a8885a308d3ull, b_ = 0x13198a2e03707344ull;
+};
+
+class FailedStates {
+ public:
+  bool contains(const Fingerprint& f) const;
+  void insert(const Fingerprint& f);
+
+ private:
+  static constexpr size_t kMaxSlots = size_t{1} << 21;
+  void put(const Fingerprint& f);
+  std::vector<Fingerprint> slots_ = std::vector<Fingerprint>(1024);
+  size_t used_ = 0;
+};
+
+}  // namespace tinyarena::allocation
