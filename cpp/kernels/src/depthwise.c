@@ -572,8 +572,34 @@ TA_NOINLINE static void dw3x3s2_asm(dw_job *job) {
 }
 #endif
 
-/* Any kernel: per output kernel_h * ceil(kernel_w / 2) SMLADs over the plane rows. */
-static void dw_generic_rows(const dw_ctx *x, const dw_job *j) {
+/* Two outputs of one channel whose windows start `delta` plane values apart (dilation_w 1):
+ * each weight word is loaded once for both SMLADs; `half`: undoubled job, weights halved. */
+TA_INLINE void generic_pair(const int16_t *a, int32_t delta, const ta_i32a *w, int32_t kh, int32_t kwp2,
+                            int32_t kstep, int32_t half, int32_t *s0, int32_t *s1) {
+  int32_t acc0 = *s0, acc1 = *s1, ky, t;
+  for (ky = 0; ky < kh; ++ky, a += kstep, w += kwp2)
+    for (t = 0; t < kwp2; ++t) {
+      const int32_t wt = half ? half_pair(w[t]) : w[t];
+      acc0 = ta_smlad(wt, ta_read32(a + 2 * t), acc0);
+      acc1 = ta_smlad(wt, ta_read32(a + delta + 2 * t), acc1);
+    }
+  *s0 = acc0, *s1 = acc1;
+}
+
+/* Outputs o and o + ostep from windows a and a + delta (delta = ostep = 0: one output). */
+static void generic_store2(const dw_job *j, const int16_t *a, int32_t delta, int8_t *o, int32_t ostep, int32_t kh,
+                           int32_t kwp2, int32_t kstep) {
+  int32_t s0 = j->bias, s1 = j->bias;
+  if (j->fast)
+    generic_pair(a, delta, j->wq, kh, kwp2, kstep, 0, &s0, &s1);
+  else
+    generic_pair(a, delta, j->wq, kh, kwp2, kstep, 1, &s0, &s1);
+  o[ostep] = dw_requant(j, s1);
+  o[0] = dw_requant(j, s0);
+}
+
+/* Dilated columns: one output at a time, each tap pair gathered. */
+static void dw_dilated_rows(const dw_ctx *x, const dw_job *j) {
   const ta_dwconv_params *p = x->p;
   const int32_t kh = p->kernel_h, kwp2 = kw_padded(p) >> 1, sw = p->stride_w, dw = p->dilation_w;
   const int32_t kstep = p->dilation_h * (j->pitch >> 1);
@@ -586,12 +612,33 @@ static void dw_generic_rows(const dw_ctx *x, const dw_job *j) {
       int32_t acc = j->bias;
       for (ky = 0; ky < kh; ++ky, w += kwp2) {
         const int16_t *r = row + ox * sw + ky * kstep;
-        for (t = 0; t < kwp2; ++t) {
-          const int32_t wt = j->fast ? w[t] : half_pair(w[t]);
-          acc = ta_smlad(wt, dw == 1 ? ta_read32(r + 2 * t) : ta_pair16(r[2 * t * dw], r[(2 * t + 1) * dw]), acc);
-        }
+        for (t = 0; t < kwp2; ++t)
+          acc = ta_smlad(j->fast ? w[t] : half_pair(w[t]), ta_pair16(r[2 * t * dw], r[(2 * t + 1) * dw]), acc);
       }
       o[ox * j->ops] = dw_requant(j, acc);
+    }
+  }
+}
+
+/* Any kernel: kernel_h * ceil(kernel_w / 2) SMLADs per output, two outputs per pass (neighbours
+ * in a row, or in a column when rows hold one output). */
+static void dw_generic_rows(const dw_ctx *x, const dw_job *j) {
+  const ta_dwconv_params *p = x->p;
+  const int32_t kh = p->kernel_h, kwp2 = kw_padded(p) >> 1, sw = p->stride_w;
+  const int32_t kstep = p->dilation_h * (j->pitch >> 1), rstep = j->in_step >> 1;
+  const int16_t *row = j->row0;
+  int8_t *o = j->out;
+  int32_t k, ox;
+  if (p->dilation_w != 1) {
+    dw_dilated_rows(x, j);
+  } else if (j->n == 1) {
+    for (k = 0; k + 1 < j->rows; k += 2, row += 2 * rstep, o += 2 * j->out_step)
+      generic_store2(j, row, rstep, o, j->out_step, kh, kwp2, kstep);
+    if (k < j->rows) generic_store2(j, row, 0, o, 0, kh, kwp2, kstep);
+  } else {
+    for (k = 0; k < j->rows; ++k, row += rstep, o += j->out_step) {
+      for (ox = 0; ox + 1 < j->n; ox += 2) generic_store2(j, row + ox * sw, sw, o + ox * j->ops, j->ops, kh, kwp2, kstep);
+      if (ox < j->n) generic_store2(j, row + ox * sw, 0, o + ox * j->ops, 0, kh, kwp2, kstep);
     }
   }
 }
