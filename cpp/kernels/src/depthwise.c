@@ -135,7 +135,7 @@ typedef struct dw_ctx {
   const int8_t *in;
   int8_t *out;
   int32_t ips, irs, ops, ors;
-  int32_t fast3x3;  /* 3x3, equal strides 1 or 2, dilation 1: the row kernels below */
+  int32_t fast3x3;  /* 3x3, equal strides 1 or 2, dilation 1: the row kernels below (the stride; else 0) */
   int32_t width;    /* plane row, int16 elements (even) */
   int32_t span;     /* input rows one output row reads */
   int32_t xa, xb;   /* plane columns holding input columns */
@@ -156,7 +156,7 @@ static dw_ctx dw_context(const ta_dwconv_params *p, const int8_t *in, int8_t *ou
                          int32_t ips, int32_t irs, int32_t ops, int32_t ors, int32_t inplace) {
   dw_ctx x;
   x.p = p, x.in = in, x.out = out, x.ips = ips, x.irs = irs, x.ops = ops, x.ors = ors;
-  x.fast3x3 = is_fast3x3(p);
+  x.fast3x3 = is_fast3x3(p) ? p->stride_w : 0;
   /* stride 1 reads columns up to out_w + 2 (a last odd output reads one pair further) */
   x.width = x.fast3x3 && p->stride_w == 1 ? (p->out_w + 3) & ~1 : plane_width(p);
   x.span = (p->kernel_h - 1) * p->dilation_h + 1;
@@ -326,6 +326,14 @@ static void dw_chan_weights(dw_chan *k, const ta_i32a *q, int32_t stride) {
   }
 }
 
+/* Whether output channel oc takes ta_rqd on the doubled accumulator (dw_chan_prepare's fast). */
+static int32_t chan_fast(const dw_ctx *x, int32_t oc) {
+  const ta_dwconv_params *p = x->p;
+  const int32_t bias = p->bias ? p->bias[oc] : 0;
+  return ta_rqd_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset).r >= 0 && bias < x->room &&
+         bias > -x->room;
+}
+
 /* Constants of output channel oc. The doubled accumulator is exact when |acc| < 2^30, which
  * |bias| < room = 2^30 - 255 * 128 * taps guarantees; otherwise the channel runs undoubled. */
 static void dw_chan_prepare(const dw_ctx *x, int32_t oc, dw_chan *k) {
@@ -335,7 +343,7 @@ static void dw_chan_prepare(const dw_ctx *x, int32_t oc, dw_chan *k) {
   const ta_i32a *const wq = (const ta_i32a *)p->packed_weights + (size_t)oc * nw;
   int32_t sum2 = 0, i;
   for (i = 0; i < nw; ++i) sum2 = ta_smlad(wq[i], 0x00010001, sum2); /* twice the taps' sum */
-  k->fast = q.r >= 0 && bias < x->room && bias > -x->room;
+  k->fast = q.r >= 0 && bias < x->room && bias > -x->room; /* as chan_fast */
   k->bias = k->fast ? ta_wrap_add(ta_wrap_add(bias, bias), (int32_t)((uint32_t)sum2 * (uint32_t)p->input_offset))
                     : ta_wrap_add(bias, (int32_t)((uint32_t)(sum2 / 2) * (uint32_t)p->input_offset));
   k->m = q.m, k->c = q.c, k->r = q.r, k->qoo = q.oo;
@@ -604,10 +612,48 @@ TA_INLINE void generic_pair(const int16_t *a, int32_t delta, const ta_i32a *w, i
   *s0 = acc0, *s1 = acc1;
 }
 
-/* Outputs o and o + ostep from windows a and a + delta (delta = ostep = 0: one output). */
-static void generic_store2(const dw_job *j, const int16_t *a, int32_t delta, int8_t *o, int32_t ostep, int32_t kh,
-                           int32_t kwp2, int32_t kstep) {
+/* The same for two channels (weights wa, wb) of one input plane: each data word feeds both. */
+static void generic_quad(const int16_t *a, int32_t delta, const ta_i32a *wa, const ta_i32a *wb, int32_t kh,
+                         int32_t kwp2, int32_t kstep, int32_t s[4]) {
+  int32_t a0 = s[0], a1 = s[1], b0 = s[2], b1 = s[3];
+  const ta_i32a *const wend = wa + kh * kwp2;
+  for (; wa < wend; a += kstep) {
+    const int16_t *r = a;
+    const ta_i32a *const rend = wa + kwp2;
+    for (; wa < rend; ++wa, ++wb, r += 2) {
+      const int32_t x0 = ta_read32(r), x1 = ta_read32(r + delta), wta = *wa, wtb = *wb;
+      a0 = ta_smlad(wta, x0, a0), a1 = ta_smlad(wta, x1, a1);
+      b0 = ta_smlad(wtb, x0, b0), b1 = ta_smlad(wtb, x1, b1);
+    }
+  }
+  s[0] = a0, s[1] = a1, s[2] = b0, s[3] = b1;
+}
+
+/* ta_rqd requantization of a fast channel's doubled accumulator. */
+static int8_t chan_requant(const dw_chan *k, const dw_job *j, int32_t acc) {
+  const ta_rqd q = {k->m, k->c, k->r, k->qoo};
+  return (int8_t)ta_clamp_act(ta_rqd_apply(q, acc), j->lo, j->hi);
+}
+
+/* generic_store2 for the job's channel and the next one (constants k2, output at + 1), both fast. */
+TA_NOINLINE static void generic_store4(const dw_job *j, const dw_chan *k2, const int16_t *a, int32_t delta,
+                                       int8_t *o, int32_t ostep, int32_t kh, int32_t kwp2, int32_t kstep) {
+  int32_t s[4];
+  s[0] = s[1] = j->bias, s[2] = s[3] = k2->bias;
+  generic_quad(a, delta, j->wq, j->wq + kh * kwp2, kh, kwp2, kstep, s);
+  o[ostep + 1] = chan_requant(k2, j, s[3]), o[1] = chan_requant(k2, j, s[2]);
+  o[ostep] = dw_requant(j, s[1]), o[0] = dw_requant(j, s[0]);
+}
+
+/* Outputs o and o + ostep from windows a and a + delta (delta = ostep = 0: one output); with k2
+ * also the next channel's (generic_store4). */
+static void generic_store2(const dw_job *j, const dw_chan *k2, const int16_t *a, int32_t delta, int8_t *o,
+                           int32_t ostep, int32_t kh, int32_t kwp2, int32_t kstep) {
   int32_t s0 = j->bias, s1 = j->bias;
+  if (k2) {
+    generic_store4(j, k2, a, delta, o, ostep, kh, kwp2, kstep);
+    return;
+  }
   if (j->fast)
     generic_pair(a, delta, j->wq, kh, kwp2, kstep, 0, &s0, &s1);
   else
@@ -647,22 +693,35 @@ TA_NOINLINE static void dw_generic_rows(const dw_ctx *x, const dw_job *j) {
   const int16_t *row = j->row0;
   int8_t *o = j->out;
   int32_t k, ox;
+  dw_chan next;
+  const dw_chan *k2 = NULL;
+  if (p->depth_multiplier > 1 && p->dilation_w == 1) { /* multipliers m, m + 1 (m even) together if both fast */
+    const int32_t oc = (int32_t)(j->wq - (const ta_i32a *)p->packed_weights) / x->words;
+    const int32_t m = oc % p->depth_multiplier;
+    if (m & 1) {
+      if (j->fast && chan_fast(x, oc - 1)) return; /* ran along channel oc - 1 */
+    } else if (m + 1 < p->depth_multiplier && j->fast && chan_fast(x, oc + 1)) {
+      dw_chan_prepare(x, oc + 1, &next);
+      k2 = &next;
+    }
+  }
   if (p->dilation_w != 1) {
     dw_dilated_rows(x, j);
   } else if (j->n == 1) {
     for (k = 0; k + 1 < j->rows; k += 2, row += 2 * rstep, o += 2 * j->out_step)
-      generic_store2(j, row, rstep, o, j->out_step, kh, kwp2, kstep);
-    if (k < j->rows) generic_store2(j, row, 0, o, 0, kh, kwp2, kstep);
+      generic_store2(j, k2, row, rstep, o, j->out_step, kh, kwp2, kstep);
+    if (k < j->rows) generic_store2(j, k2, row, 0, o, 0, kh, kwp2, kstep);
   } else {
     for (k = 0; k < j->rows; ++k, row += rstep, o += j->out_step) {
-      for (ox = 0; ox + 1 < j->n; ox += 2) generic_store2(j, row + ox * sw, sw, o + ox * j->ops, j->ops, kh, kwp2, kstep);
-      if (ox < j->n) generic_store2(j, row + ox * sw, 0, o + ox * j->ops, 0, kh, kwp2, kstep);
+      for (ox = 0; ox + 1 < j->n; ox += 2)
+        generic_store2(j, k2, row + ox * sw, sw, o + ox * j->ops, j->ops, kh, kwp2, kstep);
+      if (ox < j->n) generic_store2(j, k2, row + ox * sw, 0, o + ox * j->ops, 0, kh, kwp2, kstep);
     }
   }
 }
 
 TA_NOINLINE static void dw_run(const dw_ctx *x, dw_job *j) {
-  const int32_t stride1 = x->p->stride_w == 1;
+  const int32_t stride1 = x->fast3x3 == 1;
   if (!x->fast3x3) {
     dw_generic_rows(x, j);
     return;
