@@ -26,8 +26,10 @@ CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "gemm_2px_doubled8", "gemm_2px_doub
                   "gemm_2px_clamped", "im2col_pixel", "widen_pair", "small_patch_pair", "small_patch_pixel",
                   "gather_patch", "gather_inside", "widen_span", "widen_values", "patch_row")
 DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "dw_simd", "dw_group", "dw_run",
-                       "dw_job_prepare", "dw_job_weights", "dw3x3s1_asm", "dw3x3s2_asm", "dw3x3s1_rows_c",
-                       "dw3x3s2_rows_c", "dw_generic_rows", "load_rows", "build_rows4", "build_rows2", "build_rows1",
+                       "dw_chan_prepare", "dw_chan_weights", "chan_fast", "dw_job_load", "dw3x3s1_asm",
+                       "dw3x3s2_asm", "dw3x3s1_rows_c", "dw3x3s2_rows_c", "dw_generic_rows", "generic_store2",
+                       "generic_store4", "generic_quad", "chan_requant", "dw_dilated_rows", "dw_portable",
+                       "dw_inplace_portable", "load_rows", "build_rows4", "build_rows2", "build_rows1",
                        "fill_zp", "fill_borders", "bands_inplace_ok", "dw_slots", "dw_context", "half_pair",
                        "plane_width", "plane_bytes")
 

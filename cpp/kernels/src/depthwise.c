@@ -15,12 +15,18 @@
 #include "ta_simd.h"
 
 #define TA_DEF(v, d) ((v) != 0 ? (v) : (d))
+/* Out of line: keeps a caller's stack frame (and the SIMD path's high-water) small. */
+#if defined(__GNUC__)
+#define TA_NOINLINE __attribute__((noinline))
+#else
+#define TA_NOINLINE
+#endif
 
 static inline int8_t rq(const ta_dwconv_params *p, int32_t acc, int32_t oc) {
   return ta_requant_acc(acc, p->out_mult[oc], p->out_shift[oc], p->output_offset, p->act_min, p->act_max);
 }
 
-static void dw_portable(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1) {
+TA_NOINLINE static void dw_portable(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1) {
   const int32_t in_c = p->in_c, dm = p->depth_multiplier, out_c = in_c * dm;
   const int32_t in_h = p->in_h, in_w = p->in_w, kh = p->kernel_h, kw = p->kernel_w, out_w = p->out_w;
   const int32_t ips = TA_DEF(p->in_pix_stride, in_c);
@@ -89,11 +95,6 @@ size_t ta_depthwise_conv_s8_inplace_scratch_bytes(const ta_dwconv_params *p) {
 }
 
 #if TA_SIMD
-#if defined(__GNUC__)
-#define TA_NOINLINE __attribute__((noinline))
-#else
-#define TA_NOINLINE
-#endif
 
 /* PKHBT (a.lo, b.lo), PKHTB (a.hi, b.hi) as [lo half, hi half], and SXTB16 of bytes 1 and 3. */
 #if TA_SIMD_NATIVE
@@ -134,13 +135,13 @@ typedef struct dw_ctx {
   const int8_t *in;
   int8_t *out;
   int32_t ips, irs, ops, ors;
-  int32_t fast3x3;  /* 3x3, equal strides 1 or 2, dilation 1: the row kernels below */
+  int32_t fast3x3;  /* 3x3, equal strides 1 or 2, dilation 1: the row kernels below (the stride; else 0) */
   int32_t width;    /* plane row, int16 elements (even) */
   int32_t span;     /* input rows one output row reads */
   int32_t xa, xb;   /* plane columns holding input columns */
   int32_t inplace;  /* output written over the input (ta_depthwise_conv_s8_inplace) */
   int32_t words;    /* packed weight words per output channel */
-  int32_t room;     /* |bias| below this: the doubled accumulator is exact (dw_job_prepare) */
+  int32_t room;     /* |bias| below this: the doubled accumulator is exact (dw_chan_prepare) */
   int32_t asm_layer; /* fast3x3 and all of int8 as the activation range: the assembly's form */
   int16_t *plane;
   size_t budget;    /* scratch bytes */
@@ -155,7 +156,7 @@ static dw_ctx dw_context(const ta_dwconv_params *p, const int8_t *in, int8_t *ou
                          int32_t ips, int32_t irs, int32_t ops, int32_t ors, int32_t inplace) {
   dw_ctx x;
   x.p = p, x.in = in, x.out = out, x.ips = ips, x.irs = irs, x.ops = ops, x.ors = ors;
-  x.fast3x3 = is_fast3x3(p);
+  x.fast3x3 = is_fast3x3(p) ? p->stride_w : 0;
   /* stride 1 reads columns up to out_w + 2 (a last odd output reads one pair further) */
   x.width = x.fast3x3 && p->stride_w == 1 ? (p->out_w + 3) & ~1 : plane_width(p);
   x.span = (p->kernel_h - 1) * p->dilation_h + 1;
@@ -280,7 +281,7 @@ TA_NOINLINE static void fill_borders(const dw_ctx *x) {
  * DOUBLED accumulator from the doubled packed weights and requantize it with ta_rqd in
  * ADD, SMMLAR, ASR, SSAT. */
 typedef struct dw_job {
-  int32_t w[6];         /*  0: 3x3 weight words, see dw_job_weights */
+  int32_t w[6];         /*  0: 3x3 weight words, see dw_chan_weights */
   int32_t bias;         /* 24: accumulator start (input offset folded in; doubled when fast) */
   int32_t m, c, r;      /* 28: ta_rqd multiplier, constant, shift */
   int32_t ops;          /* 40: output pixel stride */
@@ -300,42 +301,67 @@ typedef struct dw_job {
   int32_t qoo, oo, lo, hi, mult, shift;
 } dw_job;
 
-/* 3x3 weight words per stride, from the rows (w0, w1), (w2, 0) of the packed layout:
+/* An output channel's constants, computed once per group while at most DW_JOBS of them (a
+ * stack array); its first 40 bytes are the job's. */
+typedef struct dw_chan {
+  int32_t w[6], bias, m, c, r;
+  int32_t qoo;
+  int16_t fast, use_asm;
+} dw_chan;
+
+/* 3x3 weight words per stride, from the rows (w0, w1), (w2, 0) of the packed layout q:
  * stride 1: W0, z0, W1, W2, z1, z2 with Wr = (wr0, wr1), zr = (wr2, wr1);
  * stride 2: W0, W1, W2, (w02, w12), (w22, 0). */
-static void dw_job_weights(dw_job *j, int32_t stride) {
-  const ta_i32a *q = j->wq;
+static void dw_chan_weights(dw_chan *k, const ta_i32a *q, int32_t stride) {
   int32_t k0 = q[0], k1 = q[1], k2 = q[2], k3 = q[3], k4 = q[4], k5 = q[5];
-  if (!j->fast) {
+  if (!k->fast) {
     k0 = half_pair(k0), k1 = half_pair(k1), k2 = half_pair(k2);
     k3 = half_pair(k3), k4 = half_pair(k4), k5 = half_pair(k5);
   }
   if (stride == 1) {
-    j->w[0] = k0, j->w[1] = pack_lo16(k1, k0 >> 16), j->w[2] = k2, j->w[3] = k4;
-    j->w[4] = pack_lo16(k3, k2 >> 16), j->w[5] = pack_lo16(k5, k4 >> 16);
+    k->w[0] = k0, k->w[1] = pack_lo16(k1, k0 >> 16), k->w[2] = k2, k->w[3] = k4;
+    k->w[4] = pack_lo16(k3, k2 >> 16), k->w[5] = pack_lo16(k5, k4 >> 16);
   } else {
-    j->w[0] = k0, j->w[1] = k2, j->w[2] = k4, j->w[3] = pack_lo16(k1, k3), j->w[4] = k5, j->w[5] = 0;
+    k->w[0] = k0, k->w[1] = k2, k->w[2] = k4, k->w[3] = pack_lo16(k1, k3), k->w[4] = k5, k->w[5] = 0;
   }
+}
+
+/* Whether output channel oc takes ta_rqd on the doubled accumulator (dw_chan_prepare's fast). */
+static int32_t chan_fast(const dw_ctx *x, int32_t oc) {
+  const ta_dwconv_params *p = x->p;
+  const int32_t bias = p->bias ? p->bias[oc] : 0;
+  return ta_rqd_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset).r >= 0 && bias < x->room &&
+         bias > -x->room;
 }
 
 /* Constants of output channel oc. The doubled accumulator is exact when |acc| < 2^30, which
  * |bias| < room = 2^30 - 255 * 128 * taps guarantees; otherwise the channel runs undoubled. */
-static void dw_job_prepare(const dw_ctx *x, int32_t oc, dw_job *j) {
+static void dw_chan_prepare(const dw_ctx *x, int32_t oc, dw_chan *k) {
   const ta_dwconv_params *p = x->p;
   const int32_t nw = x->words, bias = p->bias ? p->bias[oc] : 0;
   const ta_rqd q = ta_rqd_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
+  const ta_i32a *const wq = (const ta_i32a *)p->packed_weights + (size_t)oc * nw;
   int32_t sum2 = 0, i;
-  j->wq = (const ta_i32a *)p->packed_weights + (size_t)oc * nw;
-  for (i = 0; i < nw; ++i) sum2 = ta_smlad(j->wq[i], 0x00010001, sum2); /* twice the taps' sum */
-  j->fast = q.r >= 0 && bias < x->room && bias > -x->room;
-  j->bias = j->fast ? ta_wrap_add(ta_wrap_add(bias, bias), (int32_t)((uint32_t)sum2 * (uint32_t)p->input_offset))
+  for (i = 0; i < nw; ++i) sum2 = ta_smlad(wq[i], 0x00010001, sum2); /* twice the taps' sum */
+  k->fast = q.r >= 0 && bias < x->room && bias > -x->room; /* as chan_fast */
+  k->bias = k->fast ? ta_wrap_add(ta_wrap_add(bias, bias), (int32_t)((uint32_t)sum2 * (uint32_t)p->input_offset))
                     : ta_wrap_add(bias, (int32_t)((uint32_t)(sum2 / 2) * (uint32_t)p->input_offset));
-  j->m = q.m, j->c = q.c, j->r = q.r, j->qoo = q.oo;
-  j->oo = p->output_offset, j->lo = p->act_min, j->hi = p->act_max;
-  j->mult = p->out_mult[oc], j->shift = p->out_shift[oc];
-  j->ops = x->ops;
-  j->use_asm = x->asm_layer && j->fast && q.oo == 0;
-  if (x->fast3x3) dw_job_weights(j, p->stride_w);
+  k->m = q.m, k->c = q.c, k->r = q.r, k->qoo = q.oo;
+  k->use_asm = x->asm_layer && k->fast && q.oo == 0;
+  if (x->fast3x3) dw_chan_weights(k, wq, p->stride_w);
+}
+
+typedef char dw_chan_layout_check[(offsetof(dw_chan, qoo) == offsetof(dw_job, ops) &&
+                                   offsetof(dw_chan, r) == offsetof(dw_job, r))
+                                      ? 1
+                                      : -1];
+
+/* The job of output channel oc from its constants (the layer's fields are set already). */
+static void dw_job_load(const dw_ctx *x, const dw_chan *k, int32_t oc, dw_job *j) {
+  memcpy(j, k, offsetof(dw_chan, qoo));
+  j->qoo = k->qoo, j->fast = k->fast, j->use_asm = k->use_asm;
+  j->wq = (const ta_i32a *)x->p->packed_weights + (size_t)oc * x->words;
+  j->mult = x->p->out_mult[oc], j->shift = x->p->out_shift[oc];
 }
 
 TA_INLINE int8_t dw_requant(const dw_job *j, int32_t acc) {
@@ -348,7 +374,7 @@ TA_INLINE int8_t dw_requant(const dw_job *j, int32_t acc) {
 
 /* 3x3 stride 1, two outputs per step from one aligned pair load per kernel row: with
  * a = (x0, x1), b = (x2, x3): out0 = SMLAD(a, W) + SMLABB(b, z), out1 = SMLATB(a, W) + SMLADX(b, z). */
-static void dw3x3s1_rows_c(const dw_job *j) {
+TA_NOINLINE static void dw3x3s1_rows_c(const dw_job *j) {
   const int32_t w0 = j->w[0], z0 = j->w[1], w1 = j->w[2], w2 = j->w[3], z1 = j->w[4], z2 = j->w[5];
   const uint8_t *row = (const uint8_t *)j->row0;
   int8_t *o = j->out;
@@ -371,7 +397,7 @@ static void dw3x3s1_rows_c(const dw_job *j) {
 
 /* 3x3 stride 2: output x reads the words x and x + 1 of each kernel row:
  * out = SMLAD(word x, W) + (low half of word x + 1) * w2. */
-static void dw3x3s2_rows_c(const dw_job *j) {
+TA_NOINLINE static void dw3x3s2_rows_c(const dw_job *j) {
   const int32_t w0 = j->w[0], w1 = j->w[1], w2 = j->w[2], z01 = j->w[3], z2 = j->w[4];
   const uint8_t *row = (const uint8_t *)j->row0;
   int8_t *o = j->out;
@@ -572,8 +598,72 @@ TA_NOINLINE static void dw3x3s2_asm(dw_job *job) {
 }
 #endif
 
-/* Any kernel: per output kernel_h * ceil(kernel_w / 2) SMLADs over the plane rows. */
-static void dw_generic_rows(const dw_ctx *x, const dw_job *j) {
+/* Two outputs of one channel whose windows start `delta` plane values apart (dilation_w 1):
+ * each weight word is loaded once for both SMLADs; `half`: undoubled job, weights halved. */
+TA_INLINE void generic_pair(const int16_t *a, int32_t delta, const ta_i32a *w, int32_t kh, int32_t kwp2,
+                            int32_t kstep, int32_t half, int32_t *s0, int32_t *s1) {
+  int32_t acc0 = *s0, acc1 = *s1, ky, t;
+  for (ky = 0; ky < kh; ++ky, a += kstep, w += kwp2)
+    for (t = 0; t < kwp2; ++t) {
+      const int32_t wt = half ? half_pair(w[t]) : w[t];
+      acc0 = ta_smlad(wt, ta_read32(a + 2 * t), acc0);
+      acc1 = ta_smlad(wt, ta_read32(a + delta + 2 * t), acc1);
+    }
+  *s0 = acc0, *s1 = acc1;
+}
+
+/* The same for two channels (weights wa, wb) of one input plane: each data word feeds both. */
+static void generic_quad(const int16_t *a, int32_t delta, const ta_i32a *wa, const ta_i32a *wb, int32_t kh,
+                         int32_t kwp2, int32_t kstep, int32_t s[4]) {
+  int32_t a0 = s[0], a1 = s[1], b0 = s[2], b1 = s[3];
+  const ta_i32a *const wend = wa + kh * kwp2;
+  for (; wa < wend; a += kstep) {
+    const int16_t *r = a;
+    const ta_i32a *const rend = wa + kwp2;
+    for (; wa < rend; ++wa, ++wb, r += 2) {
+      const int32_t x0 = ta_read32(r), x1 = ta_read32(r + delta), wta = *wa, wtb = *wb;
+      a0 = ta_smlad(wta, x0, a0), a1 = ta_smlad(wta, x1, a1);
+      b0 = ta_smlad(wtb, x0, b0), b1 = ta_smlad(wtb, x1, b1);
+    }
+  }
+  s[0] = a0, s[1] = a1, s[2] = b0, s[3] = b1;
+}
+
+/* ta_rqd requantization of a fast channel's doubled accumulator. */
+static int8_t chan_requant(const dw_chan *k, const dw_job *j, int32_t acc) {
+  const ta_rqd q = {k->m, k->c, k->r, k->qoo};
+  return (int8_t)ta_clamp_act(ta_rqd_apply(q, acc), j->lo, j->hi);
+}
+
+/* generic_store2 for the job's channel and the next one (constants k2, output at + 1), both fast. */
+TA_NOINLINE static void generic_store4(const dw_job *j, const dw_chan *k2, const int16_t *a, int32_t delta,
+                                       int8_t *o, int32_t ostep, int32_t kh, int32_t kwp2, int32_t kstep) {
+  int32_t s[4];
+  s[0] = s[1] = j->bias, s[2] = s[3] = k2->bias;
+  generic_quad(a, delta, j->wq, j->wq + kh * kwp2, kh, kwp2, kstep, s);
+  o[ostep + 1] = chan_requant(k2, j, s[3]), o[1] = chan_requant(k2, j, s[2]);
+  o[ostep] = dw_requant(j, s[1]), o[0] = dw_requant(j, s[0]);
+}
+
+/* Outputs o and o + ostep from windows a and a + delta (delta = ostep = 0: one output); with k2
+ * also the next channel's (generic_store4). */
+static void generic_store2(const dw_job *j, const dw_chan *k2, const int16_t *a, int32_t delta, int8_t *o,
+                           int32_t ostep, int32_t kh, int32_t kwp2, int32_t kstep) {
+  int32_t s0 = j->bias, s1 = j->bias;
+  if (k2) {
+    generic_store4(j, k2, a, delta, o, ostep, kh, kwp2, kstep);
+    return;
+  }
+  if (j->fast)
+    generic_pair(a, delta, j->wq, kh, kwp2, kstep, 0, &s0, &s1);
+  else
+    generic_pair(a, delta, j->wq, kh, kwp2, kstep, 1, &s0, &s1);
+  o[ostep] = dw_requant(j, s1);
+  o[0] = dw_requant(j, s0);
+}
+
+/* Dilated columns: one output at a time, each tap pair gathered. */
+static void dw_dilated_rows(const dw_ctx *x, const dw_job *j) {
   const ta_dwconv_params *p = x->p;
   const int32_t kh = p->kernel_h, kwp2 = kw_padded(p) >> 1, sw = p->stride_w, dw = p->dilation_w;
   const int32_t kstep = p->dilation_h * (j->pitch >> 1);
@@ -586,18 +676,52 @@ static void dw_generic_rows(const dw_ctx *x, const dw_job *j) {
       int32_t acc = j->bias;
       for (ky = 0; ky < kh; ++ky, w += kwp2) {
         const int16_t *r = row + ox * sw + ky * kstep;
-        for (t = 0; t < kwp2; ++t) {
-          const int32_t wt = j->fast ? w[t] : half_pair(w[t]);
-          acc = ta_smlad(wt, dw == 1 ? ta_read32(r + 2 * t) : ta_pair16(r[2 * t * dw], r[(2 * t + 1) * dw]), acc);
-        }
+        for (t = 0; t < kwp2; ++t)
+          acc = ta_smlad(j->fast ? w[t] : half_pair(w[t]), ta_pair16(r[2 * t * dw], r[(2 * t + 1) * dw]), acc);
       }
       o[ox * j->ops] = dw_requant(j, acc);
     }
   }
 }
 
+/* Any kernel: kernel_h * ceil(kernel_w / 2) SMLADs per output, two outputs per pass (neighbours
+ * in a row, or in a column when rows hold one output). */
+TA_NOINLINE static void dw_generic_rows(const dw_ctx *x, const dw_job *j) {
+  const ta_dwconv_params *p = x->p;
+  const int32_t kh = p->kernel_h, kwp2 = kw_padded(p) >> 1, sw = p->stride_w;
+  const int32_t kstep = p->dilation_h * (j->pitch >> 1), rstep = j->in_step >> 1;
+  const int16_t *row = j->row0;
+  int8_t *o = j->out;
+  int32_t k, ox;
+  dw_chan next;
+  const dw_chan *k2 = NULL;
+  if (p->depth_multiplier > 1 && p->dilation_w == 1) { /* multipliers m, m + 1 (m even) together if both fast */
+    const int32_t oc = (int32_t)(j->wq - (const ta_i32a *)p->packed_weights) / x->words;
+    const int32_t m = oc % p->depth_multiplier;
+    if (m & 1) {
+      if (j->fast && chan_fast(x, oc - 1)) return; /* ran along channel oc - 1 */
+    } else if (m + 1 < p->depth_multiplier && j->fast && chan_fast(x, oc + 1)) {
+      dw_chan_prepare(x, oc + 1, &next);
+      k2 = &next;
+    }
+  }
+  if (p->dilation_w != 1) {
+    dw_dilated_rows(x, j);
+  } else if (j->n == 1) {
+    for (k = 0; k + 1 < j->rows; k += 2, row += 2 * rstep, o += 2 * j->out_step)
+      generic_store2(j, k2, row, rstep, o, j->out_step, kh, kwp2, kstep);
+    if (k < j->rows) generic_store2(j, k2, row, 0, o, 0, kh, kwp2, kstep);
+  } else {
+    for (k = 0; k < j->rows; ++k, row += rstep, o += j->out_step) {
+      for (ox = 0; ox + 1 < j->n; ox += 2)
+        generic_store2(j, k2, row + ox * sw, sw, o + ox * j->ops, j->ops, kh, kwp2, kstep);
+      if (ox < j->n) generic_store2(j, k2, row + ox * sw, 0, o + ox * j->ops, 0, kh, kwp2, kstep);
+    }
+  }
+}
+
 TA_NOINLINE static void dw_run(const dw_ctx *x, dw_job *j) {
-  const int32_t stride1 = x->p->stride_w == 1;
+  const int32_t stride1 = x->fast3x3 == 1;
   if (!x->fast3x3) {
     dw_generic_rows(x, j);
     return;
@@ -628,10 +752,14 @@ static void dw_group(const dw_ctx *x, int32_t c0, int32_t g, int32_t slots, int3
   const int32_t sh = p->stride_h, dm = p->depth_multiplier, pitch = g * x->width;
   const int32_t band = (slots - x->span) / sh + 1;
   int32_t yb, have_lo = 0, have_n = 0, r, j, m;
-  dw_job jobs[DW_JOBS];
+  dw_chan chans[DW_JOBS];
+  dw_job job;
   const int32_t cached = g * dm <= DW_JOBS;
   if (cached)
-    for (j = 0; j < g * dm; ++j) dw_job_prepare(x, c0 * dm + j, &jobs[j]);
+    for (j = 0; j < g * dm; ++j) dw_chan_prepare(x, c0 * dm + j, &chans[j]);
+  job.ops = x->ops, job.oo = p->output_offset, job.lo = p->act_min, job.hi = p->act_max;
+  job.pitch = pitch * 2, job.in_step = sh * pitch * 2, job.out_step = x->ors;
+  job.n = p->out_w, job.odd = p->out_w & 1, job.pair_bytes = (p->out_w >> 1) * 2 * x->ops;
   for (yb = y0; yb < y1; yb += band) {
     const int32_t ye = ta_min32(y1, yb + band), iy = yb * sh - p->pad_top;
     const int32_t rows = (ye - yb - 1) * sh + x->span;
@@ -651,18 +779,12 @@ static void dw_group(const dw_ctx *x, int32_t c0, int32_t g, int32_t slots, int3
     for (j = 0; j < g; ++j) {
       for (m = 0; m < dm; ++m) {
         const int32_t oc = (c0 + j) * dm + m;
-        dw_job *job = cached ? &jobs[j * dm + m] : &jobs[0];
-        if (!cached) dw_job_prepare(x, oc, job);
-        job->row0 = x->plane + j * x->width;
-        job->pitch = pitch * 2;
-        job->out = x->out + yb * x->ors + oc;
-        job->n = p->out_w;
-        job->odd = p->out_w & 1;
-        job->pair_bytes = (p->out_w >> 1) * 2 * x->ops;
-        job->rows = ye - yb;
-        job->in_step = sh * pitch * 2;
-        job->out_step = x->ors;
-        dw_run(x, job);
+        if (!cached) dw_chan_prepare(x, oc, &chans[0]);
+        dw_job_load(x, cached ? &chans[j * dm + m] : &chans[0], oc, &job);
+        job.row0 = x->plane + j * x->width; /* the assembly advances row0, out, rows */
+        job.out = x->out + yb * x->ors + oc;
+        job.rows = ye - yb;
+        dw_run(x, &job);
       }
     }
   }
@@ -735,39 +857,44 @@ void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t
   dw_portable(p, input, output, y0, y1);
 }
 
-void ta_depthwise_conv_s8_inplace(const ta_dwconv_params *p, int8_t *buf, void *scratch) {
+/* Portable in place: per channel the plane is copied to scratch as int8, then the channel's
+ * outputs are written over the buffer. */
+TA_NOINLINE static void dw_inplace_portable(const ta_dwconv_params *p, int8_t *buf, void *scratch) {
   const int32_t C = p->in_c, in_h = p->in_h, in_w = p->in_w;
+  int8_t *plane = (int8_t *)scratch;
   int32_t c, oy, ox, ky, kx, i;
+  for (c = 0; c < C; ++c) {
+    const int32_t bias = p->bias ? p->bias[c] : 0;
+    for (i = 0; i < in_h * in_w; ++i) plane[i] = buf[i * C + c];
+    for (oy = 0; oy < p->out_h; ++oy) {
+      const int32_t iy0 = oy * p->stride_h - p->pad_top;
+      for (ox = 0; ox < p->out_w; ++ox) {
+        const int32_t ix0 = ox * p->stride_w - p->pad_left;
+        int32_t acc = 0;
+        for (ky = 0; ky < p->kernel_h; ++ky) {
+          const int32_t iy = iy0 + ky * p->dilation_h;
+          if (iy < 0 || iy >= in_h) continue;
+          for (kx = 0; kx < p->kernel_w; ++kx) {
+            const int32_t ix = ix0 + kx * p->dilation_w;
+            if (ix < 0 || ix >= in_w) continue;
+            acc += (plane[iy * in_w + ix] + p->input_offset) * p->weights[(ky * p->kernel_w + kx) * C + c];
+          }
+        }
+        buf[(oy * p->out_w + ox) * C + c] = rq(p, acc + bias, c);
+      }
+    }
+  }
+}
+
+void ta_depthwise_conv_s8_inplace(const ta_dwconv_params *p, int8_t *buf, void *scratch) {
 #if TA_SIMD
   if (p->packed_weights) {
-    const dw_ctx x = dw_context(p, buf, buf, scratch, ta_depthwise_conv_s8_inplace_scratch_bytes(p), C, in_w * C, C,
-                                p->out_w * C, 1);
+    const int32_t C = p->in_c;
+    const dw_ctx x = dw_context(p, buf, buf, scratch, ta_depthwise_conv_s8_inplace_scratch_bytes(p), C,
+                                p->in_w * C, C, p->out_w * C, 1);
     if (p->out_h > 0) fill_borders(&x), dw_simd(&x, 0, p->out_h);
     return;
   }
 #endif
-  {
-    int8_t *plane = (int8_t *)scratch;
-    for (c = 0; c < C; ++c) {
-      const int32_t bias = p->bias ? p->bias[c] : 0;
-      for (i = 0; i < in_h * in_w; ++i) plane[i] = buf[i * C + c];
-      for (oy = 0; oy < p->out_h; ++oy) {
-        const int32_t iy0 = oy * p->stride_h - p->pad_top;
-        for (ox = 0; ox < p->out_w; ++ox) {
-          const int32_t ix0 = ox * p->stride_w - p->pad_left;
-          int32_t acc = 0;
-          for (ky = 0; ky < p->kernel_h; ++ky) {
-            const int32_t iy = iy0 + ky * p->dilation_h;
-            if (iy < 0 || iy >= in_h) continue;
-            for (kx = 0; kx < p->kernel_w; ++kx) {
-              const int32_t ix = ix0 + kx * p->dilation_w;
-              if (ix < 0 || ix >= in_w) continue;
-              acc += (plane[iy * in_w + ix] + p->input_offset) * p->weights[(ky * p->kernel_w + kx) * C + c];
-            }
-          }
-          buf[(oy * p->out_w + ox) * C + c] = rq(p, acc + bias, c);
-        }
-      }
-    }
-  }
+  dw_inplace_portable(p, buf, scratch);
 }

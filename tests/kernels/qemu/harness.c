@@ -139,6 +139,32 @@ static void check(const char *what, int i, const int8_t *a, const int8_t *b, siz
   }
 }
 
+/* One depthwise case: DSP vs portable, also in two row stripes and in place where valid. */
+static void dw_case(ta_dwconv_params *pp, int i) {
+  ta_dwconv_params p = *pp;
+  int8_t *x, *o1, *o2;
+  void *scratch;
+  size_t n;
+  x = rand_i8((size_t)p.in_h * p.in_w * p.in_c);
+  n = (size_t)p.out_h * p.out_w * p.in_c * p.depth_multiplier;
+  o1 = alloc(n), o2 = alloc(n);
+  scratch = alloc(ta_depthwise_conv_s8_inplace_scratch_bytes(&p));
+  ta_depthwise_conv_s8(&p, x, o2, 0, p.out_h, scratch);
+  p.packed_weights = pack_dw(&p);
+  ta_depthwise_conv_s8(&p, x, o1, 0, p.out_h, scratch);
+  check("depthwise", i, o1, o2, n);
+  memset(o1, 0, n); /* the same rows in two stripes */
+  ta_depthwise_conv_s8(&p, x, o1, 0, p.out_h / 2, scratch);
+  ta_depthwise_conv_s8(&p, x, o1, p.out_h / 2, p.out_h, scratch);
+  check("depthwise_stripes", i, o1, o2, n);
+  if (p.depth_multiplier == 1 && p.out_h * p.out_w <= p.in_h * p.in_w) {
+    int8_t *buf = alloc((size_t)p.in_h * p.in_w * p.in_c);
+    memcpy(buf, x, (size_t)p.in_h * p.in_w * p.in_c);
+    ta_depthwise_conv_s8_inplace(&p, buf, scratch);
+    check("depthwise_inplace", i, buf, o2, n);
+  }
+}
+
 static int selftest(void) {
   int i;
   for (i = 0; i < 100; ++i) {
@@ -165,9 +191,6 @@ static int selftest(void) {
   }
   for (i = 0; i < 100; ++i) {
     ta_dwconv_params p;
-    int8_t *x, *o1, *o2;
-    void *scratch;
-    size_t n;
     arena_used = 0;
     make_dw(&p, rint_(1, 10), rint_(1, 10), rint_(1, 13), rint_(1, 2), rint_(1, 4), rint_(1, 2), rint_(1, 2));
     if (i & 1) p.act_min = -128, p.act_max = 127; /* the assembly kernels' form */
@@ -176,24 +199,18 @@ static int selftest(void) {
       if (i % 10 == 0) ((int32_t *)p.out_mult)[0] = 1 << 30;
       else ((int32_t *)p.bias)[0] = 1073500000;
     }
-    x = rand_i8((size_t)p.in_h * p.in_w * p.in_c);
-    n = (size_t)p.out_h * p.out_w * p.in_c * p.depth_multiplier;
-    o1 = alloc(n), o2 = alloc(n);
-    scratch = alloc(ta_depthwise_conv_s8_inplace_scratch_bytes(&p));
-    ta_depthwise_conv_s8(&p, x, o2, 0, p.out_h, scratch);
-    p.packed_weights = pack_dw(&p);
-    ta_depthwise_conv_s8(&p, x, o1, 0, p.out_h, scratch);
-    check("depthwise", i, o1, o2, n);
-    memset(o1, 0, n); /* the same rows in two stripes */
-    ta_depthwise_conv_s8(&p, x, o1, 0, p.out_h / 2, scratch);
-    ta_depthwise_conv_s8(&p, x, o1, p.out_h / 2, p.out_h, scratch);
-    check("depthwise_stripes", i, o1, o2, n);
-    if (p.depth_multiplier == 1 && p.out_h * p.out_w <= p.in_h * p.in_w) {
-      int8_t *buf = alloc((size_t)p.in_h * p.in_w * p.in_c);
-      memcpy(buf, x, (size_t)p.in_h * p.in_w * p.in_c);
-      ta_depthwise_conv_s8_inplace(&p, buf, scratch);
-      check("depthwise_inplace", i, buf, o2, n);
-    }
+    dw_case(&p, i);
+  }
+  for (i = 0; i < 2; ++i) { /* the shared models' non-square layers, full int8 range */
+    ta_dwconv_params p;
+    arena_used = 0;
+    if (i == 0)
+      make_dw(&p, 49, 40, 1, 8, 10, 2, 1), p.kernel_w = 8; /* micro_speech: 1 channel x 8, 10x8 */
+    else
+      make_dw(&p, 24, 1, 13, 1, 10, 1, 1), p.kernel_w = 1; /* str_ww: a 10x1 column kernel */
+    p.pad_right = pad_for(p.in_w, p.kernel_w, p.stride_w, 1, &p.out_w, &p.pad_left);
+    p.act_min = -128, p.act_max = 127;
+    dw_case(&p, 100 + i);
   }
   for (i = 0; i < 40; ++i) {
     ta_fc_params p;
