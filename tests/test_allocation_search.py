@@ -117,3 +117,18 @@ def test_cli_alloc_solves_writes_and_refuses_a_capacity(tmp_path):
     assert "needs at least 1,048,576 bytes (proven), allowed 1,000,000" in refused.stderr
     assert run_cli("alloc", path, "--timeout", 0).returncode == 2
     assert run_cli("alloc", tmp_path / "missing.csv").returncode == 1
+
+
+@pytest.mark.parametrize("pins, message", [([0, 8, -1], "overlap in time and address"),
+                                           ([4, -1, -1], "negative or misaligned")])
+def test_impossible_pins_are_an_error_for_every_allocator(pins, message):
+    """Two pinned buffers sharing time and address (or a pin off its alignment) cannot be
+    honoured: every allocator says so instead of returning a plan that fails validation."""
+    problem = AllocationProblem.from_arrays([16, 16, 8], [0, 1, 0], [2, 3, 1], [8, 1, 1], pins).problem
+    calls = [lambda: allocation.greedy_size_first_fit(problem), lambda: allocation.greedy_size_best_fit(problem),
+             lambda: allocation.skyline_search(problem), lambda: allocation.local_search(problem),
+             lambda: allocation.solve_exact(problem)]
+    calls += [lambda name=name: allocation.run_allocator(problem, name) for name in allocation.allocator_names()]
+    for call in calls:
+        with pytest.raises(ValueError, match=message):
+            call()

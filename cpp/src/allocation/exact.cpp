@@ -442,22 +442,6 @@ class Decision {
   uint64_t stamp_ = 0;
 };
 
-void check_pins(const Problem& p) {
-  for (size_t i = 0; i < p.buffers.size(); ++i) {
-    const Buffer& a = p.buffers[i];
-    if (!a.fixed_offset || a.size <= 0) continue;
-    if (*a.fixed_offset < 0 || *a.fixed_offset % std::max<int64_t>(a.alignment, 1) != 0)
-      throw std::invalid_argument("buffer " + std::to_string(i) + " is pinned at a negative or misaligned offset");
-    for (size_t j = i + 1; j < p.buffers.size(); ++j) {
-      const Buffer& b = p.buffers[j];
-      if (!b.fixed_offset || b.size <= 0 || !lifetimes_overlap(a, b)) continue;
-      if (*a.fixed_offset < *b.fixed_offset + b.size && *b.fixed_offset < *a.fixed_offset + a.size)
-        throw std::invalid_argument("pinned buffers " + std::to_string(i) + " and " + std::to_string(j) +
-                                    " overlap in time and address");
-    }
-  }
-}
-
 // The live-bytes bound, and no lower than any pinned buffer's top.
 int64_t exact_lower_bound(const Problem& p) {
   int64_t bound = lower_bound_bytes(p);

@@ -132,10 +132,12 @@ std::vector<int> urgency_order(const Problem& problem) {
 }
 
 Solution greedy_size_first_fit(const Problem& problem) {
+  check_pins(problem);
   return place_first_fit(problem, size_descending_order(problem));
 }
 
 Solution greedy_size_best_fit(const Problem& problem) {
+  check_pins(problem);
   return place_best_fit(problem, size_descending_order(problem));
 }
 

@@ -83,6 +83,7 @@ int top_buffer(const Problem& p, const FirstFit::State& s, SplitMix64& rng) {
 }  // namespace
 
 LocalSearchResult local_search(const Problem& problem, const LocalSearchOptions& options) {
+  check_pins(problem);
   const auto start_time = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count(); };
   const FirstFit first_fit(problem);

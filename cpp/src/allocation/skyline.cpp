@@ -396,6 +396,7 @@ constexpr SkylineRule kRules[] = {SkylineRule::kFillsRun, SkylineRule::kLongest,
 }  // namespace
 
 SkylineResult skyline_search(const Problem& problem, const SkylineOptions& options) {
+  check_pins(problem);
   const auto start_time = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count(); };
   const Skyline skyline(problem);

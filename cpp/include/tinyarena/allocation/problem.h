@@ -43,4 +43,9 @@ inline int64_t align_up(int64_t value, int64_t alignment) {
 // max over buffers of offset + size.
 int64_t solution_height(const Problem& problem, const std::vector<int64_t>& offsets);
 
+// Throws std::invalid_argument when a pinned offset is negative or misaligned, or
+// two pinned buffers overlap in time and address (no plan could honour both).
+// Every allocator's entry point calls it, so bad pins are an error, never an invalid plan.
+void check_pins(const Problem& problem);
+
 }  // namespace tinyarena::allocation
