@@ -1,7 +1,6 @@
 #include "tinyarena/allocation/exact.h"
 
 #include <algorithm>
-#include <chrono>
 #include <functional>
 #include <limits>
 #include <map>
@@ -16,11 +15,11 @@
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/sections.h"
 #include "tinyarena/allocation/validator.h"
+#include "tinyarena/common/stopwatch.h"
 
 namespace tinyarena::allocation {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr int64_t kUnplaced = -1;
 constexpr int32_t kLimitedRounds = 8;  // rounds of limited discrepancy search before complete ones
 constexpr int32_t kAnyDiscrepancy = std::numeric_limits<int32_t>::max();
@@ -31,7 +30,7 @@ enum class Outcome { Found, NotFound, Aborted };
 // spent), and the share of what is left that the current probe may use.
 class Budget {
  public:
-  explicit Budget(const SearchBudget& b) : start_(Clock::now()), seconds_(b.seconds), node_limit_(b.node_limit) {}
+  explicit Budget(const SearchBudget& b) : seconds_(b.seconds), node_limit_(b.node_limit) {}
 
   void begin_probe(double share) {
     probe_spent_ = spent_;
@@ -47,13 +46,13 @@ class Budget {
                    (probe_seconds_ > 0 && (nodes_ & 63) == 0 && elapsed() > probe_seconds_);
     return !probe_spent_;
   }
-  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  double elapsed() const { return clock_.seconds(); }
   int64_t nodes() const { return nodes_; }
   bool spent() const { return spent_; }
   bool probe_spent() const { return probe_spent_; }
 
  private:
-  Clock::time_point start_;
+  Stopwatch clock_;
   double seconds_;
   int64_t node_limit_;
   int64_t nodes_ = 0;

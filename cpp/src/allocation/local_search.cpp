@@ -1,12 +1,12 @@
 #include "tinyarena/allocation/local_search.h"
 
 #include <algorithm>
-#include <chrono>
 
 #include "tinyarena/allocation/greedy.h"
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/sections.h"
 #include "tinyarena/common/random.h"
+#include "tinyarena/common/stopwatch.h"
 
 namespace tinyarena::allocation {
 namespace {
@@ -84,8 +84,7 @@ int top_buffer(const Problem& p, const FirstFit::State& s, SplitMix64& rng) {
 
 LocalSearchResult local_search(const Problem& problem, const LocalSearchOptions& options) {
   check_pins(problem);
-  const auto start_time = std::chrono::steady_clock::now();
-  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count(); };
+  const Stopwatch clock;
   const FirstFit first_fit(problem);
   FirstFit::State best = first_fit.start(size_descending_order(problem));
   for (auto order : {area_descending_order(problem), lifetime_descending_order(problem), urgency_order(problem)}) {
@@ -96,7 +95,7 @@ LocalSearchResult local_search(const Problem& problem, const LocalSearchOptions&
   SplitMix64 rng{options.seed};
   LocalSearchResult result;
   for (; best.height() > bound && (options.iterations <= 0 || result.iterations < options.iterations); ++result.iterations) {
-    if (options.seconds > 0 && (result.iterations & 15) == 0 && elapsed() > options.seconds) break;
+    if (options.seconds > 0 && (result.iterations & 15) == 0 && clock.seconds() > options.seconds) break;
     const int culprit = top_buffer(problem, best, rng);
     const size_t from = culprit >= 0 ? static_cast<size_t>(best.position[culprit]) : 0;
     if (from == 0) break;  // the top buffer goes first already: nothing to move
@@ -109,7 +108,7 @@ LocalSearchResult local_search(const Problem& problem, const LocalSearchOptions&
   }
   result.solution = Solution{best.offsets, best.height()};
   result.order = best.order;
-  result.seconds = elapsed();
+  result.seconds = clock.seconds();
   return result;
 }
 

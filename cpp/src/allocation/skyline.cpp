@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -10,6 +9,7 @@
 
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/common/random.h"
+#include "tinyarena/common/stopwatch.h"
 
 namespace tinyarena::allocation {
 namespace {
@@ -397,8 +397,7 @@ constexpr SkylineRule kRules[] = {SkylineRule::kFillsRun, SkylineRule::kLongest,
 
 SkylineResult skyline_search(const Problem& problem, const SkylineOptions& options) {
   check_pins(problem);
-  const auto start_time = std::chrono::steady_clock::now();
-  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count(); };
+  const Stopwatch clock;
   const Skyline skyline(problem);
   const int64_t bound = lower_bound_bytes(problem);
   SkylineResult result;
@@ -407,18 +406,18 @@ SkylineResult skyline_search(const Problem& problem, const SkylineOptions& optio
   };
   double slowest = 0;  // the longest construction so far: none starts that would end past the cap
   const auto construct = [&](SkylineRule rule, double noise, uint64_t seed) {
-    const double before = elapsed();
+    const double before = clock.seconds();
     keep(skyline.build(rule, noise, seed, options.backtracks));
-    slowest = std::max(slowest, elapsed() - before);
+    slowest = std::max(slowest, clock.seconds() - before);
   };
   for (SkylineRule rule : kRules)
-    if (result.constructions == 0 || options.seconds <= 0 || elapsed() + slowest <= options.seconds) construct(rule, 0, 0);
+    if (result.constructions == 0 || options.seconds <= 0 || clock.seconds() + slowest <= options.seconds) construct(rule, 0, 0);
   SplitMix64 seeds{options.seed};
   for (int64_t i = 0; i < options.constructions && result.solution.height > bound; ++i) {
-    if (options.seconds > 0 && elapsed() + slowest > options.seconds) break;
+    if (options.seconds > 0 && clock.seconds() + slowest > options.seconds) break;
     construct(kRules[i % 3], 0.05 + 0.05 * static_cast<double>(i / 3 % 4), seeds.next());
   }
-  result.seconds = elapsed();
+  result.seconds = clock.seconds();
   return result;
 }
 

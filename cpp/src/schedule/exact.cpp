@@ -1,10 +1,10 @@
 #include <algorithm>
-#include <chrono>
 #include <numeric>
 #include <tuple>
 #include <unordered_set>
 
 #include "tinyarena/schedule/search.h"
+#include "tinyarena/common/stopwatch.h"
 
 namespace tinyarena::schedule {
 namespace {
@@ -27,7 +27,7 @@ class Search {
   }
 
   SearchResult run(const SearchBudget& budget) {
-    const auto start = std::chrono::steady_clock::now();
+    const Stopwatch clock;
     const MemoryState first = initial_state(model_);
     sets_ = first.done;
     nodes_.push_back({0, first.bytes, -1, -1, 0, 0});
@@ -41,8 +41,7 @@ class Search {
     for (int32_t depth = 0; depth < model_.ops && begin < end; ++depth) {
       level_.clear();
       for (size_t i = begin; i < end; ++i) {
-        if ((i & 1023) == 0 && budget.seconds > 0 &&
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > budget.seconds)
+        if ((i & 1023) == 0 && budget.seconds > 0 && clock.seconds() > budget.seconds)
           return stopped(result);
         const Node node = nodes_[i];
         std::copy_n(&sets_[i * model_.words], model_.words, done.begin());

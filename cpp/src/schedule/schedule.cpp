@@ -1,6 +1,5 @@
 #include "tinyarena/schedule/schedule.h"
 
-#include <chrono>
 #include <numeric>
 #include <stdexcept>
 
@@ -8,6 +7,7 @@
 #include "tinyarena/plan/plan.h"
 #include "tinyarena/schedule/memory_model.h"
 #include "tinyarena/schedule/search.h"
+#include "tinyarena/common/stopwatch.h"
 
 namespace tinyarena::schedule {
 
@@ -35,7 +35,7 @@ int64_t order_peak_bytes(const graph::Graph& graph, const std::vector<int32_t>& 
 
 ScheduleResult find_schedule(const graph::Graph& graph, const ScheduleOptions& options) {
   if (options.alignment < 1) throw std::invalid_argument("alignment must be at least 1");
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch clock;
   const int32_t n = static_cast<int32_t>(graph.ops.size());
   ScheduleResult result;
   result.order.resize(n);
@@ -43,7 +43,7 @@ ScheduleResult find_schedule(const graph::Graph& graph, const ScheduleOptions& o
   result.peak_bytes = result.file_peak_bytes = order_peak_bytes(graph, {}, options.liveness, options.alignment);
   result.proven_optimal = n <= 1;  // one order only
   const auto finish = [&]() -> ScheduleResult& {
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds = clock.seconds();
     return result;
   };
   if (options.method == Method::File || n <= 1) return finish();

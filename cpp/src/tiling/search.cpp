@@ -1,13 +1,13 @@
 #include "tinyarena/tiling/search.h"
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <optional>
 #include <stdexcept>
 
 #include "tinyarena/allocation/problem.h"
 #include "tinyarena/graph/op_metrics.h"
+#include "tinyarena/common/stopwatch.h"
 
 namespace tinyarena::tiling {
 namespace {
@@ -181,7 +181,7 @@ std::vector<State> pareto(std::vector<State> states, int32_t limit) {
 }  // namespace
 
 TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch clock;
   if (options.max_mac_overhead < 1.0) throw std::invalid_argument("the MAC overhead budget must be at least 1.0");
   TilingSearch result;
   const Evaluator eval(graph, options);
@@ -290,7 +290,7 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
       best_plan = static_cast<int32_t>(i);
   }
   result.best = std::move(plans[best_plan]);
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = clock.seconds();
   return result;
 }
 
