@@ -4,6 +4,7 @@ over thousands of small instances is C++: cpp/tests/exact_test.cpp, run by test_
 
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -35,13 +36,50 @@ def test_zero_slack_generator_is_deterministic_and_hard_for_greedy():
     assert allocation.greedy_size_first_fit(a).height > 1.1 * CAPACITY
 
 
-def test_same_problem_gives_byte_identical_solutions():
-    problem, _ = allocation.zero_slack_problem(150, seed=3)
-    runs = [AllocationProblem(problem).to_csv(allocation.solve_exact(problem, seconds=30, node_limit=200_000))
-            for _ in range(2)]
-    assert runs[0] == runs[1]
-    searched = [allocation.local_search(problem, iterations=300, seconds=0, seed=5).offsets for _ in range(2)]
-    assert (searched[0] == searched[1]).all()
+BUDGETED = {  # name -> (run with a 50 ms budget, "the budget stopped it")
+    "auto": (lambda p: allocation.run_allocator(p, "auto", 0.05), lambda r: not r.proven_optimal),
+    "exact": (lambda p: allocation.solve_exact(p, seconds=0.05), lambda r: not r.proven_optimal),
+    "skyline": (lambda p: allocation.skyline_search(p, seconds=0.05),
+                lambda r: r.constructions < 1000 and r.height > CAPACITY),
+    "local_search": (lambda p: allocation.local_search(p, iterations=0, seconds=0.05), lambda r: r.height > CAPACITY),
+}
+
+
+def busy_thread():
+    """A thread spinning until its event is set: load on the machine while a search runs."""
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            sum(range(1000))
+
+    thread = threading.Thread(target=spin)
+    thread.start()
+    return stop, thread
+
+
+@pytest.mark.parametrize("variant", [{}, {"aligned": True}, {"pinned": 0.1}], ids=["plain", "aligned", "pinned"])
+@pytest.mark.parametrize("name", list(BUDGETED))
+def test_budgeted_search_gives_byte_identical_solutions_under_load(name, variant):
+    problem, _ = allocation.zero_slack_problem(300, seed=1, **variant)
+    run, budget_bound = BUDGETED[name]
+    quiet = run(problem)
+    assert budget_bound(quiet) and allocation.validate(problem, quiet.solution) == []
+    stop, thread = busy_thread()
+    try:
+        loaded = run(problem)
+    finally:
+        stop.set()
+        thread.join()
+    csv = AllocationProblem(problem).to_csv
+    assert csv(loaded) == csv(quiet)
+
+
+def test_wall_clock_cap_stops_an_unlimited_search():
+    problem, _ = allocation.zero_slack_problem(450, seed=2, aligned=True)
+    result = allocation.solve_exact(problem, seconds=0, wall_seconds=0.05)
+    assert allocation.validate(problem, result.solution) == []
+    assert not result.proven_optimal and result.seconds < 5
 
 
 def test_local_search_never_worse_than_its_greedy_seed():

@@ -98,16 +98,19 @@ void bind_exact(py::module_& m) {
       .def_readonly("capacity_met", &ExactResult::capacity_met)
       .def_readonly("capacity_refuted", &ExactResult::capacity_refuted)
       .def_readonly("nodes", &ExactResult::nodes)
+      .def_readonly("work", &ExactResult::work)
       .def_readonly("seconds", &ExactResult::seconds)
       .def_property_readonly("gap", &ExactResult::gap)
       .def_property_readonly("offsets", [](const ExactResult& r) { return readonly_array(r.solution.offsets); })
       .def_property_readonly("height", [](const ExactResult& r) { return r.solution.height; });
   m.def("solve_exact",
-        [](const Problem& p, double seconds, int64_t node_limit, std::optional<Solution> start) {
+        [](const Problem& p, double seconds, int64_t node_limit, std::optional<Solution> start, double wall_seconds) {
           py::gil_scoped_release release;
-          return allocation::solve_exact(p, SearchBudget{seconds, node_limit}, start ? &*start : nullptr);
+          return allocation::solve_exact(p, SearchBudget{WorkBudget(seconds, wall_seconds), node_limit},
+                                         start ? &*start : nullptr);
         },
-        py::arg("problem"), py::arg("seconds") = 1.0, py::arg("node_limit") = 0, py::arg("start") = py::none());
+        py::arg("problem"), py::arg("seconds") = 1.0, py::arg("node_limit") = 0, py::arg("start") = py::none(),
+        py::arg("wall_seconds") = 0.0);
   using allocation::LocalSearchOptions;
   using allocation::LocalSearchResult;
   py::class_<LocalSearchResult>(m, "LocalSearchResult", "Best plan of the hill climbing and its order.")
@@ -116,13 +119,15 @@ void bind_exact(py::module_& m) {
       .def_property_readonly("height", [](const LocalSearchResult& r) { return r.solution.height; })
       .def_property_readonly("order", [](const LocalSearchResult& r) { return readonly_array(r.order); })
       .def_readonly("iterations", &LocalSearchResult::iterations)
+      .def_readonly("work", &LocalSearchResult::work)
       .def_readonly("seconds", &LocalSearchResult::seconds);
   m.def("local_search",
-        [](const Problem& p, int64_t iterations, double seconds, uint64_t seed) {
+        [](const Problem& p, int64_t iterations, double seconds, uint64_t seed, double wall_seconds) {
           py::gil_scoped_release release;
-          return allocation::local_search(p, LocalSearchOptions{iterations, seconds, seed});
+          return allocation::local_search(p, LocalSearchOptions{iterations, WorkBudget(seconds, wall_seconds), seed});
         },
-        py::arg("problem"), py::arg("iterations") = 3000, py::arg("seconds") = 0.1, py::arg("seed") = 1);
+        py::arg("problem"), py::arg("iterations") = 3000, py::arg("seconds") = 0.1, py::arg("seed") = 1,
+        py::arg("wall_seconds") = 0.0);
   using allocation::SkylineOptions;
   using allocation::SkylineResult;
   py::class_<SkylineResult>(m, "SkylineResult", "Lowest plan of the skyline constructions.")
@@ -130,15 +135,18 @@ void bind_exact(py::module_& m) {
       .def_property_readonly("offsets", [](const SkylineResult& r) { return readonly_array(r.solution.offsets); })
       .def_property_readonly("height", [](const SkylineResult& r) { return r.solution.height; })
       .def_readonly("constructions", &SkylineResult::constructions)
+      .def_readonly("work", &SkylineResult::work)
       .def_readonly("seconds", &SkylineResult::seconds);
   m.def("skyline_search",
-        [](const Problem& p, int64_t constructions, int64_t backtracks, double seconds, uint64_t seed) {
+        [](const Problem& p, int64_t constructions, int64_t backtracks, double seconds, uint64_t seed,
+           double wall_seconds) {
           py::gil_scoped_release release;
-          return allocation::skyline_search(p, SkylineOptions{constructions, backtracks, seconds, seed});
+          return allocation::skyline_search(
+              p, SkylineOptions{constructions, backtracks, WorkBudget(seconds, wall_seconds), seed});
         },
         py::arg("problem"), py::arg("constructions") = SkylineOptions{}.constructions,
-        py::arg("backtracks") = SkylineOptions{}.backtracks, py::arg("seconds") = SkylineOptions{}.seconds,
-        py::arg("seed") = 1,
+        py::arg("backtracks") = SkylineOptions{}.backtracks, py::arg("seconds") = 0.05, py::arg("seed") = 1,
+        py::arg("wall_seconds") = 0.0,
         "Skyline best-fit constructions (waste-free search per construction, then greedy); the lowest plan.");
   m.def("describe_capacity", &allocation::describe_capacity, py::arg("problem"), py::arg("result"));
 }
@@ -218,12 +226,17 @@ void bind_allocation(py::module_& m) {
                std::to_string(r.lower_bound) + " B" + (r.proven_optimal ? ", proven optimal>" : ">");
       });
   m.def("run_allocator",
-        [](const Problem& p, const std::string& allocator, double seconds, int64_t node_limit, uint64_t seed) {
+        [](const Problem& p, const std::string& allocator, double seconds, int64_t node_limit, uint64_t seed,
+           double wall_seconds) {
           py::gil_scoped_release release;
-          return allocation::run_allocator(p, allocator, allocation::AllocatorOptions{seconds, node_limit, seed});
+          return allocation::run_allocator(p, allocator,
+                                           allocation::AllocatorOptions{seconds, node_limit, seed, wall_seconds});
         },
         py::arg("problem"), py::arg("allocator") = "auto", py::arg("seconds") = 0.3, py::arg("node_limit") = 0,
-        py::arg("seed") = 1, "Run an allocator by name with a search budget; says which method won and if it is optimal.");
+        py::arg("seed") = 1, py::arg("wall_seconds") = 0.0,
+        "Run an allocator by name with a search budget (deterministic work worth about `seconds` here; "
+        "`wall_seconds` > 0 adds a wall-clock cap that makes results load-dependent when it binds); "
+        "says which method won and if it is optimal.");
   m.def("allocator_names", &allocation::allocator_names);
   m.def("lower_bound_bytes", &allocation::lower_bound_bytes, py::arg("problem"),
         "The largest total size live at one step: no allocation can be lower.");

@@ -12,6 +12,7 @@
 #include "tinyarena/allocation/validator.h"
 
 using namespace tinyarena::allocation;
+using tinyarena::WorkBudget;
 
 namespace {
 
@@ -139,7 +140,7 @@ Problem tight_problem(uint64_t seed, bool aligned) {
 TEST(exact_equals_brute_force_on_small_zero_slack_instances) {
   for (uint64_t seed = 1; seed <= 600; ++seed) {
     const Problem p = tight_problem(seed * 31337, seed % 2 == 0);
-    const ExactResult r = solve_exact(p, SearchBudget{0, 0});
+    const ExactResult r = solve_exact(p, SearchBudget{WorkBudget(0), 0});
     CHECK(validate(p, r.solution).empty());
     CHECK(r.proven_optimal);
     CHECK_EQ(r.solution.height, 24);
@@ -152,7 +153,7 @@ TEST(exact_gap_rule_prunes_small_zero_slack_instances) {
   // instances; without the rule the same search needs 2,621.
   int64_t nodes = 0;
   for (uint64_t seed = 1; seed <= 600; ++seed)
-    nodes += solve_exact(tight_problem(seed * 31337, seed % 2 == 0), SearchBudget{0, 0}).nodes;
+    nodes += solve_exact(tight_problem(seed * 31337, seed % 2 == 0), SearchBudget{WorkBudget(0), 0}).nodes;
   CHECK(nodes <= 2339);
 }
 
@@ -162,13 +163,13 @@ TEST(exact_puts_a_buffer_live_over_all_others_at_the_floor_only_when_alignments_
   Problem p{{Buffer{"x", 3, 0, 1, 1, std::nullopt}, Buffer{"a", 2, 0, 0, 2, std::nullopt},
              Buffer{"b", 2, 1, 1, 2, std::nullopt}},
             0};
-  const ExactResult r = solve_exact(p, SearchBudget{0, 0});
+  const ExactResult r = solve_exact(p, SearchBudget{WorkBudget(0), 0});
   CHECK_EQ(r.solution.height, 5);
   CHECK(r.proven_optimal);
   CHECK_EQ(r.solution.offsets[0], 2);
   // With 4-byte x the move is valid: x goes first, at 0.
   p.buffers[0].size = 4;
-  const ExactResult q = solve_exact(p, SearchBudget{0, 0});
+  const ExactResult q = solve_exact(p, SearchBudget{WorkBudget(0), 0});
   CHECK_EQ(q.solution.height, 6);
   CHECK(q.proven_optimal);
 }
@@ -177,7 +178,7 @@ TEST(exact_equals_brute_force_on_small_random_instances) {
   int checked = 0;
   for (uint64_t seed = 1; seed <= 3000; ++seed) {
     const Problem p = small_problem(seed * 7919, seed % 10 == 0 ? 12 : 8);
-    const ExactResult r = solve_exact(p, SearchBudget{0, 0});
+    const ExactResult r = solve_exact(p, SearchBudget{WorkBudget(0), 0});
     CHECK(validate(p, r.solution).empty());
     CHECK(r.proven_optimal);
     const int64_t optimum = brute_force_height(p);
@@ -206,11 +207,11 @@ TEST(every_allocator_plan_validates_on_small_random_instances) {
 
 TEST(exact_and_local_search_are_deterministic) {
   const Problem p = small_problem(42, 12);
-  const ExactResult a = solve_exact(p, SearchBudget{0, 100000});
-  const ExactResult b = solve_exact(p, SearchBudget{0, 100000});
+  const ExactResult a = solve_exact(p, SearchBudget{WorkBudget(0), 100000});
+  const ExactResult b = solve_exact(p, SearchBudget{WorkBudget(0), 100000});
   CHECK(a.solution.offsets == b.solution.offsets);
-  const LocalSearchResult x = local_search(p, LocalSearchOptions{500, 0, 7});
-  const LocalSearchResult y = local_search(p, LocalSearchOptions{500, 0, 7});
+  const LocalSearchResult x = local_search(p, LocalSearchOptions{500, WorkBudget(0), 7});
+  const LocalSearchResult y = local_search(p, LocalSearchOptions{500, WorkBudget(0), 7});
   CHECK(x.solution.offsets == y.solution.offsets);
   CHECK(x.order == y.order);
 }
@@ -220,7 +221,7 @@ TEST(exact_refutes_a_capacity_below_the_optimum) {
   Problem p{{Buffer{"a", 10, 0, 2, 1, std::nullopt}, Buffer{"b", 10, 1, 3, 1, std::nullopt},
              Buffer{"c", 10, 2, 2, 1, std::nullopt}},
             29};
-  const ExactResult r = solve_exact(p, SearchBudget{1.0, 0});
+  const ExactResult r = solve_exact(p, SearchBudget{WorkBudget(1.0), 0});
   CHECK(r.capacity_refuted);
   CHECK(!r.capacity_met);
   CHECK_EQ(r.lower_bound, 30);

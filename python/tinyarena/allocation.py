@@ -18,6 +18,12 @@ One ``Problem`` type and one ``Solution`` type serve every allocator:
   ``"auto"`` (greedy; if above the lower bound, a short exact search, then the skyline
   search and the exact search from its plan within the budget; the lowest plan wins).
 
+Search budgets are deterministic: ``seconds`` is converted into an amount of search work
+(about that many seconds on the reference machine, see ``benchmarks/budget_calibration.py``),
+so the same problem and budget give byte-identical plans on every run, on any machine, under
+any load. ``wall_seconds`` (default 0: none) adds a hard wall-clock cap; when it binds the
+plan depends on the machine and its load.
+
 ``zero_slack_problem(n, seed=...)`` generates hard instances with a known optimum.
 
 ``AllocationProblem`` wraps a problem (from a plan, a MiniMalloc CSV or numpy arrays)
@@ -97,7 +103,8 @@ class AllocationProblem:
 
     Lifetimes are inclusive ``[first, last]`` steps. Solvers return core results with
     ``offsets`` (numpy), ``height`` and, for ``solve``/``solve_exact``, the proven
-    ``lower_bound`` and ``proven_optimal``.
+    ``lower_bound`` and ``proven_optimal``. ``seconds`` is a deterministic work budget
+    (same plan on every run); ``wall_seconds`` > 0 adds a wall-clock cap (load-dependent).
     """
 
     def __init__(self, problem):
@@ -167,14 +174,14 @@ class AllocationProblem:
     def lower_bound(self):
         return lower_bound_bytes(self.problem)
 
-    def solve(self, allocator="auto", seconds=0.3, node_limit=0, seed=1):
-        return run_allocator(self.problem, allocator, seconds, node_limit, seed)
+    def solve(self, allocator="auto", seconds=0.3, node_limit=0, seed=1, wall_seconds=0.0):
+        return run_allocator(self.problem, allocator, seconds, node_limit, seed, wall_seconds)
 
-    def solve_exact(self, seconds=1.0, node_limit=0):
-        return solve_exact(self.problem, seconds, node_limit)
+    def solve_exact(self, seconds=1.0, node_limit=0, wall_seconds=0.0):
+        return solve_exact(self.problem, seconds, node_limit, wall_seconds=wall_seconds)
 
-    def local_search(self, iterations=3000, seconds=0.1, seed=1):
-        return local_search(self.problem, iterations, seconds, seed)
+    def local_search(self, iterations=3000, seconds=0.1, seed=1, wall_seconds=0.0):
+        return local_search(self.problem, iterations, seconds, seed, wall_seconds)
 
     def _solution(self, offsets):
         offsets = np.asarray(getattr(offsets, "offsets", offsets), dtype=np.int64)

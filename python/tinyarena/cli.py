@@ -127,7 +127,10 @@ def _parser():
     a = commands.add_parser("alloc", help="solve an allocation problem given as MiniMalloc CSV")
     a.add_argument("problem", help="CSV with id,lower,upper,size[,alignment][,offset] (half-open lifetimes; offset pins)")
     a.add_argument("--capacity", type=_size, default=0, help="bytes available: exit 2 if no plan fits (K/M suffix ok)")
-    a.add_argument("--timeout", type=float, default=10.0, help="search budget in seconds (default 10)")
+    a.add_argument("--timeout", type=float, default=10.0,
+                   help="search budget in seconds of work (default 10): deterministic, about that long here")
+    a.add_argument("--wall-timeout", type=float, default=0.0, metavar="S",
+                   help="also stop after S wall-clock seconds (default 0: never); the plan then depends on load")
     a.add_argument("--allocator", choices=allocator_names(), default="exact", help="placement algorithm (default exact)")
     a.add_argument("-o", "--output", metavar="SOLUTION.csv", help="write the problem with every offset here")
 
@@ -246,8 +249,10 @@ def _run_alloc(args):
 
     if args.timeout <= 0:
         raise ValueError(f"--timeout must be positive, got {args.timeout}")
+    if args.wall_timeout < 0:
+        raise ValueError(f"--wall-timeout must not be negative, got {args.wall_timeout}")
     problem = AllocationProblem.from_csv(args.problem, capacity=args.capacity)
-    result = problem.solve(args.allocator, seconds=args.timeout)
+    result = problem.solve(args.allocator, seconds=args.timeout, wall_seconds=args.wall_timeout)
     print(f"buffers       {len(problem):,}")
     print(f"height        {result.height:,} B")
     print(f"lower bound   {result.lower_bound:,} B")

@@ -275,8 +275,8 @@ def plan(
       (default) keeps greedy first fit when it meets the lower bound, else searches
       exactly within ``allocation_seconds`` (``plan.allocation_method`` and
       ``plan.proven_optimal`` say what won); ``"greedy_size_first_fit"`` is TFLite Micro's rule.
-    - ``allocation_seconds``: budget of the searching allocators. A search that ends within
-      it gives the same plan on every run; one cut off by the clock may not.
+    - ``allocation_seconds``: budget of the searching allocators, as deterministic search
+      work (about that many seconds on the reference machine): the same plan on every run.
     - ``inplace``: allow in-place depthwise and elementwise ops.
     - ``scratch``: plan kernel scratch buffers (False: activations only).
     - ``transforms``: which of ``tinyarena.transforms.TRANSFORMS`` (``fold_pads``, ``zero_copy``,

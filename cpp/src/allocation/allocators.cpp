@@ -19,28 +19,30 @@ AllocationResult heuristic(const Problem& p, Solution solution, const char* meth
   return {std::move(solution), method, optimal, bound};
 }
 
-AllocationResult run_exact(const Problem& p, const AllocatorOptions& o, const Solution* start = nullptr) {
-  const ExactResult r = solve_exact(p, SearchBudget{o.seconds, o.node_limit}, start);
+AllocationResult run_exact(const Problem& p, const AllocatorOptions& o, WorkBudget budget,
+                           const Solution* start = nullptr) {
+  const ExactResult r = solve_exact(p, SearchBudget{budget, o.node_limit}, start);
   return {r.solution, "exact", r.proven_optimal, r.lower_bound};
 }
 
-AllocationResult run_local_search(const Problem& p, const AllocatorOptions& o) {
-  return heuristic(p, local_search(p, LocalSearchOptions{LocalSearchOptions{}.iterations, o.seconds, o.seed}).solution,
+AllocationResult run_local_search(const Problem& p, const AllocatorOptions& o, WorkBudget budget) {
+  return heuristic(p, local_search(p, LocalSearchOptions{LocalSearchOptions{}.iterations, budget, o.seed}).solution,
                    "local_search");
 }
 
-AllocationResult run_skyline(const Problem& p, const AllocatorOptions& o) {
+AllocationResult run_skyline(const Problem& p, const AllocatorOptions& o, WorkBudget budget) {
   SkylineOptions options;
-  options.seconds = o.seconds;
+  options.budget = budget;
   options.seed = o.seed;
   return heuristic(p, skyline_search(p, options).solution, "skyline");
 }
 
+WorkBudget budget_of(const AllocatorOptions& o) { return WorkBudget(o.seconds, o.wall_seconds); }
+
 // Greedy first fit; if above the lower bound, the exact search from the
 // better greedy plan for a tenth of the budget (real models end here, proven
-// optimal); else the skyline search (six tenths), then the exact search from
-// the lowest plan so far (two tenths; the last tenth is slack for the clock
-// checks). The lowest plan wins.
+// optimal); else the skyline search (two thirds of what is left), then the
+// exact search from the lowest plan so far (the rest). The lowest plan wins.
 AllocationResult run_auto(const Problem& p, const AllocatorOptions& o) {
   AllocationResult best = heuristic(p, greedy_size_first_fit(p), "greedy_size_first_fit");
   if (best.proven_optimal) return best;
@@ -48,13 +50,14 @@ AllocationResult run_auto(const Problem& p, const AllocatorOptions& o) {
     if (candidate.solution.height < best.solution.height || candidate.proven_optimal) best = std::move(candidate);
   };
   keep(heuristic(p, greedy_size_best_fit(p), "greedy_size_best_fit"));
-  AllocationResult exact = run_exact(p, AllocatorOptions{o.seconds * 0.1, o.node_limit, o.seed}, &best.solution);
+  WorkBudget budget = budget_of(o);
+  AllocationResult exact = run_exact(p, o, budget.share(0.1), &best.solution);
   int64_t bound = exact.lower_bound;
   keep(std::move(exact));
   if (!best.proven_optimal) {
-    keep(run_skyline(p, AllocatorOptions{o.seconds * 0.6, o.node_limit, o.seed}));
+    keep(run_skyline(p, o, budget.share(2.0 / 3.0)));
     if (best.solution.height > bound) {
-      exact = run_exact(p, AllocatorOptions{o.seconds * 0.2, o.node_limit, o.seed}, &best.solution);
+      exact = run_exact(p, o, budget.share(1.0), &best.solution);
       bound = std::max(bound, exact.lower_bound);
       keep(std::move(exact));
     }
@@ -71,9 +74,9 @@ struct NamedAllocator {
 
 constexpr NamedAllocator kAllocators[] = {
     {"auto", run_auto},
-    {"exact", [](const Problem& p, const AllocatorOptions& o) { return run_exact(p, o); }},
-    {"local_search", run_local_search},
-    {"skyline", run_skyline},
+    {"exact", [](const Problem& p, const AllocatorOptions& o) { return run_exact(p, o, budget_of(o)); }},
+    {"local_search", [](const Problem& p, const AllocatorOptions& o) { return run_local_search(p, o, budget_of(o)); }},
+    {"skyline", [](const Problem& p, const AllocatorOptions& o) { return run_skyline(p, o, budget_of(o)); }},
     {"greedy_size_first_fit",
      [](const Problem& p, const AllocatorOptions&) {
        return heuristic(p, greedy_size_first_fit(p), "greedy_size_first_fit");

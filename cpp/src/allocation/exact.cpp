@@ -26,38 +26,40 @@ constexpr int32_t kAnyDiscrepancy = std::numeric_limits<int32_t>::max();
 
 enum class Outcome { Found, NotFound, Aborted };
 
-// Nodes and wall clock shared by every probe of one solve (once spent, stays
+// Work units of a search node per buffer of its part and section of its span (it scans both).
+constexpr int64_t kNodeWork = 25;
+
+// Work and nodes shared by every probe of one solve (once spent, stays
 // spent), and the share of what is left that the current probe may use.
 class Budget {
  public:
-  explicit Budget(const SearchBudget& b) : seconds_(b.seconds), node_limit_(b.node_limit) {}
+  explicit Budget(SearchBudget& b) : work_(b.work), node_limit_(b.node_limit), probe_(b.work.share(1.0)) {}
 
   void begin_probe(double share) {
     probe_spent_ = spent_;
-    probe_seconds_ = seconds_ > 0 ? elapsed() + share * (seconds_ - elapsed()) : 0;
+    probe_ = work_.share(share);
     probe_nodes_ = node_limit_ > 0 ? nodes_ + static_cast<int64_t>(share * static_cast<double>(node_limit_ - nodes_)) : 0;
   }
-  bool tick() {
+  // One search node costing `work` units.
+  bool tick(int64_t work) {
     if (probe_spent_) return false;
     ++nodes_;
-    if (node_limit_ > 0 && nodes_ > node_limit_) spent_ = true;
-    if (seconds_ > 0 && (nodes_ & 63) == 0 && elapsed() > seconds_) spent_ = true;
-    probe_spent_ = spent_ || (probe_nodes_ > 0 && nodes_ > probe_nodes_) ||
-                   (probe_seconds_ > 0 && (nodes_ & 63) == 0 && elapsed() > probe_seconds_);
+    probe_.charge(work);
+    if ((node_limit_ > 0 && nodes_ > node_limit_) || work_.spent()) spent_ = true;
+    probe_spent_ = spent_ || probe_.spent() || (probe_nodes_ > 0 && nodes_ > probe_nodes_);
     return !probe_spent_;
   }
-  double elapsed() const { return clock_.seconds(); }
   int64_t nodes() const { return nodes_; }
+  int64_t work() const { return work_.used(); }
   bool spent() const { return spent_; }
   bool probe_spent() const { return probe_spent_; }
 
  private:
-  Stopwatch clock_;
-  double seconds_;
+  WorkBudget& work_;
   int64_t node_limit_;
+  WorkBudget probe_;
   int64_t nodes_ = 0;
   bool spent_ = false;
-  double probe_seconds_ = 0;
   int64_t probe_nodes_ = 0;
   bool probe_spent_ = false;
 };
@@ -181,7 +183,8 @@ class Decision {
   // A state refuted before (in any order) is skipped; one refuted here
   // without a discrepancy cut is recorded.
   Outcome search(const std::vector<int32_t>& part, Span span, int64_t at_least, int32_t discrepancies) {
-    if (--nodes_left_ < 0 || !budget_.tick()) return Outcome::Aborted;
+    if (--nodes_left_ < 0 || !budget_.tick(kNodeWork * (static_cast<int64_t>(part.size()) + span.hi - span.lo)))
+      return Outcome::Aborted;
     const Fingerprint state = fingerprint(part, span, at_least);
     if (failed_.contains(state)) return Outcome::NotFound;
     const int64_t skips = skips_;
@@ -516,8 +519,9 @@ std::optional<Probe> next_probe(int64_t lo, int64_t open, int64_t hi, int64_t us
 
 }  // namespace
 
-ExactResult solve_exact(const Problem& problem, const SearchBudget& search_budget, const Solution* start) {
+ExactResult solve_exact(const Problem& problem, SearchBudget search_budget, const Solution* start) {
   check_pins(problem);
+  const Stopwatch clock;
   Budget budget(search_budget);
   ExactResult result;
   result.solution = start ? *start : best_heuristic(problem);
@@ -542,7 +546,8 @@ ExactResult solve_exact(const Problem& problem, const SearchBudget& search_budge
   result.capacity_met = problem.capacity <= 0 || result.solution.height <= problem.capacity;
   result.capacity_refuted = problem.capacity > 0 && result.lower_bound > problem.capacity;
   result.nodes = budget.nodes();
-  result.seconds = budget.elapsed();
+  result.work = budget.work();
+  result.seconds = clock.seconds();
   return result;
 }
 

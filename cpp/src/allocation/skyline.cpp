@@ -10,11 +10,13 @@
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/common/random.h"
 #include "tinyarena/common/stopwatch.h"
+#include "tinyarena/common/work_budget.h"
 
 namespace tinyarena::allocation {
 namespace {
 
 constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
+constexpr int64_t kStepWork = 5;  // work units per step and buffer a pass over the floor touches
 
 using Key = std::array<int64_t, 4>;  // candidate rank, larger is better, compared in order
 
@@ -82,6 +84,7 @@ class Skyline {
   // One construction: with `backtracks` > 0, first a depth-first search
   // for a plan without waste, deciding at most that many branch points;
   // then the deepest waste-free partial plan it reached is completed greedily.
+  // Adds its work units to work().
   Solution build(SkylineRule rule, double noise, uint64_t seed, int64_t backtracks) const {
     State s = start();
     SplitMix64 rng{seed};
@@ -94,6 +97,10 @@ class Skyline {
     s.solution.height = solution_height(p_, s.solution.offsets);
     return s.solution;
   }
+
+  // Work units of the constructions so far: the steps and buffers each pass
+  // over the floor touches, and an eighth per pin checked (a compare or two).
+  int64_t work() const { return work_ + kStepWork * pin_checks_ / 8; }
 
  private:
   struct Run {
@@ -181,6 +188,7 @@ class Skyline {
 
   // Where the floor reaches into a pin, it jumps to the pin's top.
   void lift_over_pins(std::vector<int64_t>& floor, int32_t begin, int32_t end) const {
+    pin_checks_ += static_cast<int64_t>(pins_.size());
     for (int pin : pins_) {
       if (!overlaps(pin, begin, end)) continue;
       const int64_t bottom = *p_.buffers[pin].fixed_offset, top = bottom + p_.buffers[pin].size;
@@ -190,6 +198,7 @@ class Skyline {
   }
 
   void find_runs(State& s) const {
+    work_ += kStepWork * (steps_ + static_cast<int64_t>(s.unplaced.size()));
     s.runs.clear();
     s.run_of.resize(steps_);
     for (int32_t t = 0; t < steps_; ++t) {
@@ -256,6 +265,7 @@ class Skyline {
 
   // Bytes of pins at step t between `floor` and `level`.
   int64_t pinned_below(int32_t t, int64_t floor, int64_t level) const {
+    pin_checks_ += static_cast<int64_t>(pins_.size());
     int64_t bytes = 0;
     for (int pin : pins_) {
       const int64_t bottom = *p_.buffers[pin].fixed_offset;
@@ -357,6 +367,7 @@ class Skyline {
 
   // Buffer b at `offset` stays clear of every pin overlapping it in time.
   bool clear_of_pins(int b, int64_t offset) const {
+    pin_checks_ += static_cast<int64_t>(pins_.size());
     const int64_t top = offset + p_.buffers[b].size;
     for (int pin : pins_) {
       const int64_t bottom = *p_.buffers[pin].fixed_offset;
@@ -389,34 +400,37 @@ class Skyline {
   std::vector<int32_t> from_, to_;  // per buffer: its compressed steps [from, to)
   std::vector<int> pins_, free_;    // buffers of positive size, pinned (by offset) or free
   int32_t steps_ = 0;
+  mutable int64_t work_ = 0, pin_checks_ = 0;  // see work()
 };
 
 constexpr SkylineRule kRules[] = {SkylineRule::kFillsRun, SkylineRule::kLongest, SkylineRule::kLargest};
 
 }  // namespace
 
-SkylineResult skyline_search(const Problem& problem, const SkylineOptions& options) {
+SkylineResult skyline_search(const Problem& problem, SkylineOptions options) {
   check_pins(problem);
   const Stopwatch clock;
+  WorkBudget& budget = options.budget;
   const Skyline skyline(problem);
   const int64_t bound = lower_bound_bytes(problem);
   SkylineResult result;
   const auto keep = [&](Solution solution) {
     if (result.constructions++ == 0 || solution.height < result.solution.height) result.solution = std::move(solution);
   };
-  double slowest = 0;  // the longest construction so far: none starts that would end past the cap
+  int64_t costliest = 0;  // the most work of one construction so far: none starts that would overrun the budget
   const auto construct = [&](SkylineRule rule, double noise, uint64_t seed) {
-    const double before = clock.seconds();
+    const int64_t before = skyline.work();
     keep(skyline.build(rule, noise, seed, options.backtracks));
-    slowest = std::max(slowest, clock.seconds() - before);
+    costliest = std::max(costliest, skyline.work() - before);
+    budget.charge(skyline.work() - before);
   };
+  const auto affordable = [&] { return !budget.spent() && costliest <= budget.remaining(); };
   for (SkylineRule rule : kRules)
-    if (result.constructions == 0 || options.seconds <= 0 || clock.seconds() + slowest <= options.seconds) construct(rule, 0, 0);
+    if (result.constructions == 0 || affordable()) construct(rule, 0, 0);
   SplitMix64 seeds{options.seed};
-  for (int64_t i = 0; i < options.constructions && result.solution.height > bound; ++i) {
-    if (options.seconds > 0 && clock.seconds() + slowest > options.seconds) break;
+  for (int64_t i = 0; i < options.constructions && result.solution.height > bound && affordable(); ++i)
     construct(kRules[i % 3], 0.05 + 0.05 * static_cast<double>(i / 3 % 4), seeds.next());
-  }
+  result.work = budget.used();
   result.seconds = clock.seconds();
   return result;
 }

@@ -10,9 +10,11 @@
 namespace tinyarena::allocation {
 
 struct AllocatorOptions {
-  double seconds = 0.3;    // search budget of exact, local_search, skyline and auto
-  int64_t node_limit = 0;  // exact search nodes (0: none); binds before the clock for reproducible runs
-  uint64_t seed = 1;       // local search and skyline
+  double seconds = 0.3;      // search budget of exact, local_search, skyline and auto, as deterministic work
+                             // (WorkBudget: about this many seconds here; <= 0: none)
+  int64_t node_limit = 0;    // exact search nodes (0: none)
+  uint64_t seed = 1;         // local search and skyline
+  double wall_seconds = 0;   // hard wall-clock cap (<= 0: none); when it binds, the plan depends on machine load
 };
 
 struct AllocationResult {

@@ -25,11 +25,12 @@
 #include <string>
 
 #include "tinyarena/allocation/problem.h"
+#include "tinyarena/common/work_budget.h"
 
 namespace tinyarena::allocation {
 
 struct SearchBudget {
-  double seconds = 1.0;     // wall-clock limit of the whole search (<= 0: none)
+  WorkBudget work{1.0};     // deterministic work of the whole search (WorkBudget(0): none)
   int64_t node_limit = 0;   // search nodes over all decisions (0: none)
 };
 
@@ -40,15 +41,17 @@ struct ExactResult {
   bool capacity_met = true;   // problem.capacity == 0 or solution.height <= problem.capacity
   bool capacity_refuted = false;  // proven: nothing fits problem.capacity
   int64_t nodes = 0;          // search nodes visited
-  double seconds = 0;         // time spent
+  int64_t work = 0;           // work units spent (WorkBudget)
+  double seconds = 0;         // wall-clock time spent (for reports; the budget is counted in work)
 
   int64_t gap() const { return solution.height - lower_bound; }
 };
 
-// Minimum-height plan within the budget. `start`, if given, is a valid plan
+// Minimum-height plan within the budget (a share of a caller's WorkBudget
+// counts there too). `start`, if given, is a valid plan
 // to improve on (else the greedy heuristics provide one). Throws
 // std::invalid_argument when pinned buffers overlap each other.
-ExactResult solve_exact(const Problem& problem, const SearchBudget& budget = {}, const Solution* start = nullptr);
+ExactResult solve_exact(const Problem& problem, SearchBudget budget = {}, const Solution* start = nullptr);
 
 // One line explaining a result under problem.capacity: the height, the bound
 // and whether the capacity is met, refuted, or undecided within the budget.

@@ -3,19 +3,21 @@
 // area, lifetime, urgency); a move takes a buffer that reaches the top and
 // moves it earlier in the order (Vela's HillClimb idea), kept when the plan
 // gets no higher. Deterministic for a seed (own portable RNG); it stops at
-// the lower bound, after `iterations` moves or after `seconds`.
+// the lower bound, after `iterations` moves or when the work budget is spent
+// (a move costs about the buffers its first-fit decoding touches).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "tinyarena/allocation/problem.h"
+#include "tinyarena/common/work_budget.h"
 
 namespace tinyarena::allocation {
 
 struct LocalSearchOptions {
   int64_t iterations = 3000;  // moves tried (0: no limit)
-  double seconds = 0.1;       // wall-clock limit (<= 0: none); the iteration limit keeps runs reproducible
+  WorkBudget budget{0.1};     // deterministic work (WorkBudget(0): none)
   uint64_t seed = 1;
 };
 
@@ -23,9 +25,10 @@ struct LocalSearchResult {
   Solution solution;
   std::vector<int> order;  // the order whose first-fit decoding is `solution`
   int64_t iterations = 0;  // moves tried
-  double seconds = 0;
+  int64_t work = 0;        // work units spent
+  double seconds = 0;      // wall-clock time spent (for reports)
 };
 
-LocalSearchResult local_search(const Problem& problem, const LocalSearchOptions& options = {});
+LocalSearchResult local_search(const Problem& problem, LocalSearchOptions options = {});
 
 }  // namespace tinyarena::allocation

@@ -20,24 +20,26 @@
 #include <cstdint>
 
 #include "tinyarena/allocation/problem.h"
+#include "tinyarena/common/work_budget.h"
 
 namespace tinyarena::allocation {
 
 struct SkylineOptions {
   int64_t constructions = 1000;  // randomized constructions after the three deterministic ones (0: none)
   int64_t backtracks = 400;      // per construction: branch points of the waste-free search (0: greedy only)
-  double seconds = 0.05;         // wall-clock cap (<= 0: none); on large instances it binds before
-                                 // `constructions`, and then the plan depends on the machine's speed
+  WorkBudget budget{0.05};       // deterministic work (WorkBudget(0): none); no construction starts that
+                                 // would overrun it (judged by the costliest one so far)
   uint64_t seed = 1;
 };
 
 struct SkylineResult {
   Solution solution;          // the lowest plan constructed
   int64_t constructions = 0;  // constructions run
-  double seconds = 0;
+  int64_t work = 0;           // work units spent
+  double seconds = 0;         // wall-clock time spent (for reports)
 };
 
 // The lowest plan of the constructions; stops early at the lower bound.
-SkylineResult skyline_search(const Problem& problem, const SkylineOptions& options = {});
+SkylineResult skyline_search(const Problem& problem, SkylineOptions options = {});
 
 }  // namespace tinyarena::allocation

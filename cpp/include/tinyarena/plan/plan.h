@@ -16,7 +16,7 @@ namespace tinyarena::plan {
 struct PlanOptions {
   int64_t alignment = 16;  // every buffer's offset and size rounded to this (TFLM uses 16)
   std::string allocator = "auto";
-  double allocation_seconds = 0.3;  // search budget of the searching allocators (auto, exact, local_search)
+  double allocation_seconds = 0.3;  // search budget of the searching allocators, as deterministic work (WorkBudget)
   liveness::LivenessOptions liveness;
   int64_t sram_limit = 0;  // 0 = no limit; a plan above it reports fits() == false
   std::vector<int32_t> order;  // schedule (op indices); empty = file order

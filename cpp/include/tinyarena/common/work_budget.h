@@ -1,0 +1,71 @@
+// A deterministic search budget (like CPLEX's deterministic ticks): a search
+// charges the work it does where it does it, in units of about a nanosecond
+// on the reference machine (each search weighs its own steps: a buffer or a
+// timeline section scanned), and stops once the budget is spent. The same
+// problem and budget then give the same result on any machine under any
+// load. A budget given in seconds converts at kUnitsPerSecond, so one second
+// of budget is about one second of work on the reference machine
+// (benchmarks/budget_calibration.py measures it).
+// An optional wall-clock cap stops the search too; when the cap binds, the
+// result depends on the machine and its load.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "tinyarena/common/stopwatch.h"
+
+namespace tinyarena {
+
+class WorkBudget {
+ public:
+  static constexpr double kUnitsPerSecond = 1e9;
+  static constexpr int64_t kUnlimited = std::numeric_limits<int64_t>::max();
+
+  // `seconds` of work (<= 0: unlimited); `wall_seconds` a hard wall-clock cap (<= 0: none).
+  explicit WorkBudget(double seconds, double wall_seconds = 0)
+      : limit_(seconds > 0 ? std::max<int64_t>(1, std::llround(seconds * kUnitsPerSecond)) : kUnlimited),
+        wall_seconds_(wall_seconds) {}
+
+  // A sub-budget of `fraction` of what is left here; its work counts here
+  // too, and it is spent when this one is. Valid while this budget lives.
+  WorkBudget share(double fraction) {
+    WorkBudget part(0);
+    const int64_t left = remaining();
+    part.limit_ = left == kUnlimited ? kUnlimited : static_cast<int64_t>(fraction * static_cast<double>(left));
+    part.parent_ = this;
+    return part;
+  }
+
+  // Counts `units` of work done; false once the budget is spent.
+  bool charge(int64_t units) {
+    used_ += units;
+    if (parent_) parent_->charge(units);
+    if (wall_seconds_ > 0 && used_ >= next_check_) {  // the clock is read about every tenth of a millisecond
+      next_check_ = used_ + static_cast<int64_t>(kUnitsPerSecond / 1e4);
+      out_of_time_ = out_of_time_ || clock_.seconds() > wall_seconds_;
+    }
+    return !spent();
+  }
+
+  bool spent() const { return used_ > limit_ || out_of_time_ || (parent_ && parent_->spent()); }
+  int64_t used() const { return used_; }
+  // Units left here and in every budget this is a share of.
+  int64_t remaining() const {
+    const int64_t own = limit_ == kUnlimited ? kUnlimited : std::max<int64_t>(0, limit_ - used_);
+    return parent_ ? std::min(own, parent_->remaining()) : own;
+  }
+
+ private:
+  WorkBudget* parent_ = nullptr;
+  int64_t limit_;
+  int64_t used_ = 0;
+  double wall_seconds_;
+  Stopwatch clock_;
+  int64_t next_check_ = 0;
+  bool out_of_time_ = false;
+};
+
+}  // namespace tinyarena
