@@ -5,7 +5,8 @@
 their base's buffer, in-place ops write over an input that dies there, kernel
 scratch lives during its op. Graphs of up to ``exact_max_ops`` ops get an exact
 dynamic program over the sets of ops already run (optimal unless it runs out of
-``max_states`` or ``time_limit``); larger ones, or when it runs out, a beam
+``max_states`` or ``time_limit``, a deterministic work budget worth about that many
+seconds, so the order is the same on every run); larger ones, or when it runs out, a beam
 search (the same program keeping ``beam_width`` states per step). Both start
 from the best of the file order and two greedy orders; the result is never
 worse than the file's order (it keeps the file order on ties).
@@ -49,7 +50,7 @@ def find_schedule(model, align=16, inplace=True, scratch=True, method="auto", ex
     - ``method``: ``"auto"`` (exact when small enough, else beam), ``"exact"``
       (regardless of size, within the budgets), ``"beam"``, ``"greedy"`` or ``"file"``.
     - ``exact_max_ops`` (default 100), ``max_states`` (default 1,000,000) and
-      ``time_limit`` (seconds per search, default 10; 0 = none) bound the exact
+      ``time_limit`` (seconds per search as deterministic work, default 10; 0 = none) bound the exact
       search; past them it falls back to beam search (``beam_width``, default 64).
 
     Returns a ``ScheduleResult``: ``order``, ``peak_bytes``, ``file_peak_bytes``,

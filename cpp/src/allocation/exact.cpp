@@ -26,8 +26,9 @@ constexpr int32_t kAnyDiscrepancy = std::numeric_limits<int32_t>::max();
 
 enum class Outcome { Found, NotFound, Aborted };
 
-// Work units of a search node per buffer of its part and section of its span (it scans both).
-constexpr int64_t kNodeWork = 25;
+// Work units of a round of a search node (a choice at one level) per buffer
+// of its part and section of its span: it scans both.
+constexpr int64_t kRoundWork = 20;
 
 // Work and nodes shared by every probe of one solve (once spent, stays
 // spent), and the share of what is left that the current probe may use.
@@ -40,15 +41,16 @@ class Budget {
     probe_ = work_.share(share);
     probe_nodes_ = node_limit_ > 0 ? nodes_ + static_cast<int64_t>(share * static_cast<double>(node_limit_ - nodes_)) : 0;
   }
-  // One search node costing `work` units.
-  bool tick(int64_t work) {
+  // One more search node; false once the budget is spent.
+  bool tick() {
     if (probe_spent_) return false;
     ++nodes_;
-    probe_.charge(work);
     if ((node_limit_ > 0 && nodes_ > node_limit_) || work_.spent()) spent_ = true;
     probe_spent_ = spent_ || probe_.spent() || (probe_nodes_ > 0 && nodes_ > probe_nodes_);
     return !probe_spent_;
   }
+  // Work done (checked at the next tick).
+  void charge(int64_t units) { probe_.charge(units); }
   int64_t nodes() const { return nodes_; }
   int64_t work() const { return work_.used(); }
   bool spent() const { return spent_; }
@@ -183,8 +185,7 @@ class Decision {
   // A state refuted before (in any order) is skipped; one refuted here
   // without a discrepancy cut is recorded.
   Outcome search(const std::vector<int32_t>& part, Span span, int64_t at_least, int32_t discrepancies) {
-    if (--nodes_left_ < 0 || !budget_.tick(kNodeWork * (static_cast<int64_t>(part.size()) + span.hi - span.lo)))
-      return Outcome::Aborted;
+    if (--nodes_left_ < 0 || !budget_.tick()) return Outcome::Aborted;
     const Fingerprint state = fingerprint(part, span, at_least);
     if (failed_.contains(state)) return Outcome::NotFound;
     const int64_t skips = skips_;
@@ -211,6 +212,7 @@ class Decision {
   Outcome expand(const std::vector<int32_t>& part, Span span, int64_t at_least, int32_t discrepancies) {
     const size_t mark = trail_.size();
     for (;;) {
+      budget_.charge(kRoundWork * (static_cast<int64_t>(part.size()) + span.hi - span.lo));
       // A placement at or above `lowest_top` leaves room for a whole unplaced buffer below it: dominated.
       int64_t lowest_top = std::numeric_limits<int64_t>::max();
       bool done = true;

@@ -4,10 +4,13 @@
 #include <unordered_set>
 
 #include "tinyarena/schedule/search.h"
-#include "tinyarena/common/stopwatch.h"
+#include "tinyarena/common/work_budget.h"
 
 namespace tinyarena::schedule {
 namespace {
+
+// Work units of expanding a state, per op scanned for readiness and per ready op run.
+constexpr int64_t kOpWork = 16;
 
 // One state: the ops run (in the word pool), the oversized buffers (in the
 // inflation pool), and the best way found to reach it.
@@ -27,7 +30,7 @@ class Search {
   }
 
   SearchResult run(const SearchBudget& budget) {
-    const Stopwatch clock;
+    WorkBudget work(budget.seconds);
     const MemoryState first = initial_state(model_);
     sets_ = first.done;
     nodes_.push_back({0, first.bytes, -1, -1, 0, 0});
@@ -41,14 +44,14 @@ class Search {
     for (int32_t depth = 0; depth < model_.ops && begin < end; ++depth) {
       level_.clear();
       for (size_t i = begin; i < end; ++i) {
-        if ((i & 1023) == 0 && budget.seconds > 0 && clock.seconds() > budget.seconds)
-          return stopped(result);
+        if (work.spent()) return stopped(result);
         const Node node = nodes_[i];
         std::copy_n(&sets_[i * model_.words], model_.words, done.begin());
         inflated.assign(pool_.begin() + node.inflated_begin, pool_.begin() + node.inflated_begin + node.inflated_count);
         ready.clear();
         for (int32_t op = 0; op < model_.ops; ++op)
           if (is_ready(model_, done.data(), op)) ready.push_back(op);
+        work.charge(kOpWork * (model_.ops + static_cast<int64_t>(ready.size())));
         const int32_t only = free_op(done.data(), ready, inflated, node, after);
         for (int32_t op : ready) {
           if (only >= 0 && op != only) continue;

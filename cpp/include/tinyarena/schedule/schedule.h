@@ -27,7 +27,7 @@ struct ScheduleOptions {
   Method method = Method::Auto;
   int32_t exact_max_ops = 100;
   int64_t max_states = 1000000;      // exact search gives up (falls back to beam) beyond this many states
-  double time_limit_seconds = 10.0;  // per search (0 = none); the only non-deterministic limit
+  double time_limit_seconds = 10.0;  // per search, as deterministic work (WorkBudget; 0 = none)
   int32_t beam_width = 64;           // states kept per level by beam search
 };
 

@@ -20,7 +20,7 @@ Found greedy_order(const MemoryModel& model, bool step_first);
 
 struct SearchBudget {
   int64_t max_states = 0;
-  double seconds = 0;  // 0 = no time limit
+  double seconds = 0;  // deterministic work worth about this many seconds (WorkBudget; 0 = no limit)
   int32_t beam = 0;    // > 0: keep only this many states per level (a heuristic)
 };
 
