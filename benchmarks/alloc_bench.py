@@ -8,11 +8,12 @@ zero-slack instances. Prints tables; nothing here is a unit test.
     planned with in-place ops on and off: time of `auto` on the allocation problem (median
     of 5), the method that won, proven optimality, greedy first fit for comparison.
 (b) Zero-slack instances (`allocation.zero_slack_problem`: a 1 MiB x steps rectangle cut
-    into N pieces, optimum = 1 MiB): exact mode (`solve_exact`, --timeout s each) solve rate
-    and time distribution; fast modes (`local_search`, the `skyline` allocator and `auto`,
-    each with 100 ms) gap to the optimum and time (mean / max ms); greedy first fit and best
-    fit gaps. Variants: `aligned` (16-byte
-    grid, alignments 1..64), `pinned` (10 % of buffers at fixed offsets).
+    into N pieces, optimum = 1 MiB): exact mode (`solve_exact`, a budget of --timeout s each)
+    solve rate and time distribution; fast modes (`local_search`, the `skyline` allocator and
+    `auto`, each with a 0.1 s budget) gap to the optimum and time (mean / max ms); greedy first
+    fit and best fit gaps. Budgets are deterministic work worth about that long here
+    (benchmarks/budget_calibration.py), so the plans do not depend on load. Variants:
+    `aligned` (16-byte grid, alignments 1..64), `pinned` (10 % of buffers at fixed offsets).
 """
 
 import argparse
@@ -127,7 +128,7 @@ def main():
     parser.add_argument("--instances", type=int, default=20)
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument("--variant-instances", type=int, default=20, help="instances of the aligned/pinned variants")
-    parser.add_argument("--timeout", type=float, default=10.0)
+    parser.add_argument("--timeout", type=float, default=10.0, help="exact budget, seconds of work")
     parser.add_argument("--skip-models", action="store_true")
     parser.add_argument("--skip-exact", action="store_true", help="fast modes and greedy only on zero-slack instances")
     args = parser.parse_args()

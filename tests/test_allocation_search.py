@@ -61,7 +61,7 @@ def busy_thread():
 @pytest.mark.parametrize("variant", [{}, {"aligned": True}, {"pinned": 0.1}], ids=["plain", "aligned", "pinned"])
 @pytest.mark.parametrize("name", list(BUDGETED))
 def test_budgeted_search_gives_byte_identical_solutions_under_load(name, variant):
-    problem, _ = allocation.zero_slack_problem(300, seed=1, **variant)
+    problem, _ = allocation.zero_slack_problem(300, seed=2, **variant)  # no search finishes within 50 ms
     run, budget_bound = BUDGETED[name]
     quiet = run(problem)
     assert budget_bound(quiet) and allocation.validate(problem, quiet.solution) == []

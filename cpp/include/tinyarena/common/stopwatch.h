@@ -1,5 +1,5 @@
 // Wall-clock seconds since construction (steady clock): the one timer every
-// budgeted search and every reported `seconds` figure uses.
+// reported `seconds` figure and every optional wall-clock cap (WorkBudget) uses.
 #pragma once
 
 #include <chrono>
