@@ -154,6 +154,9 @@ def test_cli_alloc_solves_writes_and_refuses_a_capacity(tmp_path):
     assert refused.returncode == 2
     assert "needs at least 1,048,576 bytes (proven), allowed 1,000,000" in refused.stderr
     assert run_cli("alloc", path, "--timeout", 0).returncode == 2
+    assert run_cli("alloc", path, "--wall-timeout", -1).returncode == 2
+    capped = run_cli("alloc", path, "--wall-timeout", 5)
+    assert capped.returncode == 0 and "proven optimal" in capped.stdout
     assert run_cli("alloc", tmp_path / "missing.csv").returncode == 1
 
 

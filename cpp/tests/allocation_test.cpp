@@ -93,7 +93,7 @@ TEST(greedy_plans_validate_on_random_problems) {
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     const Problem p = random_problem(seed, 2 + static_cast<int>(seed % 40), 12);
     for (const auto& name : allocator_names()) {
-      const Solution s = allocate(p, name);
+      const Solution s = run_allocator(p, name, AllocatorOptions{0.001}).solution;  // budgets of 1 ms of work
       CHECK(validate(p, s).empty());
       CHECK(s.height >= lower_bound_bytes(p));
     }
