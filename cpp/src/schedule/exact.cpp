@@ -10,7 +10,7 @@ namespace tinyarena::schedule {
 namespace {
 
 // Work units of expanding a state, per op scanned for readiness and per ready op run.
-constexpr int64_t kOpWork = 16;
+constexpr int64_t kOpWork = 5;
 
 // One state: the ops run (in the word pool), the oversized buffers (in the
 // inflation pool), and the best way found to reach it.
