@@ -158,3 +158,71 @@ def test_const_bytes_are_the_arrays_each_build_links(tmp_path):
 
     assert compiled.const_bytes["portable"] == linked_array_bytes("") > plan.flash_bytes - 64
     assert compiled.const_bytes["dsp"] == linked_array_bytes("-DTA_SIMD_EMULATE") > 1.9 * plan.flash_bytes
+
+
+def test_cli_pin_and_block_give_the_placement_of_place_plan(tmp_path, capsys):
+    # person_detect over fast 16K / sram 32K / ext 8M: the input pinned by name at ext + INPUT_OFFSET,
+    # the largest buffer the free placement keeps in 'fast' blocked from it by index
+    model = str(shared_model("person_detect"))
+    plan = tinyarena.plan(model)
+    free = place_plan(plan, MEMORIES)
+    input_buffer = next(i for i, b in enumerate(plan.buffers) if plan.graph.inputs[0] in b.tensors)
+    hot = max((i for i in range(len(plan.buffers)) if free.memory_of(i) == "fast"), key=lambda i: plan.buffers[i].size)
+    assert (free.memory_of(input_buffer), free.memory_of(hot)) == ("fast", "fast")
+    placement = place_plan(plan, MEMORIES, pins={plan.buffers[input_buffer].name: ("ext", INPUT_OFFSET)},
+                           blocked={hot: ["fast"]})
+    compile_model(plan, tmp_path / "api", name="person_detect", memories=placement)
+    memories = ["--memory", "fast:16K", "--memory", "sram:32K", "--memory", "ext:8M"]
+    rules = ["--pin", f"{plan.buffers[input_buffer].name}=ext:{INPUT_OFFSET}", "--block", f"{hot}=fast"]
+    assert main(["compile", model, "-o", str(tmp_path / "cli"), *memories, *rules]) == 0
+    assert f"arenas {placement.describe()}, " in capsys.readouterr().out
+    model_c = (tmp_path / "cli" / "model.c").read_text()
+    assert model_c == (tmp_path / "api" / "model.c").read_text()
+    assert (tmp_path / "cli" / "tinyarena_sections.ld").read_text() == \
+        (tmp_path / "api" / "tinyarena_sections.ld").read_text()
+    assert f"memcpy(tinyarena_person_detect_arena_ext + {INPUT_OFFSET}, input0," in model_c
+    producer = next(op for op in plan.graph.ops if op.outputs[0] in plan.buffers[hot].tensors)
+    traced = re.search(rf"TA_TRACE\({producer.index}, tinyarena_person_detect_arena_(\w+) \+ (\d+),", model_c)
+    assert traced.groups() == (placement.memory_of(hot), str(placement.solution.offsets[hot]))
+    assert placement.memory_of(hot) != "fast"
+
+
+def test_cli_verify_honours_pins_bit_exact(capsys):
+    model = str(shared_model("kws_ref_model"))  # buffer 0 is the input (496 B), 3 an 8,000 B activation
+    assert main(["verify", model, "--memory", "fast:16K", "--memory", "ext:1M", "--pin", "0=ext:64",
+                 "--block", "3=fast"]) == 0
+    assert "bit-exact on host (arena 24256 B, fast 16,256 B, ext 8,000 B)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("rule, message", [
+    (["--pin", "nope=fast"], "no buffer named 'nope' in the plan"),
+    (["--pin", "19=fast"], r"no buffer 19: the plan has 19 \(0 to 18\)"),
+    (["--pin", "0=tcm"], r"pin of buffer 0: no memory named 'tcm' \(memories: fast, ext\)"),
+    (["--block", "1=fast,dram"], "blocklist of buffer 1: no memory named 'dram'"),
+    (["--pin", "0=ext:8"], "offset must be a multiple of 16 bytes"),
+    (["--pin", "1=ext:1044480"], "the buffer \\(8,000 B\\) ends at 1,052,480 B, past the memory's 1,048,576 B"),
+    (["--pin", "1=fast", "--pin", "2=fast", "--pin", "3=fast"], r"memory 'fast' need at least 16000 bytes .* has 8192"),
+    (["--pin", "1=ext:0", "--pin", "9=ext:4096"], r"buffers 1 and 9 are pinned at overlapping addresses of memory 'ext'"),
+    (["--pin", "1=fast", "--pin", "1=ext"], r"buffer 1 \(index 1\) is pinned twice"),
+    (["--pin", "1=fast", "--block", "1=fast"], "buffer 1 is pinned to memory 'fast' and blocked from it"),
+    (["--block", "1=fast,ext"], "fits no memory it is allowed to use"),
+])
+def test_cli_bad_pins_and_blocks_exit_2(rule, message, tmp_path, capsys):
+    model = str(shared_model("kws_ref_model"))
+    command = ["compile", model, "-o", str(tmp_path), "--memory", "fast:8K", "--memory", "ext:1M", *rule]
+    assert main(command) == 2
+    assert re.search(message, capsys.readouterr().err)
+    assert not (tmp_path / "model.c").exists()
+
+
+def test_cli_pin_and_block_syntax(tmp_path, capsys):
+    model = str(shared_model("kws_ref_model"))
+    for option, bad in (("--pin", "0"), ("--pin", "=fast"), ("--pin", "0=fast:-16"), ("--pin", "0=fast:lots"),
+                        ("--pin", "0=1st"), ("--block", "0="), ("--block", "0=fast,")):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["compile", model, "-o", str(tmp_path), "--memory", "fast:1M", option, bad])
+        assert exit_info.value.code == 2
+        assert f"argument {option}: invalid '{bad}': expected BUFFER=MEMORY" in capsys.readouterr().err
+    assert main(["compile", model, "-o", str(tmp_path), "--pin", "0=fast"]) == 2
+    assert main(["verify", model, "--block", "0=fast"]) == 2
+    assert capsys.readouterr().err.count("--pin and --block place buffers in the memories of --memory") == 2
