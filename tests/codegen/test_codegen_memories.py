@@ -116,10 +116,55 @@ def test_bad_memories_and_pins_are_clear_errors(tmp_path):
     with pytest.raises(ValueError, match=rf"placement covers {len(other.solution.memory)} buffers but the plan has "
                                          rf"{len(plan.buffers)}"):
         compile_model(plan, tmp_path, memories=other)
-    tiled = tinyarena.tiling.search(shared_model("vww_96_int8"), tiling="rows").best
-    with pytest.raises(ValueError, match="a tiled plan runs in one arena"):
-        compile_model(tiled, tmp_path, memories=MEMORIES)
     assert not (tmp_path / "model.c").exists()
+
+
+@pytest.fixture(scope="module", params=[("rows", 1.0), ("patches", 1.3)], ids=["rows", "patches"])
+def vww_tiled(request):
+    """vww_96's tiled plan over fast (a third of its peak), sram (its peak) and ext, the input ring or
+    patch buffer pinned in 'ext' at INPUT_OFFSET, the smallest other ring or patch buffer pinned in 'fast'
+    and the largest blocked from it."""
+    mode, mac_overhead = request.param
+    tiled = tinyarena.tiling.search(shared_model("vww_96_int8"), tiling=mode, max_mac_overhead=mac_overhead).best
+    assert tiled.segments and all(s.mode == mode for s in tiled.segments)
+    memories = [Memory("fast", tiled.peak_bytes // 3), Memory("sram", tiled.peak_bytes), Memory("ext", 1 << 20)]
+    inputs = next(i for i, b in enumerate(tiled.buffers) if tiled.graph.inputs[0] in b.tensors)
+    segment_tensors = {t for run in tiled.tiled.streams for t in (r.tensor for r in run.rings)} | \
+                      {b.tensor for run in tiled.tiled.patch_runs for b in run.buffers}
+    tiled_buffers = [i for i, b in enumerate(tiled.buffers) if set(b.tensors) & segment_tensors]
+    largest = max((i for i in tiled_buffers if i != inputs), key=lambda i: tiled.buffers[i].size)
+    smallest = min((i for i in tiled_buffers if i != inputs), key=lambda i: tiled.buffers[i].size)
+    placement = place_plan(tiled, memories, pins={tiled.buffers[inputs].name: ("ext", INPUT_OFFSET), smallest: "fast"},
+                           blocked={largest: ["fast"]})
+    return tiled, placement, tiled_buffers, largest
+
+
+def test_tiled_plans_place_their_rings_and_patches_across_memories(vww_tiled, tmp_path):
+    tiled, placement, tiled_buffers, largest = vww_tiled
+    assert validate_hierarchy(placement.problem, placement.solution) == []
+    assert tiled.peak_bytes > placement.memories[0].size
+    assert len({placement.memory_of(i) for i in tiled_buffers}) == 3  # rings/patch buffers in every memory
+    assert placement.memory_of(largest) != "fast"
+    compiled = compile_model(tiled, tmp_path, name="vww", memories=placement)
+    model_c = (tmp_path / "model.c").read_text()
+    assert "ta_arena" not in model_c
+    assert compiled.arenas == placement.heights and len(compiled.arenas) == 3
+    for memory, peak in placement.heights.items():
+        assert (f"static uint8_t tinyarena_vww_arena_{memory}[{peak}] "
+                f"__attribute__((section(\".tinyarena.{memory}\"), aligned(16)));") in model_c
+    # every segment's buffers are addressed in their memory's arena, at their planned offset
+    for i in tiled_buffers:
+        assert f"tinyarena_vww_arena_{placement.memory_of(i)} + {placement.solution.offsets[i]}" in model_c
+    assert re.search(rf"tinyarena_vww_arena_ext \+ {INPUT_OFFSET}\b", model_c)  # the pinned input ring / patches
+    result = verify(None, plan=tiled, memories=placement, work_dir=tmp_path / "host")
+    assert result.bit_exact and result.arenas == placement.heights, result.summary()
+
+
+@needs_cortex_m
+def test_tiled_plan_across_memories_is_bit_exact_on_cortex_m4(vww_tiled, tmp_path):
+    tiled, placement, _, _ = vww_tiled
+    result = verify(None, target="cortex-m4", plan=tiled, memories=placement, work_dir=tmp_path)
+    assert result.bit_exact and result.arenas == placement.heights, result.summary()
 
 
 def test_cli_memory_option(tmp_path, capsys):
@@ -187,11 +232,17 @@ def test_cli_pin_and_block_give_the_placement_of_place_plan(tmp_path, capsys):
     assert placement.memory_of(hot) != "fast"
 
 
-def test_cli_verify_honours_pins_bit_exact(capsys):
+def test_cli_verify_honours_pins_bit_exact_untiled_and_tiled(capsys):
     model = str(shared_model("kws_ref_model"))  # buffer 0 is the input (496 B), 3 an 8,000 B activation
     assert main(["verify", model, "--memory", "fast:16K", "--memory", "ext:1M", "--pin", "0=ext:64",
                  "--block", "3=fast"]) == 0
     assert "bit-exact on host (arena 24256 B, fast 16,256 B, ext 8,000 B)" in capsys.readouterr().out
+    # a tiled plan: the input ring pinned by name, a ring blocked from 'fast'
+    tiled = tinyarena.tiling.search(shared_model("vww_96_int8"), tiling="rows").best
+    ring = next(i for i, b in enumerate(tiled.buffers) if "[ring" in b.name and tiled.graph.inputs[0] not in b.tensors)
+    assert main(["verify", str(shared_model("vww_96_int8")), "--tiling", "rows", "--memory", "fast:5K", "--memory",
+                 "sram:16K", "--pin", "input_1_int8 [ring 3 rows]=sram:0x100", "--block", f"{ring}=fast"]) == 0
+    assert re.search(r"bit-exact on host \(arena \d+ B, fast [\d,]+ B, sram [\d,]+ B\)", capsys.readouterr().out)
 
 
 @pytest.mark.parametrize("rule, message", [
