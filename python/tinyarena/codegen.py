@@ -13,7 +13,8 @@ in linker section ``.tinyarena.<memory>``, and the linker script fragments
 ``tinyarena_memory.ld`` (a MEMORY region per memory at its base address) and
 ``tinyarena_sections.ld`` (an output section per arena in its memory's region) are written
 beside it. Tiled plans (``tinyarena.tiling``) place the same way: their rings, patch buffers,
-whole tensors and scratch are the buffers of ``plan.buffers``. The Makefile's Cortex-M build links the sections into free RAMs of the QEMU board
+whole tensors and scratch are the buffers of ``plan.buffers``. The Makefile's Cortex-M build
+links the sections into free RAMs of the QEMU board
 (``target/memory_<target>.ld``, see ``tinyarena.boards``) instead of the device's regions.
 """
 
@@ -75,7 +76,8 @@ def lower(plan, name=None, memories=None):
     kernel library lacks (its type and index). ``memories``: as in :func:`compile`."""
     name = c_identifier(name or plan.model_name)
     tiled = getattr(plan, "tiled", None)  # a tinyarena.tiling.TiledPlan: segments become stripe loops
-    lower_planned, planned = (_core.lower_tiled_program, tiled) if tiled is not None else (_core.lower_program, plan.core)
+    lower_planned, planned = ((_core.lower_tiled_program, tiled) if tiled is not None
+                              else (_core.lower_program, plan.core))
     if memories is None:
         return lower_planned(plan.graph, planned, name)
     placement = memories if isinstance(memories, MemoryPlacement) else place_plan(plan, memories)

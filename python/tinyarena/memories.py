@@ -106,7 +106,8 @@ def parse_pin(text):
     try:
         value = int(offset, 0) if offset.strip().lower().startswith("0x") else parse_size(offset)
     except ValueError:
-        raise ValueError(f"invalid {text!r}: expected {PIN_SYNTAX} with OFFSET bytes >= 0 (e.g. 4096, 0x1000, 4K)") from None
+        raise ValueError(f"invalid {text!r}: expected {PIN_SYNTAX} with OFFSET bytes >= 0 "
+                         "(e.g. 4096, 0x1000, 4K)") from None
     return buffer, (name, value)
 
 
