@@ -169,6 +169,13 @@ void bind_tiling(py::module_& m) {
           return codegen::lower_tiled_program(*g, tiled, name);
         },
         py::arg("graph"), py::arg("tiled"), py::arg("name"));
+  m.def("lower_tiled_program",
+        [](const GraphPtr& g, const TiledPlan& tiled, const std::string& name,
+           const std::vector<allocation::Memory>& memories, const allocation::HierarchySolution& placement) {
+          return codegen::lower_tiled_program(*g, tiled, name, memories, placement);
+        },
+        py::arg("graph"), py::arg("tiled"), py::arg("name"), py::arg("memories"), py::arg("placement"),
+        "The same with the buffers placed across memories (a place_in_hierarchy solution): one arena per used memory.");
 }
 
 }  // namespace tinyarena::bindings

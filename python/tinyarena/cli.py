@@ -5,11 +5,12 @@
                          [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--no-stream-input]
                          [--no-scratch] [--chart PATH] [--json PATH] [--write-offline-plan OUT]
     tinyarena compile MODEL -o DIR [--target cortex-m4|cortex-m7|host] [--no-inplace] [--sram SIZE]
-                         [--tiling rows ...] [--memory NAME:SIZE[:ALIGN[:BASE]] ...] ...
+                         [--tiling rows ...] [--memory NAME:SIZE[:ALIGN[:BASE]] ...]
+                         [--pin BUFFER=MEMORY[:OFFSET] ...] [--block BUFFER=MEMORY[,MEMORY...] ...] ...
     tinyarena verify MODEL [--target host|cortex-m4|cortex-m7] [--inplace|--no-inplace] [--seed N]
                            [--transforms LIST | --no-transforms]
                            [--tiling none|auto|rows|patches] [--max-mac-overhead X]
-                           [--memory NAME:SIZE[:ALIGN[:BASE]] ...]
+                           [--memory NAME:SIZE[:ALIGN[:BASE]] ...] [--pin ...] [--block ...]
     tinyarena alloc PROBLEM.csv [--capacity N] [--timeout S] [--allocator NAME] [-o SOLUTION.csv]
     tinyarena demo [-o DIR]
 
@@ -24,7 +25,7 @@ import sys
 from . import __version__, _core
 from .allocation import allocator_names
 from .codegen import TARGETS
-from .memories import MEMORY_SYNTAX, parse_memory
+from .memories import BLOCK_SYNTAX, MEMORY_SYNTAX, PIN_SYNTAX, parse_block, parse_memory, parse_pin
 from .sizes import parse_size
 
 EXIT_BAD_MODEL = 1
@@ -32,26 +33,29 @@ EXIT_DOES_NOT_FIT = 2
 EXIT_USAGE = 2
 
 
-def _size(text):
-    try:
-        return parse_size(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
+def _argument(parse):
+    """``parse`` as an argparse type: its ValueError becomes a usage error (exit 2)."""
+    def convert(text):
+        try:
+            return parse(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
 
-
-def _memory(text):
-    try:
-        return parse_memory(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
+    return convert
 
 
 def _add_memory_option(p):
-    p.add_argument("--memory", type=_memory, action="append", metavar=MEMORY_SYNTAX,
+    p.add_argument("--memory", type=_argument(parse_memory), action="append", metavar=MEMORY_SYNTAX,
                    help="a memory of the hierarchy, fastest first (repeat; e.g. --memory dtcm:16K --memory "
                    "sram:256K --memory sdram:8M:32:0x60000000): SIZE with K/M suffix, ALIGN bytes (default 16), "
                    "BASE its address for tinyarena_memory.ld; one arena per used memory, each in linker section "
                    ".tinyarena.NAME (replaces --sram)")
+    p.add_argument("--pin", type=_argument(parse_pin), action="append", metavar=PIN_SYNTAX,
+                   help="with --memory: keep a buffer in a memory, at OFFSET bytes from its start if given (repeat; "
+                   "BUFFER is an index or name of the plan's buffers as `tinyarena plan --json` lists them; "
+                   "OFFSET decimal, 0x hex or K suffix, on the memory's alignment)")
+    p.add_argument("--block", type=_argument(parse_block), action="append", metavar=BLOCK_SYNTAX,
+                   help="with --memory: memories a buffer may not use (repeat)")
 
 
 def _alignment(text):
@@ -66,7 +70,8 @@ def _alignment(text):
 
 def _add_plan_options(p):
     p.add_argument("model", help="path to a .tflite model")
-    p.add_argument("--sram", type=_size, help="SRAM limit: bytes or K/M suffix (64K); exit 2 if the plan exceeds it")
+    p.add_argument("--sram", type=_argument(parse_size),
+                   help="SRAM limit: bytes or K/M suffix (64K); exit 2 if the plan exceeds it")
     p.add_argument("--align", type=_alignment, default=16, help="buffer alignment in bytes (default 16, as TFLM)")
     p.add_argument("--allocator", choices=allocator_names(), default="auto",
                    help="placement algorithm (default auto: greedy; if it misses the lower bound, exact and "
@@ -126,7 +131,8 @@ def _parser():
 
     a = commands.add_parser("alloc", help="solve an allocation problem given as MiniMalloc CSV")
     a.add_argument("problem", help="CSV with id,lower,upper,size[,alignment][,offset] (half-open lifetimes; offset pins)")
-    a.add_argument("--capacity", type=_size, default=0, help="bytes available: exit 2 if no plan fits (K/M suffix ok)")
+    a.add_argument("--capacity", type=_argument(parse_size), default=0,
+                   help="bytes available: exit 2 if no plan fits (K/M suffix ok)")
     a.add_argument("--timeout", type=float, default=10.0,
                    help="search budget in seconds of work (default 10): deterministic, about that long here")
     a.add_argument("--wall-timeout", type=float, default=0.0, metavar="S",
@@ -199,18 +205,24 @@ def _run_plan(args):
     return 0
 
 
+def _check_rules_have_memories(args):
+    if (args.pin or args.block) and not args.memory:
+        raise ValueError("--pin and --block place buffers in the memories of --memory: give --memory")
+
+
 def _run_compile(args):
     from .codegen import compile as compile_model
     from .memories import place_plan
 
     if args.memory and args.sram:
         raise ValueError("--memory gives each memory's size: drop --sram")
+    _check_rules_have_memories(args)
     plan, tiling_summary = _make_plan(args)
     if tiling_summary:
         print(tiling_summary)
     if not plan.fits:
         return _does_not_fit(plan, tiling_summary is not None)
-    placement = place_plan(plan, args.memory) if args.memory else None
+    placement = place_plan(plan, args.memory, pins=args.pin, blocked=args.block) if args.memory else None
     compiled = compile_model(plan, args.output, target=args.target, name=args.name or args.model, memories=placement)
     arenas = f"arenas {placement.describe()}" if placement else f"arena {compiled.arena_bytes:,} B"
     fragments = ", tinyarena_memory.ld, tinyarena_sections.ld" if placement else ""
@@ -227,6 +239,7 @@ def _run_compile(args):
 def _run_verify(args):
     from .verify import VerifyError, verify
 
+    _check_rules_have_memories(args)
     plan = None
     if args.tiling != "none":
         from .tiling import search
@@ -236,7 +249,8 @@ def _run_verify(args):
         print(plan.describe())
     try:
         result = verify(args.model, target=args.target, inplace=args.inplace, seed=args.seed,
-                        transforms=args.transforms, plan=plan, memories=args.memory)
+                        transforms=args.transforms, plan=plan, memories=args.memory, pins=args.pin,
+                        blocked=args.block)
     except VerifyError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_MODEL

@@ -12,7 +12,9 @@ hierarchy instead: model.c then holds one arena per used memory, ``tinyarena_<na
 in linker section ``.tinyarena.<memory>``, and the linker script fragments
 ``tinyarena_memory.ld`` (a MEMORY region per memory at its base address) and
 ``tinyarena_sections.ld`` (an output section per arena in its memory's region) are written
-beside it. The Makefile's Cortex-M build links the sections into free RAMs of the QEMU board
+beside it. Tiled plans (``tinyarena.tiling``) place the same way: their rings, patch buffers,
+whole tensors and scratch are the buffers of ``plan.buffers``. The Makefile's Cortex-M build
+links the sections into free RAMs of the QEMU board
 (``target/memory_<target>.ld``, see ``tinyarena.boards``) instead of the device's regions.
 """
 
@@ -74,14 +76,12 @@ def lower(plan, name=None, memories=None):
     kernel library lacks (its type and index). ``memories``: as in :func:`compile`."""
     name = c_identifier(name or plan.model_name)
     tiled = getattr(plan, "tiled", None)  # a tinyarena.tiling.TiledPlan: segments become stripe loops
-    if tiled is not None:
-        if memories is not None:
-            raise ValueError("a tiled plan runs in one arena: compile it without memories")
-        return _core.lower_tiled_program(plan.graph, tiled, name)
+    lower_planned, planned = ((_core.lower_tiled_program, tiled) if tiled is not None
+                              else (_core.lower_program, plan.core))
     if memories is None:
-        return _core.lower_program(plan.graph, plan.core, name)
+        return lower_planned(plan.graph, planned, name)
     placement = memories if isinstance(memories, MemoryPlacement) else place_plan(plan, memories)
-    return _core.lower_program(plan.graph, plan.core, name, list(placement.memories), placement.solution)
+    return lower_planned(plan.graph, planned, name, list(placement.memories), placement.solution)
 
 
 def _copy_library(program, out_dir):

@@ -5,7 +5,9 @@
 bytes stay in the fastest memories. Pins and blocklists name buffers (index or name, as in
 ``plan.buffers``) and memories by name. The result, a validated :class:`MemoryPlacement`, goes to
 ``tinyarena.codegen.compile(plan, out_dir, memories=placement)``: one arena per used memory, each in its
-own linker section. ``parse_memory`` reads the CLI's ``--memory NAME:SIZE[:ALIGN[:BASE]]``.
+own linker section. ``parse_memory``, ``parse_pin`` and ``parse_block`` read the CLI's
+``--memory NAME:SIZE[:ALIGN[:BASE]]``, ``--pin BUFFER=MEMORY[:OFFSET]`` and
+``--block BUFFER=MEMORY[,MEMORY...]``.
 """
 
 import dataclasses
@@ -14,9 +16,11 @@ from .allocation import (Buffer, BufferRules, HierarchyProblem, Memory, Problem,
                          place_in_hierarchy, validate_hierarchy)
 from .sizes import parse_size
 
-__all__ = ["MemoryPlacement", "parse_memory", "place_plan"]
+__all__ = ["MemoryPlacement", "parse_block", "parse_memory", "parse_pin", "place_plan"]
 
 MEMORY_SYNTAX = "NAME:SIZE[:ALIGN[:BASE]]"
+PIN_SYNTAX = "BUFFER=MEMORY[:OFFSET]"
+BLOCK_SYNTAX = "BUFFER=MEMORY[,MEMORY...]"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,6 +73,51 @@ def parse_memory(text):
     return Memory(parts[0], size, alignment=alignment, base_address=base)
 
 
+def _buffer_key(text):
+    """A buffer as the command line names it: an index (digits) or a name from ``plan.buffers``."""
+    text = text.strip()
+    return int(text) if text.isdigit() else text
+
+
+def _buffer_rule(text, syntax, example):
+    """(buffer, right-hand side) of ``BUFFER=...``; buffer names may hold ``=``, memory names do not."""
+    buffer, sep, rule = str(text).rpartition("=")
+    if not sep or not buffer.strip() or not rule:
+        raise ValueError(f"invalid {text!r}: expected {syntax}, e.g. {example}")
+    return _buffer_key(buffer), rule
+
+
+def _memory_name(name, text, syntax):
+    if not name.isidentifier() or not name.isascii():
+        raise ValueError(f"invalid {text!r}: expected {syntax} with MEMORY the name of a --memory")
+    return name
+
+
+def parse_pin(text):
+    """``(buffer, memory name)`` or ``(buffer, (memory name, offset))`` from ``BUFFER=MEMORY[:OFFSET]``,
+    e.g. ``3=ext``, ``input=sram:0x1000``: BUFFER is an index or a name of ``plan.buffers``, OFFSET
+    bytes from the memory's start (decimal, 0x hex or a K/M suffix). Raises ``ValueError`` naming the
+    expected syntax; ``place_plan`` resolves the names."""
+    buffer, rule = _buffer_rule(text, PIN_SYNTAX, "3=sram:4096")
+    name, sep, offset = rule.partition(":")
+    name = _memory_name(name, text, PIN_SYNTAX)
+    if not sep:
+        return buffer, name
+    try:
+        value = int(offset, 0) if offset.strip().lower().startswith("0x") else parse_size(offset)
+    except ValueError:
+        raise ValueError(f"invalid {text!r}: expected {PIN_SYNTAX} with OFFSET bytes >= 0 "
+                         "(e.g. 4096, 0x1000, 4K)") from None
+    return buffer, (name, value)
+
+
+def parse_block(text):
+    """``(buffer, [memory names])`` from ``BUFFER=MEMORY[,MEMORY...]``: the memories the buffer may
+    not use. Raises ``ValueError`` naming the expected syntax."""
+    buffer, rule = _buffer_rule(text, BLOCK_SYNTAX, "3=dtcm,sram")
+    return buffer, [_memory_name(name.strip(), text, BLOCK_SYNTAX) for name in rule.split(",")]
+
+
 def _memory_index(memories, name, what):
     names = [m.name for m in memories]
     if name not in names:
@@ -79,12 +128,43 @@ def _memory_index(memories, name, what):
 def _buffer_index(plan, buffer):
     if isinstance(buffer, int):
         if not 0 <= buffer < len(plan.buffers):
-            raise ValueError(f"no buffer {buffer}: the plan has {len(plan.buffers)}")
+            raise ValueError(f"no buffer {buffer}: the plan has {len(plan.buffers)} (0 to {len(plan.buffers) - 1})")
         return buffer
     matches = [i for i, b in enumerate(plan.buffers) if b.name == buffer]
     if len(matches) != 1:
-        raise ValueError(f"{'no' if not matches else 'more than one'} buffer named {buffer!r} in the plan")
+        raise ValueError(f"{'no' if not matches else 'more than one'} buffer named {buffer!r} in the plan "
+                         "(name it by its index or name in plan.buffers, e.g. from `tinyarena plan --json`)")
     return matches[0]
+
+
+def _pairs(rules):
+    """A mapping's items, or the (buffer, rule) pairs themselves (the CLI's repeated options)."""
+    return list(rules.items()) if hasattr(rules, "items") else list(rules or ())
+
+
+def _check_pinned_offset(plan, memory, index, offset, buffer):
+    """A pinned offset on its buffer's and memory's alignment, the buffer inside the memory."""
+    size, alignment = plan.buffers[index].size, max(plan.problem.buffers[index].alignment, memory.alignment)
+    where = f"pin of buffer {buffer!r} at offset {offset} in memory {memory.name!r}"
+    if offset < 0 or offset % alignment:
+        raise ValueError(f"{where}: the offset must be a multiple of {alignment} bytes (the buffer's and "
+                         "the memory's alignment)")
+    if offset + size > memory.size:
+        raise ValueError(f"{where}: the buffer ({size:,} B) ends at {offset + size:,} B, past the memory's "
+                         f"{memory.size:,} B")
+
+
+def _check_pins_apart(plan, memory_of, offsets):
+    """No two buffers pinned at offsets of one memory overlap in time and address."""
+    pinned = sorted(offsets)
+    for k, a in enumerate(pinned):
+        for b in pinned[k + 1:]:
+            x, y = plan.buffers[a], plan.buffers[b]
+            if (memory_of[a] == memory_of[b] and x.first <= y.last and y.first <= x.last
+                    and offsets[a] < offsets[b] + y.size and offsets[b] < offsets[a] + x.size):
+                raise ValueError(f"buffers {a} and {b} are pinned at overlapping addresses of memory "
+                                 f"{memory_of[a]!r} while both are live (ops {max(x.first, y.first)} to "
+                                 f"{min(x.last, y.last)})")
 
 
 def _pinned_offsets(problem, offsets):
@@ -95,29 +175,48 @@ def _pinned_offsets(problem, offsets):
     return Problem(buffers, problem.capacity)
 
 
+def _rules(plan, memories, pins, blocked):
+    """({buffer index: BufferRules}, {buffer index: pinned offset}) of the user's pins and blocklists."""
+    rules, offsets = {}, {}
+    for buffer, pin in _pairs(pins):
+        index = _buffer_index(plan, buffer)
+        if index in rules:
+            raise ValueError(f"buffer {buffer!r} (index {index}) is pinned twice")
+        name, offset = (pin, None) if isinstance(pin, str) else pin
+        memory = _memory_index(memories, name, f"pin of buffer {buffer!r}")
+        rules[index] = BufferRules(memory=memory)
+        if offset is not None:
+            _check_pinned_offset(plan, memories[memory], index, int(offset), buffer)
+            offsets[index] = int(offset)
+    seen = set()
+    for buffer, names in _pairs(blocked):
+        index = _buffer_index(plan, buffer)
+        if index in seen:
+            raise ValueError(f"buffer {buffer!r} (index {index}) has two blocklists: give them as one")
+        seen.add(index)
+        memory = rules[index].memory if index in rules else -1
+        blocks = [_memory_index(memories, name, f"blocklist of buffer {buffer!r}") for name in names]
+        if memory in blocks:
+            raise ValueError(f"buffer {buffer!r} is pinned to memory {memories[memory].name!r} and blocked from it")
+        rules[index] = BufferRules(memory=memory, blocked=blocks)
+    _check_pins_apart(plan, {i: memories[rules[i].memory].name for i in offsets}, offsets)
+    return rules, offsets
+
+
 def place_plan(plan, memories, pins=None, blocked=None):
     """Place ``plan``'s buffers in ``memories`` (fastest first); returns a :class:`MemoryPlacement`.
 
     ``pins`` maps a buffer (index or name) to a memory name or ``(memory name, offset)``;
-    ``blocked`` maps a buffer to the memory names it may not use. Raises ``ValueError`` for an
-    unknown buffer or memory name, contradicting rules, or memories too small (naming the
-    bytes needed and the bytes the memory has).
+    ``blocked`` maps a buffer to the memory names it may not use (either may also be a list of
+    ``(buffer, rule)`` pairs, as ``parse_pin``/``parse_block`` return them). Raises ``ValueError``
+    for an unknown buffer or memory name, a buffer pinned twice, contradicting rules, a pinned
+    offset off the alignment or past the memory's end, or memories too small (naming the bytes
+    needed and the bytes the memory has).
     """
     memories = list(memories)
     if not memories:
         raise ValueError("give at least one memory")
-    rules, offsets = {}, {}
-    for buffer, pin in (pins or {}).items():
-        index = _buffer_index(plan, buffer)
-        name, offset = (pin, None) if isinstance(pin, str) else pin
-        rules[index] = BufferRules(memory=_memory_index(memories, name, f"pin of buffer {buffer!r}"))
-        if offset is not None:
-            offsets[index] = int(offset)
-    for buffer, names in (blocked or {}).items():
-        index = _buffer_index(plan, buffer)
-        memory = rules[index].memory if index in rules else -1
-        rules[index] = BufferRules(memory=memory, blocked=[
-            _memory_index(memories, name, f"blocklist of buffer {buffer!r}") for name in names])
+    rules, offsets = _rules(plan, memories, pins, blocked)
     problem = hierarchy_from_plan(plan, memories, rules)
     if offsets:
         problem = HierarchyProblem(problem.memories, _pinned_offsets(problem.problem, offsets), problem.rules)

@@ -18,7 +18,8 @@ stream); elided ops and zero-copy slices end a segment.
 ``tinyarena.codegen.compile`` compiles tiled plans, both modes and mixed (bit-exact with the
 untiled model): a segment becomes a loop replaying its fixed schedule of kernel calls on row
 ranges (rows) or on regions (patches, through params copies whose padding fields shift the
-region to the origin), with virtual bases into rings and patch buffers.
+region to the origin), with virtual bases into rings and patch buffers; with ``memories`` the
+rings, patch buffers and whole tensors are placed across a memory hierarchy like any plan's buffers.
 
 Low-level pieces (``tinyarena._core``): ``input_range`` (the receptive-field algebra),
 ``stream_rows`` (a segment's rings and fixed step schedule), ``run_patches``.

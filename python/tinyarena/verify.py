@@ -22,6 +22,7 @@ import numpy as np
 from . import _core
 from .boards import QEMU_MACHINES
 from .codegen import TARGETS, compile
+from .memories import MemoryPlacement, place_plan
 from .planner import plan as make_plan
 from .reader import load_model
 
@@ -152,7 +153,7 @@ def first_mismatch(graph, order, traces, interpreter):
 
 
 def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator="greedy_size_first_fit", cflags="",
-           opt=None, transforms=None, plan=None, memories=None):
+           opt=None, transforms=None, plan=None, memories=None, pins=None, blocked=None):
     """Compile ``model`` for ``target``, run it on random inputs and compare with TFLite.
 
     ``cflags``/``opt`` go to the generated Makefile (``EXTRA_CFLAGS``/``OPT``): e.g.
@@ -164,7 +165,8 @@ def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator=
     ``plan``: compile this plan of ``model`` (e.g. a ``tinyarena.tiling.TiledPlan``) instead of
     planning it here (``inplace``, ``allocator`` and ``transforms`` are then unused; ``model`` may be None).
 
-    ``memories``: as in ``tinyarena.codegen.compile`` (a list of ``Memory`` or a ``MemoryPlacement``).
+    ``memories``: as in ``tinyarena.codegen.compile`` (a list of ``Memory`` or a ``MemoryPlacement``);
+    with a list, ``pins`` and ``blocked`` (as in ``tinyarena.memories.place_plan``) constrain the placement.
 
     Returns a :class:`VerifyResult`; ``bit_exact`` is True when every output byte matches.
     Raises :class:`VerifyError` when the program cannot be built or run.
@@ -174,6 +176,10 @@ def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator=
     # The file's graph: the reference runs it (a transformed graph keeps the file's tensors and bytes).
     graph = load_model(model) if model is not None else plan.graph
     plan = plan or make_plan(graph, inplace=inplace, allocator=allocator, transforms=transforms)
+    if pins or blocked:
+        if memories is None or isinstance(memories, MemoryPlacement):
+            raise ValueError("pins and blocked go with a list of memories (a MemoryPlacement has its own)")
+        memories = place_plan(plan, memories, pins=pins, blocked=blocked)
     with tempfile.TemporaryDirectory(prefix="tinyarena-verify-") as tmp:
         out_dir = pathlib.Path(work_dir or tmp)
         compiled = compile(plan, out_dir, target=target, name="model", memories=memories)

@@ -116,10 +116,55 @@ def test_bad_memories_and_pins_are_clear_errors(tmp_path):
     with pytest.raises(ValueError, match=rf"placement covers {len(other.solution.memory)} buffers but the plan has "
                                          rf"{len(plan.buffers)}"):
         compile_model(plan, tmp_path, memories=other)
-    tiled = tinyarena.tiling.search(shared_model("vww_96_int8"), tiling="rows").best
-    with pytest.raises(ValueError, match="a tiled plan runs in one arena"):
-        compile_model(tiled, tmp_path, memories=MEMORIES)
     assert not (tmp_path / "model.c").exists()
+
+
+@pytest.fixture(scope="module", params=[("rows", 1.0), ("patches", 1.3)], ids=["rows", "patches"])
+def vww_tiled(request):
+    """vww_96's tiled plan over fast (a third of its peak), sram (its peak) and ext, the input ring or
+    patch buffer pinned in 'ext' at INPUT_OFFSET, the smallest other ring or patch buffer pinned in 'fast'
+    and the largest blocked from it."""
+    mode, mac_overhead = request.param
+    tiled = tinyarena.tiling.search(shared_model("vww_96_int8"), tiling=mode, max_mac_overhead=mac_overhead).best
+    assert tiled.segments and all(s.mode == mode for s in tiled.segments)
+    memories = [Memory("fast", tiled.peak_bytes // 3), Memory("sram", tiled.peak_bytes), Memory("ext", 1 << 20)]
+    inputs = next(i for i, b in enumerate(tiled.buffers) if tiled.graph.inputs[0] in b.tensors)
+    segment_tensors = {t for run in tiled.tiled.streams for t in (r.tensor for r in run.rings)} | \
+                      {b.tensor for run in tiled.tiled.patch_runs for b in run.buffers}
+    tiled_buffers = [i for i, b in enumerate(tiled.buffers) if set(b.tensors) & segment_tensors]
+    largest = max((i for i in tiled_buffers if i != inputs), key=lambda i: tiled.buffers[i].size)
+    smallest = min((i for i in tiled_buffers if i != inputs), key=lambda i: tiled.buffers[i].size)
+    placement = place_plan(tiled, memories, pins={tiled.buffers[inputs].name: ("ext", INPUT_OFFSET), smallest: "fast"},
+                           blocked={largest: ["fast"]})
+    return tiled, placement, tiled_buffers, largest
+
+
+def test_tiled_plans_place_their_rings_and_patches_across_memories(vww_tiled, tmp_path):
+    tiled, placement, tiled_buffers, largest = vww_tiled
+    assert validate_hierarchy(placement.problem, placement.solution) == []
+    assert tiled.peak_bytes > placement.memories[0].size
+    assert len({placement.memory_of(i) for i in tiled_buffers}) == 3  # rings/patch buffers in every memory
+    assert placement.memory_of(largest) != "fast"
+    compiled = compile_model(tiled, tmp_path, name="vww", memories=placement)
+    model_c = (tmp_path / "model.c").read_text()
+    assert "ta_arena" not in model_c
+    assert compiled.arenas == placement.heights and len(compiled.arenas) == 3
+    for memory, peak in placement.heights.items():
+        assert (f"static uint8_t tinyarena_vww_arena_{memory}[{peak}] "
+                f"__attribute__((section(\".tinyarena.{memory}\"), aligned(16)));") in model_c
+    # every segment's buffers are addressed in their memory's arena, at their planned offset
+    for i in tiled_buffers:
+        assert f"tinyarena_vww_arena_{placement.memory_of(i)} + {placement.solution.offsets[i]}" in model_c
+    assert re.search(rf"tinyarena_vww_arena_ext \+ {INPUT_OFFSET}\b", model_c)  # the pinned input ring / patches
+    result = verify(None, plan=tiled, memories=placement, work_dir=tmp_path / "host")
+    assert result.bit_exact and result.arenas == placement.heights, result.summary()
+
+
+@needs_cortex_m
+def test_tiled_plan_across_memories_is_bit_exact_on_cortex_m4(vww_tiled, tmp_path):
+    tiled, placement, _, _ = vww_tiled
+    result = verify(None, target="cortex-m4", plan=tiled, memories=placement, work_dir=tmp_path)
+    assert result.bit_exact and result.arenas == placement.heights, result.summary()
 
 
 def test_cli_memory_option(tmp_path, capsys):
@@ -158,3 +203,78 @@ def test_const_bytes_are_the_arrays_each_build_links(tmp_path):
 
     assert compiled.const_bytes["portable"] == linked_array_bytes("") > plan.flash_bytes - 64
     assert compiled.const_bytes["dsp"] == linked_array_bytes("-DTA_SIMD_EMULATE") > 1.9 * plan.flash_bytes
+
+
+def test_cli_pin_and_block_give_the_placement_of_place_plan(tmp_path, capsys):
+    # person_detect over fast 16K / sram 32K / ext 8M: the input pinned by name at ext + INPUT_OFFSET,
+    # the largest buffer the free placement keeps in 'fast' blocked from it by index
+    model = str(shared_model("person_detect"))
+    plan = tinyarena.plan(model)
+    free = place_plan(plan, MEMORIES)
+    input_buffer = next(i for i, b in enumerate(plan.buffers) if plan.graph.inputs[0] in b.tensors)
+    hot = max((i for i in range(len(plan.buffers)) if free.memory_of(i) == "fast"), key=lambda i: plan.buffers[i].size)
+    assert (free.memory_of(input_buffer), free.memory_of(hot)) == ("fast", "fast")
+    placement = place_plan(plan, MEMORIES, pins={plan.buffers[input_buffer].name: ("ext", INPUT_OFFSET)},
+                           blocked={hot: ["fast"]})
+    compile_model(plan, tmp_path / "api", name="person_detect", memories=placement)
+    memories = ["--memory", "fast:16K", "--memory", "sram:32K", "--memory", "ext:8M"]
+    rules = ["--pin", f"{plan.buffers[input_buffer].name}=ext:{INPUT_OFFSET}", "--block", f"{hot}=fast"]
+    assert main(["compile", model, "-o", str(tmp_path / "cli"), *memories, *rules]) == 0
+    assert f"arenas {placement.describe()}, " in capsys.readouterr().out
+    model_c = (tmp_path / "cli" / "model.c").read_text()
+    assert model_c == (tmp_path / "api" / "model.c").read_text()
+    assert (tmp_path / "cli" / "tinyarena_sections.ld").read_text() == \
+        (tmp_path / "api" / "tinyarena_sections.ld").read_text()
+    assert f"memcpy(tinyarena_person_detect_arena_ext + {INPUT_OFFSET}, input0," in model_c
+    producer = next(op for op in plan.graph.ops if op.outputs[0] in plan.buffers[hot].tensors)
+    traced = re.search(rf"TA_TRACE\({producer.index}, tinyarena_person_detect_arena_(\w+) \+ (\d+),", model_c)
+    assert traced.groups() == (placement.memory_of(hot), str(placement.solution.offsets[hot]))
+    assert placement.memory_of(hot) != "fast"
+
+
+def test_cli_verify_honours_pins_bit_exact_untiled_and_tiled(capsys):
+    model = str(shared_model("kws_ref_model"))  # buffer 0 is the input (496 B), 3 an 8,000 B activation
+    assert main(["verify", model, "--memory", "fast:16K", "--memory", "ext:1M", "--pin", "0=ext:64",
+                 "--block", "3=fast"]) == 0
+    assert "bit-exact on host (arena 24256 B, fast 16,256 B, ext 8,000 B)" in capsys.readouterr().out
+    # a tiled plan: the input ring pinned by name, a ring blocked from 'fast'
+    tiled = tinyarena.tiling.search(shared_model("vww_96_int8"), tiling="rows").best
+    ring = next(i for i, b in enumerate(tiled.buffers) if "[ring" in b.name and tiled.graph.inputs[0] not in b.tensors)
+    assert main(["verify", str(shared_model("vww_96_int8")), "--tiling", "rows", "--memory", "fast:5K", "--memory",
+                 "sram:16K", "--pin", "input_1_int8 [ring 3 rows]=sram:0x100", "--block", f"{ring}=fast"]) == 0
+    assert re.search(r"bit-exact on host \(arena \d+ B, fast [\d,]+ B, sram [\d,]+ B\)", capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("rule, message", [
+    (["--pin", "nope=fast"], "no buffer named 'nope' in the plan"),
+    (["--pin", "19=fast"], r"no buffer 19: the plan has 19 \(0 to 18\)"),
+    (["--pin", "0=tcm"], r"pin of buffer 0: no memory named 'tcm' \(memories: fast, ext\)"),
+    (["--block", "1=fast,dram"], "blocklist of buffer 1: no memory named 'dram'"),
+    (["--pin", "0=ext:8"], "offset must be a multiple of 16 bytes"),
+    (["--pin", "1=ext:1044480"], "the buffer \\(8,000 B\\) ends at 1,052,480 B, past the memory's 1,048,576 B"),
+    (["--pin", "1=fast", "--pin", "2=fast", "--pin", "3=fast"], r"memory 'fast' need at least 16000 bytes .* has 8192"),
+    (["--pin", "1=ext:0", "--pin", "9=ext:4096"],
+     "buffers 1 and 9 are pinned at overlapping addresses of memory 'ext'"),
+    (["--pin", "1=fast", "--pin", "1=ext"], r"buffer 1 \(index 1\) is pinned twice"),
+    (["--pin", "1=fast", "--block", "1=fast"], "buffer 1 is pinned to memory 'fast' and blocked from it"),
+    (["--block", "1=fast,ext"], "fits no memory it is allowed to use"),
+])
+def test_cli_bad_pins_and_blocks_exit_2(rule, message, tmp_path, capsys):
+    model = str(shared_model("kws_ref_model"))
+    command = ["compile", model, "-o", str(tmp_path), "--memory", "fast:8K", "--memory", "ext:1M", *rule]
+    assert main(command) == 2
+    assert re.search(message, capsys.readouterr().err)
+    assert not (tmp_path / "model.c").exists()
+
+
+def test_cli_pin_and_block_syntax(tmp_path, capsys):
+    model = str(shared_model("kws_ref_model"))
+    for option, bad in (("--pin", "0"), ("--pin", "=fast"), ("--pin", "0=fast:-16"), ("--pin", "0=fast:lots"),
+                        ("--pin", "0=1st"), ("--block", "0="), ("--block", "0=fast,")):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["compile", model, "-o", str(tmp_path), "--memory", "fast:1M", option, bad])
+        assert exit_info.value.code == 2
+        assert f"argument {option}: invalid '{bad}': expected BUFFER=MEMORY" in capsys.readouterr().err
+    assert main(["compile", model, "-o", str(tmp_path), "--pin", "0=fast"]) == 2
+    assert main(["verify", model, "--block", "0=fast"]) == 2
+    assert capsys.readouterr().err.count("--pin and --block place buffers in the memories of --memory") == 2

@@ -1,6 +1,7 @@
 #include "tinyarena/allocation/exact.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <map>
@@ -106,8 +107,9 @@ std::vector<std::vector<int32_t>> preorder_ranks(const Problem& p, const Section
 class Decision {
  public:
   Decision(const Problem& p, const Sections& s, const std::vector<int32_t>& rank, int64_t capacity, Budget& budget,
-           int64_t node_limit, FailedStates& failed)
-      : p_(p), s_(s), rank_(rank), capacity_(capacity), budget_(budget), nodes_left_(node_limit), failed_(failed) {
+           int64_t node_limit, FailedStates& failed, bool near_ties)
+      : p_(p), s_(s), rank_(rank), capacity_(capacity), budget_(budget), nodes_left_(node_limit), failed_(failed),
+        near_ties_(near_ties) {
     offset_.assign(p.buffers.size(), kUnplaced);
     min_offset_.assign(p.buffers.size(), 0);
     floor_.assign(s.members.size(), 0);
@@ -304,7 +306,8 @@ class Decision {
       }
     for (const Candidate& c : level)
       for (int32_t k = s_.lo[c.buffer]; k < s_.hi[c.buffer]; ++k)
-        if (focus < 0 || count_[k] < count_[focus]) focus = k;
+        if (focus < 0 || count_[k] < count_[focus] || (count_[k] == count_[focus] && near_ties_ && nearer(k, focus)))
+          focus = k;
     std::vector<Candidate> chosen;
     for (const Candidate& c : level)
       if (s_.lo[c.buffer] <= focus && focus < s_.hi[c.buffer]) chosen.push_back(c);
@@ -313,6 +316,16 @@ class Decision {
       return a.flush != b.flush ? a.flush > b.flush : a.rank < b.rank;
     });
     return chosen;
+  }
+
+  // With near_ties_, ties between sections go to the one nearest the last
+  // placement (then the earlier): decisions stay in one region of the
+  // timeline, so chronological backtracking revisits the choices that caused
+  // a failure there instead of thrashing between distant regions. (Either
+  // tie-break loses badly on some instances; the search alternates them.)
+  bool nearer(int32_t k, int32_t other) const {
+    const int32_t dk = std::abs(k - last_section_), dother = std::abs(other - last_section_);
+    return dk != dother ? dk < dother : k < other;
   }
 
   // How many of c's two ends leave a flat skyline: its top meets the floor
@@ -381,6 +394,7 @@ class Decision {
   bool place(int32_t b, int64_t at, Span span) {
     const Buffer& buffer = p_.buffers[b];
     const int64_t top = at + buffer.size;
+    last_section_ = s_.lo[b];
     set(offset_[b], at);
     for (int32_t k = s_.lo[b]; k < s_.hi[b]; ++k) {
       set(floor_[k], top);
@@ -444,6 +458,8 @@ class Decision {
   std::vector<int64_t> banned_at_;  // per buffer: the offset it may not take (-1: none)
   std::vector<int32_t> twin_before_;  // per buffer: the identical buffer placed before it (-1: none)
   uint64_t stamp_ = 0;
+  const bool near_ties_;
+  int32_t last_section_ = 0;  // first section of the latest placement (focus tie-break)
 };
 
 // The live-bytes bound, and no lower than any pinned buffer's top.
@@ -466,18 +482,20 @@ int64_t part_height(const Problem& p, const std::vector<int32_t>& part, const st
   return height;
 }
 
-// One partition at one capacity: the buffer orders in turn, each with a node
-// limit that doubles every round (a search stuck in one order often flies
-// in another). Early rounds follow the value order but for `round`
-// discrepancies (limited discrepancy search); later rounds are complete, and
-// a complete search in any order decides. Found: `offsets` updated.
+// One partition at one capacity: the buffer orders in turn, each with both
+// focus tie-breaks, under a node limit that doubles every round (a search
+// stuck in one order often flies in another). Early rounds follow the value
+// order but for `round` discrepancies (limited discrepancy search); later
+// rounds are complete, and a complete search in any order decides.
+// Found: `offsets` updated.
 Outcome decide(const Problem& p, const Sections& s, const std::vector<std::vector<int32_t>>& ranks,
                const std::vector<int32_t>& part, int64_t capacity, Budget& budget, std::vector<int64_t>& offsets) {
   int32_t round = 0;
   FailedStates failed;
   for (int64_t limit = 4 * static_cast<int64_t>(part.size()) + 64;; limit *= 2, ++round) {
-    for (const auto& rank : ranks) {
-      Decision decision(p, s, rank, capacity, budget, limit, failed);
+    for (size_t i = 0; i < 2 * ranks.size(); ++i) {  // every order, with each tie-break of the focus
+      const bool near_ties = i >= ranks.size();
+      Decision decision(p, s, ranks[i % ranks.size()], capacity, budget, limit, failed, near_ties);
       const Outcome outcome = decision.run(part, round < kLimitedRounds ? round : kAnyDiscrepancy);
       if (outcome == Outcome::Found)
         for (int32_t b : part) offsets[b] = decision.offset(b);

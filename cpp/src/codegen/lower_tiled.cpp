@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "memory_arenas.h"
 #include "tiled_parts.h"
 #include "tinyarena/common/errors.h"
 #include "tinyarena/liveness/liveness.h"
@@ -68,9 +69,9 @@ constexpr const char* kInputRows =
     "         (size_t)(count) * (channels))\n"
     "#endif\n";
 
-}  // namespace
-
-Program lower_tiled_program(const graph::Graph& graph, const tiling::TiledPlan& tiled, const std::string& name) {
+// The tiled plan's ops into `program`, every planned buffer where `context` puts it.
+Program lower_tiled_calls(const graph::Graph& graph, const tiling::TiledPlan& tiled, const LoweringContext& context,
+                          Program program) {
   std::vector<int32_t> segment_of(graph.ops.size(), -1);
   for (size_t s = 0; s < tiled.segments.size(); ++s)
     for (int32_t op : tiled.segments[s].ops) segment_of[op] = static_cast<int32_t>(s);
@@ -82,11 +83,6 @@ Program lower_tiled_program(const graph::Graph& graph, const tiling::TiledPlan& 
   plain_options.liveness.scratch = true;
   const plan::Plan plain = plan::make_plan(graph, plain_options);
   const LoweringContext plain_context(graph, plain);
-  const LoweringContext context(graph, tiled.plan);
-
-  Program program;
-  program.name = name;
-  program.arena_bytes = tiled.plan.peak_bytes;
   for (int32_t t : graph.inputs) {
     program.inputs.push_back(model_io(context, t));
     for (const tiling::RowStream& stream : tiled.streams) program.inputs.back().streamed |= stream.ring_of(t) >= 0;
@@ -123,6 +119,24 @@ Program lower_tiled_program(const graph::Graph& graph, const tiling::TiledPlan& 
     program.calls.insert(program.calls.end(), lowered.begin(), lowered.end());
   }
   return program;
+}
+
+}  // namespace
+
+Program lower_tiled_program(const graph::Graph& graph, const tiling::TiledPlan& tiled, const std::string& name) {
+  Program program;
+  program.name = name;
+  program.arena_bytes = tiled.plan.peak_bytes;
+  return lower_tiled_calls(graph, tiled, LoweringContext(graph, tiled.plan), std::move(program));
+}
+
+Program lower_tiled_program(const graph::Graph& graph, const tiling::TiledPlan& tiled, const std::string& name,
+                            const std::vector<allocation::Memory>& memories,
+                            const allocation::HierarchySolution& placement) {
+  MemoryArenas placed = memory_arenas(tiled.plan, name, memories, placement);
+  Program program = program_with_arenas(name, placed.arenas);
+  return lower_tiled_calls(graph, tiled, LoweringContext(graph, tiled.plan, std::move(placed.locations)),
+                           std::move(program));
 }
 
 }  // namespace tinyarena::codegen

@@ -170,11 +170,8 @@ Program lower_program(const graph::Graph& graph, const plan::Plan& plan, const s
 Program lower_program(const graph::Graph& graph, const plan::Plan& plan, const std::string& name,
                       const std::vector<allocation::Memory>& memories,
                       const allocation::HierarchySolution& placement) {
-  Program program;
-  program.name = name;
   MemoryArenas placed = memory_arenas(plan, name, memories, placement);
-  program.arenas = placed.arenas;
-  for (const Arena& arena : program.arenas) program.arena_bytes += arena.bytes;
+  Program program = program_with_arenas(name, placed.arenas);
   return lower_calls(LoweringContext(graph, plan, std::move(placed.locations)), std::move(program));
 }
 

@@ -65,4 +65,12 @@ MemoryArenas memory_arenas(const plan::Plan& plan, const std::string& model,
   return result;
 }
 
+Program program_with_arenas(const std::string& name, const std::vector<Arena>& arenas) {
+  Program program;
+  program.name = name;
+  program.arenas = arenas;
+  for (const Arena& arena : arenas) program.arena_bytes += arena.bytes;
+  return program;
+}
+
 }  // namespace tinyarena::codegen

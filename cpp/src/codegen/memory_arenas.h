@@ -25,4 +25,7 @@ MemoryArenas memory_arenas(const plan::Plan& plan, const std::string& model,
                            const std::vector<allocation::Memory>& memories,
                            const allocation::HierarchySolution& placement);
 
+// A program named `name`, no calls yet, whose arenas are `arenas` (arena_bytes: their sum).
+Program program_with_arenas(const std::string& name, const std::vector<Arena>& arenas);
+
 }  // namespace tinyarena::codegen

@@ -8,7 +8,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "tinyarena/allocation/hierarchy.h"
 #include "tinyarena/codegen/program.h"
 #include "tinyarena/tiling/tiled_plan.h"
 
@@ -17,5 +19,12 @@ namespace tinyarena::codegen {
 // Throws UnsupportedError for a patch segment (only row streaming is compiled)
 // or an op the kernel library lacks.
 Program lower_tiled_program(const graph::Graph& graph, const tiling::TiledPlan& tiled, const std::string& name);
+
+// The same with the tiled plan's buffers (rings, patch buffers, whole tensors,
+// scratch) placed across a memory hierarchy: one arena per used memory, as
+// lower_program does for an untiled plan.
+Program lower_tiled_program(const graph::Graph& graph, const tiling::TiledPlan& tiled, const std::string& name,
+                            const std::vector<allocation::Memory>& memories,
+                            const allocation::HierarchySolution& placement);
 
 }  // namespace tinyarena::codegen
