@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include "tinyarena/allocation/failed_states.h"
@@ -101,15 +102,37 @@ std::vector<std::vector<int32_t>> preorder_ranks(const Problem& p, const Section
   return ranks;
 }
 
+// States a limited-discrepancy dive of one order failed from, with the most
+// discrepancies it had left there: a later round of the same order reaching
+// such a state with no more left would repeat that dive, so it is cut at once
+// (a heuristic cut like any discrepancy limit, never a refutation).
+class CutStates {
+ public:
+  bool failed(const Fingerprint& f, int32_t discrepancies) const {
+    const auto it = left_.find(key(f));
+    return it != left_.end() && it->second >= discrepancies;
+  }
+  void insert(const Fingerprint& f, int32_t discrepancies) {
+    if (left_.size() >= kMaxStates) return;
+    const auto [it, fresh] = left_.try_emplace(key(f), discrepancies);
+    if (!fresh) it->second = std::max(it->second, discrepancies);
+  }
+
+ private:
+  static constexpr size_t kMaxStates = size_t{1} << 18;  // per order; then no more are recorded
+  static uint64_t key(const Fingerprint& f) { return f.a ^ (f.b * 0x9e3779b97f4a7c15ull); }
+  std::unordered_map<uint64_t, int32_t> left_;
+};
+
 // "Does this partition fit in `capacity`?" by depth-first search over
 // canonical placements. State changes go on a trail, so a failed branch is
 // undone exactly; a found branch leaves its offsets in place.
 class Decision {
  public:
   Decision(const Problem& p, const Sections& s, const std::vector<int32_t>& rank, int64_t capacity, Budget& budget,
-           int64_t node_limit, FailedStates& failed, bool near_ties)
+           int64_t node_limit, FailedStates& failed, CutStates& cut, bool near_ties)
       : p_(p), s_(s), rank_(rank), capacity_(capacity), budget_(budget), nodes_left_(node_limit), failed_(failed),
-        near_ties_(near_ties) {
+        cut_(cut), near_ties_(near_ties) {
     offset_.assign(p.buffers.size(), kUnplaced);
     min_offset_.assign(p.buffers.size(), 0);
     floor_.assign(s.members.size(), 0);
@@ -190,9 +213,12 @@ class Decision {
     if (--nodes_left_ < 0 || !budget_.tick()) return Outcome::Aborted;
     const Fingerprint state = fingerprint(part, span, at_least);
     if (failed_.contains(state)) return Outcome::NotFound;
+    const bool limited = discrepancies != kAnyDiscrepancy;
+    if (limited && cut_.failed(state, discrepancies)) return ++skips_, Outcome::NotFound;
     const int64_t skips = skips_;
     const Outcome outcome = expand(part, span, at_least, discrepancies);
     if (outcome == Outcome::NotFound && skips_ == skips) failed_.insert(state);
+    if (outcome == Outcome::NotFound && skips_ != skips && limited) cut_.insert(state, discrepancies);
     return outcome;
   }
 
@@ -235,11 +261,13 @@ class Decision {
       if (candidates.empty()) return fail(mark);
       for (const Candidate& c : candidates) {
         const size_t before = trail_.size();
-        if (place(c.buffer, c.at, span)) {
+        const bool placed = place(c.buffer, c.at, span);
+        if (placed) {
           const Outcome outcome = descend(part, span, c, discrepancies);
           if (outcome != Outcome::NotFound) return outcome;
         }
         undo(before);
+        if (!placed) continue;  // refuted at once: taking the next choice is no discrepancy
         if (discrepancies == 0) {  // limited discrepancy: only the first choice is followed
           ++skips_;
           return fail(mark);
@@ -445,6 +473,7 @@ class Decision {
   Budget& budget_;
   int64_t nodes_left_;  // this attempt's own node limit
   FailedStates& failed_;  // shared by every attempt at this capacity
+  CutStates& cut_;        // this order's limited-discrepancy failures, shared by its rounds
   int64_t skips_ = 0;     // branches left out for the discrepancy limit (NotFound above them proves nothing)
   std::vector<int64_t> offset_, min_offset_, floor_, remaining_, crossings_;
   std::vector<std::pair<int64_t*, int64_t>> trail_;
@@ -492,10 +521,11 @@ Outcome decide(const Problem& p, const Sections& s, const std::vector<std::vecto
                const std::vector<int32_t>& part, int64_t capacity, Budget& budget, std::vector<int64_t>& offsets) {
   int32_t round = 0;
   FailedStates failed;
+  std::vector<CutStates> cut(2 * ranks.size());
   for (int64_t limit = 4 * static_cast<int64_t>(part.size()) + 64;; limit *= 2, ++round) {
     for (size_t i = 0; i < 2 * ranks.size(); ++i) {  // every order, with each tie-break of the focus
       const bool near_ties = i >= ranks.size();
-      Decision decision(p, s, ranks[i % ranks.size()], capacity, budget, limit, failed, near_ties);
+      Decision decision(p, s, ranks[i % ranks.size()], capacity, budget, limit, failed, cut[i], near_ties);
       const Outcome outcome = decision.run(part, round < kLimitedRounds ? round : kAnyDiscrepancy);
       if (outcome == Outcome::Found)
         for (int32_t b : part) offsets[b] = decision.offset(b);

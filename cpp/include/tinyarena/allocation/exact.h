@@ -20,7 +20,9 @@
 // order's second dive) to the one nearest the last placement.
 // Search strategy: several buffer orders in turn with doubling node limits,
 // early rounds limited to a few discrepancies from the value order (buffers
-// whose top meets a neighbouring floor first), later rounds complete.
+// whose top meets a neighbouring floor first; a choice refuted at once costs
+// none, and states an order's earlier round failed from with as many
+// discrepancies left are not searched again), later rounds complete.
 #pragma once
 
 #include <cstdint>
