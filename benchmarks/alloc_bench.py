@@ -91,6 +91,13 @@ def fast_mode(problem, run):
     return gap(result.height), seconds
 
 
+def positive_int(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive count, got {text}")
+    return value
+
+
 def fast_columns(runs):
     gaps, seconds = zip(*runs)
     return f"{pct(gaps)} {statistics.mean(seconds) * 1000:4.0f}/{max(seconds) * 1000:4.0f}"
@@ -124,10 +131,10 @@ def zero_slack(size, variant, instances, timeout, run_exact):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[150, 300, 450])
-    parser.add_argument("--instances", type=int, default=20)
+    parser.add_argument("--sizes", type=positive_int, nargs="+", default=[150, 300, 450])
+    parser.add_argument("--instances", type=positive_int, default=20)
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
-    parser.add_argument("--variant-instances", type=int, default=20, help="instances of the aligned/pinned variants")
+    parser.add_argument("--variant-instances", type=positive_int, default=20, help="instances of the aligned/pinned variants")
     parser.add_argument("--timeout", type=float, default=10.0, help="exact budget, seconds of work")
     parser.add_argument("--skip-models", action="store_true")
     parser.add_argument("--skip-exact", action="store_true", help="fast modes and greedy only on zero-slack instances")
