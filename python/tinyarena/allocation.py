@@ -207,12 +207,17 @@ class AllocationProblem:
 
 
 def accessed_bytes(plan):
-    """Estimated traffic per planned buffer: size x (1 write + 1 read per consuming op); scratch 2x."""
+    """Estimated traffic per planned buffer: bytes x (1 write + 1 read per consuming op); scratch 2x.
+
+    The bytes are the buffer's size, or the largest tensor it holds if that is larger: a ring or
+    per-patch buffer of a tiled plan is rewritten until the whole tensor has passed through it.
+    """
     graph = plan.graph
     traffic = []
     for b in plan.buffers:
         reads = sum(len(graph.tensors[t].consumers) for t in b.tensors) if b.tensors else 1
-        traffic.append(b.size * (1 + reads))
+        passed = max([b.size] + [graph.tensors[t].byte_size for t in b.tensors])
+        traffic.append(passed * (1 + reads))
     return np.array(traffic, dtype=np.int64)
 
 
