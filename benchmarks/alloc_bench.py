@@ -3,6 +3,7 @@ zero-slack instances. Prints tables; nothing here is a unit test.
 
     python benchmarks/alloc_bench.py [--sizes 150 300 450] [--instances 20] [--timeout 10]
                                      [--variants plain aligned pinned] [--variant-instances 20]
+                                     [--wall-clock] [--skip-models] [--skip-exact]
 
 (a) Real models (the shared models and builder models up to MobileNetV2 1.0@224), each
     planned with in-place ops on and off: time of `auto` on the allocation problem (median
@@ -12,7 +13,9 @@ zero-slack instances. Prints tables; nothing here is a unit test.
     solve rate and time distribution; fast modes (`local_search`, the `skyline` allocator and
     `auto`, each with a 0.1 s budget) gap to the optimum and time (mean / max ms); greedy first
     fit and best fit gaps. Budgets are deterministic work worth about that long here
-    (benchmarks/budget_calibration.py), so the plans do not depend on load. Variants:
+    (benchmarks/budget_calibration.py), so the plans do not depend on load; --wall-clock
+    gives exact mode unlimited work under a --timeout wall-clock cap instead (the issue's
+    "within 10 s", measured on this machine, so load-dependent). Variants:
     `aligned` (16-byte grid, alignments 1..64), `pinned` (10 % of buffers at fixed offsets).
 """
 
@@ -110,13 +113,21 @@ FAST_MODES = {
 }
 
 
-def zero_slack(size, variant, instances, timeout, run_exact):
+def exact_mode(problem, timeout, wall_clock):
+    """solve_exact with `timeout` seconds of deterministic work, or (wall_clock) unlimited work
+    under a `timeout`-second wall-clock cap: the issue's "within 10 s" on this machine."""
+    if wall_clock:
+        return allocation.solve_exact(problem, 0, wall_seconds=timeout)
+    return allocation.solve_exact(problem, timeout)
+
+
+def zero_slack(size, variant, instances, timeout, run_exact, wall_clock):
     exact_times, solved, ff, bf = [], 0, [], []
     fast = {name: [] for name in FAST_MODES}
     for seed in range(instances):
         problem, _ = allocation.zero_slack_problem(size, seed=seed, **VARIANTS[variant])
         if run_exact:
-            exact, seconds = timed(lambda: allocation.solve_exact(problem, timeout))
+            exact, seconds = timed(lambda: exact_mode(problem, timeout, wall_clock))
             assert allocation.validate(problem, exact.solution) == []
             solved += exact.height == CAPACITY
             exact_times.append(seconds)
@@ -138,18 +149,22 @@ def main():
     parser.add_argument("--timeout", type=float, default=10.0, help="exact budget, seconds of work")
     parser.add_argument("--skip-models", action="store_true")
     parser.add_argument("--skip-exact", action="store_true", help="fast modes and greedy only on zero-slack instances")
+    parser.add_argument("--wall-clock", action="store_true",
+                        help="exact mode: unlimited work under a --timeout wall-clock cap (load-dependent)")
     args = parser.parse_args()
     if not args.skip_models:
         real_models()
+    budget = "of wall-clock time" if args.wall_clock else "of work"
     print(f"(b) zero-slack instances (optimum {CAPACITY:,} B); exact: solved (height == optimum) within "
-          f"{args.timeout:g} s and time ms median/p90/max; gaps to the optimum mean / max, fast times mean/max ms")
+          f"{args.timeout:g} s {budget} and time ms median/p90/max; gaps to the optimum mean / max, fast times "
+          "mean/max ms")
     fast_header = " | ".join(f"{name + ' gap':>17s} {'ms mean/max':>9s}" for name in FAST_MODES)
     print(f"{'N':>5s} {'variant':8s} {'solved':7s} {'med':>7s} {'p90':>7s} {'max':>7s} | {fast_header} | "
           f"{'first fit gap':>15s} | {'best fit gap':>15s}")
     for variant in args.variants:
         for size in args.sizes:
             count = args.instances if variant == "plain" else args.variant_instances
-            zero_slack(size, variant, count, args.timeout, not args.skip_exact)
+            zero_slack(size, variant, count, args.timeout, not args.skip_exact, args.wall_clock)
 
 
 if __name__ == "__main__":
