@@ -16,8 +16,8 @@
 // a flat floor; identical buffers keep one order; when no unplaced buffer
 // crosses a cut, the two sides are solved independently; states refuted
 // once at a capacity are remembered (fingerprints) and skipped.
-// Ties for the fewest candidates go to the first such section, or (in every
-// order's second dive) to the one nearest the last placement.
+// Ties for the fewest candidates go to the first such section; each order is
+// also searched with them going to the section nearest the last placement.
 // Search strategy: several buffer orders in turn with doubling node limits,
 // early rounds limited to a few discrepancies from the value order (buffers
 // whose top meets a neighbouring floor first; a choice refuted at once costs
