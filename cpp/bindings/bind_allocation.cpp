@@ -126,7 +126,8 @@ void bind_exact(py::module_& m) {
           py::gil_scoped_release release;
           return allocation::local_search(p, LocalSearchOptions{iterations, WorkBudget(seconds, wall_seconds), seed});
         },
-        py::arg("problem"), py::arg("iterations") = 3000, py::arg("seconds") = 0.1, py::arg("seed") = 1,
+        py::arg("problem"), py::arg("iterations") = LocalSearchOptions{}.iterations,
+        py::arg("seconds") = LocalSearchOptions::kDefaultSeconds, py::arg("seed") = 1,
         py::arg("wall_seconds") = 0.0);
   using allocation::SkylineOptions;
   using allocation::SkylineResult;
@@ -145,7 +146,8 @@ void bind_exact(py::module_& m) {
               p, SkylineOptions{constructions, backtracks, WorkBudget(seconds, wall_seconds), seed});
         },
         py::arg("problem"), py::arg("constructions") = SkylineOptions{}.constructions,
-        py::arg("backtracks") = SkylineOptions{}.backtracks, py::arg("seconds") = 0.05, py::arg("seed") = 1,
+        py::arg("backtracks") = SkylineOptions{}.backtracks, py::arg("seconds") = SkylineOptions::kDefaultSeconds,
+        py::arg("seed") = 1,
         py::arg("wall_seconds") = 0.0,
         "Skyline best-fit constructions (waste-free search per construction, then greedy); the lowest plan.");
   m.def("describe_capacity", &allocation::describe_capacity, py::arg("problem"), py::arg("result"));

@@ -17,7 +17,8 @@ namespace tinyarena::allocation {
 
 struct LocalSearchOptions {
   int64_t iterations = 3000;  // moves tried (0: no limit)
-  WorkBudget budget{0.1};     // deterministic work (WorkBudget(0): none)
+  static constexpr double kDefaultSeconds = 0.1;
+  WorkBudget budget{kDefaultSeconds};  // deterministic work (WorkBudget(0): none)
   uint64_t seed = 1;
 };
 

@@ -27,8 +27,9 @@ namespace tinyarena::allocation {
 struct SkylineOptions {
   int64_t constructions = 1000;  // randomized constructions after the three deterministic ones (0: none)
   int64_t backtracks = 400;      // per construction: branch points of the waste-free search (0: greedy only)
-  WorkBudget budget{0.05};       // deterministic work (WorkBudget(0): none); no construction starts that
-                                 // would overrun it (judged by the costliest one so far)
+  static constexpr double kDefaultSeconds = 0.05;
+  WorkBudget budget{kDefaultSeconds};  // deterministic work (WorkBudget(0): none); no construction starts
+                                       // that would overrun it (judged by the costliest one so far)
   uint64_t seed = 1;
 };
 
