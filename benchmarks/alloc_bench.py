@@ -4,6 +4,7 @@ zero-slack instances. Prints tables; nothing here is a unit test.
     python benchmarks/alloc_bench.py [--sizes 150 300 450] [--instances 20] [--timeout 10]
                                      [--variants plain aligned pinned] [--variant-instances 20]
                                      [--wall-clock] [--skip-models] [--skip-exact]
+                                     [--grid BYTES] [--steps N]
 
 (a) Real models (the shared models and builder models up to MobileNetV2 1.0@224), each
     planned with in-place ops on and off: time of `auto` on the allocation problem (median
@@ -17,6 +18,9 @@ zero-slack instances. Prints tables; nothing here is a unit test.
     gives exact mode unlimited work under a --timeout wall-clock cap instead (the issue's
     "within 10 s", measured on this machine, so load-dependent). Variants:
     `aligned` (16-byte grid, alignments 1..64), `pinned` (10 % of buffers at fixed offsets).
+    --grid and --steps change the generator's address grid (default 1 B, 16 B aligned) and
+    timeline (default N steps); MiniMalloc's published challenge instances use a 1 KiB grid
+    and 1,024 steps (`--grid 1024 --steps 1024`), far easier than the defaults.
 """
 
 import argparse
@@ -121,11 +125,11 @@ def exact_mode(problem, timeout, wall_clock):
     return allocation.solve_exact(problem, timeout)
 
 
-def zero_slack(size, variant, instances, timeout, run_exact, wall_clock):
+def zero_slack(size, variant, instances, timeout, run_exact, wall_clock, shape):
     exact_times, solved, ff, bf = [], 0, [], []
     fast = {name: [] for name in FAST_MODES}
     for seed in range(instances):
-        problem, _ = allocation.zero_slack_problem(size, seed=seed, **VARIANTS[variant])
+        problem, _ = allocation.zero_slack_problem(size, seed=seed, **VARIANTS[variant], **shape)
         if run_exact:
             exact, seconds = timed(lambda: exact_mode(problem, timeout, wall_clock))
             assert allocation.validate(problem, exact.solution) == []
@@ -151,20 +155,25 @@ def main():
     parser.add_argument("--skip-exact", action="store_true", help="fast modes and greedy only on zero-slack instances")
     parser.add_argument("--wall-clock", action="store_true",
                         help="exact mode: unlimited work under a --timeout wall-clock cap (load-dependent)")
+    parser.add_argument("--grid", type=positive_int, help="address grid of the cuts, bytes (divides 1 MiB)")
+    parser.add_argument("--steps", type=positive_int, help="timeline length (default: N)")
     args = parser.parse_args()
+    if args.grid and CAPACITY % args.grid:
+        parser.error(f"--grid {args.grid} must divide the capacity {CAPACITY}")
+    shape = {"grid": args.grid, "steps": args.steps}
     if not args.skip_models:
         real_models()
     budget = "of wall-clock time" if args.wall_clock else "of work"
     print(f"(b) zero-slack instances (optimum {CAPACITY:,} B); exact: solved (height == optimum) within "
           f"{args.timeout:g} s {budget} and time ms median/p90/max; gaps to the optimum mean / max, fast times "
-          "mean/max ms")
+          f"mean/max ms; address grid {args.grid or 'default'}, steps {args.steps or 'N'}")
     fast_header = " | ".join(f"{name + ' gap':>17s} {'ms mean/max':>9s}" for name in FAST_MODES)
     print(f"{'N':>5s} {'variant':8s} {'solved':7s} {'med':>7s} {'p90':>7s} {'max':>7s} | {fast_header} | "
           f"{'first fit gap':>15s} | {'best fit gap':>15s}")
     for variant in args.variants:
         for size in args.sizes:
             count = args.instances if variant == "plain" else args.variant_instances
-            zero_slack(size, variant, count, args.timeout, not args.skip_exact, args.wall_clock)
+            zero_slack(size, variant, count, args.timeout, not args.skip_exact, args.wall_clock, shape)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,16 @@ def test_zero_slack_generator_is_deterministic_and_hard_for_greedy():
     assert allocation.greedy_size_first_fit(a).height > 1.1 * CAPACITY
 
 
+def test_zero_slack_generator_address_grid_and_timeline():
+    problem, offsets = allocation.zero_slack_problem(100, seed=3, grid=1024, steps=1024)
+    assert (problem.sizes % 1024 == 0).all() and (offsets % 1024 == 0).all()
+    assert problem.last.max() == 1023 and allocation.lower_bound_bytes(problem) == CAPACITY
+    assert allocation.validate(problem, allocation.Solution(offsets.tolist(), CAPACITY)) == []
+    for bad in (0, 3000):
+        with pytest.raises(ValueError, match="grid"):
+            allocation.zero_slack_problem(10, grid=bad)
+
+
 BUDGETED = {  # name -> (run with a 50 ms budget, "the budget stopped it")
     "auto": (lambda p: allocation.run_allocator(p, "auto", 0.05), lambda r: not r.proven_optimal),
     "exact": (lambda p: allocation.solve_exact(p, seconds=0.05), lambda r: not r.proven_optimal),

@@ -239,21 +239,25 @@ def hierarchy_from_plan(plan, memories, rules=None):
     return HierarchyProblem(list(memories), plan.problem, all_rules)
 
 
-def zero_slack_problem(n, capacity=1 << 20, steps=None, seed=0, aligned=False, pinned=0.0):
+def zero_slack_problem(n, capacity=1 << 20, steps=None, seed=0, aligned=False, pinned=0.0, grid=None):
     """A hard instance whose optimum is exactly ``capacity``: ``(Problem, offsets)``.
 
-    A ``capacity`` x ``steps`` rectangle is cut (guillotine cuts in time or address,
-    chosen by a seeded ``random.Random``) into ``n`` rectangles, one buffer each, listed
-    in shuffled order; every step is fully covered, so the lower bound is ``capacity``
-    and ``offsets`` (where each rectangle was cut) meets it. ``aligned``: address cuts on
-    a 16-byte grid and each buffer an alignment (1..64) its cut offset satisfies.
-    ``pinned``: the fraction of buffers pinned at their cut offsets.
+    A ``capacity`` x ``steps`` (default ``n``) rectangle is cut (guillotine cuts in time or
+    address, chosen by a seeded ``random.Random``) into ``n`` rectangles, one buffer each,
+    listed in shuffled order; every step is fully covered, so the lower bound is ``capacity``
+    and ``offsets`` (where each rectangle was cut) meets it. Address cuts fall on a ``grid``
+    of bytes (default 1, or 16 when ``aligned``): the finer the grid, the fewer packings
+    tie with the cut one and the harder the search. ``aligned``: each buffer an alignment
+    (1..64) its cut offset satisfies. ``pinned``: the fraction of buffers pinned at their
+    cut offsets.
     """
     import random
 
     rng = random.Random(seed)
     steps = steps or max(2, n)
-    grid = 16 if aligned else 1
+    grid = (16 if aligned else 1) if grid is None else int(grid)
+    if grid < 1 or capacity % grid:
+        raise ValueError(f"grid {grid} must be >= 1 and divide the capacity {capacity}")
     rects = [(0, steps, 0, capacity)]  # half-open [t0, t1) x [a0, a1)
     while len(rects) < n:
         splittable = [i for i, (t0, t1, a0, a1) in enumerate(rects) if t1 - t0 >= 2 or a1 - a0 >= 2 * grid]

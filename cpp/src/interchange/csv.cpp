@@ -42,6 +42,15 @@ int64_t parse_integer(const std::string& cell, size_t line, const std::string& c
   return value;
 }
 
+// Older MiniMalloc files name the lifetime columns `begin,end`.
+std::vector<std::string> canonical_header(std::vector<std::string> header) {
+  for (auto& name : header) {
+    if (name == "begin") name = "lower";
+    if (name == "end") name = "upper";
+  }
+  return header;
+}
+
 // Column index of each name, -1 if absent; required columns must be there.
 std::vector<int> column_positions(const std::vector<std::string>& header, const std::vector<std::string>& names) {
   std::vector<int> positions;
@@ -69,7 +78,7 @@ CsvProblem parse_problem_csv(const std::string& text) {
     if (trim(line).empty()) continue;
     const auto cells = split(line);
     if (column.empty()) {
-      column = column_positions(cells, names);
+      column = column_positions(canonical_header(cells), names);
       continue;
     }
     const auto cell = [&](int k) -> std::string {
