@@ -107,6 +107,16 @@ def test_capacity_below_the_optimum_is_refuted_with_the_bound():
     assert "does not fit: needs at least 120 B, capacity 100 B" in allocation.describe_capacity(problem, result)
 
 
+def test_exact_result_names_the_search_that_found_the_plan():
+    problem, _ = allocation.zero_slack_problem(300, seed=0, aligned=True)
+    greedy = allocation.greedy_size_best_fit(problem)
+    result = allocation.solve_exact(problem, seconds=0.05)  # its primal heuristic wins here
+    assert result.method == "skyline" and result.height < greedy.height and not result.proven_optimal
+    assert allocation.validate(problem, result.solution) == []
+    kept = allocation.solve_exact(problem, seconds=1e-9, start=greedy)  # no work to improve on it
+    assert kept.method == "start" and list(kept.offsets) == list(greedy.offsets)
+
+
 def test_auto_plan_is_proven_optimal_below_greedy_on_vww():
     greedy = tinyarena.plan(shared_model("vww_96_int8"), allocator="greedy_size_first_fit", inplace=False)
     auto = tinyarena.plan(shared_model("vww_96_int8"), inplace=False)

@@ -93,6 +93,7 @@ void bind_exact(py::module_& m) {
   using allocation::SearchBudget;
   py::class_<ExactResult>(m, "ExactResult", "Best plan found, proven lower bound, and whether it is optimal.")
       .def_readonly("solution", &ExactResult::solution)
+      .def_readonly("method", &ExactResult::method)
       .def_readonly("lower_bound", &ExactResult::lower_bound)
       .def_readonly("proven_optimal", &ExactResult::proven_optimal)
       .def_readonly("capacity_met", &ExactResult::capacity_met)

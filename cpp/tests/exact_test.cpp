@@ -238,3 +238,13 @@ TEST(exact_rejects_overlapping_pins) {
   }
   CHECK(threw);
 }
+
+TEST(a_budget_share_splits_the_work_and_the_wall_clock_left) {
+  WorkBudget whole(2.0, 10.0);
+  WorkBudget half = whole.share(0.5);
+  CHECK_EQ(half.remaining(), 1000000000);
+  CHECK(half.remaining_wall_seconds() > 4.9 && half.remaining_wall_seconds() <= 5.0);
+  WorkBudget quarter = half.share(0.5);
+  CHECK(quarter.remaining_wall_seconds() > 2.4 && quarter.remaining_wall_seconds() <= 2.5);
+  CHECK_EQ(WorkBudget(1.0).share(0.5).remaining_wall_seconds(), 0.0);  // no cap, none shared
+}

@@ -6,17 +6,17 @@ One ``Problem`` type and one ``Solution`` type serve every allocator:
   last-first, first fit), so it predicts TFLM's arena byte for byte;
 - ``greedy_size_best_fit``: size descending, best fit (Pisarchyk & Lee 2020);
 - ``solve_exact``: MiniMalloc-class exact search (canonical placements, timeline
-  sections, dominance) for the minimum height within a time/node budget; says whether
-  the plan is proven optimal, the proven lower bound, and whether ``capacity`` is met
-  or refuted;
+  sections, dominance) for the minimum height within a time/node budget, with the skyline
+  search as its primal heuristic; says whether the plan is proven optimal, the proven lower
+  bound, whether ``capacity`` is met or refuted, and which search found the plan (``method``);
 - ``local_search``: hill climbing over first-fit orders seeded by the greedy orders;
 - ``skyline_search``: skyline best-fit constructions -- fill the lowest floor first, the
   most constrained valley of the floor with buffers that leave no waste (a small
   depth-first search per construction), best fit where none does; several rankings and
   seeded random perturbations, the lowest plan wins (allocator name ``"skyline"``);
 - ``run_allocator(problem, name, seconds=...)``: any of them by name, including
-  ``"auto"`` (greedy; if above the lower bound, a short exact search, then the skyline
-  search and the exact search from its plan within the budget; the lowest plan wins).
+  ``"auto"`` (greedy; if above the lower bound, the exact search, skyline included, from
+  the better greedy plan within the budget; ``method`` names what found the plan).
 
 Search budgets are deterministic: ``seconds`` is converted into an amount of search work
 (about that many seconds on the reference machine, see ``benchmarks/budget_calibration.py``),

@@ -19,10 +19,11 @@ AllocationResult heuristic(const Problem& p, Solution solution, const char* meth
   return {std::move(solution), method, optimal, bound};
 }
 
+// The exact search's plan, named after what found it (the start plan keeps its name).
 AllocationResult run_exact(const Problem& p, const AllocatorOptions& o, WorkBudget budget,
-                           const Solution* start = nullptr) {
-  const ExactResult r = solve_exact(p, SearchBudget{budget, o.node_limit}, start);
-  return {r.solution, "exact", r.proven_optimal, r.lower_bound};
+                           const AllocationResult* start = nullptr) {
+  const ExactResult r = solve_exact(p, SearchBudget{budget, o.node_limit}, start ? &start->solution : nullptr);
+  return {r.solution, r.method == "start" ? start->method : r.method, r.proven_optimal, r.lower_bound};
 }
 
 AllocationResult run_local_search(const Problem& p, const AllocatorOptions& o, WorkBudget budget) {
@@ -39,32 +40,14 @@ AllocationResult run_skyline(const Problem& p, const AllocatorOptions& o, WorkBu
 
 WorkBudget budget_of(const AllocatorOptions& o) { return WorkBudget(o.seconds, o.wall_seconds); }
 
-// Greedy first fit; if above the lower bound, the exact search from the
-// better greedy plan for a tenth of the budget (real models end here, proven
-// optimal); else the skyline search (two thirds of what is left), then the
-// exact search from the lowest plan so far (the rest). The lowest plan wins.
+// Greedy first fit; if above the lower bound, the exact search (which runs
+// the skyline search too) from the better greedy plan with the whole budget.
 AllocationResult run_auto(const Problem& p, const AllocatorOptions& o) {
-  AllocationResult best = heuristic(p, greedy_size_first_fit(p), "greedy_size_first_fit");
-  if (best.proven_optimal) return best;
-  const auto keep = [&best](AllocationResult candidate) {
-    if (candidate.solution.height < best.solution.height || candidate.proven_optimal) best = std::move(candidate);
-  };
-  keep(heuristic(p, greedy_size_best_fit(p), "greedy_size_best_fit"));
-  WorkBudget budget = budget_of(o);
-  AllocationResult exact = run_exact(p, o, budget.share(0.1), &best.solution);
-  int64_t bound = exact.lower_bound;
-  keep(std::move(exact));
-  if (!best.proven_optimal) {
-    keep(run_skyline(p, o, budget.share(2.0 / 3.0)));
-    if (best.solution.height > bound) {
-      exact = run_exact(p, o, budget.share(1.0), &best.solution);
-      bound = std::max(bound, exact.lower_bound);
-      keep(std::move(exact));
-    }
-  }
-  best.lower_bound = bound;
-  best.proven_optimal = best.solution.height == bound;
-  return best;
+  AllocationResult first_fit = heuristic(p, greedy_size_first_fit(p), "greedy_size_first_fit");
+  if (first_fit.proven_optimal) return first_fit;
+  AllocationResult best_fit = heuristic(p, greedy_size_best_fit(p), "greedy_size_best_fit");
+  const AllocationResult& start = best_fit.solution.height < first_fit.solution.height ? best_fit : first_fit;
+  return run_exact(p, o, budget_of(o), &start);
 }
 
 struct NamedAllocator {

@@ -16,6 +16,7 @@
 #include "tinyarena/allocation/greedy.h"
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/sections.h"
+#include "tinyarena/allocation/skyline.h"
 #include "tinyarena/allocation/validator.h"
 #include "tinyarena/common/stopwatch.h"
 
@@ -25,6 +26,9 @@ namespace {
 constexpr int64_t kUnplaced = -1;
 constexpr int32_t kLimitedRounds = 8;  // rounds of limited discrepancy search before complete ones
 constexpr int32_t kAnyDiscrepancy = std::numeric_limits<int32_t>::max();
+// Share of the budget left after the first probe that the skyline search
+// gets: on hard instances its constructions often meet the bound first.
+constexpr double kSkylineShare = 2.0 / 3.0;
 
 enum class Outcome { Found, NotFound, Aborted };
 
@@ -53,9 +57,11 @@ class Budget {
   }
   // Work done (checked at the next tick).
   void charge(int64_t units) { probe_.charge(units); }
+  // A share of what is left, for another search.
+  WorkBudget share(double fraction) { return work_.share(fraction); }
   int64_t nodes() const { return nodes_; }
   int64_t work() const { return work_.used(); }
-  bool spent() const { return spent_; }
+  bool spent() const { return spent_ || work_.spent(); }
   bool probe_spent() const { return probe_spent_; }
 
  private:
@@ -499,9 +505,11 @@ int64_t exact_lower_bound(const Problem& p) {
   return bound;
 }
 
-Solution best_heuristic(const Problem& p) {
+// The lower of the greedy plans; `method` names it.
+Solution best_heuristic(const Problem& p, std::string& method) {
   Solution best = greedy_size_first_fit(p);
-  const Solution other = greedy_size_best_fit(p);
+  Solution other = greedy_size_best_fit(p);
+  method = other.height < best.height ? "greedy_size_best_fit" : "greedy_size_first_fit";
   return other.height < best.height ? other : best;
 }
 
@@ -511,60 +519,122 @@ int64_t part_height(const Problem& p, const std::vector<int32_t>& part, const st
   return height;
 }
 
+using Ranks = std::vector<std::vector<int32_t>>;
+
 // One partition at one capacity: the buffer orders in turn, each with both
 // focus tie-breaks, under a node limit that doubles every round (a search
 // stuck in one order often flies in another). Early rounds follow the value
 // order but for `round` discrepancies (limited discrepancy search); later
 // rounds are complete, and a complete search in any order decides.
-// Found: `offsets` updated.
-Outcome decide(const Problem& p, const Sections& s, const std::vector<std::vector<int32_t>>& ranks,
-               const std::vector<int32_t>& part, int64_t capacity, Budget& budget, std::vector<int64_t>& offsets) {
-  int32_t round = 0;
-  FailedStates failed;
-  std::vector<CutStates> cut(2 * ranks.size());
-  for (int64_t limit = 4 * static_cast<int64_t>(part.size()) + 64;; limit *= 2, ++round) {
-    for (size_t i = 0; i < 2 * ranks.size(); ++i) {  // every order, with each tie-break of the focus
-      const bool near_ties = i >= ranks.size();
-      Decision decision(p, s, ranks[i % ranks.size()], capacity, budget, limit, failed, cut[i], near_ties);
-      const Outcome outcome = decision.run(part, round < kLimitedRounds ? round : kAnyDiscrepancy);
+// Resumable: when the budget stops an attempt, the next run() starts it again.
+class PartSearch {
+ public:
+  PartSearch(const std::vector<int32_t>& part, size_t orders)
+      : part_(part), limit_(4 * static_cast<int64_t>(part.size()) + 64), cut_(2 * orders) {}
+
+  // Found: `offsets` updated.
+  Outcome run(const Problem& p, const Sections& s, const Ranks& ranks, int64_t capacity, Budget& budget,
+              std::vector<int64_t>& offsets) {
+    for (;; next_attempt()) {
+      const bool near_ties = attempt_ >= ranks.size();
+      Decision decision(p, s, ranks[attempt_ % ranks.size()], capacity, budget, limit_, failed_, cut_[attempt_],
+                        near_ties);
+      const Outcome outcome = decision.run(part_, round_ < kLimitedRounds ? round_ : kAnyDiscrepancy);
       if (outcome == Outcome::Found)
-        for (int32_t b : part) offsets[b] = decision.offset(b);
+        for (int32_t b : part_) offsets[b] = decision.offset(b);
       if (outcome != Outcome::Aborted || budget.probe_spent()) return outcome;
     }
   }
-}
 
-// Every partition at one capacity (those the plan already meets are kept);
-// with `share` of the remaining budget. Found: `solution` updated.
-Outcome probe(const Problem& p, const Sections& s, const std::vector<std::vector<int32_t>>& ranks,
-              const std::vector<std::vector<int32_t>>& parts, int64_t capacity, double share, Budget& budget,
-              Solution& solution) {
-  budget.begin_probe(share);
-  std::vector<int64_t> offsets = solution.offsets;
-  for (const auto& part : parts) {
-    if (part_height(p, part, offsets) <= capacity) continue;
-    const Outcome outcome = decide(p, s, ranks, part, capacity, budget, offsets);
-    if (outcome != Outcome::Found) return outcome;
+ private:
+  void next_attempt() {  // every order with each tie-break of the focus, then the next round
+    if (++attempt_ < cut_.size()) return;
+    attempt_ = 0;
+    ++round_;
+    limit_ *= 2;
   }
-  solution = Solution{offsets, solution_height(p, offsets)};
-  return Outcome::Found;
-}
 
-// The next capacity to probe and its share of the remaining budget: the
-// lower bound first with most of it (real models usually meet it; on hard
-// instances it is the height worth the time), then the user's capacity,
-// then quick bisection above the probes given up on, and finally the lower
-// bound again with everything left.
+  std::vector<int32_t> part_;
+  int32_t round_ = 0;
+  size_t attempt_ = 0;
+  int64_t limit_;
+  FailedStates failed_;
+  std::vector<CutStates> cut_;  // per attempt
+};
+
+// Every partition at one capacity (those the plan already meets are kept),
+// with `share` of the remaining budget. The searches at the last capacity
+// probed are kept, so probing it again continues them. Found: `solution`
+// updated.
+class Prober {
+ public:
+  Prober(const Problem& p, Budget& budget)
+      : p_(p), s_(make_sections(p)), parts_(partitions(p, s_)), ranks_(preorder_ranks(p, s_)), budget_(budget) {}
+
+  Outcome probe(int64_t capacity, double share, Solution& solution) {
+    budget_.begin_probe(share);
+    if (capacity != capacity_) searches_.clear();
+    capacity_ = capacity;
+    std::vector<int64_t> offsets = solution.offsets;
+    for (size_t i = 0; i < parts_.size(); ++i) {
+      if (part_height(p_, parts_[i], offsets) <= capacity) continue;
+      auto [it, fresh] = searches_.try_emplace(i, parts_[i], ranks_.size());
+      const Outcome outcome = it->second.run(p_, s_, ranks_, capacity, budget_, offsets);
+      if (outcome != Outcome::Found) return outcome;
+    }
+    solution = Solution{offsets, solution_height(p_, offsets)};
+    return Outcome::Found;
+  }
+
+ private:
+  const Problem& p_;
+  const Sections s_;
+  const std::vector<std::vector<int32_t>> parts_;
+  const Ranks ranks_;
+  Budget& budget_;
+  int64_t capacity_ = -1;
+  std::map<size_t, PartSearch> searches_;  // per partition, at capacity_
+};
+
+// The probes in turn, each with its share of the remaining budget: the
+// user's capacity if the plan misses it (does it fit? is the question asked),
+// else the lower bound -- first briefly (real models end here), then, after
+// the skyline search, with most of what is left; then the lower bound
+// with most of the rest, quick bisection above the probes given up on,
+// and the lower bound again with everything left.
 struct Probe {
   int64_t capacity;
   double share;
 };
-std::optional<Probe> next_probe(int64_t lo, int64_t open, int64_t hi, int64_t user_capacity, int count, bool& retried) {
-  if (count == 0) return Probe{lo, 0.8};
-  if (count == 1 && user_capacity >= open && user_capacity < hi) return Probe{user_capacity, 0.5};
-  if (open < hi) return Probe{open + (hi - open) / 2, 0.25};
-  if (!retried && lo < hi) return retried = true, Probe{lo, 1.0};
-  return std::nullopt;
+class ProbeSchedule {
+ public:
+  explicit ProbeSchedule(int64_t user_capacity) : user_capacity_(user_capacity) {}
+  std::optional<Probe> next(int64_t lo, int64_t open, int64_t hi) {
+    ++count_;
+    const bool user_open = user_capacity_ >= open && user_capacity_ < hi;
+    if (count_ <= 2) return Probe{user_open ? user_capacity_ : lo, count_ == 1 ? 0.1 : 0.8};
+    if (count_ == 3 && lo < hi) return Probe{lo, 0.8};
+    if (open < hi) return Probe{open + (hi - open) / 2, 0.25};
+    if (!retried_ && lo < hi) return retried_ = true, Probe{lo, 1.0};
+    return std::nullopt;
+  }
+  bool first_done() const { return count_ == 1; }
+
+ private:
+  int64_t user_capacity_;
+  int count_ = 0;
+  bool retried_ = false;
+};
+
+// The skyline search with `share` of the budget; its plan if lower.
+void try_skyline(const Problem& problem, Budget& budget, double share, ExactResult& result) {
+  SkylineOptions options;
+  options.budget = budget.share(share);
+  const SkylineResult skyline = skyline_search(problem, options);
+  if (skyline.solution.height < result.solution.height) {
+    result.solution = skyline.solution;
+    result.method = "skyline";
+  }
 }
 
 }  // namespace
@@ -574,19 +644,24 @@ ExactResult solve_exact(const Problem& problem, SearchBudget search_budget, cons
   const Stopwatch clock;
   Budget budget(search_budget);
   ExactResult result;
-  result.solution = start ? *start : best_heuristic(problem);
+  result.method = "start";
+  result.solution = start ? *start : best_heuristic(problem, result.method);
   if (!validate(Problem{problem.buffers, 0}, result.solution).empty())
     throw std::invalid_argument("the starting plan given to the exact solver is not valid");
-  const Sections sections = make_sections(problem);
-  const auto parts = partitions(problem, sections);
-  const auto ranks = preorder_ranks(problem, sections);
+  Prober prober(problem, budget);
   int64_t lo = exact_lower_bound(problem);  // proven: nothing lower fits
   int64_t open = lo;                        // lowest capacity not given up on
-  bool retried = false;
-  for (int count = 0; lo < result.solution.height && !budget.spent(); ++count) {
-    const auto next = next_probe(lo, open, result.solution.height, problem.capacity, count, retried);
+  ProbeSchedule schedule(problem.capacity);
+  bool skyline_done = false;
+  while (lo < result.solution.height && !budget.spent()) {
+    if (schedule.first_done() && !std::exchange(skyline_done, true)) {
+      try_skyline(problem, budget, kSkylineShare, result);
+      continue;
+    }
+    const auto next = schedule.next(lo, open, result.solution.height);
     if (!next) break;
-    const Outcome outcome = probe(problem, sections, ranks, parts, next->capacity, next->share, budget, result.solution);
+    const Outcome outcome = prober.probe(next->capacity, next->share, result.solution);
+    if (outcome == Outcome::Found) result.method = "exact";
     if (outcome == Outcome::NotFound) lo = std::max(lo, next->capacity + 1);
     if (outcome != Outcome::Found) open = std::max(open, next->capacity + 1);
   }

@@ -19,15 +19,16 @@ struct AllocatorOptions {
 
 struct AllocationResult {
   Solution solution;
-  std::string method;          // the allocator whose plan this is (for auto: the one that won)
+  std::string method;          // what found the plan: the allocator, or for auto and exact the search
+                               // or heuristic that won ("exact", "skyline", a greedy's name)
   bool proven_optimal = false; // no plan is lower
   int64_t lower_bound = 0;     // proven: no plan is lower than this
 };
 
 // Names accepted by allocate(), in a stable order: auto (greedy first fit;
-// if above the lower bound, a short exact search, then the skyline search and
-// the exact search from its plan within the budget; the lowest plan wins),
-// exact, local_search, skyline, greedy_size_first_fit, greedy_size_best_fit.
+// if above the lower bound, the exact search -- skyline search included --
+// from the better greedy plan within the budget), exact, local_search,
+// skyline, greedy_size_first_fit, greedy_size_best_fit.
 std::vector<std::string> allocator_names();
 
 // Runs the named allocator; throws std::invalid_argument for an unknown name.

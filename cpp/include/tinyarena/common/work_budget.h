@@ -29,11 +29,13 @@ class WorkBudget {
       : limit_(seconds > 0 ? std::max<int64_t>(1, std::llround(seconds * kUnitsPerSecond)) : kUnlimited),
         wall_seconds_(wall_seconds) {}
 
-  // A sub-budget of `fraction` of what is left here; its work counts here
-  // too, and it is spent when this one is. Valid while this budget lives.
+  // A sub-budget of `fraction` of what is left here, of work and of any
+  // wall-clock cap; its work counts here too, and it is spent when this one
+  // is. Valid while this budget lives.
   WorkBudget share(double fraction) {
-    WorkBudget part(0);
     const int64_t left = remaining();
+    const double wall_left = remaining_wall_seconds();
+    WorkBudget part(0, wall_left > 0 ? std::max(1e-6, fraction * wall_left) : 0);
     part.limit_ = left == kUnlimited ? kUnlimited : static_cast<int64_t>(fraction * static_cast<double>(left));
     part.parent_ = this;
     return part;
@@ -56,6 +58,12 @@ class WorkBudget {
   int64_t remaining() const {
     const int64_t own = limit_ == kUnlimited ? kUnlimited : std::max<int64_t>(0, limit_ - used_);
     return parent_ ? std::min(own, parent_->remaining()) : own;
+  }
+  // Wall-clock seconds left under the tightest cap here or above (0: no cap).
+  double remaining_wall_seconds() const {
+    double left = wall_seconds_ > 0 ? std::max(1e-9, wall_seconds_ - clock_.seconds()) : 0;
+    const double above = parent_ ? parent_->remaining_wall_seconds() : 0;
+    return above > 0 && (left == 0 || above < left) ? above : left;
   }
 
  private:
