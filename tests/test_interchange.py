@@ -39,9 +39,11 @@ def test_csv_minimal_columns_and_files(tmp_path):
     assert allocation.greedy_size_best_fit(problem).height == 16
 
 
-def test_csv_reads_older_minimalloc_begin_end_header():
-    problem, _ = interchange.read_problem_csv("id,begin,end,size\n0,2,5,8\n")
-    assert (problem.buffers[0].first, problem.buffers[0].last, problem.buffers[0].size) == (2, 4, 8)
+def test_csv_reads_minimalloc_header_aliases_with_an_inclusive_end():
+    problem, _ = interchange.read_problem_csv("buffer,begin,end,size\nx,2,5,8\n")
+    assert (problem.buffers[0].name, problem.buffers[0].first, problem.buffers[0].last) == ("x", 2, 5)
+    problem, _ = interchange.read_problem_csv("buffer_id,start,upper,size\nx,2,5,8\n")
+    assert (problem.buffers[0].name, problem.buffers[0].first, problem.buffers[0].last) == ("x", 2, 4)
 
 
 @pytest.mark.parametrize("text, message", [

@@ -42,13 +42,17 @@ int64_t parse_integer(const std::string& cell, size_t line, const std::string& c
   return value;
 }
 
-// Older MiniMalloc files name the lifetime columns `begin,end`.
-std::vector<std::string> canonical_header(std::vector<std::string> header) {
+// MiniMalloc's reader also takes `begin`/`start` for `lower`, `buffer`/
+// `buffer_id` for `id`, and `end` for `upper` -- an inclusive end, so it
+// reads one more (true when the header has an `end` column).
+bool canonical_header(std::vector<std::string>& header) {
+  bool inclusive_end = false;
   for (auto& name : header) {
-    if (name == "begin") name = "lower";
-    if (name == "end") name = "upper";
+    if (name == "begin" || name == "start") name = "lower";
+    if (name == "buffer" || name == "buffer_id") name = "id";
+    if (name == "end") name = "upper", inclusive_end = true;
   }
-  return header;
+  return inclusive_end;
 }
 
 // Column index of each name, -1 if absent; required columns must be there.
@@ -72,13 +76,16 @@ CsvProblem parse_problem_csv(const std::string& text) {
   std::string line;
   size_t line_number = 0;
   std::vector<int> column;
+  bool inclusive_end = false;
   CsvProblem result;
   while (std::getline(stream, line)) {
     ++line_number;
     if (trim(line).empty()) continue;
     const auto cells = split(line);
     if (column.empty()) {
-      column = column_positions(canonical_header(cells), names);
+      std::vector<std::string> header = cells;
+      inclusive_end = canonical_header(header);
+      column = column_positions(header, names);
       continue;
     }
     const auto cell = [&](int k) -> std::string {
@@ -89,7 +96,9 @@ CsvProblem parse_problem_csv(const std::string& text) {
     allocation::Buffer buffer;
     buffer.name = cell(0);
     const int64_t lower = parse_integer(cell(1), line_number, "lower");
-    const int64_t upper = parse_integer(cell(2), line_number, "upper");
+    const int64_t listed_upper = parse_integer(cell(2), line_number, "upper");
+    const bool can_add = listed_upper < std::numeric_limits<int64_t>::max();
+    const int64_t upper = inclusive_end && can_add ? listed_upper + 1 : listed_upper;
     buffer.size = parse_integer(cell(3), line_number, "size");
     if (lower < 0 || upper <= lower || upper > std::numeric_limits<int32_t>::max())
       fail(line_number, "lifetime [" + std::to_string(lower) + ", " + std::to_string(upper) + ") is empty or out of range");

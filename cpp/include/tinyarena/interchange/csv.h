@@ -1,7 +1,8 @@
 // Allocation problems and solutions as CSV, MiniMalloc's interchange format:
 // a header naming the columns `id,lower,upper,size` with optional
-// `alignment` and `offset` (`begin,end` are read as `lower,upper`, as in
-// older MiniMalloc files), then one buffer per line. Lifetimes in the file
+// `alignment` and `offset` (as MiniMalloc's reader: `begin`/`start` name
+// `lower`, `buffer`/`buffer_id` name `id`, and an `end` column is an
+// inclusive end), then one buffer per line. Lifetimes in the file
 // are half-open [lower, upper); in a Problem they are inclusive [first, last].
 // `offset` in a problem pins the buffer; in a solution it is the placement.
 #pragma once
