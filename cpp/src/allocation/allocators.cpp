@@ -19,11 +19,10 @@ AllocationResult heuristic(const Problem& p, Solution solution, const char* meth
   return {std::move(solution), method, optimal, bound};
 }
 
-// The exact search's plan, named after what found it (the start plan keeps its name).
-AllocationResult run_exact(const Problem& p, const AllocatorOptions& o, WorkBudget budget,
-                           const AllocationResult* start = nullptr) {
-  const ExactResult r = solve_exact(p, SearchBudget{budget, o.node_limit}, start ? &start->solution : nullptr);
-  return {r.solution, r.method == "start" ? start->method : r.method, r.proven_optimal, r.lower_bound};
+// The exact search's plan, named after what found it.
+AllocationResult run_exact(const Problem& p, const AllocatorOptions& o, WorkBudget budget) {
+  const ExactResult r = solve_exact(p, SearchBudget{budget, o.node_limit});
+  return {r.solution, r.method, r.proven_optimal, r.lower_bound};
 }
 
 AllocationResult run_local_search(const Problem& p, const AllocatorOptions& o, WorkBudget budget) {
@@ -40,14 +39,12 @@ AllocationResult run_skyline(const Problem& p, const AllocatorOptions& o, WorkBu
 
 WorkBudget budget_of(const AllocatorOptions& o) { return WorkBudget(o.seconds, o.wall_seconds); }
 
-// Greedy first fit; if above the lower bound, the exact search (which runs
-// the skyline search too) from the better greedy plan with the whole budget.
+// Greedy first fit; if above the lower bound, the exact search (which starts
+// from the better greedy plan and runs the skyline search too) with the budget.
 AllocationResult run_auto(const Problem& p, const AllocatorOptions& o) {
   AllocationResult first_fit = heuristic(p, greedy_size_first_fit(p), "greedy_size_first_fit");
   if (first_fit.proven_optimal) return first_fit;
-  AllocationResult best_fit = heuristic(p, greedy_size_best_fit(p), "greedy_size_best_fit");
-  const AllocationResult& start = best_fit.solution.height < first_fit.solution.height ? best_fit : first_fit;
-  return run_exact(p, o, budget_of(o), &start);
+  return run_exact(p, o, budget_of(o));
 }
 
 struct NamedAllocator {

@@ -507,10 +507,10 @@ int64_t exact_lower_bound(const Problem& p) {
 
 // The lower of the greedy plans; `method` names it.
 Solution best_heuristic(const Problem& p, std::string& method) {
-  Solution best = greedy_size_first_fit(p);
-  Solution other = greedy_size_best_fit(p);
-  method = other.height < best.height ? "greedy_size_best_fit" : "greedy_size_first_fit";
-  return other.height < best.height ? other : best;
+  Solution first_fit = greedy_size_first_fit(p), best_fit = greedy_size_best_fit(p);
+  const bool best_fit_lower = best_fit.height < first_fit.height;
+  method = best_fit_lower ? "greedy_size_best_fit" : "greedy_size_first_fit";
+  return best_fit_lower ? best_fit : first_fit;
 }
 
 int64_t part_height(const Problem& p, const std::vector<int32_t>& part, const std::vector<int64_t>& offsets) {
@@ -596,12 +596,12 @@ class Prober {
   std::map<size_t, PartSearch> searches_;  // per partition, at capacity_
 };
 
-// The probes in turn, each with its share of the remaining budget: the
+// The probes in turn, each with its share of the remaining budget. First the
 // user's capacity if the plan misses it (does it fit? is the question asked),
-// else the lower bound -- first briefly (real models end here), then, after
-// the skyline search, with most of what is left; then the lower bound
-// with most of the rest, quick bisection above the probes given up on,
-// and the lower bound again with everything left.
+// else the lower bound: briefly (real models end here), then -- after the
+// skyline search -- resumed with most of what is left. Then the lower bound
+// with most of the rest (resumed if it was the first), quick bisection above
+// the probes given up on, and the lower bound afresh with everything left.
 struct Probe {
   int64_t capacity;
   double share;
