@@ -9,6 +9,7 @@
 #include "tinyarena/allocation/greedy.h"
 #include "tinyarena/allocation/local_search.h"
 #include "tinyarena/allocation/lower_bound.h"
+#include "tinyarena/allocation/subset_sums.h"
 #include "tinyarena/allocation/validator.h"
 
 using namespace tinyarena::allocation;
@@ -247,4 +248,35 @@ TEST(a_budget_share_splits_the_work_and_the_wall_clock_left) {
   WorkBudget quarter = half.share(0.5);
   CHECK(quarter.remaining_wall_seconds() > 2.4 && quarter.remaining_wall_seconds() <= 2.5);
   CHECK_EQ(WorkBudget(1.0).share(0.5).remaining_wall_seconds(), 0.0);  // no cap, none shared
+}
+
+TEST(exact_refutes_a_room_below_a_pin_that_no_subset_fills) {
+  // Every free size is a multiple of 3, so nothing fills the 20 bytes under
+  // the pin exactly: the bound 64 and 65 are refuted at the first placement
+  // (without the subset-sum rule the search needs 1,462 nodes).
+  const Problem p{{Buffer{"pin", 4, 0, 3, 1, int64_t{20}}, Buffer{"a", 3, 0, 3, 1, std::nullopt},
+                   Buffer{"b", 6, 0, 3, 1, std::nullopt}, Buffer{"c", 9, 0, 3, 1, std::nullopt},
+                   Buffer{"d", 12, 0, 3, 1, std::nullopt}, Buffer{"e", 15, 0, 3, 1, std::nullopt},
+                   Buffer{"f", 6, 1, 2, 1, std::nullopt}, Buffer{"g", 9, 0, 1, 1, std::nullopt},
+                   Buffer{"h", 9, 2, 3, 1, std::nullopt}},
+                  0};
+  const ExactResult r = solve_exact(p, SearchBudget{WorkBudget(0), 0});
+  CHECK(validate(p, r.solution).empty());
+  CHECK(r.proven_optimal);
+  CHECK_EQ(r.solution.height, brute_force_height(p));
+  CHECK(r.nodes <= 10);
+}
+
+TEST(subset_sums_list_the_totals_up_to_the_limit) {
+  SubsetSums sums(8);
+  sums.reset(12);
+  for (int64_t size : {3, 5, 9}) CHECK(sums.add(size));
+  CHECK_EQ(sums.count(), 6u);  // 0 3 5 8 9 12 (14 and 17 pass the limit)
+  CHECK(sums.reaches(8, 8));
+  CHECK(!sums.reaches(10, 11));
+  CHECK(sums.reaches(10, 12));
+  CHECK(!sums.add(1));  // 0 1 3 4 5 6 8 9 10 12: more than 8
+  sums.reset(4);
+  CHECK_EQ(sums.count(), 1u);
+  CHECK(!sums.reaches(1, 4));
 }

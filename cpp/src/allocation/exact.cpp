@@ -17,6 +17,7 @@
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/sections.h"
 #include "tinyarena/allocation/skyline.h"
+#include "tinyarena/allocation/subset_sums.h"
 #include "tinyarena/allocation/validator.h"
 #include "tinyarena/common/stopwatch.h"
 
@@ -35,6 +36,10 @@ enum class Outcome { Found, NotFound, Aborted };
 // Work units of a round of a search node (a choice at one level) per buffer
 // of its part and section of its span: it scans both.
 constexpr int64_t kRoundWork = 20;
+// Work units per subset sum merged when checking the room below a pin, and
+// the most sums kept (past that the room counts as fillable).
+constexpr int64_t kSubsetSumWork = 3;
+constexpr size_t kMaxSubsetSums = 256;
 
 // Work and nodes shared by every probe of one solve (once spent, stays
 // spent), and the share of what is left that the current probe may use.
@@ -150,6 +155,13 @@ class Decision {
     twin_before_.assign(p.buffers.size(), -1);
     for (size_t k = 0; k < s.members.size(); ++k)
       for (int32_t b : s.members[k]) remaining_[k] += p.buffers[b].size;
+    pins_of_.assign(s.members.size(), {});
+    for (size_t k = 0; k < s.members.size(); ++k) {
+      for (int32_t b : s.members[k])
+        if (pinned(b)) pins_of_[k].push_back(b);
+      std::sort(pins_of_[k].begin(), pins_of_[k].end(),
+                [&](int32_t a, int32_t b) { return *p.buffers[a].fixed_offset < *p.buffers[b].fixed_offset; });
+    }
   }
 
   // The buffers of one partition; on Found, offset(b) holds their placement.
@@ -446,7 +458,30 @@ class Decision {
       if (std::max(at, floor_[k]) + remaining_[k] > capacity_) return false;
     for (int32_t k : {s_.lo[b] - 1, s_.lo[b], s_.hi[b] - 1, s_.hi[b]})  // where the skyline just stepped
       if (k >= span.lo && k < span.hi && remaining_[k] > 0 && !gaps_can_fill(k, at)) return false;
+    for (int32_t k = s_.lo[b]; k < s_.hi[b]; ++k)
+      if (remaining_[k] > 0 && !room_below_pin_fillable(k, at)) return false;
     return true;
+  }
+
+  // Below the lowest unplaced pin of section k the room [floor, pin) holds
+  // only free buffers that fit under the pin, and at most the section's slack
+  // (capacity - floor - unplaced bytes) is wasted: some subset of those
+  // buffers must sum into [room - slack, room].
+  bool room_below_pin_fillable(int32_t k, int64_t at_least) {
+    const auto pin = std::find_if(pins_of_[k].begin(), pins_of_[k].end(),
+                                  [&](int32_t q) { return offset_[q] == kUnplaced; });
+    if (pin == pins_of_[k].end()) return true;
+    const int64_t bottom = *p_.buffers[*pin].fixed_offset, room = bottom - floor_[k];
+    const int64_t slack = capacity_ - floor_[k] - remaining_[k];
+    if (room <= slack) return true;
+    sums_.reset(room);
+    for (int32_t u : s_.members[k]) {
+      if (offset_[u] != kUnplaced || pinned(u) || earliest(u, at_least) + p_.buffers[u].size > bottom) continue;
+      const bool complete = sums_.add(p_.buffers[u].size);
+      budget_.charge(kSubsetSumWork * static_cast<int64_t>(sums_.count()));
+      if (!complete || sums_.reaches(room - slack, room)) return true;
+    }
+    return false;
   }
 
   // After placing c: cuts inside its span that no unplaced buffer crosses
@@ -488,6 +523,8 @@ class Decision {
     bool pin;
   };
   std::vector<Start> starts_, ends_;  // scratch of gaps_can_fill
+  std::vector<std::vector<int32_t>> pins_of_;  // per section: its pinned buffers, ascending offsets
+  SubsetSums sums_{kMaxSubsetSums};            // scratch of room_below_pin_fillable
   std::vector<uint64_t> seen_;   // per section: the last pass (stamp) that visited it
   std::vector<int32_t> count_;   // per section: candidates covering it (valid where seen_ is current)
   std::vector<int64_t> banned_at_;  // per buffer: the offset it may not take (-1: none)

@@ -10,7 +10,9 @@
 // offset) -- so no placement order is searched twice.
 // Pruning: a section's floor plus its unplaced bytes must fit the capacity,
 // and so must the waste forced below each level where unplaced buffers can
-// start or a pin sits (checked where a placement makes the skyline step);
+// start or a pin sits (checked where a placement makes the skyline step),
+// and below a section's lowest unplaced pin some subset of the buffers that
+// fit under it must fill the room to within the section's slack;
 // a placement that leaves room below it for a whole unplaced buffer is
 // dominated; a free buffer live over all the unplaced ones goes straight onto
 // a flat floor; identical buffers keep one order; when no unplaced buffer

@@ -1,0 +1,32 @@
+// Bounded subset sums: the totals in [0, limit] that some subset of the added
+// sizes reaches, kept as a sorted list while there are few of them. The exact
+// solver asks whether the buffers that fit under a pin can fill the room below
+// it to within the slack: byte-granular sizes rarely hit such a window by chance.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace tinyarena::allocation {
+
+class SubsetSums {
+ public:
+  explicit SubsetSums(size_t max_sums) : max_sums_(max_sums) {}
+
+  // Back to the empty subset, sums up to `limit`.
+  void reset(int64_t limit);
+  // Adds a size: every sum so far, with and without it. False once the sums
+  // outnumber max_sums (then the list is incomplete and reaches() unreliable).
+  bool add(int64_t size);
+  // Some subset sums into [lo, hi] (hi <= limit).
+  bool reaches(int64_t lo, int64_t hi) const;
+  size_t count() const { return sums_.size(); }
+
+ private:
+  size_t max_sums_;
+  int64_t limit_ = 0;
+  std::vector<int64_t> sums_{0}, shifted_, merged_;
+};
+
+}  // namespace tinyarena::allocation
