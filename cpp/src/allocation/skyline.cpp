@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tinyarena/allocation/lower_bound.h"
+#include "tinyarena/allocation/subset_sums.h"
 #include "tinyarena/common/random.h"
 #include "tinyarena/common/stopwatch.h"
 #include "tinyarena/common/work_budget.h"
@@ -17,6 +18,8 @@ namespace {
 
 constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
 constexpr int64_t kStepWork = 5;  // work units per step and buffer a pass over the floor touches
+constexpr int64_t kSumWork = 3;   // work units per subset sum merged (room below a pin)
+constexpr size_t kMaxRoomSums = 64;  // subset sums kept per room; past that it counts as fillable
 
 using Key = std::array<int64_t, 4>;  // candidate rank, larger is better, compared in order
 
@@ -65,6 +68,7 @@ class Skyline {
     };
     starts_.resize(steps_ + 1);
     ends_.resize(steps_ + 1);
+    live_.resize(steps_);
     for (size_t i = 0; i < p.buffers.size(); ++i) {
       const Buffer& b = p.buffers[i];
       if (b.size <= 0) continue;
@@ -74,6 +78,7 @@ class Skyline {
       if (!b.fixed_offset) {
         starts_[from_[i]].push_back(static_cast<int>(i));
         ends_[to_[i]].push_back(static_cast<int>(i));
+        for (int32_t t = from_[i]; t < to_[i]; ++t) live_[t].push_back(static_cast<int>(i));
       }
     }
     // Ascending offsets: one pass lifts the floor over stacked pins.
@@ -100,7 +105,7 @@ class Skyline {
 
   // Work units of the constructions so far: the steps and buffers each pass
   // over the floor touches, and an eighth per pin checked (a compare or two).
-  int64_t work() const { return work_ + kStepWork * pin_checks_ / 8; }
+  int64_t work() const { return work_ + kStepWork * pin_checks_ / 8 + kSumWork * sums_merged_; }
 
  private:
   struct Run {
@@ -119,6 +124,7 @@ class Skyline {
     std::vector<char> forward, backward;  // per compressed step: reachable from the run's start / end by exact tiles
     std::vector<int64_t> demand;    // per compressed step: scratch for fillable()
     std::vector<int64_t> cover;     // per compressed step: scratch for scarcest_step()
+    int32_t placed_from = 0, placed_to = 0;  // compressed steps of the latest placement
     Solution solution;
   };
 
@@ -168,6 +174,7 @@ class Skyline {
       find_runs(s);
       for (const Run& run : s.runs)
         if (run.valley && !fillable(s, run)) return false;
+      if (!rooms_below_pins_fillable(s)) return false;
       const std::vector<size_t> moves = tiling_moves(s, rule, noise, rng);
       if (moves.empty()) return false;
       if (moves.size() == 1) {
@@ -263,6 +270,38 @@ class Skyline {
     return true;
   }
 
+  // Without waste, the room between a step's floor and the lowest pin above
+  // it is filled exactly by free buffers that fit under the pin: at each step
+  // of the latest placement, some subset of the unplaced buffers live there
+  // sums to that room.
+  bool rooms_below_pins_fillable(State& s) const {
+    for (int32_t t = s.placed_from; t < s.placed_to; ++t) {
+      int64_t bottom = kUnbounded;
+      pin_checks_ += static_cast<int64_t>(pins_.size());
+      for (int pin : pins_)
+        if (from_[pin] <= t && t < to_[pin] && *p_.buffers[pin].fixed_offset > s.floor[t]) {
+          bottom = *p_.buffers[pin].fixed_offset;  // pins_ ascend: the lowest
+          break;
+        }
+      if (bottom == kUnbounded) continue;
+      const int64_t room = bottom - s.floor[t];
+      subset_sums_.reset(room);
+      bool fillable = false;
+      for (int b : live_[t]) {
+        const int64_t size = p_.buffers[b].size;
+        if (s.placed[b] || align_up(s.floor[t], p_.buffers[b].alignment) + size > bottom) continue;
+        const bool complete = subset_sums_.add(size);
+        sums_merged_ += static_cast<int64_t>(subset_sums_.count());
+        if (!complete || subset_sums_.reaches(room, room)) {
+          fillable = true;
+          break;
+        }
+      }
+      if (!fillable) return false;
+    }
+    return true;
+  }
+
   // Bytes of pins at step t between `floor` and `level`.
   int64_t pinned_below(int32_t t, int64_t floor, int64_t level) const {
     pin_checks_ += static_cast<int64_t>(pins_.size());
@@ -349,6 +388,7 @@ class Skyline {
     lift_over_pins(s.floor, from_[b], to_[b]);
     s.exact[b] = 0;
     s.placed[b] = 1;
+    s.placed_from = from_[b], s.placed_to = to_[b];
     s.unplaced[pick] = s.unplaced.back();
     s.unplaced.pop_back();
   }
@@ -397,10 +437,12 @@ class Skyline {
 
   const Problem& p_;
   std::vector<std::vector<int>> starts_, ends_;  // per compressed step: the free buffers starting / ending there
+  std::vector<std::vector<int>> live_;           // per compressed step: the free buffers live there
   std::vector<int32_t> from_, to_;  // per buffer: its compressed steps [from, to)
   std::vector<int> pins_, free_;    // buffers of positive size, pinned (by offset) or free
   int32_t steps_ = 0;
-  mutable int64_t work_ = 0, pin_checks_ = 0;  // see work()
+  mutable int64_t work_ = 0, pin_checks_ = 0, sums_merged_ = 0;  // see work()
+  mutable SubsetSums subset_sums_{kMaxRoomSums};  // scratch of rooms_below_pins_fillable
 };
 
 constexpr SkylineRule kRules[] = {SkylineRule::kFillsRun, SkylineRule::kLongest, SkylineRule::kLargest};

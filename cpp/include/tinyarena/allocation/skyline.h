@@ -8,7 +8,10 @@
 // and belongs to a tiling of the valley. Each construction branches on the
 // valley step covered by the fewest exact tiles (MiniMalloc's fewest-
 // candidates rule), ranked by a rule and by a one-move look-ahead (no valley
-// left unfillable); it searches depth-first for a plan without waste for a
+// left unfillable); it searches depth-first for a plan without waste (a
+// state fails when a valley cannot be tiled, or when at a step of the latest
+// placement no subset of the unplaced buffers that fit under the lowest pin
+// above sums exactly to the room below it) for a
 // few hundred branch points, then completes the deepest waste-free partial
 // plan greedily: exact tiles where some valley has them, else the best fit
 // on the lowest run, else that run rises to its lower neighbour (waste).
