@@ -1,7 +1,8 @@
 // Bounded subset sums: the totals in [0, limit] that some subset of the added
 // sizes reaches, kept as a sorted list while there are few of them. The exact
-// solver asks whether the buffers that fit under a pin can fill the room below
-// it to within the slack: byte-granular sizes rarely hit such a window by chance.
+// and skyline searches ask whether the buffers that fit under a pin can fill
+// the room below it to within the slack: byte-granular sizes rarely hit such a
+// window by chance.
 #pragma once
 
 #include <cstddef>
