@@ -155,13 +155,6 @@ class Decision {
     twin_before_.assign(p.buffers.size(), -1);
     for (size_t k = 0; k < s.members.size(); ++k)
       for (int32_t b : s.members[k]) remaining_[k] += p.buffers[b].size;
-    pins_of_.assign(s.members.size(), {});
-    for (size_t k = 0; k < s.members.size(); ++k) {
-      for (int32_t b : s.members[k])
-        if (pinned(b)) pins_of_[k].push_back(b);
-      std::sort(pins_of_[k].begin(), pins_of_[k].end(),
-                [&](int32_t a, int32_t b) { return *p.buffers[a].fixed_offset < *p.buffers[b].fixed_offset; });
-    }
   }
 
   // The buffers of one partition; on Found, offset(b) holds their placement.
@@ -468,9 +461,9 @@ class Decision {
   // (capacity - floor - unplaced bytes) is wasted: some subset of those
   // buffers must sum into [room - slack, room].
   bool room_below_pin_fillable(int32_t k, int64_t at_least) {
-    const auto pin = std::find_if(pins_of_[k].begin(), pins_of_[k].end(),
+    const auto pin = std::find_if(s_.pins[k].begin(), s_.pins[k].end(),
                                   [&](int32_t q) { return offset_[q] == kUnplaced; });
-    if (pin == pins_of_[k].end()) return true;
+    if (pin == s_.pins[k].end()) return true;
     const int64_t bottom = *p_.buffers[*pin].fixed_offset, room = bottom - floor_[k];
     const int64_t slack = capacity_ - floor_[k] - remaining_[k];
     if (room <= slack) return true;
@@ -523,7 +516,6 @@ class Decision {
     bool pin;
   };
   std::vector<Start> starts_, ends_;  // scratch of gaps_can_fill
-  std::vector<std::vector<int32_t>> pins_of_;  // per section: its pinned buffers, ascending offsets
   SubsetSums sums_{kMaxSubsetSums};            // scratch of room_below_pin_fillable
   std::vector<uint64_t> seen_;   // per section: the last pass (stamp) that visited it
   std::vector<int32_t> count_;   // per section: candidates covering it (valid where seen_ is current)

@@ -46,6 +46,14 @@ Sections make_sections(const Problem& problem) {
     }
   }
   for (auto& o : s.overlaps) std::sort(o.begin(), o.end());
+  s.pins.assign(count, {});
+  for (size_t k = 0; k < count; ++k) {
+    for (int32_t b : s.members[k])
+      if (problem.buffers[b].fixed_offset) s.pins[k].push_back(b);
+    std::sort(s.pins[k].begin(), s.pins[k].end(), [&](int32_t a, int32_t b) {
+      return *problem.buffers[a].fixed_offset < *problem.buffers[b].fixed_offset;
+    });
+  }
   return s;
 }
 

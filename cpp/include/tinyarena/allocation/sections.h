@@ -13,6 +13,7 @@ namespace tinyarena::allocation {
 struct Sections {
   std::vector<int32_t> lo, hi;                 // per buffer: its sections [lo, hi) (empty for size 0)
   std::vector<std::vector<int32_t>> members;   // per section: the buffers live in it, ascending
+  std::vector<std::vector<int32_t>> pins;      // per section: its pinned buffers, ascending offsets
   std::vector<int32_t> crossings;              // per cut k (between sections k and k+1): buffers spanning it
   std::vector<std::vector<int32_t>> overlaps;  // per buffer: the other buffers sharing a section with it
 };
