@@ -71,7 +71,7 @@ def busy_thread():
 @pytest.mark.parametrize("variant", [{}, {"aligned": True}, {"pinned": 0.1}], ids=["plain", "aligned", "pinned"])
 @pytest.mark.parametrize("name", list(BUDGETED))
 def test_budgeted_search_gives_byte_identical_solutions_under_load(name, variant):
-    problem, _ = allocation.zero_slack_problem(300, seed=2, **variant)  # no search finishes within 50 ms
+    problem, _ = allocation.zero_slack_problem(450, seed=2, **variant)  # no search finishes within 50 ms
     run, budget_bound = BUDGETED[name]
     quiet = run(problem)
     assert budget_bound(quiet) and allocation.validate(problem, quiet.solution) == []
@@ -108,9 +108,9 @@ def test_capacity_below_the_optimum_is_refuted_with_the_bound():
 
 
 def test_exact_result_names_the_search_that_found_the_plan():
-    problem, _ = allocation.zero_slack_problem(300, seed=0, aligned=True)
+    problem, _ = allocation.zero_slack_problem(450, seed=2, aligned=True)  # no nested-cut plan found quickly
     greedy = allocation.greedy_size_best_fit(problem)
-    result = allocation.solve_exact(problem, seconds=0.05)  # its primal heuristic wins here
+    result = allocation.solve_exact(problem, seconds=0.05)  # its skyline heuristic wins here
     assert result.method == "skyline" and result.height < greedy.height and not result.proven_optimal
     assert allocation.validate(problem, result.solution) == []
     kept = allocation.solve_exact(problem, seconds=1e-9, start=greedy)  # no work to improve on it
@@ -193,3 +193,25 @@ def test_impossible_pins_are_an_error_for_every_allocator(pins, message):
     for call in calls:
         with pytest.raises(ValueError, match=message):
             call()
+
+
+@pytest.mark.parametrize("variant", [{}, {"aligned": True}, {"pinned": 0.1}], ids=["plain", "aligned", "pinned"])
+def test_guillotine_search_recovers_the_cut_plans_of_large_zero_slack_instances(variant):
+    """The generator cuts with nested cuts, so the nested-cut search finds a plan at the
+    bound: directly, and as the method that wins inside the exact search."""
+    for seed in range(3):
+        problem, _ = allocation.zero_slack_problem(300, seed=seed, **variant)
+        nested = allocation.guillotine_search(problem, CAPACITY, seconds=1.0)
+        assert nested.found and not nested.complete and nested.solution.height == CAPACITY
+        assert allocation.validate(problem, nested.solution) == []
+        exact = allocation.solve_exact(problem, seconds=1.0)
+        assert exact.proven_optimal and exact.height == CAPACITY and exact.method == "guillotine"
+
+
+def test_guillotine_search_gives_up_where_the_bound_leaves_room_to_waste():
+    problem, _ = allocation.zero_slack_problem(60, seed=1)
+    grown = AllocationProblem.from_arrays(np.append(problem.sizes, 1), np.append(problem.first, 0),
+                                          np.append(problem.last, 0)).problem  # one step 1 byte over
+    assert allocation.lower_bound_bytes(grown) == CAPACITY + 1  # so every other step has a byte to spare
+    result = allocation.guillotine_search(grown, CAPACITY + 1, seconds=1.0)
+    assert not result.found and result.complete and result.solution is None

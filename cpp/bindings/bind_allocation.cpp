@@ -8,6 +8,7 @@
 #include "tinyarena/allocation/exact.h"
 #include "tinyarena/allocation/local_search.h"
 #include "tinyarena/allocation/greedy.h"
+#include "tinyarena/allocation/guillotine.h"
 #include "tinyarena/allocation/hierarchy.h"
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/skyline.h"
@@ -151,6 +152,23 @@ void bind_exact(py::module_& m) {
         py::arg("seed") = 1,
         py::arg("wall_seconds") = 0.0,
         "Skyline best-fit constructions (waste-free search per construction, then greedy); the lowest plan.");
+  using allocation::GuillotineOptions;
+  using allocation::GuillotineResult;
+  py::class_<GuillotineResult>(m, "GuillotineResult", "Outcome of the nested-cut search for a plan without waste.")
+      .def_property_readonly("solution", [](const GuillotineResult& r) { return r.solution; })
+      .def_property_readonly("found", [](const GuillotineResult& r) { return r.solution.has_value(); })
+      .def_readonly("parts", &GuillotineResult::parts)
+      .def_readonly("work", &GuillotineResult::work)
+      .def_readonly("complete", &GuillotineResult::complete);
+  m.def("guillotine_search",
+        [](const Problem& p, int64_t height, double seconds, int32_t max_choices) {
+          py::gil_scoped_release release;
+          return allocation::guillotine_search(p, height, GuillotineOptions{WorkBudget(seconds), max_choices});
+        },
+        py::arg("problem"), py::arg("height"), py::arg("seconds") = GuillotineOptions::kDefaultSeconds,
+        py::arg("max_choices") = GuillotineOptions{}.max_choices,
+        "A nested-cut plan of `height` with no waste between buffers, if one is found (`solution` is None "
+        "otherwise; `complete`: every choice within its reach was refuted).");
   m.def("describe_capacity", &allocation::describe_capacity, py::arg("problem"), py::arg("result"));
 }
 

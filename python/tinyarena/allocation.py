@@ -6,14 +6,18 @@ One ``Problem`` type and one ``Solution`` type serve every allocator:
   last-first, first fit), so it predicts TFLM's arena byte for byte;
 - ``greedy_size_best_fit``: size descending, best fit (Pisarchyk & Lee 2020);
 - ``solve_exact``: MiniMalloc-class exact search (canonical placements, timeline
-  sections, dominance) for the minimum height within a time/node budget, with the skyline
-  search as its primal heuristic; says whether the plan is proven optimal, the proven lower
+  sections, dominance) for the minimum height within a time/node budget, with the nested-cut
+  and skyline searches as its primal heuristics; says whether the plan is proven optimal, the proven lower
   bound, whether ``capacity`` is met or refuted, and which search found the plan (``method``);
 - ``local_search``: hill climbing over first-fit orders seeded by the greedy orders;
 - ``skyline_search``: skyline best-fit constructions -- fill the lowest floor first, the
   most constrained valley of the floor with buffers that leave no waste (a small
   depth-first search per construction), best fit where none does; several rankings and
   seeded random perturbations, the lowest plan wins (allocator name ``"skyline"``);
+- ``guillotine_search(problem, height)``: a plan of ``height`` made of nested cuts with no
+  waste between buffers -- a span no buffer crosses splits the buffers in time, a flat layer
+  (the same live bytes at every step) goes below or above the rest -- or ``None`` (``complete``:
+  every choice within its reach refuted); it applies where the live bytes leave no room to waste;
 - ``run_allocator(problem, name, seconds=...)``: any of them by name, including
   ``"auto"`` (greedy; if above the lower bound, the exact search, skyline included, from
   the better greedy plan within the budget; ``method`` names what found the plan).
@@ -56,6 +60,7 @@ from ._core import (
     describe_capacity,
     greedy_size_best_fit,
     greedy_size_first_fit,
+    guillotine_search,
     live_bytes_per_step,
     local_search,
     lower_bound_bytes,
@@ -87,6 +92,7 @@ __all__ = [
     "describe_capacity",
     "greedy_size_best_fit",
     "greedy_size_first_fit",
+    "guillotine_search",
     "live_bytes_per_step",
     "local_search",
     "lower_bound_bytes",

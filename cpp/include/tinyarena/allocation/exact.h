@@ -26,9 +26,11 @@
 // none, and states an order's earlier round failed from with as many
 // discrepancies left are not searched again), later rounds complete.
 // Capacities: the user's (if the plan misses it) or the lower bound briefly,
-// then the skyline search (skyline.h) with two thirds of what is left -- its
-// constructions often meet the bound of hard instances first -- then the
-// lower bound, bisection above it, and the lower bound again.
+// then the nested-cut search (guillotine.h) for a plan at the lower bound
+// with half of what is left (it gives up at once unless the bound leaves no
+// byte to waste), then the skyline search (skyline.h) with two thirds of
+// what is left -- its constructions often meet the bound of hard instances
+// first -- then the lower bound, bisection above it, and the lower bound again.
 #pragma once
 
 #include <cstdint>
@@ -46,7 +48,7 @@ struct SearchBudget {
 
 struct ExactResult {
   Solution solution;          // the lowest plan found (may exceed problem.capacity)
-  std::string method;         // what found it: "exact" (the search), "skyline", a greedy's name, or "start"
+  std::string method;         // what found it: "exact" (the search), "guillotine", "skyline", a greedy's name, or "start"
   int64_t lower_bound = 0;    // no plan is lower: live-bytes bound, raised by refuted capacities
   bool proven_optimal = false;  // solution.height == lower_bound
   bool capacity_met = true;   // problem.capacity == 0 or solution.height <= problem.capacity

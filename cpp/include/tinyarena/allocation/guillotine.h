@@ -1,0 +1,47 @@
+// Nested-cut (guillotine) search for plans without waste. A set of buffers
+// whose live bytes are the same, H, at every step of its span packs into
+// height H with nested cuts when it is one buffer of size H, or splits at a
+// step no buffer crosses into parts side by side in time, or splits into a
+// flat layer -- buffers whose live bytes are the same c at every step --
+// below or above the rest (H - c at every step), each part packed the same
+// way. A layer takes as many bytes from the buffers ending at an event as
+// from those starting there, so buffers meeting at events form groups
+// (event components) a layer is chosen from one at a time: event by event
+// through the time line, some of the undecided buffers ending there and
+// some of those starting there, of equal bytes. With byte-granular sizes
+// equal sums are rare, so there are few layers to try. Refuted parts are
+// remembered; the search restarts with doubling work, sweeping forwards and
+// backwards in turn. It applies where no byte may be wasted (the live
+// bytes are the height at every step of a part); a plan that is not nested
+// (a pinwheel), needs waste inside, or a layer drawn from several event
+// components is out of its reach.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "tinyarena/allocation/problem.h"
+#include "tinyarena/common/work_budget.h"
+
+namespace tinyarena::allocation {
+
+struct GuillotineOptions {
+  static constexpr double kDefaultSeconds = 0.05;
+  WorkBudget budget{kDefaultSeconds};  // deterministic work (WorkBudget(0): none)
+  int32_t max_choices = 20;            // a part is given up where an event's smaller side has more undecided buffers
+};
+
+struct GuillotineResult {
+  std::optional<Solution> solution;  // a nested-cut plan of the height asked for, if found
+  int64_t parts = 0;                 // parts of the buffers searched
+  int64_t work = 0;                  // work units spent
+  bool complete = false;             // not found, and every choice within reach was refuted (no budget or
+                                     // max_choices limit stopped it)
+};
+
+// A nested-cut plan of `height` without waste between the buffers: every
+// span of the time line no buffer crosses must have the same live bytes at
+// each of its steps (its own height, at most `height`; its waste on top).
+GuillotineResult guillotine_search(const Problem& problem, int64_t height, GuillotineOptions options = {});
+
+}  // namespace tinyarena::allocation
