@@ -167,7 +167,7 @@ def test_cli_alloc_solves_writes_and_refuses_a_capacity(tmp_path):
     out = tmp_path / "solution.csv"
     ok = run_cli("alloc", path, "-o", out)
     assert ok.returncode == 0, ok.stderr
-    assert "height        1,048,576 B" in ok.stdout and "exact (proven optimal)" in ok.stdout
+    assert "height        1,048,576 B" in ok.stdout and "guillotine (proven optimal)" in ok.stdout
     solved = AllocationProblem.from_csv(out)  # offsets written as pins
     assert solved.validate(solved.fixed_offsets) == [] and (solved.fixed_offsets >= 0).all()
     refused = run_cli("alloc", path, "--capacity", 1_000_000, "--timeout", 5)

@@ -20,13 +20,13 @@ struct AllocatorOptions {
 struct AllocationResult {
   Solution solution;
   std::string method;          // what found the plan: the allocator, or for auto and exact the search
-                               // or heuristic that won ("exact", "skyline", a greedy's name)
+                               // or heuristic that won ("exact", "guillotine", "skyline", a greedy's name)
   bool proven_optimal = false; // no plan is lower
   int64_t lower_bound = 0;     // proven: no plan is lower than this
 };
 
 // Names accepted by allocate(), in a stable order: auto (greedy first fit;
-// if above the lower bound, the exact search -- skyline search included --
+// if above the lower bound, the exact search -- nested-cut and skyline searches included --
 // from the better greedy plan within the budget), exact, local_search,
 // skyline, greedy_size_first_fit, greedy_size_best_fit.
 std::vector<std::string> allocator_names();
