@@ -117,7 +117,8 @@ class Search {
     for (int32_t round = 0;; ++round) {
       const int64_t left = total.remaining();
       const double slice = kFirstRoundWork * static_cast<double>(int64_t{1} << std::min(round / 2, 40));
-      WorkBudget budget = total.share(left == WorkBudget::kUnlimited ? 1.0 : std::min(1.0, slice / static_cast<double>(left)));
+      const double fraction = left == WorkBudget::kUnlimited ? 1.0 : std::min(1.0, slice / static_cast<double>(left));
+      WorkBudget budget = total.share(fraction);
       budget_ = &budget;
       backwards_ = round % 2 == 1;
       aborted_ = false;
@@ -128,8 +129,7 @@ class Search {
 
   // Packs `buffers` (ascending) into [base, base + height) with nested cuts.
   bool solve(const std::vector<int32_t>& buffers, int64_t base, int64_t height) {
-    if (!budget_->charge(kPartWork * static_cast<int64_t>(buffers.size()))) aborted_ = true;
-    if (aborted_) return false;
+    if (!spend(kPartWork * static_cast<int64_t>(buffers.size()))) return false;
     ++parts_;
     const Fingerprint key = fingerprint(buffers, base, height);
     if (failed_.contains(key)) return false;
@@ -145,6 +145,12 @@ class Search {
 
  private:
   bool pinned(int32_t b) const { return p_.buffers[b].fixed_offset.has_value(); }
+
+  // Charges `units` of work; false once this round's budget is spent.
+  bool spend(int64_t units) {
+    if (!aborted_ && !budget_->charge(units)) aborted_ = true;
+    return !aborted_;
+  }
 
   // The buffers, the height and, where a pin or an alignment makes it matter, the base.
   Fingerprint fingerprint(const std::vector<int32_t>& buffers, int64_t base, int64_t height) const {
@@ -220,17 +226,17 @@ class Search {
       sums_.reset(room);
       bool complete = true;
       for (size_t v = 0; v < part.buffers.size() && complete; ++v)
-        if (v != u && part.start[v] <= part.start[u] && part.start[u] < part.end[v]) complete = sums_.add(p_.buffers[part.buffers[v]].size);
-      if (!budget_->charge(kChoiceWork * static_cast<int64_t>(part.buffers.size() + sums_.count()))) aborted_ = true;
-      if (aborted_ || (complete && !sums_.reaches(room, room))) return false;
+        if (v != u && part.start[v] <= part.start[u] && part.start[u] < part.end[v])
+          complete = sums_.add(p_.buffers[part.buffers[v]].size);
+      if (!spend(kChoiceWork * static_cast<int64_t>(part.buffers.size() + sums_.count()))) return false;
+      if (complete && !sums_.reaches(room, room)) return false;
     }
     return true;
   }
 
   // Decides the layer at events k and on; once all are, packs both sides.
   bool extend(Layer& layer, size_t k) {
-    if (!budget_->charge(kLayerWork)) aborted_ = true;
-    if (aborted_) return false;
+    if (!spend(kLayerWork)) return false;
     if (k == layer.events.size()) return split(layer);
     const int32_t event = layer.events[k];
     Choice choice;  // the undecided buffers ending and starting there
@@ -247,7 +253,8 @@ class Search {
     if (choice.free.size() > choice.exact.size()) std::swap(choice.free, choice.exact), balance = -balance;
     if (static_cast<int32_t>(choice.free.size()) > max_choices_) return gave_up_ = true, false;
     choice.exact_left.assign(choice.exact.size() + 1, 0);
-    for (size_t j = choice.exact.size(); j-- > 0;) choice.exact_left[j] = choice.exact_left[j + 1] + size(layer, choice.exact[j]);
+    for (size_t j = choice.exact.size(); j-- > 0;)
+      choice.exact_left[j] = choice.exact_left[j + 1] + size(layer, choice.exact[j]);
     return choose_free(layer, k, choice, 0, balance);
   }
 
@@ -261,8 +268,7 @@ class Search {
   // Every subset of free[from..] in turn (in the layer first); `need` is what
   // the exact side must add, and only grows here.
   bool choose_free(Layer& layer, size_t k, const Choice& choice, size_t from, int64_t need) {
-    if (!budget_->charge(kChoiceWork)) aborted_ = true;
-    if (aborted_ || need > choice.exact_left[0]) return false;
+    if (!spend(kChoiceWork) || need > choice.exact_left[0]) return false;
     if (from == choice.free.size()) return need >= 0 && choose_exact(layer, k, choice, 0, need);
     const int32_t u = choice.free[from];
     for (int8_t in : {1, 0}) {
@@ -276,8 +282,7 @@ class Search {
 
   // Buffers of exact[from..] join the layer to sum exactly `need`; the rest stay out.
   bool choose_exact(Layer& layer, size_t k, const Choice& choice, size_t from, int64_t need) {
-    if (!budget_->charge(kChoiceWork)) aborted_ = true;
-    if (aborted_ || need > choice.exact_left[from]) return false;
+    if (!spend(kChoiceWork) || need > choice.exact_left[from]) return false;
     if (from == choice.exact.size()) return extend(layer, k + 1);
     const int32_t u = choice.exact[from];
     for (int8_t in : {1, 0}) {
