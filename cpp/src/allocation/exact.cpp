@@ -34,7 +34,7 @@ constexpr double kSkylineShare = 2.0 / 3.0;
 // Share of the budget the nested-cut search gets before any probe: where it
 // applies (no byte to waste at the bound) it often meets the bound within
 // milliseconds; elsewhere it gives up at once.
-constexpr double kGuillotineShare = 0.5;
+constexpr double kGuillotineShare = 0.8;
 
 enum class Outcome { Found, NotFound, Aborted };
 

@@ -26,7 +26,7 @@
 // none, and states an order's earlier round failed from with as many
 // discrepancies left are not searched again), later rounds complete.
 // First the nested-cut search (guillotine.h) for a plan at the lower bound
-// with half the budget (it gives up at once unless the bound leaves no byte
+// with 80 % of the budget (it gives up at once unless the bound leaves no byte
 // to waste). Capacities: the user's (if the plan misses it) or the lower
 // bound briefly, then the skyline search (skyline.h) with two thirds of
 // what is left -- its constructions often meet the bound of hard instances
