@@ -6,9 +6,9 @@ One ``Problem`` type and one ``Solution`` type serve every allocator:
   last-first, first fit), so it predicts TFLM's arena byte for byte;
 - ``greedy_size_best_fit``: size descending, best fit (Pisarchyk & Lee 2020);
 - ``solve_exact``: MiniMalloc-class exact search (canonical placements, timeline
-  sections, dominance) for the minimum height within a time/node budget, with the nested-cut
-  and skyline searches as its primal heuristics; says whether the plan is proven optimal, the proven lower
-  bound, whether ``capacity`` is met or refuted, and which search found the plan (``method``);
+  sections, dominance) for the minimum height within a time/node budget, with the
+  nested-cut and skyline searches as its primal heuristics; says whether the plan is
+  proven optimal, the proven lower bound, whether ``capacity`` is met or refuted, and which search found the plan (``method``);
 - ``local_search``: hill climbing over first-fit orders seeded by the greedy orders;
 - ``skyline_search``: skyline best-fit constructions -- fill the lowest floor first, the
   most constrained valley of the floor with buffers that leave no waste (a small
@@ -19,8 +19,9 @@ One ``Problem`` type and one ``Solution`` type serve every allocator:
   (the same live bytes at every step) goes below or above the rest -- or ``None`` (``complete``:
   every choice within its reach refuted); it applies where the live bytes leave no room to waste;
 - ``run_allocator(problem, name, seconds=...)``: any of them by name, including
-  ``"auto"`` (greedy; if above the lower bound, the exact search, skyline included, from
-  the better greedy plan within the budget; ``method`` names what found the plan).
+  ``"auto"`` (greedy; if above the lower bound, the exact search, nested-cut and skyline
+  searches included, from the better greedy plan within the budget; ``method`` names
+  what found the plan).
 
 Search budgets are deterministic: ``seconds`` is converted into an amount of search work
 (about that many seconds on the reference machine, see ``benchmarks/budget_calibration.py``),
