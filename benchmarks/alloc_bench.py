@@ -2,7 +2,8 @@
 zero-slack instances. Prints tables; nothing here is a unit test.
 
     python benchmarks/alloc_bench.py [--sizes 150 300 450] [--instances 20] [--timeout 10]
-                                     [--variants plain aligned pinned] [--variant-instances 20]
+                                     [--variants plain aligned pinned unnested]
+                                     [--variant-instances 20]
                                      [--wall-clock] [--skip-models] [--skip-exact]
                                      [--grid BYTES] [--steps N]
 
@@ -17,7 +18,8 @@ zero-slack instances. Prints tables; nothing here is a unit test.
     (benchmarks/budget_calibration.py), so the plans do not depend on load; --wall-clock
     gives exact mode unlimited work under a --timeout wall-clock cap instead (the issue's
     "within 10 s", measured on this machine, so load-dependent). Variants:
-    `aligned` (16-byte grid, alignments 1..64), `pinned` (10 % of buffers at fixed offsets).
+    `aligned` (16-byte grid, alignments 1..64), `pinned` (10 % of buffers at fixed offsets),
+    `unnested` (cut by a sweep instead of nested guillotine cuts: no nested-cut plan need exist).
     --grid and --steps change the generator's address grid (default 1 B, 16 B aligned) and
     timeline (default N steps); MiniMalloc's published challenge instances use a 1 KiB grid
     and 1,024 steps (`--grid 1024 --steps 1024`), far easier than the defaults.
@@ -35,7 +37,7 @@ SHARED_MODELS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "models
 if not SHARED_MODELS.exists():
     SHARED_MODELS = pathlib.Path("/work/shared/models")
 CAPACITY = 1 << 20
-VARIANTS = {"plain": {}, "aligned": {"aligned": True}, "pinned": {"pinned": 0.1}}
+VARIANTS = {"plain": {}, "aligned": {"aligned": True}, "pinned": {"pinned": 0.1}, "unnested": {"nested": False}}
 
 
 def timed(fn):
@@ -149,7 +151,7 @@ def main():
     parser.add_argument("--sizes", type=positive_int, nargs="+", default=[150, 300, 450])
     parser.add_argument("--instances", type=positive_int, default=20)
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
-    parser.add_argument("--variant-instances", type=positive_int, default=20, help="instances of the aligned/pinned variants")
+    parser.add_argument("--variant-instances", type=positive_int, default=20, help="instances of the variants other than plain")
     parser.add_argument("--timeout", type=float, default=10.0, help="exact budget, seconds of work")
     parser.add_argument("--skip-models", action="store_true")
     parser.add_argument("--skip-exact", action="store_true", help="fast modes and greedy only on zero-slack instances")

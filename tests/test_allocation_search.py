@@ -46,6 +46,20 @@ def test_zero_slack_generator_address_grid_and_timeline():
             allocation.zero_slack_problem(10, grid=bad)
 
 
+def test_zero_slack_generator_sweep_variant_cuts_without_nesting():
+    nested_plans = 0
+    for seed in range(5):
+        problem, offsets = allocation.zero_slack_problem(60, seed=seed, nested=False)
+        assert len(problem) == 60 and allocation.lower_bound_bytes(problem) == CAPACITY
+        assert allocation.validate(problem, allocation.Solution(offsets.tolist(), CAPACITY)) == []
+        again, offsets_again = allocation.zero_slack_problem(60, seed=seed, nested=False)
+        assert (again.sizes == problem.sizes).all() and (offsets_again == offsets).all()
+        nested_plans += allocation.guillotine_search(problem, CAPACITY, seconds=1.0).found
+    assert nested_plans < 5  # brick patterns: some instances have no nested-cut plan at the bound
+    with pytest.raises(ValueError, match="give more steps"):
+        allocation.zero_slack_problem(100, steps=10, nested=False)
+
+
 BUDGETED = {  # name -> (run with a 50 ms budget, "the budget stopped it")
     "auto": (lambda p: allocation.run_allocator(p, "auto", 0.05), lambda r: not r.proven_optimal),
     "exact": (lambda p: allocation.solve_exact(p, seconds=0.05), lambda r: not r.proven_optimal),

@@ -246,25 +246,8 @@ def hierarchy_from_plan(plan, memories, rules=None):
     return HierarchyProblem(list(memories), plan.problem, all_rules)
 
 
-def zero_slack_problem(n, capacity=1 << 20, steps=None, seed=0, aligned=False, pinned=0.0, grid=None):
-    """A hard instance whose optimum is exactly ``capacity``: ``(Problem, offsets)``.
-
-    A ``capacity`` x ``steps`` (default ``n``) rectangle is cut (guillotine cuts in time or
-    address, chosen by a seeded ``random.Random``) into ``n`` rectangles, one buffer each,
-    listed in shuffled order; every step is fully covered, so the lower bound is ``capacity``
-    and ``offsets`` (where each rectangle was cut) meets it. Address cuts fall on a ``grid``
-    of bytes (default 1, or 16 when ``aligned``): the finer the grid, the fewer packings
-    tie with the cut one and the harder the search. ``aligned``: each buffer an alignment
-    (1..64) its cut offset satisfies. ``pinned``: the fraction of buffers pinned at their
-    cut offsets.
-    """
-    import random
-
-    rng = random.Random(seed)
-    steps = steps or max(2, n)
-    grid = (16 if aligned else 1) if grid is None else int(grid)
-    if grid < 1 or capacity % grid:
-        raise ValueError(f"grid {grid} must be >= 1 and divide the capacity {capacity}")
+def _nested_cuts(rng, n, steps, capacity, grid):
+    """Guillotine cuts, each of a random piece (weighted by area), in time or address."""
     rects = [(0, steps, 0, capacity)]  # half-open [t0, t1) x [a0, a1)
     while len(rects) < n:
         splittable = [i for i, (t0, t1, a0, a1) in enumerate(rects) if t1 - t0 >= 2 or a1 - a0 >= 2 * grid]
@@ -279,6 +262,59 @@ def zero_slack_problem(n, capacity=1 << 20, steps=None, seed=0, aligned=False, p
         else:
             cut = a0 + grid * rng.randrange(1, (a1 - a0) // grid)
             rects += [(t0, t1, a0, cut), (t0, t1, cut, a1)]
+    return rects
+
+
+def _sweep_cuts(rng, n, steps, capacity, grid):
+    """Pieces live in address order; at an event a run of 1-3 neighbours ends and their hole is
+    cut afresh into 1-3 pieces (so the count grows by those), until there are ``n``."""
+    def cut(a0, a1, pieces):
+        units = (a1 - a0) // grid
+        points = sorted(rng.sample(range(1, units), min(pieces, units) - 1))
+        bounds = [a0] + [a0 + grid * p for p in points] + [a1]
+        return list(zip(bounds, bounds[1:]))
+
+    live = [(a0, a1, 0) for a0, a1 in cut(0, capacity, min(3, n))]  # (a0, a1, first step)
+    rects = []
+    for t in range(1, steps):
+        need = n - len(rects) - len(live)
+        if need <= 0:
+            break
+        if need < steps - t and rng.random() >= need / (1.5 * (steps - t)):
+            continue
+        i = rng.randrange(len(live))
+        ended = live[i:i + rng.randint(1, min(3, len(live) - i))]
+        rects += [(t0, t, a0, a1) for a0, a1, t0 in ended]
+        pieces = min(rng.randint(1, 3), need)
+        live[i:i + len(ended)] = [(a0, a1, t) for a0, a1 in cut(ended[0][0], ended[-1][1], pieces)]
+    rects += [(t0, steps, a0, a1) for a0, a1, t0 in live]
+    if len(rects) != n:
+        raise ValueError(f"the sweep over {steps} steps made {len(rects)} pieces, not {n}: give more steps")
+    return rects
+
+
+def zero_slack_problem(n, capacity=1 << 20, steps=None, seed=0, aligned=False, pinned=0.0, grid=None, nested=True):
+    """A hard instance whose optimum is exactly ``capacity``: ``(Problem, offsets)``.
+
+    A ``capacity`` x ``steps`` (default ``n``) rectangle is cut into ``n`` rectangles, one
+    buffer each, listed in shuffled order; every step is fully covered, so the lower bound is
+    ``capacity`` and ``offsets`` (where each rectangle was cut) meets it. ``nested`` (default):
+    guillotine cuts in time or address, so a plan of nested cuts exists; ``nested=False``: a
+    sweep over the steps where a run of neighbouring pieces ends and the hole is cut afresh,
+    so cuts need not nest (brick patterns). Choices come from a seeded ``random.Random``.
+    Address cuts fall on a ``grid`` of bytes (default 1, or 16 when ``aligned``): the finer
+    the grid, the fewer packings tie with the cut one and the harder the search.
+    ``aligned``: each buffer an alignment (1..64) its cut offset satisfies. ``pinned``: the
+    fraction of buffers pinned at their cut offsets.
+    """
+    import random
+
+    rng = random.Random(seed)
+    steps = steps or max(2, n)
+    grid = (16 if aligned else 1) if grid is None else int(grid)
+    if grid < 1 or capacity % grid:
+        raise ValueError(f"grid {grid} must be >= 1 and divide the capacity {capacity}")
+    rects = (_nested_cuts if nested else _sweep_cuts)(rng, n, steps, capacity, grid)
     rng.shuffle(rects)
     buffers = []
     for i, (t0, t1, a0, a1) in enumerate(rects):
