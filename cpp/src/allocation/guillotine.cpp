@@ -1,6 +1,7 @@
 #include "tinyarena/allocation/guillotine.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <utility>
 #include <vector>
 
@@ -239,59 +240,57 @@ class Search {
     if (!spend(kLayerWork)) return false;
     if (k == layer.events.size()) return split(layer);
     const int32_t event = layer.events[k];
-    Choice choice;  // the undecided buffers ending and starting there
+    Choice choice;  // the undecided buffers there: ending ones count plus, starting ones minus
     int64_t balance = 0;  // layer bytes ending there minus starting there, decided so far
     for (int32_t u : layer.part.ending[event]) {
-      if (layer.in[u] < 0) choice.free.push_back(u);
+      if (layer.in[u] < 0) choice.items.push_back({u, size(layer, u)});
       if (layer.in[u] > 0) balance += size(layer, u);
     }
     for (int32_t u : layer.part.starting[event]) {
-      if (layer.in[u] < 0) choice.exact.push_back(u);
+      if (layer.in[u] < 0) choice.items.push_back({u, -size(layer, u)});
       if (layer.in[u] > 0) balance -= size(layer, u);
     }
-    // Every subset of the smaller side is tried; the other side must sum exactly to balance it.
-    if (choice.free.size() > choice.exact.size()) std::swap(choice.free, choice.exact), balance = -balance;
-    if (static_cast<int32_t>(choice.free.size()) > max_choices_) return gave_up_ = true, false;
-    choice.exact_left.assign(choice.exact.size() + 1, 0);
-    for (size_t j = choice.exact.size(); j-- > 0;)
-      choice.exact_left[j] = choice.exact_left[j + 1] + size(layer, choice.exact[j]);
-    return choose_free(layer, k, choice, 0, balance);
+    if (static_cast<int32_t>(choice.items.size()) > max_choices_) return gave_up_ = true, false;
+    // Largest first, so the bounds below cut early.
+    std::sort(choice.items.begin(), choice.items.end(), [](const Item& x, const Item& y) {
+      return std::abs(x.bytes) != std::abs(y.bytes) ? std::abs(x.bytes) > std::abs(y.bytes) : x.buffer < y.buffer;
+    });
+    choice.plus_left.assign(choice.items.size() + 1, 0);
+    choice.minus_left.assign(choice.items.size() + 1, 0);
+    for (size_t j = choice.items.size(); j-- > 0;) {
+      const int64_t bytes = choice.items[j].bytes;
+      choice.plus_left[j] = choice.plus_left[j + 1] + std::max<int64_t>(bytes, 0);
+      choice.minus_left[j] = choice.minus_left[j + 1] + std::max<int64_t>(-bytes, 0);
+    }
+    return choose(layer, k, choice, 0, balance);
   }
 
+  struct Item {
+    int32_t buffer;  // part index
+    int64_t bytes;   // its size, negative if it starts at the event
+  };
   struct Choice {
-    std::vector<int32_t> free, exact;  // the two sides' undecided buffers
-    std::vector<int64_t> exact_left;   // bytes of exact[j..]
+    std::vector<Item> items;
+    std::vector<int64_t> plus_left, minus_left;  // bytes of items[j..] that end / start there
   };
 
   int64_t size(const Layer& layer, int32_t u) const { return p_.buffers[layer.part.buffers[u]].size; }
 
-  // Every subset of free[from..] in turn (in the layer first); `need` is what
-  // the exact side must add, and only grows here.
-  bool choose_free(Layer& layer, size_t k, const Choice& choice, size_t from, int64_t need) {
-    if (!spend(kChoiceWork) || need > choice.exact_left[0]) return false;
-    if (from == choice.free.size()) return need >= 0 && choose_exact(layer, k, choice, 0, need);
-    const int32_t u = choice.free[from];
+  // Each of items[from..] joins the layer (first) or not, so that the
+  // layer's bytes ending at the event equal those starting there:
+  // `difference` (ending minus starting so far) must end at zero, so it must
+  // stay within what the remaining items can still move it.
+  bool choose(Layer& layer, size_t k, const Choice& choice, size_t from, int64_t difference) {
+    if (!spend(kChoiceWork)) return false;
+    if (difference < -choice.plus_left[from] || difference > choice.minus_left[from]) return false;
+    if (from == choice.items.size()) return extend(layer, k + 1);
+    const Item& item = choice.items[from];
     for (int8_t in : {1, 0}) {
-      layer.in[u] = in;
-      const bool found = choose_free(layer, k, choice, from + 1, need + in * size(layer, u));
+      layer.in[item.buffer] = in;
+      const bool found = choose(layer, k, choice, from + 1, difference + in * item.bytes);
       if (found || aborted_) return found;
     }
-    layer.in[u] = -1;
-    return false;
-  }
-
-  // Buffers of exact[from..] join the layer to sum exactly `need`; the rest stay out.
-  bool choose_exact(Layer& layer, size_t k, const Choice& choice, size_t from, int64_t need) {
-    if (!spend(kChoiceWork) || need > choice.exact_left[from]) return false;
-    if (from == choice.exact.size()) return extend(layer, k + 1);
-    const int32_t u = choice.exact[from];
-    for (int8_t in : {1, 0}) {
-      if (in && size(layer, u) > need) continue;
-      layer.in[u] = in;
-      const bool found = choose_exact(layer, k, choice, from + 1, need - in * size(layer, u));
-      if (found || aborted_) return found;
-    }
-    layer.in[u] = -1;
+    layer.in[item.buffer] = -1;
     return false;
   }
 

@@ -28,7 +28,7 @@ namespace tinyarena::allocation {
 struct GuillotineOptions {
   static constexpr double kDefaultSeconds = 0.05;
   WorkBudget budget{kDefaultSeconds};  // deterministic work (WorkBudget(0): none)
-  int32_t max_choices = 20;            // a part is given up where an event's smaller side has more undecided buffers
+  int32_t max_choices = 64;            // a part is given up where more buffers are undecided at one event
 };
 
 struct GuillotineResult {
