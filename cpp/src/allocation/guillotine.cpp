@@ -11,9 +11,11 @@
 namespace tinyarena::allocation {
 namespace {
 
-// Work units per buffer of a part (its events, profile and cuts), per event
-// a layer is extended across, and per subset of an event's buffers tried.
+// Work units per buffer of a part (its events, profile and cuts) and per
+// section of one no step cuts (its profile, components and pin rooms), per
+// buffer at an event a layer is extended across, and per choice of one.
 constexpr int64_t kPartWork = 100;
+constexpr int64_t kSectionWork = 100;
 constexpr int64_t kLayerWork = 25;
 constexpr int64_t kChoiceWork = 5;
 constexpr size_t kMaxSubsetSums = 1024;  // past this many sums the room below a pin counts as fillable
@@ -193,6 +195,7 @@ class Search {
   // rest waste on top); then a flat layer below or above the rest, taken
   // from one event component at a time (a whole component is one).
   bool split_layer(const Part& part, int64_t base, int64_t height) {
+    if (!spend(kSectionWork * part.sections)) return false;
     std::vector<int64_t> live(part.sections + 1, 0);
     for (size_t i = 0; i < part.buffers.size(); ++i) {
       const int64_t size = p_.buffers[part.buffers[i]].size;
@@ -237,9 +240,10 @@ class Search {
 
   // Decides the layer at events k and on; once all are, packs both sides.
   bool extend(Layer& layer, size_t k) {
-    if (!spend(kLayerWork)) return false;
-    if (k == layer.events.size()) return split(layer);
+    if (k == layer.events.size()) return spend(kLayerWork) && split(layer);
     const int32_t event = layer.events[k];
+    const auto touching = static_cast<int64_t>(layer.part.ending[event].size() + layer.part.starting[event].size());
+    if (!spend(kLayerWork * (1 + touching))) return false;
     Choice choice;  // the undecided buffers there: ending ones count plus, starting ones minus
     int64_t balance = 0;  // layer bytes ending there minus starting there, decided so far
     for (int32_t u : layer.part.ending[event]) {
