@@ -8,7 +8,8 @@
 // from those starting there, so buffers meeting at events form groups
 // (event components) a layer is chosen from one at a time: event by event
 // through the time line, some of the undecided buffers ending there and
-// some of those starting there, of equal bytes. With byte-granular sizes
+// some of those starting there, of equal bytes (each in or out, largest
+// first, cut once the rest cannot balance them). With byte-granular sizes
 // equal sums are rare, so there are few layers to try. Refuted parts are
 // remembered; the search restarts with doubling work, sweeping forwards and
 // backwards in turn. It applies where no byte may be wasted (the live
