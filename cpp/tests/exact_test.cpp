@@ -292,6 +292,13 @@ TEST(a_budget_share_splits_the_work_and_the_wall_clock_left) {
   WorkBudget quarter = half.share(0.5);
   CHECK(quarter.remaining_wall_seconds() > 2.4 && quarter.remaining_wall_seconds() <= 2.5);
   CHECK_EQ(WorkBudget(1.0).share(0.5).remaining_wall_seconds(), 0.0);  // no cap, none shared
+  WorkBudget unlimited(0, 10.0);
+  WorkBudget slice = unlimited.slice(1000);  // a set amount even of unlimited work, all the wall clock
+  CHECK_EQ(slice.remaining(), 1000);
+  CHECK(slice.remaining_wall_seconds() > 9.9);
+  slice.charge(1001);
+  CHECK(slice.spent() && !unlimited.spent() && unlimited.used() == 1001);
+  CHECK_EQ(whole.slice(int64_t{5} << 40).remaining(), 2000000000);  // no more than is left
 }
 
 TEST(exact_refutes_a_room_below_a_pin_that_no_subset_fills) {

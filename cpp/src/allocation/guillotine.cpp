@@ -19,7 +19,7 @@ constexpr int64_t kSectionWork = 100;
 constexpr int64_t kLayerWork = 25;
 constexpr int64_t kChoiceWork = 5;
 constexpr size_t kMaxSubsetSums = 1024;  // past this many sums the room below a pin counts as fillable
-constexpr double kFirstRoundWork = 1e6;  // the first round's work; every second round doubles it
+constexpr int64_t kFirstRoundWork = 1'000'000;  // the first round's work; every second round doubles it
 
 // A part's buffers with their steps renumbered: event times are the starts
 // and the ends (last + 1); section j lies between events j and j + 1.
@@ -118,10 +118,7 @@ class Search {
   // refuted.
   bool run(const std::vector<int32_t>& buffers, int64_t height, WorkBudget& total) {
     for (int32_t round = 0;; ++round) {
-      const int64_t left = total.remaining();
-      const double slice = kFirstRoundWork * static_cast<double>(int64_t{1} << std::min(round / 2, 40));
-      const double fraction = left == WorkBudget::kUnlimited ? 1.0 : std::min(1.0, slice / static_cast<double>(left));
-      WorkBudget budget = total.share(fraction);
+      WorkBudget budget = total.slice(kFirstRoundWork << std::min(round / 2, 40));
       budget_ = &budget;
       backwards_ = round % 2 == 1;
       aborted_ = false;

@@ -41,6 +41,15 @@ class WorkBudget {
     return part;
   }
 
+  // A sub-budget of at most `units` of the work left here (and all of any
+  // wall-clock cap), like share(): for searches that restart in rounds of a
+  // set size even under an unlimited budget.
+  WorkBudget slice(int64_t units) {
+    WorkBudget part = share(1.0);
+    part.limit_ = std::min(part.limit_, units);
+    return part;
+  }
+
   // Counts `units` of work done; false once the budget is spent.
   bool charge(int64_t units) {
     used_ += units;
