@@ -71,7 +71,7 @@ std::vector<std::vector<int32_t>> time_components(const Problem& p, std::vector<
 }
 
 // A flat layer being chosen inside one event component of a part, event by
-// event in time order.
+// event through the time line (forwards or backwards, by round).
 struct Layer {
   const Part& part;
   std::vector<int8_t> in;       // per part buffer: 1 in the layer, 0 out, -1 undecided
