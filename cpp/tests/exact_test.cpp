@@ -327,6 +327,9 @@ TEST(subset_sums_list_the_totals_up_to_the_limit) {
   CHECK(!sums.reaches(10, 11));
   CHECK(sums.reaches(10, 12));
   CHECK(!sums.add(1));  // 0 1 3 4 5 6 8 9 10 12: more than 8
+  CHECK(sums.add_may_reach(2, 11, 11));  // gave up: unknown counts as reachable
+  sums.reset(12);
+  CHECK(!sums.add_may_reach(3, 4, 5) && sums.add_may_reach(2, 4, 5));  // {3}: no; {2, 3}: 5
   sums.reset(4);
   CHECK_EQ(sums.count(), 1u);
   CHECK(!sums.reaches(1, 4));

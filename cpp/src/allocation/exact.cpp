@@ -475,9 +475,9 @@ class Decision {
     sums_.reset(room);
     for (int32_t u : s_.members[k]) {
       if (offset_[u] != kUnplaced || pinned(u) || earliest(u, at_least) + p_.buffers[u].size > bottom) continue;
-      const bool complete = sums_.add(p_.buffers[u].size);
+      const bool may_fill = sums_.add_may_reach(p_.buffers[u].size, room - slack, room);
       budget_.charge(kSubsetSumWork * static_cast<int64_t>(sums_.count()));
-      if (!complete || sums_.reaches(room - slack, room)) return true;
+      if (may_fill) return true;
     }
     return false;
   }
@@ -660,6 +660,13 @@ class ProbeSchedule {
   bool retried_ = false;
 };
 
+// A heuristic's plan replaces the result's when it is lower.
+void keep_lower(const Solution& plan, const char* method, ExactResult& result) {
+  if (plan.height >= result.solution.height) return;
+  result.solution = plan;
+  result.method = method;
+}
+
 // The nested-cut search for a plan at the lower bound with `share` of the
 // budget (it gives up at once unless the live bytes are the same at every
 // step of each span no buffer crosses); its plan if lower.
@@ -667,21 +674,14 @@ void try_guillotine(const Problem& problem, Budget& budget, double share, int64_
   GuillotineOptions options;
   options.budget = budget.share(share);
   const GuillotineResult nested = guillotine_search(problem, lower_bound, options);
-  if (nested.solution && nested.solution->height < result.solution.height) {
-    result.solution = *nested.solution;
-    result.method = "guillotine";
-  }
+  if (nested.solution) keep_lower(*nested.solution, "guillotine", result);
 }
 
 // The skyline search with `share` of the budget; its plan if lower.
 void try_skyline(const Problem& problem, Budget& budget, double share, ExactResult& result) {
   SkylineOptions options;
   options.budget = budget.share(share);
-  const SkylineResult skyline = skyline_search(problem, options);
-  if (skyline.solution.height < result.solution.height) {
-    result.solution = skyline.solution;
-    result.method = "skyline";
-  }
+  keep_lower(skyline_search(problem, options).solution, "skyline", result);
 }
 
 }  // namespace

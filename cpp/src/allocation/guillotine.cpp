@@ -225,12 +225,11 @@ class Search {
       if (!x.fixed_offset || *x.fixed_offset == base) continue;
       const int64_t room = *x.fixed_offset - base;
       sums_.reset(room);
-      bool complete = true;
-      for (size_t v = 0; v < part.buffers.size() && complete; ++v)
+      bool may_fill = false;
+      for (size_t v = 0; v < part.buffers.size() && !may_fill; ++v)
         if (v != u && part.start[v] <= part.start[u] && part.start[u] < part.end[v])
-          complete = sums_.add(p_.buffers[part.buffers[v]].size);
-      if (!spend(kChoiceWork * static_cast<int64_t>(part.buffers.size() + sums_.count()))) return false;
-      if (complete && !sums_.reaches(room, room)) return false;
+          may_fill = sums_.add_may_reach(p_.buffers[part.buffers[v]].size, room, room);
+      if (!spend(kChoiceWork * static_cast<int64_t>(part.buffers.size() + sums_.count())) || !may_fill) return false;
     }
     return true;
   }

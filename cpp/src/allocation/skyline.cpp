@@ -290,9 +290,9 @@ class Skyline {
       for (int b : live_[t]) {
         const int64_t size = p_.buffers[b].size;
         if (s.placed[b] || align_up(s.floor[t], p_.buffers[b].alignment) + size > bottom) continue;
-        const bool complete = subset_sums_.add(size);
+        const bool may_fill = subset_sums_.add_may_reach(size, room, room);
         sums_merged_ += static_cast<int64_t>(subset_sums_.count());
-        if (!complete || subset_sums_.reaches(room, room)) {
+        if (may_fill) {
           fillable = true;
           break;
         }

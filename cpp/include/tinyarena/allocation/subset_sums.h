@@ -22,6 +22,9 @@ class SubsetSums {
   bool add(int64_t size);
   // Some subset sums into [lo, hi] (hi <= limit).
   bool reaches(int64_t lo, int64_t hi) const;
+  // add(size), then: some subset sums into [lo, hi] -- or the list gave up,
+  // and unknown counts as reachable (a check that refutes on false stays sound).
+  bool add_may_reach(int64_t size, int64_t lo, int64_t hi) { return !add(size) || reaches(lo, hi); }
   size_t count() const { return sums_.size(); }
 
  private:
