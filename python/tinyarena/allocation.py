@@ -8,7 +8,8 @@ One ``Problem`` type and one ``Solution`` type serve every allocator:
 - ``solve_exact``: MiniMalloc-class exact search (canonical placements, timeline
   sections, dominance) for the minimum height within a time/node budget, with the
   nested-cut and skyline searches as its primal heuristics; says whether the plan is
-  proven optimal, the proven lower bound, whether ``capacity`` is met or refuted, and which search found the plan (``method``);
+  proven optimal, the proven lower bound, whether ``capacity`` is met or refuted, and
+  which search found the plan (``method``);
 - ``local_search``: hill climbing over first-fit orders seeded by the greedy orders;
 - ``skyline_search``: skyline best-fit constructions -- fill the lowest floor first, the
   most constrained valley of the floor with buffers that leave no waste (a small
