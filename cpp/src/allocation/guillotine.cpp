@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <utility>
 #include <vector>
 
 #include "tinyarena/allocation/failed_states.h"
 #include "tinyarena/allocation/subset_sums.h"
+#include "tinyarena/common/random.h"
 
 namespace tinyarena::allocation {
 namespace {
@@ -18,6 +20,9 @@ constexpr int64_t kPartWork = 100;
 constexpr int64_t kSectionWork = 100;
 constexpr int64_t kLayerWork = 25;
 constexpr int64_t kChoiceWork = 5;
+constexpr int64_t kFrontierWork = 50;  // per frontier looked up among the dead ends
+constexpr size_t kSearchedChoices = 8;  // past this many undecided buffers at an event, the smallest are tabulated,
+constexpr size_t kMaxTabulated = 16;    // at most this many
 constexpr size_t kMaxSubsetSums = 1024;  // past this many sums the room below a pin counts as fillable
 constexpr int64_t kFirstRoundWork = 1'000'000;  // the first round's work; every second round doubles it
 
@@ -70,13 +75,38 @@ std::vector<std::vector<int32_t>> time_components(const Problem& p, std::vector<
   return components;
 }
 
+// The part's live bytes if they are the same at every step, else -1.
+int64_t flat_bytes(const Problem& p, const Part& part) {
+  std::vector<int64_t> live(part.sections + 1, 0);
+  for (size_t i = 0; i < part.buffers.size(); ++i) {
+    const int64_t size = p.buffers[part.buffers[i]].size;
+    live[part.start[i]] += size, live[part.end[i]] -= size;
+  }
+  for (int32_t j = 1; j < part.sections; ++j)
+    if ((live[j] += live[j - 1]) != live[0]) return -1;
+  return live[0];
+}
+
 // A flat layer being chosen inside one event component of a part, event by
 // event through the time line (forwards or backwards, by round).
 struct Layer {
   const Part& part;
   std::vector<int8_t> in;       // per part buffer: 1 in the layer, 0 out, -1 undecided
-  std::vector<int32_t> events;  // the component's events inside the part, ascending
+  std::vector<int32_t> events;  // the component's events inside the part, in sweep order
   int64_t base, height;         // the part's place
+  Fingerprint search;           // the part, the component and the sweep direction
+};
+
+// The sweep's frontier: which buffers decided before an event, and still to
+// meet an event ahead, are in the layer. Balance ahead depends on nothing
+// else, so a frontier once left without a balanced layer is a dead end. Kept
+// as an order-free hash (XOR of one random key per buffer and choice).
+struct Frontier {
+  uint64_t a = 0, b = 0;
+  void toggle(int32_t buffer, int8_t in) {
+    SplitMix64 keys{static_cast<uint64_t>(buffer) * 2 + static_cast<uint64_t>(in)};
+    a ^= keys.next(), b ^= keys.next();
+  }
 };
 
 // Buffers that start or end at the same event inside a part are joined: a
@@ -176,7 +206,81 @@ class Search {
         if (!solve(c, base, height)) return false;
       return true;
     }
+    if (is_unaligned_stack(buffers)) return pack_stack(buffers, base, height);
     return split_layer(make_part(p_, buffers), base, height);
+  }
+
+  // All live over the same steps, none with an alignment.
+  bool is_unaligned_stack(const std::vector<int32_t>& buffers) const {
+    const Buffer& first = p_.buffers[buffers[0]];
+    return std::all_of(buffers.begin(), buffers.end(), [&](int32_t b) {
+      const Buffer& x = p_.buffers[b];
+      return x.first == first.first && x.last == first.last && x.alignment <= 1;
+    });
+  }
+
+  // A stack without waste: the free buffers fill the gaps between the pins
+  // exactly, from base up to base plus the stack's bytes (in any order
+  // within a gap): a subset sum per gap, not one layer per order.
+  bool pack_stack(const std::vector<int32_t>& buffers, int64_t base, int64_t height) {
+    std::vector<int32_t> pins, free;
+    int64_t top = base;
+    for (int32_t b : buffers) (pinned(b) ? pins : free).push_back(b), top += p_.buffers[b].size;
+    if (top > base + height) return false;
+    const auto pin = [&](int32_t b) { return *p_.buffers[b].fixed_offset; };
+    std::sort(pins.begin(), pins.end(), [&](int32_t x, int32_t y) { return pin(x) < pin(y); });
+    Gaps gaps;  // below, between and above the pins
+    gaps.starts.push_back(base);
+    for (int32_t b : pins) {
+      if (pin(b) < gaps.starts.back()) return false;
+      gaps.rooms.push_back(pin(b) - gaps.starts.back());
+      gaps.starts.push_back(pin(b) + p_.buffers[b].size);
+      offsets_[b] = pin(b);
+    }
+    if (top < gaps.starts.back()) return false;
+    gaps.rooms.push_back(top - gaps.starts.back());
+    std::stable_sort(free.begin(), free.end(), [&](int32_t x, int32_t y) { return p_.buffers[x].size > p_.buffers[y].size; });
+    gaps.free = free;
+    gaps.gap_of.assign(free.size(), -1);
+    for (size_t j = 0; j < gaps.rooms.size(); ++j) gaps.order.push_back(j);
+    std::stable_sort(gaps.order.begin(), gaps.order.end(), [&](size_t x, size_t y) { return gaps.rooms[x] < gaps.rooms[y]; });
+    if (!fill_gap(gaps, 0, 0, gaps.rooms[gaps.order[0]])) return false;
+    for (size_t i = 0; i < free.size(); ++i) {
+      offsets_[free[i]] = gaps.starts[gaps.gap_of[i]];
+      gaps.starts[gaps.gap_of[i]] += p_.buffers[free[i]].size;
+    }
+    return true;
+  }
+
+  struct Gaps {
+    std::vector<int64_t> starts, rooms;
+    std::vector<size_t> order;   // the gaps by room, smallest first: filled in this order
+    std::vector<int32_t> free;   // largest first
+    std::vector<int32_t> gap_of;  // per free buffer: its gap, -1 while unplaced
+  };
+
+  // Fills the k-th gap (its `need` bytes left) with unplaced free[i..],
+  // each in or out, then the next gap; the last takes what is left.
+  bool fill_gap(Gaps& gaps, size_t k, size_t i, int64_t need) {
+    if (!spend(kChoiceWork)) return false;
+    if (need == 0) {
+      if (k + 2 >= gaps.order.size()) {  // the rooms add up to the free bytes: the rest fills the last gap
+        for (int32_t& gap : gaps.gap_of)
+          if (gap < 0) gap = static_cast<int32_t>(gaps.order.back());
+        return true;
+      }
+      if (fill_gap(gaps, k + 1, 0, gaps.rooms[gaps.order[k + 1]]) || aborted_) return !aborted_;
+      return false;
+    }
+    for (; i < gaps.free.size(); ++i) {
+      const int64_t size = p_.buffers[gaps.free[i]].size;
+      if (gaps.gap_of[i] >= 0 || size > need) continue;
+      gaps.gap_of[i] = static_cast<int32_t>(gaps.order[k]);
+      const bool found = fill_gap(gaps, k, i + 1, need - size);
+      if (found || aborted_) return found;
+      gaps.gap_of[i] = -1;
+    }
+    return false;
   }
 
   // One buffer in [base, base + height): at its pin, else aligned above base.
@@ -193,16 +297,12 @@ class Search {
   // from one event component at a time (a whole component is one).
   bool split_layer(const Part& part, int64_t base, int64_t height) {
     if (!spend(kSectionWork * part.sections)) return false;
-    std::vector<int64_t> live(part.sections + 1, 0);
-    for (size_t i = 0; i < part.buffers.size(); ++i) {
-      const int64_t size = p_.buffers[part.buffers[i]].size;
-      live[part.start[i]] += size, live[part.end[i]] -= size;
-    }
-    for (int32_t j = 1; j < part.sections; ++j)
-      if ((live[j] += live[j - 1]) != live[0]) return false;
-    if (live[0] > height || !rooms_below_pins_fillable(part, base)) return false;
+    const int64_t bytes = flat_bytes(p_, part);
+    if (bytes < 0 || bytes > height || !rooms_below_pins_fillable(part, base)) return false;
+    FingerprintBuilder part_key;
+    for (int32_t b : part.buffers) part_key.add(static_cast<uint64_t>(b));
     for (const std::vector<int32_t>& component : event_components(part)) {
-      Layer layer{part, std::vector<int8_t>(part.buffers.size(), 0), {}, base, live[0]};
+      Layer layer{part, std::vector<int8_t>(part.buffers.size(), 0), {}, base, bytes, {}};
       for (int32_t u : component) {
         layer.in[u] = -1;
         for (int32_t e : {part.start[u], part.end[u]})
@@ -212,7 +312,10 @@ class Search {
       layer.events.erase(std::unique(layer.events.begin(), layer.events.end()), layer.events.end());
       if (backwards_) std::reverse(layer.events.begin(), layer.events.end());
       if (layer.events.empty()) layer.in[component[0]] = 1;  // a buffer spanning the part
-      if (extend(layer, 0) || aborted_) return !aborted_;
+      FingerprintBuilder search = part_key;
+      search.add(static_cast<uint64_t>(component[0]) * 2 + backwards_);
+      layer.search = search.done();
+      if (extend(layer, 0, {}) || aborted_) return !aborted_;
     }
     return false;
   }
@@ -235,11 +338,24 @@ class Search {
   }
 
   // Decides the layer at events k and on; once all are, packs both sides.
-  bool extend(Layer& layer, size_t k) {
-    if (k == layer.events.size()) return spend(kLayerWork) && split(layer);
+  bool extend(Layer& layer, size_t k, Frontier frontier) {
+    if (k == layer.events.size()) return ++layers_listed_, spend(kLayerWork) && split(layer);
     const int32_t event = layer.events[k];
     const auto touching = static_cast<int64_t>(layer.part.ending[event].size() + layer.part.starting[event].size());
-    if (!spend(kLayerWork * (1 + touching))) return false;
+    if (!spend(kLayerWork * (1 + touching) + kFrontierWork)) return false;
+    FingerprintBuilder state;
+    for (uint64_t value : {layer.search.a, layer.search.b, static_cast<uint64_t>(k), frontier.a, frontier.b}) state.add(value);
+    const Fingerprint key = state.done();
+    if (dead_ends_.contains(key)) return false;
+    const int64_t listed = layers_listed_;
+    const bool found = decide(layer, k, frontier);
+    if (!found && !aborted_ && layers_listed_ == listed) dead_ends_.insert(key);
+    return found;
+  }
+
+  // The choices at event k: the undecided buffers there.
+  bool decide(Layer& layer, size_t k, Frontier frontier) {
+    const int32_t event = layer.events[k];
     Choice choice;  // the undecided buffers there: ending ones count plus, starting ones minus
     int64_t balance = 0;  // layer bytes ending there minus starting there, decided so far
     for (int32_t u : layer.part.ending[event]) {
@@ -262,7 +378,7 @@ class Search {
       choice.plus_left[j] = choice.plus_left[j + 1] + std::max<int64_t>(bytes, 0);
       choice.minus_left[j] = choice.minus_left[j + 1] + std::max<int64_t>(-bytes, 0);
     }
-    return choose(layer, k, choice, 0, balance);
+    return tabulate(choice) && choose(layer, k, frontier, choice, 0, balance);
   }
 
   struct Item {
@@ -272,25 +388,75 @@ class Search {
   struct Choice {
     std::vector<Item> items;
     std::vector<int64_t> plus_left, minus_left;  // bytes of items[j..] that end / start there
+    size_t listed = 0;  // items[listed..] are tabulated: (bytes, members) of each of their subsets, by bytes
+    std::vector<std::pair<int64_t, uint32_t>> subsets;
   };
 
   int64_t size(const Layer& layer, int32_t u) const { return p_.buffers[layer.part.buffers[u]].size; }
 
-  // Each of items[from..] joins the layer (first) or not, so that the
+  // Meet in the middle: the smallest items' subsets are listed once, by
+  // bytes (each item merges the list with itself shifted by its bytes), so
+  // the search over the other items looks up the ones that balance them.
+  bool tabulate(Choice& choice) {
+    const size_t n = choice.items.size();
+    const size_t tabulated = n <= kSearchedChoices ? 0 : std::min(kMaxTabulated, n / 2);
+    choice.listed = n - tabulated;
+    if (!spend(kChoiceWork << (tabulated + 1))) return false;
+    choice.subsets.assign(1, {0, 0});
+    std::vector<std::pair<int64_t, uint32_t>> shifted, merged;
+    for (size_t j = 0; j < tabulated; ++j) {
+      shifted = choice.subsets;
+      for (auto& [bytes, members] : shifted) bytes += choice.items[choice.listed + j].bytes, members |= 1u << j;
+      merged.clear();
+      std::merge(choice.subsets.begin(), choice.subsets.end(), shifted.begin(), shifted.end(), std::back_inserter(merged),
+                 [](const auto& x, const auto& y) { return x.first < y.first; });
+      choice.subsets.swap(merged);
+    }
+    return true;
+  }
+
+  // Each of items[from..listed) joins the layer (first) or not, so that the
   // layer's bytes ending at the event equal those starting there:
   // `difference` (ending minus starting so far) must end at zero, so it must
   // stay within what the remaining items can still move it.
-  bool choose(Layer& layer, size_t k, const Choice& choice, size_t from, int64_t difference) {
+  bool choose(Layer& layer, size_t k, Frontier frontier, const Choice& choice, size_t from, int64_t difference) {
     if (!spend(kChoiceWork)) return false;
     if (difference < -choice.plus_left[from] || difference > choice.minus_left[from]) return false;
-    if (from == choice.items.size()) return extend(layer, k + 1);
+    if (from == choice.listed) return choose_listed(layer, k, frontier, choice, difference);
     const Item& item = choice.items[from];
     for (int8_t in : {1, 0}) {
       layer.in[item.buffer] = in;
-      const bool found = choose(layer, k, choice, from + 1, difference + in * item.bytes);
+      const bool found = choose(layer, k, frontier, choice, from + 1, difference + in * item.bytes);
       if (found || aborted_) return found;
     }
     layer.in[item.buffer] = -1;
+    return false;
+  }
+
+  // The frontier past `event`: the buffers there whose other event is one
+  // ahead join it, those whose other event was one behind leave it.
+  Frontier advance(const Layer& layer, int32_t event, Frontier frontier) const {
+    const Part& part = layer.part;
+    for (int32_t u : part.ending[event])
+      if (part.start[u] > 0) frontier.toggle(part.buffers[u], layer.in[u]);
+    for (int32_t u : part.starting[event])
+      if (part.end[u] < part.sections) frontier.toggle(part.buffers[u], layer.in[u]);
+    return frontier;
+  }
+
+  // The tabulated subsets that bring `difference` to zero, in turn.
+  bool choose_listed(Layer& layer, size_t k, Frontier frontier, const Choice& choice, int64_t difference) {
+    const auto [first, last] = std::equal_range(choice.subsets.begin(), choice.subsets.end(),
+                                                std::pair<int64_t, uint32_t>(-difference, 0),
+                                                [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (auto subset = first; subset != last; ++subset) {
+      if (!spend(kChoiceWork)) return false;
+      for (size_t j = choice.listed; j < choice.items.size(); ++j)
+        layer.in[choice.items[j].buffer] = static_cast<int8_t>(subset->second >> (j - choice.listed) & 1);
+      const bool found = extend(layer, k + 1, advance(layer, layer.events[k], frontier));
+      if (found || aborted_) return found;
+    }
+    for (size_t j = choice.listed; j < choice.items.size(); ++j) layer.in[choice.items[j].buffer] = -1;
     return false;
   }
 
@@ -310,6 +476,11 @@ class Search {
 
   const Problem& p_;
   WorkBudget* budget_ = nullptr;  // this round's
+  WorkBudget* descent_ = nullptr;  // the descent's, all of it
+  int64_t layers_listed_ = 0;  // balanced layers reached (a search that reached none left a dead end)
+  FailedStates dead_ends_;     // sweep frontiers (per part, component and direction) with no balanced layer ahead
+  bool committing_ = false;        // split() commits to a layer (the descent)
+  std::vector<int32_t> leftovers_;  // buffers the descent could not place in their part
   bool backwards_ = false;        // this round sweeps the time line from its end
   const int32_t max_choices_;
   std::vector<int64_t> offsets_;

@@ -9,13 +9,16 @@
 // (event components) a layer is chosen from one at a time: event by event
 // through the time line, some of the undecided buffers ending there and
 // some of those starting there, of equal bytes (each in or out, largest
-// first, cut once the rest cannot balance them). With byte-granular sizes
-// equal sums are rare, so there are few layers to try. Refuted parts are
-// remembered; the search restarts with doubling work, sweeping forwards and
-// backwards in turn. It applies where no byte may be wasted (the live
-// bytes are the height at every step of a part); a plan that is not nested
-// (a pinwheel), needs waste inside, or a layer drawn from several event
-// components is out of its reach.
+// first, cut once the rest cannot balance them; past eight of them the
+// smallest half, up to 16, are tabulated once by bytes and looked up: meet
+// in the middle). With byte-granular sizes equal sums are rare, so there are
+// few layers to try. Refuted parts are remembered, and so are sweep
+// frontiers (which buffers still to meet an event ahead are in the layer)
+// from which no balanced layer follows; the search restarts with doubling
+// work, sweeping forwards and backwards in turn. It applies where no byte
+// may be wasted (the live bytes are the height at every step of a part); a
+// plan that is not nested (a pinwheel), needs waste inside, or a layer drawn
+// from several event components is out of its reach.
 #pragma once
 
 #include <cstdint>
