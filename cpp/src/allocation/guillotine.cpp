@@ -476,16 +476,13 @@ class Search {
 
   const Problem& p_;
   WorkBudget* budget_ = nullptr;  // this round's
-  WorkBudget* descent_ = nullptr;  // the descent's, all of it
-  int64_t layers_listed_ = 0;  // balanced layers reached (a search that reached none left a dead end)
-  FailedStates dead_ends_;     // sweep frontiers (per part, component and direction) with no balanced layer ahead
-  bool committing_ = false;        // split() commits to a layer (the descent)
-  std::vector<int32_t> leftovers_;  // buffers the descent could not place in their part
   bool backwards_ = false;        // this round sweeps the time line from its end
   const int32_t max_choices_;
   std::vector<int64_t> offsets_;
   SubsetSums sums_{kMaxSubsetSums};  // scratch of rooms_below_pins_fillable
   FailedStates failed_;  // parts (at a base, where it matters) with no nested-cut packing
+  FailedStates dead_ends_;  // sweep frontiers (per part, component and direction) with no balanced layer ahead
+  int64_t layers_listed_ = 0;  // balanced layers reached (a search that reached none left a dead end)
   int64_t parts_ = 0;
   bool aborted_ = false;  // the budget ran out
   bool gave_up_ = false;  // some event had too many undecided buffers to list their choices

@@ -15,10 +15,13 @@
 // few layers to try. Refuted parts are remembered, and so are sweep
 // frontiers (which buffers still to meet an event ahead are in the layer)
 // from which no balanced layer follows; the search restarts with doubling
-// work, sweeping forwards and backwards in turn. It applies where no byte
-// may be wasted (the live bytes are the height at every step of a part); a
-// plan that is not nested (a pinwheel), needs waste inside, or a layer drawn
-// from several event components is out of its reach.
+// work, sweeping forwards and backwards in turn. A stack (buffers all live
+// over the same steps, none aligned) is packed directly: its free buffers
+// fill the gaps between its pins exactly, a subset sum per gap, smallest
+// gap first. It applies where no byte may be wasted (the live bytes are the
+// height at every step of a part); a plan that is not nested (a pinwheel),
+// needs waste inside, or a layer drawn from several event components is out
+// of its reach.
 #pragma once
 
 #include <cstdint>
