@@ -240,14 +240,14 @@ class Search {
     if (top < gaps.starts.back()) return false;
     gaps.rooms.push_back(top - gaps.starts.back());
     std::stable_sort(free.begin(), free.end(), [&](int32_t x, int32_t y) { return p_.buffers[x].size > p_.buffers[y].size; });
-    gaps.free = free;
     gaps.gap_of.assign(free.size(), -1);
+    gaps.free = std::move(free);
     for (size_t j = 0; j < gaps.rooms.size(); ++j) gaps.order.push_back(j);
     std::stable_sort(gaps.order.begin(), gaps.order.end(), [&](size_t x, size_t y) { return gaps.rooms[x] < gaps.rooms[y]; });
     if (!fill_gap(gaps, 0, 0, gaps.rooms[gaps.order[0]])) return false;
-    for (size_t i = 0; i < free.size(); ++i) {
-      offsets_[free[i]] = gaps.starts[gaps.gap_of[i]];
-      gaps.starts[gaps.gap_of[i]] += p_.buffers[free[i]].size;
+    for (size_t i = 0; i < gaps.free.size(); ++i) {
+      offsets_[gaps.free[i]] = gaps.starts[gaps.gap_of[i]];
+      gaps.starts[gaps.gap_of[i]] += p_.buffers[gaps.free[i]].size;
     }
     return true;
   }
@@ -269,8 +269,7 @@ class Search {
           if (gap < 0) gap = static_cast<int32_t>(gaps.order.back());
         return true;
       }
-      if (fill_gap(gaps, k + 1, 0, gaps.rooms[gaps.order[k + 1]]) || aborted_) return !aborted_;
-      return false;
+      return fill_gap(gaps, k + 1, 0, gaps.rooms[gaps.order[k + 1]]);
     }
     for (; i < gaps.free.size(); ++i) {
       const int64_t size = p_.buffers[gaps.free[i]].size;
@@ -388,7 +387,7 @@ class Search {
   struct Choice {
     std::vector<Item> items;
     std::vector<int64_t> plus_left, minus_left;  // bytes of items[j..] that end / start there
-    size_t listed = 0;  // items[listed..] are tabulated: (bytes, members) of each of their subsets, by bytes
+    size_t listed = 0;  // items[listed..] are tabulated (if any): (bytes, members) of each of their subsets, by bytes
     std::vector<std::pair<int64_t, uint32_t>> subsets;
   };
 
@@ -402,6 +401,7 @@ class Search {
     const size_t tabulated = n <= kSearchedChoices ? 0 : std::min(kMaxTabulated, n / 2);
     choice.listed = n - tabulated;
     if (!spend(kChoiceWork << (tabulated + 1))) return false;
+    if (tabulated == 0) return true;
     choice.subsets.assign(1, {0, 0});
     std::vector<std::pair<int64_t, uint32_t>> shifted, merged;
     for (size_t j = 0; j < tabulated; ++j) {
@@ -433,8 +433,8 @@ class Search {
     return false;
   }
 
-  // The frontier past `event`: the buffers there whose other event is one
-  // ahead join it, those whose other event was one behind leave it.
+  // The frontier past `event`: the buffers there whose other event is still
+  // ahead join it, those whose other event is behind leave it (XOR either way).
   Frontier advance(const Layer& layer, int32_t event, Frontier frontier) const {
     const Part& part = layer.part;
     for (int32_t u : part.ending[event])
@@ -444,8 +444,11 @@ class Search {
     return frontier;
   }
 
-  // The tabulated subsets that bring `difference` to zero, in turn.
+  // The tabulated subsets that bring `difference` to zero, in turn (none
+  // tabulated: the bounds in choose() left it zero).
   bool choose_listed(Layer& layer, size_t k, Frontier frontier, const Choice& choice, int64_t difference) {
+    if (choice.listed == choice.items.size())
+      return spend(kChoiceWork) && extend(layer, k + 1, advance(layer, layer.events[k], frontier));
     const auto [first, last] = std::equal_range(choice.subsets.begin(), choice.subsets.end(),
                                                 std::pair<int64_t, uint32_t>(-difference, 0),
                                                 [](const auto& x, const auto& y) { return x.first < y.first; });
