@@ -21,6 +21,7 @@ constexpr int64_t kSectionWork = 100;
 constexpr int64_t kLayerWork = 25;
 constexpr int64_t kChoiceWork = 5;
 constexpr int64_t kFrontierWork = 50;  // per frontier looked up among the dead ends
+constexpr int64_t kSumWork = 3;        // per subset sum merged (room below a pin)
 constexpr size_t kSearchedChoices = 8;  // past this many undecided buffers at an event, the smallest are tabulated,
 constexpr size_t kMaxTabulated = 16;    // at most this many
 constexpr size_t kMaxSubsetSums = 1024;  // past this many sums the room below a pin counts as fillable
@@ -95,6 +96,7 @@ struct Layer {
   std::vector<int32_t> events;  // the component's events inside the part, in sweep order
   int64_t base, height;         // the part's place
   Fingerprint search;           // the part, the component and the sweep direction
+  bool pinned;                  // some buffer of the part is pinned: the sweep bounds the layer's bytes
 };
 
 // The sweep's frontier: which buffers decided before an event, and still to
@@ -107,6 +109,39 @@ struct Frontier {
     SplitMix64 keys{static_cast<uint64_t>(buffer) * 2 + static_cast<uint64_t>(in)};
     a ^= keys.next(), b ^= keys.next();
   }
+};
+
+// What the decisions so far admit of the layer's live bytes c (the same at
+// every step): at the section past the sweep, at least the bytes of its
+// buffers live there, at most those plus the undecided ones live there; a
+// pinned buffer in the layer lies inside it, one out of it inside the rest
+// -- for the layer below the rest ([base, base + c)) and for the layer above
+// it ([base + height - c, base + height)). Tracked in parts with a pin only.
+struct LayerBytes {
+  int64_t in_live = 0, undecided_live = 0;  // past the sweep
+  int64_t below_lo = 1, below_hi, above_lo = 1, above_hi;  // c's range, per side
+
+  explicit LayerBytes(int64_t height) : below_hi(height - 1), above_hi(height - 1) {}
+  // A pinned buffer at `at` (from the base) of `bytes`, in the layer or out.
+  void pin(int64_t height, int64_t at, int64_t bytes, bool in) {
+    if (in) {
+      below_lo = std::max(below_lo, at + bytes);
+      above_lo = std::max(above_lo, height - at);
+    } else {
+      below_hi = std::min(below_hi, at);
+      above_hi = std::min(above_hi, height - at - bytes);
+    }
+  }
+  bool possible() const {
+    const int64_t lo = in_live, hi = in_live + undecided_live;
+    return std::max(lo, below_lo) <= std::min(hi, below_hi) || std::max(lo, above_lo) <= std::min(hi, above_hi);
+  }
+};
+
+// The sweep's state past an event.
+struct Sweep {
+  Frontier frontier;
+  LayerBytes bytes;
 };
 
 // Buffers that start or end at the same event inside a part are joined: a
@@ -300,8 +335,9 @@ class Search {
     if (bytes < 0 || bytes > height || !rooms_below_pins_fillable(part, base)) return false;
     FingerprintBuilder part_key;
     for (int32_t b : part.buffers) part_key.add(static_cast<uint64_t>(b));
+    const bool pinned = std::any_of(part.buffers.begin(), part.buffers.end(), [&](int32_t b) { return this->pinned(b); });
     for (const std::vector<int32_t>& component : event_components(part)) {
-      Layer layer{part, std::vector<int8_t>(part.buffers.size(), 0), {}, base, bytes, {}};
+      Layer layer{part, std::vector<int8_t>(part.buffers.size(), 0), {}, base, bytes, {}, pinned};
       for (int32_t u : component) {
         layer.in[u] = -1;
         for (int32_t e : {part.start[u], part.end[u]})
@@ -314,7 +350,14 @@ class Search {
       FingerprintBuilder search = part_key;
       search.add(static_cast<uint64_t>(component[0]) * 2 + backwards_);
       layer.search = search.done();
-      if (extend(layer, 0, {}) || aborted_) return !aborted_;
+      Sweep sweep{{}, LayerBytes(bytes)};
+      for (int32_t u : component)
+        if ((backwards_ ? part.end[u] == part.sections : part.start[u] == 0)) sweep.bytes.undecided_live += size(layer, u);
+      for (size_t u = 0; u < part.buffers.size(); ++u) {  // the other components' pins lie in the rest
+        const Buffer& x = p_.buffers[part.buffers[u]];
+        if (x.fixed_offset && layer.in[u] == 0) sweep.bytes.pin(bytes, *x.fixed_offset - base, x.size, false);
+      }
+      if (extend(layer, 0, sweep) || aborted_) return !aborted_;
     }
     return false;
   }
@@ -322,38 +365,61 @@ class Search {
   // Under a pinned buffer, at its first step, the other buffers live there
   // fill the room down to the base exactly: some of them sum to it.
   bool rooms_below_pins_fillable(const Part& part, int64_t base) {
+    std::vector<int32_t> beside;
     for (size_t u = 0; u < part.buffers.size(); ++u) {
       const Buffer& x = p_.buffers[part.buffers[u]];
       if (!x.fixed_offset || *x.fixed_offset == base) continue;
       const int64_t room = *x.fixed_offset - base;
+      beside.clear();
+      FingerprintBuilder key;
+      key.add(static_cast<uint64_t>(part.buffers[u])), key.add(static_cast<uint64_t>(room));
+      for (size_t v = 0; v < part.buffers.size(); ++v)
+        if (v != u && part.start[v] <= part.start[u] && part.start[u] < part.end[v])
+          beside.push_back(part.buffers[v]), key.add(static_cast<uint64_t>(part.buffers[v]));
+      if (!spend(kChoiceWork * static_cast<int64_t>(part.buffers.size()))) return false;
+      const Fingerprint room_key = key.done();
+      if (fillable_rooms_.contains(room_key)) continue;
+      if (unfillable_rooms_.contains(room_key)) return false;
       sums_.reset(room);
       bool may_fill = false;
-      for (size_t v = 0; v < part.buffers.size() && !may_fill; ++v)
-        if (v != u && part.start[v] <= part.start[u] && part.start[u] < part.end[v])
-          may_fill = sums_.add_may_reach(p_.buffers[part.buffers[v]].size, room, room);
-      if (!spend(kChoiceWork * static_cast<int64_t>(part.buffers.size() + sums_.count())) || !may_fill) return false;
+      int64_t merged = 0;  // sums merged over the additions
+      for (size_t i = 0; i < beside.size() && !may_fill; ++i)
+        may_fill = sums_.add_may_reach(p_.buffers[beside[i]].size, room, room), merged += sums_.count();
+      if (!spend(kSumWork * merged)) return false;
+      (may_fill ? fillable_rooms_ : unfillable_rooms_).insert(room_key);
+      if (!may_fill) return false;
     }
     return true;
   }
 
   // Decides the layer at events k and on; once all are, packs both sides.
-  bool extend(Layer& layer, size_t k, Frontier frontier) {
-    if (k == layer.events.size()) return ++layers_listed_, spend(kLayerWork) && split(layer);
+  bool extend(Layer& layer, size_t k, const Sweep& sweep) {
+    if (k == layer.events.size()) return ++layers_listed_, spend(kLayerWork) && split(layer, sweep.bytes);
     const int32_t event = layer.events[k];
     const auto touching = static_cast<int64_t>(layer.part.ending[event].size() + layer.part.starting[event].size());
-    if (!spend(kLayerWork * (1 + touching) + kFrontierWork)) return false;
-    FingerprintBuilder state;
-    for (uint64_t value : {layer.search.a, layer.search.b, static_cast<uint64_t>(k), frontier.a, frontier.b}) state.add(value);
-    const Fingerprint key = state.done();
+    if (!spend(kLayerWork * (1 + touching) + kFrontierWork) || (layer.pinned && !sweep.bytes.possible())) return false;
+    const Fingerprint key = dead_end_key(layer, k, sweep);
     if (dead_ends_.contains(key)) return false;
     const int64_t listed = layers_listed_;
-    const bool found = decide(layer, k, frontier);
+    const bool found = decide(layer, k, sweep);
     if (!found && !aborted_ && layers_listed_ == listed) dead_ends_.insert(key);
     return found;
   }
 
+  // What the sweep's future depends on: where it is, the frontier, and what
+  // is known of the layer's bytes.
+  static Fingerprint dead_end_key(const Layer& layer, size_t k, const Sweep& sweep) {
+    const LayerBytes& c = sweep.bytes;
+    FingerprintBuilder key;
+    for (uint64_t value : {layer.search.a, layer.search.b, static_cast<uint64_t>(k), sweep.frontier.a, sweep.frontier.b})
+      key.add(value);
+    if (layer.pinned)
+      for (int64_t value : {c.in_live, c.below_lo, c.below_hi, c.above_lo, c.above_hi}) key.add(static_cast<uint64_t>(value));
+    return key.done();
+  }
+
   // The choices at event k: the undecided buffers there.
-  bool decide(Layer& layer, size_t k, Frontier frontier) {
+  bool decide(Layer& layer, size_t k, const Sweep& sweep) {
     const int32_t event = layer.events[k];
     Choice choice;  // the undecided buffers there: ending ones count plus, starting ones minus
     int64_t balance = 0;  // layer bytes ending there minus starting there, decided so far
@@ -377,7 +443,7 @@ class Search {
       choice.plus_left[j] = choice.plus_left[j + 1] + std::max<int64_t>(bytes, 0);
       choice.minus_left[j] = choice.minus_left[j + 1] + std::max<int64_t>(-bytes, 0);
     }
-    return tabulate(choice) && choose(layer, k, frontier, choice, 0, balance);
+    return tabulate(choice) && choose(layer, k, sweep, choice, 0, balance);
   }
 
   struct Item {
@@ -419,36 +485,53 @@ class Search {
   // layer's bytes ending at the event equal those starting there:
   // `difference` (ending minus starting so far) must end at zero, so it must
   // stay within what the remaining items can still move it.
-  bool choose(Layer& layer, size_t k, Frontier frontier, const Choice& choice, size_t from, int64_t difference) {
+  bool choose(Layer& layer, size_t k, const Sweep& sweep, const Choice& choice, size_t from, int64_t difference) {
     if (!spend(kChoiceWork)) return false;
     if (difference < -choice.plus_left[from] || difference > choice.minus_left[from]) return false;
-    if (from == choice.listed) return choose_listed(layer, k, frontier, choice, difference);
+    if (from == choice.listed) return choose_listed(layer, k, sweep, choice, difference);
     const Item& item = choice.items[from];
     for (int8_t in : {1, 0}) {
       layer.in[item.buffer] = in;
-      const bool found = choose(layer, k, frontier, choice, from + 1, difference + in * item.bytes);
+      const bool found = choose(layer, k, sweep, choice, from + 1, difference + in * item.bytes);
       if (found || aborted_) return found;
     }
     layer.in[item.buffer] = -1;
     return false;
   }
 
-  // The frontier past `event`: the buffers there whose other event is still
-  // ahead join it, those whose other event is behind leave it (XOR either way).
-  Frontier advance(const Layer& layer, int32_t event, Frontier frontier) const {
+  // The sweep past `event`. A buffer there on the side the sweep leaves
+  // (ending there, sweeping forwards) whose other event is behind leaves the
+  // frontier and the layer's live bytes; one whose other event is outside
+  // the sweep (the part's first step) is decided here and leaves the
+  // undecided bytes. One on the side the sweep enters is decided here and
+  // joins the layer's live bytes (if in) and the frontier (if its other
+  // event is ahead). The pins of those decided here bound the layer.
+  Sweep advance(const Layer& layer, int32_t event, Sweep sweep) const {
     const Part& part = layer.part;
-    for (int32_t u : part.ending[event])
-      if (part.start[u] > 0) frontier.toggle(part.buffers[u], layer.in[u]);
-    for (int32_t u : part.starting[event])
-      if (part.end[u] < part.sections) frontier.toggle(part.buffers[u], layer.in[u]);
-    return frontier;
+    const auto pass = [&](int32_t u, bool leaving, bool inner) {
+      if (inner) sweep.frontier.toggle(part.buffers[u], layer.in[u]);
+      if (!layer.pinned) return;
+      const int64_t bytes = size(layer, u);
+      const bool in = layer.in[u] > 0;
+      if (leaving && inner) {
+        sweep.bytes.in_live -= in ? bytes : 0;
+        return;
+      }
+      if (leaving) sweep.bytes.undecided_live -= bytes;
+      else sweep.bytes.in_live += in ? bytes : 0;
+      const Buffer& x = p_.buffers[part.buffers[u]];
+      if (x.fixed_offset) sweep.bytes.pin(layer.height, *x.fixed_offset - layer.base, bytes, in);
+    };
+    for (int32_t u : part.ending[event]) pass(u, !backwards_, part.start[u] > 0);
+    for (int32_t u : part.starting[event]) pass(u, backwards_, part.end[u] < part.sections);
+    return sweep;
   }
 
   // The tabulated subsets that bring `difference` to zero, in turn (none
   // tabulated: the bounds in choose() left it zero).
-  bool choose_listed(Layer& layer, size_t k, Frontier frontier, const Choice& choice, int64_t difference) {
+  bool choose_listed(Layer& layer, size_t k, const Sweep& sweep, const Choice& choice, int64_t difference) {
     if (choice.listed == choice.items.size())
-      return spend(kChoiceWork) && extend(layer, k + 1, advance(layer, layer.events[k], frontier));
+      return spend(kChoiceWork) && extend(layer, k + 1, advance(layer, layer.events[k], sweep));
     const auto [first, last] = std::equal_range(choice.subsets.begin(), choice.subsets.end(),
                                                 std::pair<int64_t, uint32_t>(-difference, 0),
                                                 [](const auto& x, const auto& y) { return x.first < y.first; });
@@ -456,15 +539,17 @@ class Search {
       if (!spend(kChoiceWork)) return false;
       for (size_t j = choice.listed; j < choice.items.size(); ++j)
         layer.in[choice.items[j].buffer] = static_cast<int8_t>(subset->second >> (j - choice.listed) & 1);
-      const bool found = extend(layer, k + 1, advance(layer, layer.events[k], frontier));
+      const bool found = extend(layer, k + 1, advance(layer, layer.events[k], sweep));
       if (found || aborted_) return found;
     }
     for (size_t j = choice.listed; j < choice.items.size(); ++j) layer.in[choice.items[j].buffer] = -1;
     return false;
   }
 
-  // The layer (if neither empty nor everything) below the rest, else above it.
-  bool split(const Layer& layer) {
+  // The layer (if neither empty nor everything) below the rest, else above
+  // it, where its pins allow; the side with fewer buffers is packed first
+  // (it is refuted sooner).
+  bool split(const Layer& layer, const LayerBytes& range) {
     std::vector<int32_t> chosen, rest;
     int64_t bytes = 0;  // the layer's live bytes at the part's first step (at every step)
     for (size_t i = 0; i < layer.part.buffers.size(); ++i) {
@@ -473,8 +558,14 @@ class Search {
     }
     if (chosen.empty() || rest.empty()) return false;
     const int64_t base = layer.base, top = layer.height - bytes;
-    return (solve(chosen, base, bytes) && solve(rest, base + bytes, top)) ||
-           (!aborted_ && solve(rest, base, top) && solve(chosen, base + top, bytes));
+    const auto both = [&](const std::vector<int32_t>& low, int64_t low_height, const std::vector<int32_t>& high) {
+      const auto pack_low = [&] { return solve(low, base, low_height); };
+      const auto pack_high = [&] { return solve(high, base + low_height, layer.height - low_height); };
+      return low.size() <= high.size() ? pack_low() && pack_high() : pack_high() && pack_low();
+    };
+    const bool below = range.below_lo <= bytes && bytes <= range.below_hi;
+    const bool above = range.above_lo <= bytes && bytes <= range.above_hi;
+    return (below && both(chosen, bytes, rest)) || (above && !aborted_ && both(rest, top, chosen));
   }
 
   const Problem& p_;
@@ -484,6 +575,7 @@ class Search {
   std::vector<int64_t> offsets_;
   SubsetSums sums_{kMaxSubsetSums};  // scratch of rooms_below_pins_fillable
   FailedStates failed_;  // parts (at a base, where it matters) with no nested-cut packing
+  FailedStates fillable_rooms_, unfillable_rooms_;  // rooms below pins (the pin, the room, the buffers beside it)
   FailedStates dead_ends_;  // sweep frontiers (per part, component and direction) with no balanced layer ahead
   int64_t layers_listed_ = 0;  // balanced layers reached (a search that reached none left a dead end)
   int64_t parts_ = 0;

@@ -12,16 +12,22 @@
 // first, cut once the rest cannot balance them; past eight of them the
 // smallest half, up to 16, are tabulated once by bytes and looked up: meet
 // in the middle). With byte-granular sizes equal sums are rare, so there are
-// few layers to try. Refuted parts are remembered, and so are sweep
-// frontiers (which buffers still to meet an event ahead are in the layer)
-// from which no balanced layer follows; the search restarts with doubling
-// work, sweeping forwards and backwards in turn. A stack (buffers all live
-// over the same steps, none aligned) is packed directly: its free buffers
-// fill the gaps between its pins exactly, a subset sum per gap, smallest
-// gap first. It applies where no byte may be wasted (the live bytes are the
-// height at every step of a part); a plan that is not nested (a pinwheel),
-// needs waste inside, or a layer drawn from several event components is out
-// of its reach.
+// few layers to try. In a part with a pin the sweep also bounds the
+// layer's bytes: at least its buffers live past the sweep, at most those
+// plus the undecided ones, and a pin decided in the layer must lie inside
+// it, one decided out inside the rest (for the layer below the rest and for
+// the layer above it); a sweep that leaves no height possible ends there.
+// A layer's side with fewer buffers is packed first. Refuted parts are
+// remembered, and so are sweep frontiers (which buffers still to meet an
+// event ahead are in the layer, with the bounds) from which no balanced
+// layer follows, and rooms below pins found fillable or not; the search
+// restarts with doubling work, sweeping forwards and backwards in turn. A
+// stack (buffers all live over the same steps, none aligned) is packed
+// directly: its free buffers fill the gaps between its pins exactly, a
+// subset sum per gap, smallest gap first. It applies where no byte may be
+// wasted (the live bytes are the height at every step of a part); a plan
+// that is not nested (a pinwheel), needs waste inside, or a layer drawn
+// from several event components is out of its reach.
 #pragma once
 
 #include <cstdint>
