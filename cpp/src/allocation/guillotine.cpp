@@ -24,6 +24,7 @@ constexpr int64_t kFrontierWork = 50;  // per frontier looked up among the dead 
 constexpr int64_t kSumWork = 3;        // per subset sum merged (room below a pin)
 constexpr size_t kSearchedChoices = 8;  // past this many undecided buffers at an event, the smallest are tabulated,
 constexpr size_t kMaxTabulated = 16;    // at most this many
+constexpr int64_t kBalanceNodes = 64;  // per event ahead checked for balance (past them it counts as balanceable)
 constexpr size_t kMaxSubsetSums = 1024;  // past this many sums the room below a pin counts as fillable
 constexpr int64_t kFirstRoundWork = 1'000'000;  // the first round's work; every second round doubles it
 
@@ -398,12 +399,57 @@ class Search {
     const int32_t event = layer.events[k];
     const auto touching = static_cast<int64_t>(layer.part.ending[event].size() + layer.part.starting[event].size());
     if (!spend(kLayerWork * (1 + touching) + kFrontierWork) || (layer.pinned && !sweep.bytes.possible())) return false;
+    if (k > 0 && !balanceable_ahead(layer, layer.events[k - 1])) return false;
     const Fingerprint key = dead_end_key(layer, k, sweep);
     if (dead_ends_.contains(key)) return false;
     const int64_t listed = layers_listed_;
     const bool found = decide(layer, k, sweep);
     if (!found && !aborted_ && layers_listed_ == listed) dead_ends_.insert(key);
     return found;
+  }
+
+  // Forward checking: every event ahead that a buffer decided at `event`
+  // meets again can still balance.
+  bool balanceable_ahead(const Layer& layer, int32_t event) {
+    const Part& part = layer.part;
+    for (int32_t u : backwards_ ? part.ending[event] : part.starting[event]) {
+      const int32_t ahead = backwards_ ? part.start[u] : part.end[u];
+      if (ahead > 0 && ahead < part.sections && !balanceable(layer, ahead)) return false;
+    }
+    return true;
+  }
+
+  // The layer's bytes ending at `event` can still equal those starting
+  // there: some undecided buffers there make up the difference (searched
+  // largest first within kBalanceNodes, past which it counts as possible).
+  bool balanceable(const Layer& layer, int32_t event) {
+    const Part& part = layer.part;
+    int64_t difference = 0;  // decided: ending minus starting
+    balance_.clear();
+    for (const auto* side : {&part.ending[event], &part.starting[event]})
+      for (int32_t u : *side) {
+        const int64_t bytes = side == &part.ending[event] ? size(layer, u) : -size(layer, u);
+        if (layer.in[u] > 0) difference += bytes;
+        if (layer.in[u] < 0) balance_.push_back(bytes);
+      }
+    std::sort(balance_.begin(), balance_.end(), [](int64_t x, int64_t y) { return std::abs(x) > std::abs(y); });
+    plus_left_.assign(balance_.size() + 1, 0);
+    minus_left_.assign(balance_.size() + 1, 0);
+    for (size_t j = balance_.size(); j-- > 0;) {
+      plus_left_[j] = plus_left_[j + 1] + std::max<int64_t>(balance_[j], 0);
+      minus_left_[j] = minus_left_[j + 1] + std::max<int64_t>(-balance_[j], 0);
+    }
+    int64_t nodes = kBalanceNodes;
+    const bool possible = makes_up(0, difference, nodes);
+    spend(kChoiceWork * (kBalanceNodes - nodes + static_cast<int64_t>(balance_.size())));
+    return possible;
+  }
+
+  // Some of balance_[j..] bring `difference` to zero (or the nodes ran out).
+  bool makes_up(size_t j, int64_t difference, int64_t& nodes) const {
+    if (difference < -plus_left_[j] || difference > minus_left_[j]) return false;
+    if (j == balance_.size() || nodes-- <= 0) return true;
+    return makes_up(j + 1, difference + balance_[j], nodes) || makes_up(j + 1, difference, nodes);
   }
 
   // What the sweep's future depends on: where it is, the frontier, and what
@@ -574,6 +620,7 @@ class Search {
   const int32_t max_choices_;
   std::vector<int64_t> offsets_;
   SubsetSums sums_{kMaxSubsetSums};  // scratch of rooms_below_pins_fillable
+  std::vector<int64_t> balance_, plus_left_, minus_left_;  // scratch of balanceable
   FailedStates failed_;  // parts (at a base, where it matters) with no nested-cut packing
   FailedStates fillable_rooms_, unfillable_rooms_;  // rooms below pins (the pin, the room, the buffers beside it)
   FailedStates dead_ends_;  // sweep frontiers (per part, component and direction) with no balanced layer ahead

@@ -12,7 +12,9 @@
 // first, cut once the rest cannot balance them; past eight of them the
 // smallest half, up to 16, are tabulated once by bytes and looked up: meet
 // in the middle). With byte-granular sizes equal sums are rare, so there are
-// few layers to try. In a part with a pin the sweep also bounds the
+// few layers to try. Forward checking: each event ahead that a buffer just
+// decided meets again must still balance (a short search over its undecided
+// buffers, largest first). In a part with a pin the sweep also bounds the
 // layer's bytes: at least its buffers live past the sweep, at most those
 // plus the undecided ones, and a pin decided in the layer must lie inside
 // it, one decided out inside the rest (for the layer below the rest and for
