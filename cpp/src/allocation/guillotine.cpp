@@ -174,6 +174,18 @@ std::vector<std::vector<int32_t>> event_components(const Part& part) {
   return components;
 }
 
+// Per j, what items j.. can still move a balance: the sum of their positive
+// bytes (plus) and of their negative ones (minus).
+template <typename BytesOf>
+void suffix_sums(size_t n, BytesOf bytes_of, std::vector<int64_t>& plus_left, std::vector<int64_t>& minus_left) {
+  plus_left.assign(n + 1, 0);
+  minus_left.assign(n + 1, 0);
+  for (size_t j = n; j-- > 0;) {
+    plus_left[j] = plus_left[j + 1] + std::max<int64_t>(bytes_of(j), 0);
+    minus_left[j] = minus_left[j + 1] + std::max<int64_t>(-bytes_of(j), 0);
+  }
+}
+
 class Search {
  public:
   Search(const Problem& p, int32_t max_choices) : p_(p), max_choices_(max_choices), offsets_(p.buffers.size(), 0) {}
@@ -433,12 +445,7 @@ class Search {
         if (layer.in[u] < 0) balance_.push_back(bytes);
       }
     std::sort(balance_.begin(), balance_.end(), [](int64_t x, int64_t y) { return std::abs(x) > std::abs(y); });
-    plus_left_.assign(balance_.size() + 1, 0);
-    minus_left_.assign(balance_.size() + 1, 0);
-    for (size_t j = balance_.size(); j-- > 0;) {
-      plus_left_[j] = plus_left_[j + 1] + std::max<int64_t>(balance_[j], 0);
-      minus_left_[j] = minus_left_[j + 1] + std::max<int64_t>(-balance_[j], 0);
-    }
+    suffix_sums(balance_.size(), [&](size_t j) { return balance_[j]; }, plus_left_, minus_left_);
     int64_t nodes = kBalanceNodes;
     const bool possible = makes_up(0, difference, nodes);
     spend(kChoiceWork * (kBalanceNodes - nodes + static_cast<int64_t>(balance_.size())));
@@ -482,13 +489,7 @@ class Search {
     std::sort(choice.items.begin(), choice.items.end(), [](const Item& x, const Item& y) {
       return std::abs(x.bytes) != std::abs(y.bytes) ? std::abs(x.bytes) > std::abs(y.bytes) : x.buffer < y.buffer;
     });
-    choice.plus_left.assign(choice.items.size() + 1, 0);
-    choice.minus_left.assign(choice.items.size() + 1, 0);
-    for (size_t j = choice.items.size(); j-- > 0;) {
-      const int64_t bytes = choice.items[j].bytes;
-      choice.plus_left[j] = choice.plus_left[j + 1] + std::max<int64_t>(bytes, 0);
-      choice.minus_left[j] = choice.minus_left[j + 1] + std::max<int64_t>(-bytes, 0);
-    }
+    suffix_sums(choice.items.size(), [&](size_t j) { return choice.items[j].bytes; }, choice.plus_left, choice.minus_left);
     return tabulate(choice) && choose(layer, k, sweep, choice, 0, balance);
   }
 
