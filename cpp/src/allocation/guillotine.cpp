@@ -119,12 +119,12 @@ struct Frontier {
 // -- for the layer below the rest ([base, base + c)) and for the layer above
 // it ([base + height - c, base + height)). Tracked in parts with a pin only.
 struct LayerBytes {
+  int64_t height;                           // the part's
   int64_t in_live = 0, undecided_live = 0;  // past the sweep
-  int64_t below_lo = 1, below_hi, above_lo = 1, above_hi;  // c's range, per side
+  int64_t below_lo = 1, below_hi = height - 1, above_lo = 1, above_hi = height - 1;  // c's range, per side
 
-  explicit LayerBytes(int64_t height) : below_hi(height - 1), above_hi(height - 1) {}
   // A pinned buffer at `at` (from the base) of `bytes`, in the layer or out.
-  void pin(int64_t height, int64_t at, int64_t bytes, bool in) {
+  void pin(int64_t at, int64_t bytes, bool in) {
     if (in) {
       below_lo = std::max(below_lo, at + bytes);
       above_lo = std::max(above_lo, height - at);
@@ -174,17 +174,22 @@ std::vector<std::vector<int32_t>> event_components(const Part& part) {
   return components;
 }
 
-// Per j, what items j.. can still move a balance: the sum of their positive
-// bytes (plus) and of their negative ones (minus).
-template <typename BytesOf>
-void suffix_sums(size_t n, BytesOf bytes_of, std::vector<int64_t>& plus_left, std::vector<int64_t>& minus_left) {
-  plus_left.assign(n + 1, 0);
-  minus_left.assign(n + 1, 0);
-  for (size_t j = n; j-- > 0;) {
-    plus_left[j] = plus_left[j + 1] + std::max<int64_t>(bytes_of(j), 0);
-    minus_left[j] = minus_left[j + 1] + std::max<int64_t>(-bytes_of(j), 0);
+// The choice at one event of a sweep.
+struct Item {
+  int32_t buffer;  // part index
+  int64_t bytes;   // its size, negative if it starts at the event
+};
+struct Choice {
+  std::vector<Item> items;  // the undecided buffers at an event, largest first
+  std::vector<int64_t> plus_left, minus_left;  // bytes of items[j..] that end / start there
+  size_t listed = 0;  // items[listed..] are tabulated (if any): (bytes, members) of each of their subsets, by bytes
+  std::vector<std::pair<int64_t, uint32_t>> subsets;
+
+  // items[from..] can still bring `difference` (ending minus starting) to zero.
+  bool can_balance(size_t from, int64_t difference) const {
+    return -plus_left[from] <= difference && difference <= minus_left[from];
   }
-}
+};
 
 class Search {
  public:
@@ -363,16 +368,24 @@ class Search {
       FingerprintBuilder search = part_key;
       search.add(static_cast<uint64_t>(component[0]) * 2 + backwards_);
       layer.search = search.done();
-      Sweep sweep{{}, LayerBytes(bytes)};
-      for (int32_t u : component)
-        if ((backwards_ ? part.end[u] == part.sections : part.start[u] == 0)) sweep.bytes.undecided_live += size(layer, u);
-      for (size_t u = 0; u < part.buffers.size(); ++u) {  // the other components' pins lie in the rest
-        const Buffer& x = p_.buffers[part.buffers[u]];
-        if (x.fixed_offset && layer.in[u] == 0) sweep.bytes.pin(bytes, *x.fixed_offset - base, x.size, false);
-      }
-      if (extend(layer, 0, sweep) || aborted_) return !aborted_;
+      if (extend(layer, 0, first_sweep(layer, component)) || aborted_) return !aborted_;
     }
     return false;
+  }
+
+  // Before the sweep's first event: undecided, the component's buffers live
+  // from the part's end it starts at; out, the other components' pins.
+  Sweep first_sweep(const Layer& layer, const std::vector<int32_t>& component) const {
+    Sweep sweep{{}, LayerBytes{layer.height}};
+    if (!layer.pinned) return sweep;
+    const Part& part = layer.part;
+    for (int32_t u : component)
+      if (backwards_ ? part.end[u] == part.sections : part.start[u] == 0) sweep.bytes.undecided_live += size(layer, u);
+    for (size_t u = 0; u < part.buffers.size(); ++u) {
+      const Buffer& x = p_.buffers[part.buffers[u]];
+      if (x.fixed_offset && layer.in[u] == 0) sweep.bytes.pin(*x.fixed_offset - layer.base, x.size, false);
+    }
+    return sweep;
   }
 
   // Under a pinned buffer, at its first step, the other buffers live there
@@ -435,28 +448,19 @@ class Search {
   // there: some undecided buffers there make up the difference (searched
   // largest first within kBalanceNodes, past which it counts as possible).
   bool balanceable(const Layer& layer, int32_t event) {
-    const Part& part = layer.part;
-    int64_t difference = 0;  // decided: ending minus starting
-    balance_.clear();
-    for (const auto* side : {&part.ending[event], &part.starting[event]})
-      for (int32_t u : *side) {
-        const int64_t bytes = side == &part.ending[event] ? size(layer, u) : -size(layer, u);
-        if (layer.in[u] > 0) difference += bytes;
-        if (layer.in[u] < 0) balance_.push_back(bytes);
-      }
-    std::sort(balance_.begin(), balance_.end(), [](int64_t x, int64_t y) { return std::abs(x) > std::abs(y); });
-    suffix_sums(balance_.size(), [&](size_t j) { return balance_[j]; }, plus_left_, minus_left_);
+    const int64_t difference = open_choice(layer, event, ahead_);
     int64_t nodes = kBalanceNodes;
-    const bool possible = makes_up(0, difference, nodes);
-    spend(kChoiceWork * (kBalanceNodes - nodes + static_cast<int64_t>(balance_.size())));
+    const bool possible = makes_up(ahead_, 0, difference, nodes);
+    spend(kChoiceWork * (kBalanceNodes - nodes + static_cast<int64_t>(ahead_.items.size())));
     return possible;
   }
 
-  // Some of balance_[j..] bring `difference` to zero (or the nodes ran out).
-  bool makes_up(size_t j, int64_t difference, int64_t& nodes) const {
-    if (difference < -plus_left_[j] || difference > minus_left_[j]) return false;
-    if (j == balance_.size() || nodes-- <= 0) return true;
-    return makes_up(j + 1, difference + balance_[j], nodes) || makes_up(j + 1, difference, nodes);
+  // Some of choice.items[from..] bring `difference` to zero (or the nodes ran out).
+  static bool makes_up(const Choice& choice, size_t from, int64_t difference, int64_t& nodes) {
+    if (!choice.can_balance(from, difference)) return false;
+    if (from == choice.items.size() || nodes-- <= 0) return true;
+    return makes_up(choice, from + 1, difference + choice.items[from].bytes, nodes) ||
+           makes_up(choice, from + 1, difference, nodes);
   }
 
   // What the sweep's future depends on: where it is, the frontier, and what
@@ -473,36 +477,36 @@ class Search {
 
   // The choices at event k: the undecided buffers there.
   bool decide(Layer& layer, size_t k, const Sweep& sweep) {
-    const int32_t event = layer.events[k];
-    Choice choice;  // the undecided buffers there: ending ones count plus, starting ones minus
-    int64_t balance = 0;  // layer bytes ending there minus starting there, decided so far
-    for (int32_t u : layer.part.ending[event]) {
-      if (layer.in[u] < 0) choice.items.push_back({u, size(layer, u)});
-      if (layer.in[u] > 0) balance += size(layer, u);
-    }
-    for (int32_t u : layer.part.starting[event]) {
-      if (layer.in[u] < 0) choice.items.push_back({u, -size(layer, u)});
-      if (layer.in[u] > 0) balance -= size(layer, u);
-    }
+    Choice choice;
+    const int64_t balance = open_choice(layer, layer.events[k], choice);
     if (static_cast<int32_t>(choice.items.size()) > max_choices_) return gave_up_ = true, false;
-    // Largest first, so the bounds below cut early.
-    std::sort(choice.items.begin(), choice.items.end(), [](const Item& x, const Item& y) {
-      return std::abs(x.bytes) != std::abs(y.bytes) ? std::abs(x.bytes) > std::abs(y.bytes) : x.buffer < y.buffer;
-    });
-    suffix_sums(choice.items.size(), [&](size_t j) { return choice.items[j].bytes; }, choice.plus_left, choice.minus_left);
     return tabulate(choice) && choose(layer, k, sweep, choice, 0, balance);
   }
 
-  struct Item {
-    int32_t buffer;  // part index
-    int64_t bytes;   // its size, negative if it starts at the event
-  };
-  struct Choice {
-    std::vector<Item> items;
-    std::vector<int64_t> plus_left, minus_left;  // bytes of items[j..] that end / start there
-    size_t listed = 0;  // items[listed..] are tabulated (if any): (bytes, members) of each of their subsets, by bytes
-    std::vector<std::pair<int64_t, uint32_t>> subsets;
-  };
+  // The undecided buffers at `event` into `choice` (ending ones count plus,
+  // starting ones minus; largest first, so the bounds cut early); returns
+  // the layer's bytes ending there minus those starting there, decided so far.
+  int64_t open_choice(const Layer& layer, int32_t event, Choice& choice) const {
+    int64_t balance = 0;
+    choice.items.clear();
+    for (const auto* side : {&layer.part.ending[event], &layer.part.starting[event]})
+      for (int32_t u : *side) {
+        const int64_t bytes = side == &layer.part.ending[event] ? size(layer, u) : -size(layer, u);
+        if (layer.in[u] < 0) choice.items.push_back({u, bytes});
+        if (layer.in[u] > 0) balance += bytes;
+      }
+    std::sort(choice.items.begin(), choice.items.end(), [](const Item& x, const Item& y) {
+      return std::abs(x.bytes) != std::abs(y.bytes) ? std::abs(x.bytes) > std::abs(y.bytes) : x.buffer < y.buffer;
+    });
+    const size_t n = choice.items.size();
+    choice.plus_left.assign(n + 1, 0);
+    choice.minus_left.assign(n + 1, 0);
+    for (size_t j = n; j-- > 0;) {
+      choice.plus_left[j] = choice.plus_left[j + 1] + std::max<int64_t>(choice.items[j].bytes, 0);
+      choice.minus_left[j] = choice.minus_left[j + 1] + std::max<int64_t>(-choice.items[j].bytes, 0);
+    }
+    return balance;
+  }
 
   int64_t size(const Layer& layer, int32_t u) const { return p_.buffers[layer.part.buffers[u]].size; }
 
@@ -534,7 +538,7 @@ class Search {
   // stay within what the remaining items can still move it.
   bool choose(Layer& layer, size_t k, const Sweep& sweep, const Choice& choice, size_t from, int64_t difference) {
     if (!spend(kChoiceWork)) return false;
-    if (difference < -choice.plus_left[from] || difference > choice.minus_left[from]) return false;
+    if (!choice.can_balance(from, difference)) return false;
     if (from == choice.listed) return choose_listed(layer, k, sweep, choice, difference);
     const Item& item = choice.items[from];
     for (int8_t in : {1, 0}) {
@@ -567,7 +571,7 @@ class Search {
       if (leaving) sweep.bytes.undecided_live -= bytes;
       else sweep.bytes.in_live += in ? bytes : 0;
       const Buffer& x = p_.buffers[part.buffers[u]];
-      if (x.fixed_offset) sweep.bytes.pin(layer.height, *x.fixed_offset - layer.base, bytes, in);
+      if (x.fixed_offset) sweep.bytes.pin(*x.fixed_offset - layer.base, bytes, in);
     };
     for (int32_t u : part.ending[event]) pass(u, !backwards_, part.start[u] > 0);
     for (int32_t u : part.starting[event]) pass(u, backwards_, part.end[u] < part.sections);
@@ -621,7 +625,7 @@ class Search {
   const int32_t max_choices_;
   std::vector<int64_t> offsets_;
   SubsetSums sums_{kMaxSubsetSums};  // scratch of rooms_below_pins_fillable
-  std::vector<int64_t> balance_, plus_left_, minus_left_;  // scratch of balanceable
+  Choice ahead_;  // scratch of balanceable
   FailedStates failed_;  // parts (at a base, where it matters) with no nested-cut packing
   FailedStates fillable_rooms_, unfillable_rooms_;  // rooms below pins (the pin, the room, the buffers beside it)
   FailedStates dead_ends_;  // sweep frontiers (per part, component and direction) with no balanced layer ahead
