@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iterator>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -26,7 +27,7 @@ constexpr size_t kSearchedChoices = 8;  // past this many undecided buffers at a
 constexpr size_t kMaxTabulated = 16;    // at most this many
 constexpr int64_t kBalanceNodes = 64;  // per event ahead checked for balance (past them it counts as balanceable)
 constexpr size_t kMaxSubsetSums = 1024;  // past this many sums the room below a pin counts as fillable
-constexpr int64_t kFirstRoundWork = 1'000'000;  // the first round's work; every second round doubles it
+constexpr int64_t kFirstRoundWork = 4'000'000;  // the first round's work; every round doubles it
 
 // A part's buffers with their steps renumbered: event times are the starts
 // and the ends (last + 1); section j lies between events j and j + 1.
@@ -34,8 +35,14 @@ struct Part {
   std::vector<int32_t> buffers;                        // problem indices, ascending
   std::vector<int32_t> start, end;                     // per buffer: its first event and the event after its last step
   int32_t sections = 0;
-  std::vector<std::vector<int32_t>> starting, ending;  // per event: the buffers (part indices) starting / ending there
+  std::vector<std::vector<int32_t>> starting, ending;  // per event: the buffers (part indices) starting / ending
+                                                       // there, largest first (larger_first)
 };
+
+// Largest first, ties by index: the order of an event's buffers.
+bool larger_first(int64_t size_u, int32_t u, int64_t size_v, int32_t v) {
+  return size_u != size_v ? size_u > size_v : u < v;
+}
 
 Part make_part(const Problem& p, std::vector<int32_t> buffers) {
   Part part;
@@ -56,6 +63,9 @@ Part make_part(const Problem& p, std::vector<int32_t> buffers) {
     part.starting[part.start.back()].push_back(static_cast<int32_t>(i));
     part.ending[part.end.back()].push_back(static_cast<int32_t>(i));
   }
+  const auto larger = [&](int32_t u, int32_t v) { return larger_first(p.buffers[buffers[u]].size, u, p.buffers[buffers[v]].size, v); };
+  for (auto* lists : {&part.starting, &part.ending})
+    for (auto& list : *lists) std::sort(list.begin(), list.end(), larger);
   part.buffers = std::move(buffers);
   return part;
 }
@@ -106,11 +116,18 @@ struct Layer {
 // as an order-free hash (XOR of one random key per buffer and choice).
 struct Frontier {
   uint64_t a = 0, b = 0;
-  void toggle(int32_t buffer, int8_t in) {
-    SplitMix64 keys{static_cast<uint64_t>(buffer) * 2 + static_cast<uint64_t>(in)};
-    a ^= keys.next(), b ^= keys.next();
-  }
+  void toggle(const Frontier& key) { a ^= key.a, b ^= key.b; }
 };
+
+// The random key of each buffer and choice (buffer * 2 + in), drawn once.
+std::vector<Frontier> frontier_keys(size_t buffers) {
+  std::vector<Frontier> keys(2 * buffers);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    SplitMix64 random{i};
+    keys[i].a = random.next(), keys[i].b = random.next();
+  }
+  return keys;
+}
 
 // What the decisions so far admit of the layer's live bytes c (the same at
 // every step): at the section past the sweep, at least the bytes of its
@@ -184,6 +201,18 @@ struct Choice {
   std::vector<int64_t> plus_left, minus_left;  // bytes of items[j..] that end / start there
   size_t listed = 0;  // items[listed..] are tabulated (if any): (bytes, members) of each of their subsets, by bytes
   std::vector<std::pair<int64_t, uint32_t>> subsets;
+  std::vector<uint64_t> sums_seen;  // a bit per hash of the subsets' bytes: most lookups of no subset end here
+  int sums_shift = 64;
+
+  void mark_sums() {
+    int bits = 6;
+    while ((size_t{1} << bits) < 8 * subsets.size()) ++bits;
+    sums_shift = 64 - bits;
+    sums_seen.assign(size_t{1} << (bits - 6), 0);
+    for (const auto& subset : subsets) sums_seen[hash(subset.first) >> 6] |= uint64_t{1} << (hash(subset.first) & 63);
+  }
+  bool may_have_sum(int64_t bytes) const { return sums_seen[hash(bytes) >> 6] >> (hash(bytes) & 63) & 1; }
+  uint64_t hash(int64_t bytes) const { return static_cast<uint64_t>(bytes) * 0x9e3779b97f4a7c15ull >> sums_shift; }
 
   // items[from..] can still bring `difference` (ending minus starting) to zero.
   bool can_balance(size_t from, int64_t difference) const {
@@ -193,15 +222,16 @@ struct Choice {
 
 class Search {
  public:
-  Search(const Problem& p, int32_t max_choices) : p_(p), max_choices_(max_choices), offsets_(p.buffers.size(), 0) {}
+  Search(const Problem& p, int32_t max_choices)
+      : p_(p), max_choices_(max_choices), offsets_(p.buffers.size(), 0), frontier_keys_(frontier_keys(p.buffers.size())) {}
 
   // Searches from scratch in rounds, sweeping the time line forwards and
-  // backwards in turn (each finds what the other misses), each pair of
-  // rounds with twice the work; the parts refuted in earlier rounds stay
-  // refuted.
+  // backwards in turn (each finds what the other misses), each round with
+  // twice the work of the one before; the parts refuted in earlier rounds
+  // stay refuted.
   bool run(const std::vector<int32_t>& buffers, int64_t height, WorkBudget& total) {
     for (int32_t round = 0;; ++round) {
-      WorkBudget budget = total.slice(kFirstRoundWork << std::min(round / 2, 40));
+      WorkBudget budget = total.slice(kFirstRoundWork << std::min(round, 40));
       budget_ = &budget;
       backwards_ = round % 2 == 1;
       aborted_ = false;
@@ -477,10 +507,14 @@ class Search {
 
   // The choices at event k: the undecided buffers there.
   bool decide(Layer& layer, size_t k, const Sweep& sweep) {
-    Choice choice;
+    if (open_choices_ == choices_.size()) choices_.push_back(std::make_unique<Choice>());
+    Choice& choice = *choices_[open_choices_++];
     const int64_t balance = open_choice(layer, layer.events[k], choice);
-    if (static_cast<int32_t>(choice.items.size()) > max_choices_) return gave_up_ = true, false;
-    return tabulate(choice) && choose(layer, k, sweep, choice, 0, balance);
+    const bool too_many = static_cast<int32_t>(choice.items.size()) > max_choices_;
+    gave_up_ = gave_up_ || too_many;
+    const bool found = !too_many && tabulate(choice) && choose(layer, k, sweep, choice, 0, balance);
+    --open_choices_;
+    return found;
   }
 
   // The undecided buffers at `event` into `choice` (ending ones count plus,
@@ -489,18 +523,20 @@ class Search {
   int64_t open_choice(const Layer& layer, int32_t event, Choice& choice) const {
     int64_t balance = 0;
     choice.items.clear();
-    for (const auto* side : {&layer.part.ending[event], &layer.part.starting[event]})
-      for (int32_t u : *side) {
-        const int64_t bytes = side == &layer.part.ending[event] ? size(layer, u) : -size(layer, u);
-        if (layer.in[u] < 0) choice.items.push_back({u, bytes});
-        if (layer.in[u] > 0) balance += bytes;
-      }
-    std::sort(choice.items.begin(), choice.items.end(), [](const Item& x, const Item& y) {
-      return std::abs(x.bytes) != std::abs(y.bytes) ? std::abs(x.bytes) > std::abs(y.bytes) : x.buffer < y.buffer;
-    });
+    const std::vector<int32_t>& ending = layer.part.ending[event];
+    const std::vector<int32_t>& starting = layer.part.starting[event];
+    for (size_t i = 0, j = 0; i < ending.size() || j < starting.size();) {  // merged, largest first
+      const bool ends = j == starting.size() ||
+                        (i < ending.size() && larger_first(size(layer, ending[i]), ending[i], size(layer, starting[j]), starting[j]));
+      const int32_t u = ends ? ending[i++] : starting[j++];
+      const int64_t bytes = ends ? size(layer, u) : -size(layer, u);
+      if (layer.in[u] < 0) choice.items.push_back({u, bytes});
+      if (layer.in[u] > 0) balance += bytes;
+    }
     const size_t n = choice.items.size();
-    choice.plus_left.assign(n + 1, 0);
-    choice.minus_left.assign(n + 1, 0);
+    choice.plus_left.resize(n + 1);
+    choice.minus_left.resize(n + 1);
+    choice.plus_left[n] = choice.minus_left[n] = 0;
     for (size_t j = n; j-- > 0;) {
       choice.plus_left[j] = choice.plus_left[j + 1] + std::max<int64_t>(choice.items[j].bytes, 0);
       choice.minus_left[j] = choice.minus_left[j + 1] + std::max<int64_t>(-choice.items[j].bytes, 0);
@@ -529,6 +565,7 @@ class Search {
                  [](const auto& x, const auto& y) { return x.first < y.first; });
       choice.subsets.swap(merged);
     }
+    choice.mark_sums();
     return true;
   }
 
@@ -560,7 +597,7 @@ class Search {
   Sweep advance(const Layer& layer, int32_t event, Sweep sweep) const {
     const Part& part = layer.part;
     const auto pass = [&](int32_t u, bool leaving, bool inner) {
-      if (inner) sweep.frontier.toggle(part.buffers[u], layer.in[u]);
+      if (inner) sweep.frontier.toggle(frontier_keys_[2 * part.buffers[u] + layer.in[u]]);
       if (!layer.pinned) return;
       const int64_t bytes = size(layer, u);
       const bool in = layer.in[u] > 0;
@@ -583,6 +620,7 @@ class Search {
   bool choose_listed(Layer& layer, size_t k, const Sweep& sweep, const Choice& choice, int64_t difference) {
     if (choice.listed == choice.items.size())
       return spend(kChoiceWork) && extend(layer, k + 1, advance(layer, layer.events[k], sweep));
+    if (!choice.may_have_sum(-difference)) return false;
     const auto [first, last] = std::equal_range(choice.subsets.begin(), choice.subsets.end(),
                                                 std::pair<int64_t, uint32_t>(-difference, 0),
                                                 [](const auto& x, const auto& y) { return x.first < y.first; });
@@ -624,8 +662,11 @@ class Search {
   bool backwards_ = false;        // this round sweeps the time line from its end
   const int32_t max_choices_;
   std::vector<int64_t> offsets_;
+  const std::vector<Frontier> frontier_keys_;
   SubsetSums sums_{kMaxSubsetSums};  // scratch of rooms_below_pins_fillable
   Choice ahead_;  // scratch of balanceable
+  std::vector<std::unique_ptr<Choice>> choices_;  // of the events being decided (one per level of recursion), reused
+  size_t open_choices_ = 0;
   FailedStates failed_;  // parts (at a base, where it matters) with no nested-cut packing
   FailedStates fillable_rooms_, unfillable_rooms_;  // rooms below pins (the pin, the room, the buffers beside it)
   FailedStates dead_ends_;  // sweep frontiers (per part, component and direction) with no balanced layer ahead
