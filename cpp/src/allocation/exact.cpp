@@ -40,7 +40,7 @@ enum class Outcome { Found, NotFound, Aborted };
 
 // Work units of a round of a search node (a choice at one level) per buffer
 // of its part and section of its span: it scans both.
-constexpr int64_t kRoundWork = 20;
+constexpr int64_t kRoundWork = 25;
 // Work units per subset sum merged when checking the room below a pin, and
 // the most sums kept (past that the room counts as fillable).
 constexpr int64_t kSubsetSumWork = 3;
