@@ -63,7 +63,9 @@ Part make_part(const Problem& p, std::vector<int32_t> buffers) {
     part.starting[part.start.back()].push_back(static_cast<int32_t>(i));
     part.ending[part.end.back()].push_back(static_cast<int32_t>(i));
   }
-  const auto larger = [&](int32_t u, int32_t v) { return larger_first(p.buffers[buffers[u]].size, u, p.buffers[buffers[v]].size, v); };
+  const auto larger = [&](int32_t u, int32_t v) {
+    return larger_first(p.buffers[buffers[u]].size, u, p.buffers[buffers[v]].size, v);
+  };
   for (auto* lists : {&part.starting, &part.ending})
     for (auto& list : *lists) std::sort(list.begin(), list.end(), larger);
   part.buffers = std::move(buffers);
@@ -526,8 +528,8 @@ class Search {
     const std::vector<int32_t>& ending = layer.part.ending[event];
     const std::vector<int32_t>& starting = layer.part.starting[event];
     for (size_t i = 0, j = 0; i < ending.size() || j < starting.size();) {  // merged, largest first
-      const bool ends = j == starting.size() ||
-                        (i < ending.size() && larger_first(size(layer, ending[i]), ending[i], size(layer, starting[j]), starting[j]));
+      const bool ends = j == starting.size() || (i < ending.size() && larger_first(size(layer, ending[i]), ending[i],
+                                                                                    size(layer, starting[j]), starting[j]));
       const int32_t u = ends ? ending[i++] : starting[j++];
       const int64_t bytes = ends ? size(layer, u) : -size(layer, u);
       if (layer.in[u] < 0) choice.items.push_back({u, bytes});
