@@ -211,9 +211,15 @@ struct Choice {
     while ((size_t{1} << bits) < 8 * subsets.size()) ++bits;
     sums_shift = 64 - bits;
     sums_seen.assign(size_t{1} << (bits - 6), 0);
-    for (const auto& subset : subsets) sums_seen[hash(subset.first) >> 6] |= uint64_t{1} << (hash(subset.first) & 63);
+    for (const auto& subset : subsets) {
+      const uint64_t bit = hash(subset.first);
+      sums_seen[bit >> 6] |= uint64_t{1} << (bit & 63);
+    }
   }
-  bool may_have_sum(int64_t bytes) const { return sums_seen[hash(bytes) >> 6] >> (hash(bytes) & 63) & 1; }
+  bool may_have_sum(int64_t bytes) const {
+    const uint64_t bit = hash(bytes);
+    return sums_seen[bit >> 6] >> (bit & 63) & 1;
+  }
   uint64_t hash(int64_t bytes) const { return static_cast<uint64_t>(bytes) * 0x9e3779b97f4a7c15ull >> sums_shift; }
 
   // items[from..] can still bring `difference` (ending minus starting) to zero.
