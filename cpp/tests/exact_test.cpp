@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 
@@ -13,6 +14,7 @@
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/subset_sums.h"
 #include "tinyarena/allocation/validator.h"
+#include "tinyarena/common/random.h"
 
 using namespace tinyarena::allocation;
 using tinyarena::WorkBudget;
@@ -383,6 +385,29 @@ TEST(exact_refutes_a_room_below_a_pin_that_no_subset_fills) {
   CHECK(r.proven_optimal);
   CHECK_EQ(r.solution.height, brute_force_height(p));
   CHECK(r.nodes <= 10);
+}
+
+TEST(sums_to_decides_exact_sums_within_its_nodes) {
+  int64_t nodes = 100;
+  CHECK(sums_to({9, 5, 3}, 8, nodes) == std::optional<bool>(true));
+  CHECK(sums_to({9, 5, 3}, 13, nodes) == std::optional<bool>(false));  // 0 3 5 8 9 12 14 17: no 13
+  CHECK(sums_to({9, 5, 3}, 18, nodes) == std::optional<bool>(false));  // more than all of them
+  CHECK(sums_to({}, 0, nodes) == std::optional<bool>(true));
+  nodes = 2;
+  CHECK(!sums_to({8, 8, 8, 8, 8, 8}, 41, nodes).has_value());  // odd: refuted only by the whole tree
+  CHECK(nodes < 0);
+  tinyarena::SplitMix64 random{5};
+  for (int trial = 0; trial < 300; ++trial) {  // against the listed subset sums
+    std::vector<int64_t> sizes;
+    for (uint64_t i = 0, n = random.next() % 9; i < n; ++i) sizes.push_back(1 + static_cast<int64_t>(random.next() % 40));
+    std::sort(sizes.begin(), sizes.end(), std::greater<>());
+    const int64_t target = static_cast<int64_t>(random.next() % 120);
+    SubsetSums sums(1 << 12);
+    sums.reset(target);
+    for (int64_t size : sizes) sums.add(size);
+    nodes = 1 << 12;
+    CHECK(sums_to(sizes, target, nodes) == std::optional<bool>(sums.reaches(target, target)));
+  }
 }
 
 TEST(subset_sums_list_the_totals_up_to_the_limit) {

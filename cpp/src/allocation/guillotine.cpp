@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -26,6 +28,7 @@ constexpr int64_t kSumWork = 3;        // per subset sum merged (room below a pi
 constexpr size_t kSearchedChoices = 8;  // past this many undecided buffers at an event, the smallest are tabulated,
 constexpr size_t kMaxTabulated = 16;    // at most this many
 constexpr int64_t kBalanceNodes = 64;  // per event ahead checked for balance (past them it counts as balanceable)
+constexpr int64_t kRoomNodes = 1024;     // the depth-first search's nodes per room below a pin, before the sums are listed
 constexpr size_t kMaxSubsetSums = 1024;  // past this many sums the room below a pin counts as fillable
 constexpr int64_t kFirstRoundWork = 4'000'000;  // the first round's work; every round doubles it
 
@@ -444,16 +447,33 @@ class Search {
       const Fingerprint room_key = key.done();
       if (fillable_rooms_.contains(room_key)) continue;
       if (unfillable_rooms_.contains(room_key)) return false;
-      sums_.reset(room);
-      bool may_fill = false;
-      int64_t merged = 0;  // sums merged over the additions
-      for (size_t i = 0; i < beside.size() && !may_fill; ++i)
-        may_fill = sums_.add_may_reach(p_.buffers[beside[i]].size, room, room), merged += sums_.count();
-      if (!spend(kSumWork * merged)) return false;
-      (may_fill ? fillable_rooms_ : unfillable_rooms_).insert(room_key);
-      if (!may_fill) return false;
+      const std::optional<bool> fills = room_fillable(beside, room);
+      if (!fills) return false;  // out of budget
+      (*fills ? fillable_rooms_ : unfillable_rooms_).insert(room_key);
+      if (!*fills) return false;
     }
     return true;
+  }
+
+  // Some of `beside` sum to `room` (or their sums outnumber kMaxSubsetSums):
+  // a short depth-first search, largest first, else the subset sums listed.
+  // nullopt once the budget is spent.
+  std::optional<bool> room_fillable(const std::vector<int32_t>& beside, int64_t room) {
+    sizes_.clear();
+    for (int32_t b : beside)
+      if (p_.buffers[b].size <= room) sizes_.push_back(p_.buffers[b].size);
+    std::sort(sizes_.begin(), sizes_.end(), std::greater<>());
+    int64_t nodes = kRoomNodes;
+    const std::optional<bool> found = sums_to(sizes_, room, nodes);
+    if (!spend(kChoiceWork * (kRoomNodes - nodes) + static_cast<int64_t>(sizes_.size()))) return std::nullopt;
+    if (found) return found;
+    sums_.reset(room);
+    bool may_fill = false;
+    int64_t merged = 0;  // sums merged over the additions
+    for (size_t i = 0; i < sizes_.size() && !may_fill; ++i)
+      may_fill = sums_.add_may_reach(sizes_[i], room, room), merged += sums_.count();
+    if (!spend(kSumWork * merged)) return std::nullopt;
+    return may_fill;
   }
 
   // Decides the layer at events k and on; once all are, packs both sides.
@@ -671,7 +691,8 @@ class Search {
   const int32_t max_choices_;
   std::vector<int64_t> offsets_;
   const std::vector<Frontier> frontier_keys_;
-  SubsetSums sums_{kMaxSubsetSums};  // scratch of rooms_below_pins_fillable
+  SubsetSums sums_{kMaxSubsetSums};  // scratch of room_fillable
+  std::vector<int64_t> sizes_;       // scratch of room_fillable
   Choice ahead_;  // scratch of balanceable
   std::vector<std::unique_ptr<Choice>> choices_;  // of the events being decided (one per level of recursion), reused
   size_t open_choices_ = 0;

@@ -1,7 +1,7 @@
 #include "tinyarena/allocation/subset_sums.h"
 
 #include <algorithm>
-#include <iterator>
+#include <cstddef>
 
 namespace tinyarena::allocation {
 
@@ -11,16 +11,37 @@ void SubsetSums::reset(int64_t limit) {
 }
 
 bool SubsetSums::add(int64_t size) {
-  shifted_.clear();
-  for (int64_t s : sums_) {
-    if (s + size > limit_) break;  // sums_ ascending
-    shifted_.push_back(s + size);
-  }
+  // One pass merges the sums with themselves shifted by `size` (those within the limit), dropping repeats.
+  const size_t count = sums_.size();
+  const size_t shifted = static_cast<size_t>(std::upper_bound(sums_.begin(), sums_.end(), limit_ - size) - sums_.begin());
   merged_.clear();
-  std::merge(sums_.begin(), sums_.end(), shifted_.begin(), shifted_.end(), std::back_inserter(merged_));
-  merged_.erase(std::unique(merged_.begin(), merged_.end()), merged_.end());
+  size_t i = 0, j = 0;
+  while (i < count && j < shifted) {
+    const int64_t kept = sums_[i], moved = sums_[j] + size;
+    merged_.push_back(std::min(kept, moved));
+    i += kept <= moved;
+    j += moved <= kept;
+  }
+  merged_.insert(merged_.end(), sums_.begin() + static_cast<std::ptrdiff_t>(i), sums_.end());
+  for (; j < shifted; ++j) merged_.push_back(sums_[j] + size);
   sums_.swap(merged_);
   return sums_.size() <= max_sums_;
+}
+
+std::optional<bool> sums_to(const std::vector<int64_t>& sizes, int64_t target, int64_t& nodes) {
+  std::vector<int64_t> left(sizes.size() + 1, 0);  // left[i]: the bytes of sizes[i..]
+  for (size_t i = sizes.size(); i-- > 0;) left[i] = left[i + 1] + sizes[i];
+  bool gave_up = false;
+  const auto search = [&](auto& self, size_t i, int64_t need) -> bool {
+    if (need == 0) return true;
+    if (need > left[i]) return false;
+    if (nodes-- <= 0) return gave_up = true, false;
+    return (sizes[i] <= need && self(self, i + 1, need - sizes[i])) || (!gave_up && self(self, i + 1, need));
+  };
+  const bool found = search(search, 0, target);
+  if (found) return true;
+  if (gave_up) return std::nullopt;
+  return false;
 }
 
 bool SubsetSums::reaches(int64_t lo, int64_t hi) const {

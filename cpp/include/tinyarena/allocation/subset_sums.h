@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace tinyarena::allocation {
@@ -32,5 +33,10 @@ class SubsetSums {
   int64_t limit_ = 0;
   std::vector<int64_t> sums_{0}, shifted_, merged_;
 };
+
+// Whether some of `sizes` (positive, largest first) sum to exactly `target`,
+// by a depth-first search (each size in, then out; cut once the rest fall
+// short) of at most `nodes` nodes (decremented as spent): nullopt if they ran out.
+std::optional<bool> sums_to(const std::vector<int64_t>& sizes, int64_t target, int64_t& nodes);
 
 }  // namespace tinyarena::allocation
