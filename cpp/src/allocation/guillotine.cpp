@@ -24,12 +24,10 @@ constexpr int64_t kSectionWork = 100;
 constexpr int64_t kLayerWork = 25;
 constexpr int64_t kChoiceWork = 5;
 constexpr int64_t kFrontierWork = 50;  // per frontier looked up among the dead ends
-constexpr int64_t kSumWork = 3;        // per subset sum merged (room below a pin)
 constexpr size_t kSearchedChoices = 8;  // past this many undecided buffers at an event, the smallest are tabulated,
 constexpr size_t kMaxTabulated = 16;    // at most this many
 constexpr int64_t kBalanceNodes = 64;  // per event ahead checked for balance (past them it counts as balanceable)
-constexpr int64_t kRoomNodes = 1024;     // the depth-first search's nodes per room below a pin, before the sums are listed
-constexpr size_t kMaxSubsetSums = 1024;  // past this many sums the room below a pin counts as fillable
+constexpr int64_t kRoomNodes = 1024;  // per room below a pin: past this many nodes of its search it counts as fillable
 constexpr int64_t kFirstRoundWork = 4'000'000;  // the first round's work; every round doubles it
 
 // A part's buffers with their steps renumbered: event times are the starts
@@ -455,9 +453,8 @@ class Search {
     return true;
   }
 
-  // Some of `beside` sum to `room` (or their sums outnumber kMaxSubsetSums):
-  // a short depth-first search, largest first, else the subset sums listed.
-  // nullopt once the budget is spent.
+  // Some of `beside` sum to `room`, by a short depth-first search, largest
+  // first (past kRoomNodes it counts as possible); nullopt once the budget is spent.
   std::optional<bool> room_fillable(const std::vector<int32_t>& beside, int64_t room) {
     sizes_.clear();
     for (int32_t b : beside)
@@ -465,15 +462,9 @@ class Search {
     std::sort(sizes_.begin(), sizes_.end(), std::greater<>());
     int64_t nodes = kRoomNodes;
     const std::optional<bool> found = sums_to(sizes_, room, nodes);
-    if (!spend(kChoiceWork * (kRoomNodes - nodes) + static_cast<int64_t>(sizes_.size()))) return std::nullopt;
-    if (found) return found;
-    sums_.reset(room);
-    bool may_fill = false;
-    int64_t merged = 0;  // sums merged over the additions
-    for (size_t i = 0; i < sizes_.size() && !may_fill; ++i)
-      may_fill = sums_.add_may_reach(sizes_[i], room, room), merged += sums_.count();
-    if (!spend(kSumWork * merged)) return std::nullopt;
-    return may_fill;
+    if (!spend(kChoiceWork * (kRoomNodes - std::max<int64_t>(nodes, 0)) + static_cast<int64_t>(sizes_.size())))
+      return std::nullopt;
+    return found.value_or(true);
   }
 
   // Decides the layer at events k and on; once all are, packs both sides.
@@ -691,8 +682,7 @@ class Search {
   const int32_t max_choices_;
   std::vector<int64_t> offsets_;
   const std::vector<Frontier> frontier_keys_;
-  SubsetSums sums_{kMaxSubsetSums};  // scratch of room_fillable
-  std::vector<int64_t> sizes_;       // scratch of room_fillable
+  std::vector<int64_t> sizes_;  // scratch of room_fillable
   Choice ahead_;  // scratch of balanceable
   std::vector<std::unique_ptr<Choice>> choices_;  // of the events being decided (one per level of recursion), reused
   size_t open_choices_ = 0;

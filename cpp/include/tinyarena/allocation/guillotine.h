@@ -21,8 +21,8 @@
 // the layer above it); a sweep that leaves no height possible ends there.
 // Under each pin of a part, at its first step, some of the buffers live
 // there must fill the room down to the base exactly: a short depth-first
-// search (largest first) decides it, else their subset sums are listed up to
-// a bound (past it the room counts as fillable).
+// search over their sizes, largest first, decides it (past its nodes the
+// room counts as fillable).
 // A layer's side with fewer buffers is packed first. Refuted parts are
 // remembered, and so are sweep frontiers (which buffers still to meet an
 // event ahead are in the layer, with the bounds) from which no balanced
