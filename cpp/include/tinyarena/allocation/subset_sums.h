@@ -31,7 +31,7 @@ class SubsetSums {
  private:
   size_t max_sums_;
   int64_t limit_ = 0;
-  std::vector<int64_t> sums_{0}, shifted_, merged_;
+  std::vector<int64_t> sums_{0}, merged_;  // ascending; scratch of add()
 };
 
 // Whether some of `sizes` (positive, largest first) sum to exactly `target`,
