@@ -12,18 +12,18 @@ void SubsetSums::reset(int64_t limit) {
 
 bool SubsetSums::add(int64_t size) {
   // One pass merges the sums with themselves shifted by `size` (those within the limit), dropping repeats.
-  const size_t count = sums_.size();
-  const size_t shifted = static_cast<size_t>(std::upper_bound(sums_.begin(), sums_.end(), limit_ - size) - sums_.begin());
+  const size_t kept_end = sums_.size();  // sums_[i] kept as they are, sums_[j] + size moved (j < moved_end)
+  const size_t moved_end = static_cast<size_t>(std::upper_bound(sums_.begin(), sums_.end(), limit_ - size) - sums_.begin());
   merged_.clear();
   size_t i = 0, j = 0;
-  while (i < count && j < shifted) {
+  while (i < kept_end && j < moved_end) {
     const int64_t kept = sums_[i], moved = sums_[j] + size;
     merged_.push_back(std::min(kept, moved));
     i += kept <= moved;
     j += moved <= kept;
   }
   merged_.insert(merged_.end(), sums_.begin() + static_cast<std::ptrdiff_t>(i), sums_.end());
-  for (; j < shifted; ++j) merged_.push_back(sums_[j] + size);
+  for (; j < moved_end; ++j) merged_.push_back(sums_[j] + size);
   sums_.swap(merged_);
   return sums_.size() <= max_sums_;
 }
