@@ -246,11 +246,22 @@ def test_guillotine_search_restarts_with_doubling_rounds():
 @pytest.mark.parametrize("seed", [7, 18])
 def test_guillotine_search_refutes_rooms_below_pins_by_search(seed):
     """Whether the buffers beside a pin can fill the room below it is decided by a short
-    depth-first search (largest first): these are found within 8 M units of work (6.7 M and
-    2.5 M). Their subset sums listed instead gave up past 1,024 sums on most rooms, which then
+    depth-first search (largest first): these are found within 8 M units of work (6.2 M and
+    2.2 M). Their subset sums listed instead gave up past 1,024 sums on most rooms, which then
     counted as fillable: seed 7 needed 187 M, and seed 18 was not found within 400 M."""
     problem, _ = allocation.zero_slack_problem(450, seed=seed, pinned=0.1)
     result = allocation.guillotine_search(problem, CAPACITY, seconds=0.008)
+    assert result.found and result.solution.height == CAPACITY
+    assert allocation.validate(problem, result.solution) == []
+
+
+def test_guillotine_search_charges_refuted_parts_looked_up_as_lookups():
+    """A part already refuted costs a fingerprint lookup, not a part's work: pinned 450 seed 13
+    looks up about 250,000 buffers' worth of refuted parts on its way. Charged as lookups it is
+    found within the 80 M units `auto(100 ms)` gives this search (78 M); charged as parts
+    searched afresh it needed 107 M."""
+    problem, _ = allocation.zero_slack_problem(450, seed=13, pinned=0.1)
+    result = allocation.guillotine_search(problem, CAPACITY, seconds=0.08)
     assert result.found and result.solution.height == CAPACITY
     assert allocation.validate(problem, result.solution) == []
 

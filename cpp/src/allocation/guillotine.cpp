@@ -16,13 +16,17 @@
 namespace tinyarena::allocation {
 namespace {
 
-// Work units per buffer of a part (its events, profile and cuts) and per
-// section of one no step cuts (its profile, components and pin rooms), per
-// buffer at an event a layer is extended across, and per choice of one.
+// Work units (about a nanosecond each: benchmarks/budget_calibration.py) per
+// buffer of a part searched (its events, profile and cuts) and per section of
+// one no step cuts (its profile, components and pin rooms), per buffer at an
+// event a layer is extended across, and per choice of one.
 constexpr int64_t kPartWork = 100;
+constexpr int64_t kFingerprintWork = 5;  // per buffer of a part looked up among the refuted ones
 constexpr int64_t kSectionWork = 100;
 constexpr int64_t kLayerWork = 25;
 constexpr int64_t kChoiceWork = 5;
+constexpr int64_t kNodeWork = 3;    // per node of a short subset-sum search (room below a pin, balance ahead)
+constexpr int64_t kSubsetWork = 7;  // per subset of an event's smallest buffers tabulated
 constexpr int64_t kFrontierWork = 50;  // per frontier looked up among the dead ends
 constexpr size_t kSearchedChoices = 8;  // past this many undecided buffers at an event, the smallest are tabulated,
 constexpr size_t kMaxTabulated = 16;    // at most this many
@@ -113,16 +117,21 @@ struct Layer {
   bool pinned;                  // some buffer of the part is pinned: the sweep bounds the layer's bytes
 };
 
-// The sweep's frontier: which buffers decided before an event, and still to
-// meet an event ahead, are in the layer. Balance ahead depends on nothing
-// else, so a frontier once left without a balanced layer is a dead end. Kept
-// as an order-free hash (XOR of one random key per buffer and choice).
+// The sweep's frontier: of the buffers decided before an event and still
+// to meet an event ahead, the bytes in the layer per event ahead. Balance
+// ahead depends on nothing else (which buffers make up those bytes does not
+// matter), so a frontier once left without a balanced layer is a dead end.
+// Kept as a linear hash: the sum over those buffers of a random key of
+// their event ahead times their bytes (mod 2^64, twice).
 struct Frontier {
   uint64_t a = 0, b = 0;
-  void toggle(const Frontier& key) { a ^= key.a, b ^= key.b; }
+  void add(const Frontier& key, int64_t bytes) {
+    a += key.a * static_cast<uint64_t>(bytes), b += key.b * static_cast<uint64_t>(bytes);
+  }
 };
 
-// The random key of each buffer and choice (buffer * 2 + in), drawn once.
+// The random key of each event of a part of up to `buffers` buffers (each
+// starts and ends at one), drawn once.
 std::vector<Frontier> frontier_keys(size_t buffers) {
   std::vector<Frontier> keys(2 * buffers);
   for (size_t i = 0; i < keys.size(); ++i) {
@@ -251,10 +260,11 @@ class Search {
 
   // Packs `buffers` (ascending) into [base, base + height) with nested cuts.
   bool solve(const std::vector<int32_t>& buffers, int64_t base, int64_t height) {
-    if (!spend(kPartWork * static_cast<int64_t>(buffers.size()))) return false;
-    ++parts_;
+    const auto n = static_cast<int64_t>(buffers.size());
+    if (!spend(kFingerprintWork * n)) return false;
     const Fingerprint key = fingerprint(buffers, base, height);
-    if (failed_.contains(key)) return false;
+    if (failed_.contains(key) || !spend(kPartWork * n)) return false;
+    ++parts_;
     const bool packed = pack(buffers, base, height);
     if (!packed && !aborted_) failed_.insert(key);
     return packed;
@@ -462,7 +472,7 @@ class Search {
     std::sort(sizes_.begin(), sizes_.end(), std::greater<>());
     int64_t nodes = kRoomNodes;
     const std::optional<bool> found = sums_to(sizes_, room, nodes);
-    if (!spend(kChoiceWork * (kRoomNodes - std::max<int64_t>(nodes, 0)) + static_cast<int64_t>(sizes_.size())))
+    if (!spend(kNodeWork * (kRoomNodes - std::max<int64_t>(nodes, 0) + static_cast<int64_t>(sizes_.size()))))
       return std::nullopt;
     return found.value_or(true);
   }
@@ -500,7 +510,7 @@ class Search {
     const int64_t difference = open_choice(layer, event, ahead_);
     int64_t nodes = kBalanceNodes;
     const bool possible = makes_up(ahead_, 0, difference, nodes);
-    spend(kChoiceWork * (kBalanceNodes - nodes + static_cast<int64_t>(ahead_.items.size())));
+    spend(kNodeWork * (kBalanceNodes - nodes + static_cast<int64_t>(ahead_.items.size())));
     return possible;
   }
 
@@ -572,7 +582,7 @@ class Search {
     const size_t n = choice.items.size();
     const size_t tabulated = n <= kSearchedChoices ? 0 : std::min(kMaxTabulated, n / 2);
     choice.listed = n - tabulated;
-    if (!spend(kChoiceWork << (tabulated + 1))) return false;
+    if (!spend(kSubsetWork << tabulated)) return false;
     if (tabulated == 0) return true;
     choice.subsets.assign(1, {0, 0});
     std::vector<std::pair<int64_t, uint32_t>> shifted, merged;
@@ -610,16 +620,16 @@ class Search {
   // (ending there, sweeping forwards) whose other event is behind leaves the
   // frontier and the layer's live bytes; one whose other event is outside
   // the sweep (the part's first step) is decided here and leaves the
-  // undecided bytes. One on the side the sweep enters is decided here and
-  // joins the layer's live bytes (if in) and the frontier (if its other
-  // event is ahead). The pins of those decided here bound the layer.
+  // undecided bytes. One on the side the sweep enters is decided here and,
+  // if in, joins the layer's live bytes and (if its other event is ahead)
+  // the frontier. The pins of those decided here bound the layer.
   Sweep advance(const Layer& layer, int32_t event, Sweep sweep) const {
     const Part& part = layer.part;
     const auto pass = [&](int32_t u, bool leaving, bool inner) {
-      if (inner) sweep.frontier.toggle(frontier_keys_[2 * part.buffers[u] + layer.in[u]]);
-      if (!layer.pinned) return;
       const int64_t bytes = size(layer, u);
       const bool in = layer.in[u] > 0;
+      if (inner && in) sweep.frontier.add(frontier_keys_[backwards_ ? part.start[u] : part.end[u]], leaving ? -bytes : bytes);
+      if (!layer.pinned) return;
       if (leaving && inner) {
         sweep.bytes.in_live -= in ? bytes : 0;
         return;
