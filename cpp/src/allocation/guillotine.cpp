@@ -32,7 +32,7 @@ constexpr size_t kSearchedChoices = 8;  // past this many undecided buffers at a
 constexpr size_t kMaxTabulated = 16;    // at most this many
 constexpr int64_t kBalanceNodes = 64;  // per event ahead checked for balance (past them it counts as balanceable)
 constexpr int64_t kRoomNodes = 1024;  // per room below a pin: past this many nodes of its search it counts as fillable
-constexpr int64_t kFirstRoundWork = 4'000'000;  // the first round's work; every round doubles it
+constexpr int64_t kFirstRoundWork = 5'000'000;  // the first round's work; every round doubles it
 
 // A part's buffers with their steps renumbered: event times are the starts
 // and the ends (last + 1); section j lies between events j and j + 1.
