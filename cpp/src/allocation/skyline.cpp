@@ -172,9 +172,7 @@ class Skyline {
       if (s.unplaced.size() < deepest.unplaced.size()) deepest = s;
       if (s.unplaced.empty()) return true;
       find_runs(s);
-      for (const Run& run : s.runs)
-        if (run.valley && !fillable(s, run)) return false;
-      if (!rooms_below_pins_fillable(s)) return false;
+      if (!valleys_fillable(s) || !rooms_below_pins_fillable(s)) return false;
       const std::vector<size_t> moves = tiling_moves(s, rule, noise, rng);
       if (moves.empty()) return false;
       if (moves.size() == 1) {
@@ -189,6 +187,18 @@ class Skyline {
       }
       return false;
     }
+  }
+
+  // Every valley can still be filled. Only those within a step of the
+  // latest placement can have changed since the state it was made in passed
+  // this check, so only they are checked (all of them before any placement).
+  bool valleys_fillable(State& s) const {
+    const bool fresh = s.placed_to == 0;
+    const int32_t first = fresh ? 0 : s.run_of[std::max(s.placed_from - 1, 0)];
+    const int32_t last = fresh ? static_cast<int32_t>(s.runs.size()) - 1 : s.run_of[std::min(s.placed_to, steps_ - 1)];
+    for (int32_t r = first; r <= last; ++r)
+      if (s.runs[r].valley && !fillable(s, s.runs[r])) return false;
+    return true;
   }
 
   bool overlaps(int b, int32_t begin, int32_t end) const { return from_[b] < end && begin < to_[b]; }
@@ -240,13 +250,59 @@ class Skyline {
     return s.backward[run.begin];
   }
 
-  // Valleys overlapping [begin, end] that cannot be filled without waste.
-  int64_t dead_valleys(State& s, int32_t begin, int32_t end) const {
-    find_runs(s);
+  // The valleys next to `valley` (runs within two steps left, one right)
+  // that no exact tiling can fill once unplaced[pick] sits on it. The
+  // placement is made on the floor in place and undone; only the runs there
+  // are rebuilt, and only their buffers' exact flags (nothing else changes).
+  int64_t dead_valleys_after(State& s, size_t pick, const Run& valley) const {
+    const int b = s.unplaced[pick];
+    saved_floor_.assign(s.floor.begin() + from_[b], s.floor.begin() + to_[b]);
+    std::fill(s.floor.begin() + from_[b], s.floor.begin() + to_[b],
+              align_up(valley.height, p_.buffers[b].alignment) + p_.buffers[b].size);
+    lift_over_pins(s.floor, from_[b], to_[b]);
+    s.placed[b] = 1;
     int64_t dead = 0;
-    for (const Run& run : s.runs)
-      if (run.valley && run.end >= begin && run.begin <= end) dead += !fillable(s, run);
+    for (const Run& run : runs_around(s, valley.begin - 2, valley.end + 1))
+      if (run.valley) dead += !fillable_as_is(s, run);
+    s.placed[b] = 0;
+    std::copy(saved_floor_.begin(), saved_floor_.end(), s.floor.begin() + from_[b]);
     return dead;
+  }
+
+  // The floor's maximal runs covering steps [first, last] (clamped).
+  const std::vector<Run>& runs_around(const State& s, int32_t first, int32_t last) const {
+    first = std::max(first, 0), last = std::min(last, steps_ - 1);
+    nearby_runs_.clear();
+    int32_t t = first;
+    while (t > 0 && s.floor[t - 1] == s.floor[first]) --t;
+    const int32_t begin = t;
+    for (; t <= last; t = nearby_runs_.back().end) {
+      Run run{t, t + 1, s.floor[t], false};
+      while (run.end < steps_ && s.floor[run.end] == run.height) ++run.end;
+      run.valley = (t == 0 || s.floor[t - 1] > run.height) && (run.end == steps_ || s.floor[run.end] > run.height);
+      nearby_runs_.push_back(run);
+    }
+    work_ += kStepWork * (t - begin);
+    return nearby_runs_;
+  }
+
+  // fillable() for a valley of a floor changed since find_runs(): the exact
+  // flags of the unplaced buffers starting in it are set for it first, and
+  // restored after.
+  bool fillable_as_is(State& s, const Run& run) const {
+    flags_before_.clear();
+    for (int32_t t = run.begin; t < run.end; ++t)
+      for (int c : starts_[t]) {
+        flags_before_.push_back(s.exact[c]);
+        s.exact[c] = !s.placed[c] && to_[c] <= run.end &&
+                     align_up(run.height, p_.buffers[c].alignment) == run.height && clear_of_pins(c, run.height);
+      }
+    work_ += kStepWork * static_cast<int64_t>(flags_before_.size());
+    const bool fills = fillable(s, run);
+    size_t k = 0;
+    for (int32_t t = run.begin; t < run.end; ++t)
+      for (int c : starts_[t]) s.exact[c] = flags_before_[k++];
+    return fills;
   }
 
   // Exact tiles can cover the valley, and at every step of it the unplaced
@@ -353,14 +409,8 @@ class Skyline {
       if (from_[b] <= step && step < to_[b] && s.exact[b] && s.forward[from_[b]] && s.backward[to_[b]])
         ranked.emplace_back(rank(s, b, run, rule), i);
     }
-    if (ranked.size() > 1) {
-      for (auto& [key, i] : ranked) {
-        State after = s;
-        place(after, i, run.height);
-        key[0] -= 1000 * dead_valleys(after, run.begin - 1, run.end + 1);
-      }
-      find_runs(s);
-    }
+    if (ranked.size() > 1)
+      for (auto& [key, i] : ranked) key[0] -= 1000 * dead_valleys_after(s, i, run);
     std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     if (ranked.size() > 1 && noise > 0 && static_cast<double>(rng.next() >> 11) * 0x1.0p-53 < noise)
       std::swap(ranked[0], ranked[1]);
@@ -443,6 +493,9 @@ class Skyline {
   int32_t steps_ = 0;
   mutable int64_t work_ = 0, pin_checks_ = 0, sums_merged_ = 0;  // see work()
   mutable SubsetSums subset_sums_{kMaxRoomSums};  // scratch of rooms_below_pins_fillable
+  mutable std::vector<int64_t> saved_floor_;      // scratch of dead_valleys_after
+  mutable std::vector<Run> nearby_runs_;          // scratch of runs_around
+  mutable std::vector<char> flags_before_;        // scratch of fillable_as_is
 };
 
 constexpr SkylineRule kRules[] = {SkylineRule::kFillsRun, SkylineRule::kLongest, SkylineRule::kLargest};
