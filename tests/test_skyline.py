@@ -51,14 +51,15 @@ def test_skyline_validates_and_beats_greedy_on_zero_slack_instances(variant):
 def test_skyline_fills_the_room_below_pins_exactly_on_pinned_zero_slack_instances():
     # The waste-free search refutes a state where no subset of the unplaced buffers fills
     # the room under a pin exactly: its three deterministic constructions meet the
-    # optimum on 9 of these 20 instances (5 without that rule).
+    # optimum on 15 of these 20 instances. Without that rule they met it on 5; with the
+    # rule decided by listing up to 64 subset sums (unknown past them) on 9.
     optimal = 0
     for seed in range(20):
         problem, _ = allocation.zero_slack_problem(150, seed=seed, pinned=0.1)
         result = allocation.skyline_search(problem, constructions=0, seconds=0)
         assert allocation.validate(problem, result.solution) == [], seed
         optimal += result.height == CAPACITY
-    assert optimal >= 9
+    assert optimal >= 15
 
 
 def test_skyline_is_deterministic_for_a_seed():

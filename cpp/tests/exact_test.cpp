@@ -410,6 +410,17 @@ TEST(sums_to_decides_exact_sums_within_its_nodes) {
   }
 }
 
+TEST(may_fill_room_sorts_and_counts_a_search_out_of_nodes_as_fillable) {
+  std::vector<int64_t> sizes{3, 9, 5};
+  int64_t used = 0;
+  CHECK(may_fill_room(sizes, 8, used) && used > 0);
+  CHECK(sizes == (std::vector<int64_t>{9, 5, 3}));  // sorted, largest first
+  CHECK(!may_fill_room(sizes, 13, used));           // 0 3 5 8 9 12 14 17: no 13
+  std::vector<int64_t> even(20, 8);                 // an odd room: refuted only by more than kRoomNodes nodes
+  CHECK(may_fill_room(even, 81, used));
+  CHECK_EQ(used, kRoomNodes);
+}
+
 TEST(subset_sums_list_the_totals_up_to_the_limit) {
   SubsetSums sums(8);
   sums.reset(12);

@@ -31,7 +31,6 @@ constexpr int64_t kFrontierWork = 50;  // per frontier looked up among the dead 
 constexpr size_t kSearchedChoices = 8;  // past this many undecided buffers at an event, the smallest are tabulated,
 constexpr size_t kMaxTabulated = 16;    // at most this many
 constexpr int64_t kBalanceNodes = 64;  // per event ahead checked for balance (past them it counts as balanceable)
-constexpr int64_t kRoomNodes = 1024;  // per room below a pin: past this many nodes of its search it counts as fillable
 constexpr int64_t kFirstRoundWork = 5'000'000;  // the first round's work; every round doubles it
 
 // A part's buffers with their steps renumbered: event times are the starts
@@ -463,18 +462,16 @@ class Search {
     return true;
   }
 
-  // Some of `beside` sum to `room`, by a short depth-first search, largest
-  // first (past kRoomNodes it counts as possible); nullopt once the budget is spent.
+  // Some of `beside` sum to `room` (may_fill_room: a short depth-first
+  // search); nullopt once the budget is spent.
   std::optional<bool> room_fillable(const std::vector<int32_t>& beside, int64_t room) {
     sizes_.clear();
     for (int32_t b : beside)
       if (p_.buffers[b].size <= room) sizes_.push_back(p_.buffers[b].size);
-    std::sort(sizes_.begin(), sizes_.end(), std::greater<>());
-    int64_t nodes = kRoomNodes;
-    const std::optional<bool> found = sums_to(sizes_, room, nodes);
-    if (!spend(kNodeWork * (kRoomNodes - std::max<int64_t>(nodes, 0) + static_cast<int64_t>(sizes_.size()))))
-      return std::nullopt;
-    return found.value_or(true);
+    int64_t nodes = 0;
+    const bool fills = may_fill_room(sizes_, room, nodes);
+    if (!spend(kNodeWork * (nodes + static_cast<int64_t>(sizes_.size())))) return std::nullopt;
+    return fills;
   }
 
   // Decides the layer at events k and on; once all are, packs both sides.

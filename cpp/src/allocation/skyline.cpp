@@ -18,8 +18,7 @@ namespace {
 
 constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
 constexpr int64_t kStepWork = 5;  // work units per step and buffer a pass over the floor touches
-constexpr int64_t kSumWork = 3;   // work units per subset sum merged (room below a pin)
-constexpr size_t kMaxRoomSums = 64;  // subset sums kept per room; past that it counts as fillable
+constexpr int64_t kRoomWork = 3;  // work units per node (and size) of the search of a room below a pin
 
 using Key = std::array<int64_t, 4>;  // candidate rank, larger is better, compared in order
 
@@ -87,15 +86,15 @@ class Skyline {
   }
 
   // One construction: with `backtracks` > 0, first a depth-first search
-  // for a plan without waste, deciding at most that many branch points;
-  // then the deepest waste-free partial plan it reached is completed greedily.
-  // Adds its work units to work().
-  Solution build(SkylineRule rule, double noise, uint64_t seed, int64_t backtracks) const {
+  // for a plan without waste, deciding at most that many branch points (and
+  // stopping once work() passes `work_limit`); then the deepest waste-free
+  // partial plan it reached is completed greedily. Adds its work units to work().
+  Solution build(SkylineRule rule, double noise, uint64_t seed, int64_t backtracks, int64_t work_limit) const {
     State s = start();
     SplitMix64 rng{seed};
     if (backtracks > 0) {
       State deepest = s;
-      search(s, rule, noise, rng, backtracks, deepest);
+      search(s, rule, noise, rng, backtracks, work_limit, deepest);
       s = std::move(deepest);
     }
     complete(s, rule, noise, rng);
@@ -104,8 +103,9 @@ class Skyline {
   }
 
   // Work units of the constructions so far: the steps and buffers each pass
-  // over the floor touches, and an eighth per pin checked (a compare or two).
-  int64_t work() const { return work_ + kStepWork * pin_checks_ / 8 + kSumWork * sums_merged_; }
+  // over the floor touches, an eighth per pin checked (a compare or two),
+  // and the sizes tried by the searches of rooms below pins.
+  int64_t work() const { return work_ + kStepWork * pin_checks_ / 8 + kRoomWork * room_work_; }
 
  private:
   struct Run {
@@ -166,8 +166,10 @@ class Skyline {
 
   // Depth-first over the exact tiles of the most constrained valley end,
   // failing where some valley cannot be filled; true when all is placed
-  // (then `deepest` is that plan). `nodes` counts down the branches tried.
-  bool search(State s, SkylineRule rule, double noise, SplitMix64& rng, int64_t& nodes, State& deepest) const {
+  // (then `deepest` is that plan). `nodes` counts down the branches tried;
+  // none is tried once work() passes `work_limit`.
+  bool search(State s, SkylineRule rule, double noise, SplitMix64& rng, int64_t& nodes, int64_t work_limit,
+              State& deepest) const {
     for (;;) {
       if (s.unplaced.size() < deepest.unplaced.size()) deepest = s;
       if (s.unplaced.empty()) return true;
@@ -180,10 +182,10 @@ class Skyline {
         continue;
       }
       for (size_t move : moves) {
-        if (nodes-- <= 0) return false;
+        if (nodes-- <= 0 || work() > work_limit) return false;
         State child = s;
         place(child, move, child.floor[from_[child.unplaced[move]]]);
-        if (search(std::move(child), rule, noise, rng, nodes, deepest)) return true;
+        if (search(std::move(child), rule, noise, rng, nodes, work_limit, deepest)) return true;
       }
       return false;
     }
@@ -235,6 +237,7 @@ class Skyline {
 
   // Fills forward/backward over the run from exact tiles; true when they can cover it whole.
   bool tile(State& s, const Run& run) const {
+    work_ += kStepWork * (run.end - run.begin);
     std::fill(s.forward.begin() + run.begin, s.forward.begin() + run.end + 1, 0);
     std::fill(s.backward.begin() + run.begin, s.backward.begin() + run.end + 1, 0);
     s.forward[run.begin] = 1;
@@ -329,7 +332,7 @@ class Skyline {
   // Without waste, the room between a step's floor and the lowest pin above
   // it is filled exactly by free buffers that fit under the pin: at each step
   // of the latest placement, some subset of the unplaced buffers live there
-  // sums to that room.
+  // sums to that room (may_fill_room: a short search).
   bool rooms_below_pins_fillable(State& s) const {
     for (int32_t t = s.placed_from; t < s.placed_to; ++t) {
       int64_t bottom = kUnbounded;
@@ -340,20 +343,14 @@ class Skyline {
           break;
         }
       if (bottom == kUnbounded) continue;
-      const int64_t room = bottom - s.floor[t];
-      subset_sums_.reset(room);
-      bool fillable = false;
-      for (int b : live_[t]) {
-        const int64_t size = p_.buffers[b].size;
-        if (s.placed[b] || align_up(s.floor[t], p_.buffers[b].alignment) + size > bottom) continue;
-        const bool may_fill = subset_sums_.add_may_reach(size, room, room);
-        sums_merged_ += static_cast<int64_t>(subset_sums_.count());
-        if (may_fill) {
-          fillable = true;
-          break;
-        }
-      }
-      if (!fillable) return false;
+      room_sizes_.clear();
+      for (int b : live_[t])
+        if (!s.placed[b] && align_up(s.floor[t], p_.buffers[b].alignment) + p_.buffers[b].size <= bottom)
+          room_sizes_.push_back(p_.buffers[b].size);
+      int64_t nodes = 0;
+      const bool fills = may_fill_room(room_sizes_, bottom - s.floor[t], nodes);
+      room_work_ += nodes + static_cast<int64_t>(room_sizes_.size()) + 1;
+      if (!fills) return false;
     }
     return true;
   }
@@ -491,8 +488,8 @@ class Skyline {
   std::vector<int32_t> from_, to_;  // per buffer: its compressed steps [from, to)
   std::vector<int> pins_, free_;    // buffers of positive size, pinned (by offset) or free
   int32_t steps_ = 0;
-  mutable int64_t work_ = 0, pin_checks_ = 0, sums_merged_ = 0;  // see work()
-  mutable SubsetSums subset_sums_{kMaxRoomSums};  // scratch of rooms_below_pins_fillable
+  mutable int64_t work_ = 0, pin_checks_ = 0, room_work_ = 0;  // see work()
+  mutable std::vector<int64_t> room_sizes_;       // scratch of rooms_below_pins_fillable
   mutable std::vector<int64_t> saved_floor_;      // scratch of dead_valleys_after
   mutable std::vector<Run> nearby_runs_;          // scratch of runs_around
   mutable std::vector<char> flags_before_;        // scratch of fillable_as_is
@@ -514,8 +511,8 @@ SkylineResult skyline_search(const Problem& problem, SkylineOptions options) {
   };
   int64_t costliest = 0;  // the most work of one construction so far: none starts that would overrun the budget
   const auto construct = [&](SkylineRule rule, double noise, uint64_t seed) {
-    const int64_t before = skyline.work();
-    keep(skyline.build(rule, noise, seed, options.backtracks));
+    const int64_t before = skyline.work(), left = budget.remaining();
+    keep(skyline.build(rule, noise, seed, options.backtracks, left > kUnbounded - before ? kUnbounded : before + left));
     costliest = std::max(costliest, skyline.work() - before);
     budget.charge(skyline.work() - before);
   };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <functional>
 
 namespace tinyarena::allocation {
 
@@ -42,6 +43,14 @@ std::optional<bool> sums_to(const std::vector<int64_t>& sizes, int64_t target, i
   if (found) return true;
   if (gave_up) return std::nullopt;
   return false;
+}
+
+bool may_fill_room(std::vector<int64_t>& sizes, int64_t room, int64_t& nodes_used) {
+  std::sort(sizes.begin(), sizes.end(), std::greater<>());
+  int64_t nodes = kRoomNodes;
+  const std::optional<bool> found = sums_to(sizes, room, nodes);
+  nodes_used = kRoomNodes - std::max<int64_t>(nodes, 0);
+  return found.value_or(true);
 }
 
 bool SubsetSums::reaches(int64_t lo, int64_t hi) const {

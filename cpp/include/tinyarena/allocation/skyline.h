@@ -32,7 +32,8 @@ struct SkylineOptions {
   int64_t backtracks = 400;      // per construction: branch points of the waste-free search (0: greedy only)
   static constexpr double kDefaultSeconds = 0.05;
   WorkBudget budget{kDefaultSeconds};  // deterministic work (WorkBudget(0): none); no construction starts
-                                       // that would overrun it (judged by the costliest one so far)
+                                       // that would overrun it (judged by the costliest one so far), and
+                                       // one that reaches it stops searching and completes greedily
   uint64_t seed = 1;
 };
 

@@ -39,4 +39,12 @@ class SubsetSums {
 // short) of at most `nodes` nodes (decremented as spent): nullopt if they ran out.
 std::optional<bool> sums_to(const std::vector<int64_t>& sizes, int64_t target, int64_t& nodes);
 
+// The nodes a room below a pin gets: past them it counts as fillable.
+constexpr int64_t kRoomNodes = 1024;
+
+// Whether some of `sizes` (sorted here, largest first) may fill `room`
+// exactly: sums_to() within kRoomNodes nodes, true if they ran out. Sets
+// `nodes_used` to the nodes it spent (a caller charges them).
+bool may_fill_room(std::vector<int64_t>& sizes, int64_t room, int64_t& nodes_used);
+
 }  // namespace tinyarena::allocation
