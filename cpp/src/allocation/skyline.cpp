@@ -104,7 +104,7 @@ class Skyline {
 
   // Work units of the constructions so far: the steps and buffers each pass
   // over the floor touches, an eighth per pin checked (a compare or two),
-  // and the sizes tried by the searches of rooms below pins.
+  // and the nodes and sizes of the searches of rooms below pins.
   int64_t work() const { return work_ + kStepWork * pin_checks_ / 8 + kRoomWork * room_work_; }
 
  private:

@@ -1,8 +1,9 @@
-// Bounded subset sums: the totals in [0, limit] that some subset of the added
-// sizes reaches, kept as a sorted list while there are few of them. The exact
-// and skyline searches ask whether the buffers that fit under a pin can fill
-// the room below it to within the slack: byte-granular sizes rarely hit such a
-// window by chance.
+// Subset sums for the room below a pin: can the buffers that fit under a pin
+// fill the room below it (to within the slack)? Byte-granular sizes rarely
+// hit such a window by chance. The exact search lists the bounded sums (the
+// totals in [0, limit] some subset reaches, kept sorted while there are few);
+// the nested-cut and skyline searches, which need the room filled exactly,
+// search for one subset (sums_to, may_fill_room).
 #pragma once
 
 #include <cstddef>
