@@ -103,8 +103,9 @@ class Skyline {
   }
 
   // Work units of the constructions so far: the steps and buffers each pass
-  // over the floor touches, an eighth per pin checked (a compare or two),
-  // and the nodes and sizes of the searches of rooms below pins.
+  // over (part of) the floor touches, each state copied, an eighth per pin
+  // checked (a compare or two), and the nodes and sizes of the searches of
+  // rooms below pins.
   int64_t work() const { return work_ + kStepWork * pin_checks_ / 8 + kRoomWork * room_work_; }
 
  private:
@@ -125,6 +126,7 @@ class Skyline {
     std::vector<int64_t> demand;    // per compressed step: scratch for fillable()
     std::vector<int64_t> cover;     // per compressed step: scratch for scarcest_step()
     int32_t placed_from = 0, placed_to = 0;  // compressed steps of the latest placement
+    int32_t changed_from = 0, changed_to = 0;  // compressed steps whose floor changed since find_runs()
     Solution solution;
   };
 
@@ -134,6 +136,7 @@ class Skyline {
     for (int pin : pins_) s.solution.offsets[pin] = *p_.buffers[pin].fixed_offset;
     s.floor.assign(steps_, 0);
     lift_over_pins(s.floor, 0, steps_);
+    mark_changed(s, 0, steps_);
     s.unplaced = free_;
     s.exact.assign(p_.buffers.size(), 0);
     s.placed.assign(p_.buffers.size(), 0);
@@ -171,7 +174,7 @@ class Skyline {
   bool search(State s, SkylineRule rule, double noise, SplitMix64& rng, int64_t& nodes, int64_t work_limit,
               State& deepest) const {
     for (;;) {
-      if (s.unplaced.size() < deepest.unplaced.size()) deepest = s;
+      if (s.unplaced.size() < deepest.unplaced.size()) deepest = s, work_ += copy_work();
       if (s.unplaced.empty()) return true;
       find_runs(s);
       if (!valleys_fillable(s) || !rooms_below_pins_fillable(s)) return false;
@@ -184,6 +187,7 @@ class Skyline {
       for (size_t move : moves) {
         if (nodes-- <= 0 || work() > work_limit) return false;
         State child = s;
+        work_ += copy_work();
         place(child, move, child.floor[from_[child.unplaced[move]]]);
         if (search(std::move(child), rule, noise, rng, nodes, work_limit, deepest)) return true;
       }
@@ -216,23 +220,55 @@ class Skyline {
     }
   }
 
+  // The floor's maximal runs with their valley flags, and the unplaced
+  // buffers' exact flags: rebuilt where the floor changed since the last
+  // call (from the run before the change to the run after it; the runs
+  // beyond keep their steps, heights and flags, and shift).
   void find_runs(State& s) const {
-    work_ += kStepWork * (steps_ + static_cast<int64_t>(s.unplaced.size()));
-    s.runs.clear();
+    if (s.changed_from >= s.changed_to) return;
+    const bool all = s.runs.empty();
+    const int32_t first = all ? 0 : s.run_of[std::max(s.changed_from - 1, 0)];
+    const int32_t last = all ? -1 : s.run_of[std::min(s.changed_to, steps_ - 1)];
+    const int32_t begin = all ? 0 : s.runs[first].begin, end = all ? steps_ : s.runs[last].end;
+    fresh_runs_.clear();
+    for (int32_t t = begin; t < end; ++t) {
+      if (t == begin || s.floor[t] != s.floor[t - 1]) fresh_runs_.push_back(Run{t, t, s.floor[t], false});
+      fresh_runs_.back().end = t + 1;
+    }
+    const int64_t left = begin > 0 ? s.floor[begin - 1] : kUnbounded, right = end < steps_ ? s.floor[end] : kUnbounded;
+    for (size_t i = 0; i < fresh_runs_.size(); ++i)
+      fresh_runs_[i].valley = (i == 0 ? left : fresh_runs_[i - 1].height) > fresh_runs_[i].height &&
+                              (i + 1 == fresh_runs_.size() ? right : fresh_runs_[i + 1].height) > fresh_runs_[i].height;
+    s.runs.erase(s.runs.begin() + first, s.runs.begin() + last + 1);
+    s.runs.insert(s.runs.begin() + first, fresh_runs_.begin(), fresh_runs_.end());
     s.run_of.resize(steps_);
-    for (int32_t t = 0; t < steps_; ++t) {
-      if (t == 0 || s.floor[t] != s.floor[t - 1]) s.runs.push_back(Run{t, t, s.floor[t], false});
-      s.runs.back().end = t + 1;
-      s.run_of[t] = static_cast<int32_t>(s.runs.size()) - 1;
-    }
-    for (size_t r = 0; r < s.runs.size(); ++r)
-      s.runs[r].valley = (r == 0 || s.runs[r - 1].height > s.runs[r].height) &&
-                         (r + 1 == s.runs.size() || s.runs[r + 1].height > s.runs[r].height);
-    for (int b : s.unplaced) {
-      const Run& run = s.runs[s.run_of[from_[b]]];
-      s.exact[b] = run.valley && to_[b] <= run.end && align_up(run.height, p_.buffers[b].alignment) == run.height &&
-                   clear_of_pins(b, run.height);
-    }
+    for (size_t i = 0; i < fresh_runs_.size(); ++i)
+      std::fill(s.run_of.begin() + fresh_runs_[i].begin, s.run_of.begin() + fresh_runs_[i].end,
+                first + static_cast<int32_t>(i));
+    const auto shift = static_cast<int32_t>(fresh_runs_.size()) - (last - first + 1);
+    if (shift != 0)
+      for (int32_t t = end; t < steps_; ++t) s.run_of[t] += shift;
+    int64_t flagged = 0;
+    for (int32_t t = begin; t < end; ++t)
+      for (int b : starts_[t]) {
+        if (s.placed[b]) continue;
+        const Run& run = s.runs[s.run_of[t]];
+        s.exact[b] = run.valley && to_[b] <= run.end && align_up(run.height, p_.buffers[b].alignment) == run.height &&
+                     clear_of_pins(b, run.height);
+        ++flagged;
+      }
+    work_ += kStepWork * (end - begin + flagged) + (shift != 0 ? steps_ - end : 0);
+    s.changed_from = s.changed_to = 0;
+  }
+
+  // Work units of a copy of a construction's state (a few arrays over the steps and the buffers).
+  int64_t copy_work() const { return 2 * (steps_ + static_cast<int64_t>(p_.buffers.size())); }
+
+  // The floor changed over steps [begin, end): find_runs() rebuilds the runs there.
+  static void mark_changed(State& s, int32_t begin, int32_t end) {
+    const bool none = s.changed_from >= s.changed_to;
+    s.changed_from = none ? begin : std::min(s.changed_from, begin);
+    s.changed_to = none ? end : std::max(s.changed_to, end);
   }
 
   // Fills forward/backward over the run from exact tiles; true when they can cover it whole.
@@ -371,6 +407,7 @@ class Skyline {
   // belong to a tiling of it, and their count (exactly one of them sits
   // at that step in a plan with no waste here).
   std::pair<int32_t, int64_t> scarcest_step(State& s, const Run& run) const {
+    work_ += kStepWork * (run.end - run.begin);
     std::fill(s.cover.begin() + run.begin, s.cover.begin() + run.end + 1, 0);
     for (int32_t t = run.begin; t < run.end; ++t)
       for (int b : starts_[t])
@@ -387,6 +424,7 @@ class Skyline {
   // Its tiles, those leaving no valley unfillable first, then in rule
   // order (with probability `noise` the first two swap).
   std::vector<size_t> tiling_moves(State& s, SkylineRule rule, double noise, SplitMix64& rng) const {
+    work_ += static_cast<int64_t>(s.runs.size());
     size_t chosen = s.runs.size();
     int32_t step = 0;
     int64_t fewest = 0;
@@ -436,6 +474,7 @@ class Skyline {
     s.exact[b] = 0;
     s.placed[b] = 1;
     s.placed_from = from_[b], s.placed_to = to_[b];
+    mark_changed(s, from_[b], to_[b]);
     s.unplaced[pick] = s.unplaced.back();
     s.unplaced.pop_back();
   }
@@ -450,6 +489,7 @@ class Skyline {
     if (raised == kUnbounded) throw std::logic_error("skyline: no buffer fits an unbounded run");
     std::fill(s.floor.begin() + run.begin, s.floor.begin() + run.end, raised);
     lift_over_pins(s.floor, run.begin, run.end);
+    mark_changed(s, run.begin, run.end);
   }
 
   // Buffer b at `offset` stays clear of every pin overlapping it in time.
@@ -492,6 +532,7 @@ class Skyline {
   mutable std::vector<int64_t> room_sizes_;       // scratch of rooms_below_pins_fillable
   mutable std::vector<int64_t> saved_floor_;      // scratch of dead_valleys_after
   mutable std::vector<Run> nearby_runs_;          // scratch of runs_around
+  mutable std::vector<Run> fresh_runs_;           // scratch of find_runs
   mutable std::vector<char> flags_before_;        // scratch of fillable_as_is
 };
 
