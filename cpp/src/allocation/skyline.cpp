@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "tinyarena/allocation/lower_bound.h"
@@ -113,11 +115,18 @@ class Skyline {
     int32_t begin = 0, end = 0;  // compressed steps [begin, end) of equal floor
     int64_t height = 0;
     bool valley = false;         // both neighbours higher (or absent): whatever sits here lies inside it
+    // A valley's tiling, once tiling_moves() has looked (it stays true while
+    // find_runs() does not rebuild the run): exact tiles cover it, and its
+    // step covered by the fewest of them.
+    bool looked = false, tiles = false;
+    int32_t scarcest = 0;
+    int64_t covering = 0;
   };
 
   struct State {  // one construction
     std::vector<int64_t> floor;     // per compressed step: top of what is placed there
     std::vector<int> unplaced;      // free buffers not yet placed
+    std::vector<int32_t> slot;      // per buffer: its index in unplaced (-1: none)
     std::vector<Run> runs;          // the floor's maximal runs, left to right
     std::vector<int32_t> run_of;    // per compressed step: its run
     std::vector<char> placed;       // per buffer
@@ -138,6 +147,8 @@ class Skyline {
     lift_over_pins(s.floor, 0, steps_);
     mark_changed(s, 0, steps_);
     s.unplaced = free_;
+    s.slot.assign(p_.buffers.size(), -1);
+    for (size_t i = 0; i < free_.size(); ++i) s.slot[free_[i]] = static_cast<int32_t>(i);
     s.exact.assign(p_.buffers.size(), 0);
     s.placed.assign(p_.buffers.size(), 0);
     s.demand.assign(steps_ + 1, 0);
@@ -429,21 +440,22 @@ class Skyline {
     int32_t step = 0;
     int64_t fewest = 0;
     for (size_t r = 0; r < s.runs.size(); ++r) {
-      const Run& run = s.runs[r];
-      if (!run.valley || !tile(s, run)) continue;
-      const auto [t, count] = scarcest_step(s, run);
-      if (chosen == s.runs.size() || count < fewest || (count == fewest && run.height < s.runs[chosen].height))
-        chosen = r, step = t, fewest = count;
+      Run& run = s.runs[r];
+      if (!run.valley) continue;
+      if (!std::exchange(run.looked, true) && (run.tiles = tile(s, run)))
+        std::tie(run.scarcest, run.covering) = scarcest_step(s, run);
+      if (!run.tiles) continue;
+      if (chosen == s.runs.size() || run.covering < fewest || (run.covering == fewest && run.height < s.runs[chosen].height))
+        chosen = r, step = run.scarcest, fewest = run.covering;
     }
     if (chosen == s.runs.size()) return {};
     const Run run = s.runs[chosen];
     tile(s, run);
     std::vector<std::pair<Key, size_t>> ranked;
-    for (size_t i = 0; i < s.unplaced.size(); ++i) {
-      const int b = s.unplaced[i];
-      if (from_[b] <= step && step < to_[b] && s.exact[b] && s.forward[from_[b]] && s.backward[to_[b]])
-        ranked.emplace_back(rank(s, b, run, rule), i);
-    }
+    for (int b : live_[step])
+      if (s.exact[b] && s.forward[from_[b]] && s.backward[to_[b]]) ranked.emplace_back(Key{}, s.slot[b]);
+    std::sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+    for (auto& [key, i] : ranked) key = rank(s, s.unplaced[i], run, rule);
     if (ranked.size() > 1)
       for (auto& [key, i] : ranked) key[0] -= 1000 * dead_valleys_after(s, i, run);
     std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -475,6 +487,8 @@ class Skyline {
     s.placed[b] = 1;
     s.placed_from = from_[b], s.placed_to = to_[b];
     mark_changed(s, from_[b], to_[b]);
+    s.slot[s.unplaced.back()] = static_cast<int32_t>(pick);
+    s.slot[b] = -1;
     s.unplaced[pick] = s.unplaced.back();
     s.unplaced.pop_back();
   }
