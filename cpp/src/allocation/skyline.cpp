@@ -250,7 +250,7 @@ class Skyline {
     for (size_t i = 0; i < fresh_runs_.size(); ++i)
       fresh_runs_[i].valley = (i == 0 ? left : fresh_runs_[i - 1].height) > fresh_runs_[i].height &&
                               (i + 1 == fresh_runs_.size() ? right : fresh_runs_[i + 1].height) > fresh_runs_[i].height;
-    s.runs.erase(s.runs.begin() + first, s.runs.begin() + last + 1);
+    s.runs.erase(s.runs.begin() + first, s.runs.begin() + (last + 1));
     s.runs.insert(s.runs.begin() + first, fresh_runs_.begin(), fresh_runs_.end());
     s.run_of.resize(steps_);
     for (size_t i = 0; i < fresh_runs_.size(); ++i)
