@@ -695,7 +695,7 @@ ExactResult solve_exact(const Problem& problem, SearchBudget search_budget, cons
   result.solution = start ? *start : best_heuristic(problem, result.method);
   if (!validate(Problem{problem.buffers, 0}, result.solution).empty())
     throw std::invalid_argument("the starting plan given to the exact solver is not valid");
-  Prober prober(problem, budget);
+  std::optional<Prober> prober;              // built at the first probe (the nested-cut search often ends it first)
   int64_t lo = exact_lower_bound(problem);  // proven: nothing lower fits
   int64_t open = lo;                        // lowest capacity not given up on
   ProbeSchedule schedule(problem.capacity);
@@ -708,7 +708,8 @@ ExactResult solve_exact(const Problem& problem, SearchBudget search_budget, cons
     }
     const auto next = schedule.next(lo, open, result.solution.height);
     if (!next) break;
-    const Outcome outcome = prober.probe(next->capacity, next->share, result.solution);
+    if (!prober) prober.emplace(problem, budget);
+    const Outcome outcome = prober->probe(next->capacity, next->share, result.solution);
     if (outcome == Outcome::Found) result.method = "exact";
     if (outcome == Outcome::NotFound) lo = std::max(lo, next->capacity + 1);
     if (outcome != Outcome::Found) open = std::max(open, next->capacity + 1);
