@@ -241,15 +241,7 @@ class Skyline {
     const int32_t first = all ? 0 : s.run_of[std::max(s.changed_from - 1, 0)];
     const int32_t last = all ? -1 : s.run_of[std::min(s.changed_to, steps_ - 1)];
     const int32_t begin = all ? 0 : s.runs[first].begin, end = all ? steps_ : s.runs[last].end;
-    fresh_runs_.clear();
-    for (int32_t t = begin; t < end; ++t) {
-      if (t == begin || s.floor[t] != s.floor[t - 1]) fresh_runs_.push_back(Run{t, t, s.floor[t], false});
-      fresh_runs_.back().end = t + 1;
-    }
-    const int64_t left = begin > 0 ? s.floor[begin - 1] : kUnbounded, right = end < steps_ ? s.floor[end] : kUnbounded;
-    for (size_t i = 0; i < fresh_runs_.size(); ++i)
-      fresh_runs_[i].valley = (i == 0 ? left : fresh_runs_[i - 1].height) > fresh_runs_[i].height &&
-                              (i + 1 == fresh_runs_.size() ? right : fresh_runs_[i + 1].height) > fresh_runs_[i].height;
+    build_runs(s, begin, end, fresh_runs_);
     s.runs.erase(s.runs.begin() + first, s.runs.begin() + (last + 1));
     s.runs.insert(s.runs.begin() + first, fresh_runs_.begin(), fresh_runs_.end());
     s.run_of.resize(steps_);
@@ -264,11 +256,10 @@ class Skyline {
       for (int b : starts_[t]) {
         if (s.placed[b]) continue;
         const Run& run = s.runs[s.run_of[t]];
-        s.exact[b] = run.valley && to_[b] <= run.end && align_up(run.height, p_.buffers[b].alignment) == run.height &&
-                     clear_of_pins(b, run.height);
+        s.exact[b] = run.valley && sits_exactly(b, run);
         ++flagged;
       }
-    work_ += kStepWork * (end - begin + flagged) + (shift != 0 ? steps_ - end : 0);
+    work_ += kStepWork * flagged + (shift != 0 ? steps_ - end : 0);
     s.changed_from = s.changed_to = 0;
   }
 
@@ -321,19 +312,31 @@ class Skyline {
 
   // The floor's maximal runs covering steps [first, last] (clamped).
   const std::vector<Run>& runs_around(const State& s, int32_t first, int32_t last) const {
-    first = std::max(first, 0), last = std::min(last, steps_ - 1);
-    nearby_runs_.clear();
-    int32_t t = first;
-    while (t > 0 && s.floor[t - 1] == s.floor[first]) --t;
-    const int32_t begin = t;
-    for (; t <= last; t = nearby_runs_.back().end) {
-      Run run{t, t + 1, s.floor[t], false};
-      while (run.end < steps_ && s.floor[run.end] == run.height) ++run.end;
-      run.valley = (t == 0 || s.floor[t - 1] > run.height) && (run.end == steps_ || s.floor[run.end] > run.height);
-      nearby_runs_.push_back(run);
-    }
-    work_ += kStepWork * (t - begin);
+    int32_t begin = std::max(first, 0), end = std::min(last, steps_ - 1) + 1;
+    while (begin > 0 && s.floor[begin - 1] == s.floor[begin]) --begin;
+    while (end < steps_ && s.floor[end] == s.floor[end - 1]) ++end;
+    build_runs(s, begin, end, nearby_runs_);
     return nearby_runs_;
+  }
+
+  // The maximal runs of steps [begin, end) (each end at a change of the
+  // floor or at its edge) into `runs`, with their valley flags.
+  void build_runs(const State& s, int32_t begin, int32_t end, std::vector<Run>& runs) const {
+    work_ += kStepWork * (end - begin);
+    runs.clear();
+    for (int32_t t = begin; t < end; ++t) {
+      if (t == begin || s.floor[t] != s.floor[t - 1]) runs.push_back(Run{t, t, s.floor[t], false});
+      runs.back().end = t + 1;
+    }
+    const int64_t left = begin > 0 ? s.floor[begin - 1] : kUnbounded, right = end < steps_ ? s.floor[end] : kUnbounded;
+    for (size_t i = 0; i < runs.size(); ++i)
+      runs[i].valley = (i == 0 ? left : runs[i - 1].height) > runs[i].height &&
+                       (i + 1 == runs.size() ? right : runs[i + 1].height) > runs[i].height;
+  }
+
+  // Buffer b sits on the run's floor with no waste: inside it, aligned there, clear of pins.
+  bool sits_exactly(int b, const Run& run) const {
+    return to_[b] <= run.end && align_up(run.height, p_.buffers[b].alignment) == run.height && clear_of_pins(b, run.height);
   }
 
   // fillable() for a valley of a floor changed since find_runs(): the exact
@@ -344,8 +347,7 @@ class Skyline {
     for (int32_t t = run.begin; t < run.end; ++t)
       for (int c : starts_[t]) {
         flags_before_.push_back(s.exact[c]);
-        s.exact[c] = !s.placed[c] && to_[c] <= run.end &&
-                     align_up(run.height, p_.buffers[c].alignment) == run.height && clear_of_pins(c, run.height);
+        s.exact[c] = !s.placed[c] && sits_exactly(c, run);
       }
     work_ += kStepWork * static_cast<int64_t>(flags_before_.size());
     const bool fills = fillable(s, run);
