@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -29,6 +30,7 @@ constexpr int64_t kSubsetWork = 7;  // per subset of an event's smallest buffers
 constexpr int64_t kFrontierWork = 50;  // per frontier looked up among the dead ends
 constexpr size_t kSearchedChoices = 8;  // past this many undecided buffers at an event, the smallest are tabulated,
 constexpr size_t kMaxTabulated = 16;    // at most this many
+constexpr size_t kMaxTabledSubsets = size_t{1} << 20;  // subsets kept for later visits (16 MiB)
 constexpr int64_t kBalanceNodes = 64;  // per event ahead checked for balance (past them it counts as balanceable)
 constexpr int64_t kFirstRoundWork = 5'000'000;  // the first round's work; every round doubles it
 
@@ -206,15 +208,28 @@ struct Item {
   int32_t buffer;  // part index
   int64_t bytes;   // its size, negative if it starts at the event
 };
-struct Choice {
-  std::vector<Item> items;  // the undecided buffers at an event, largest first
-  std::vector<int64_t> plus_left, minus_left;  // bytes of items[j..] that end / start there
-  size_t listed = 0;  // items[listed..] are tabulated (if any): (bytes, members) of each of their subsets, by bytes
+
+// The subsets of an event's smallest undecided buffers, (bytes, members) by
+// bytes, with a bit per hash of their bytes (most lookups of no subset end
+// there). Which buffers are undecided at an event depends only on the part,
+// the component and the sweep's direction, so a table serves every visit.
+struct SubsetTable {
   std::vector<std::pair<int64_t, uint32_t>> subsets;
-  std::vector<uint64_t> sums_seen;  // a bit per hash of the subsets' bytes: most lookups of no subset end here
+  std::vector<uint64_t> sums_seen;
   int sums_shift = 64;
 
-  void mark_sums() {
+  // Lists the subsets of `items` (each merges the list with itself shifted by its bytes).
+  void build(const Item* items, size_t count) {
+    subsets.assign(1, {0, 0});
+    std::vector<std::pair<int64_t, uint32_t>> shifted, merged;
+    for (size_t j = 0; j < count; ++j) {
+      shifted = subsets;
+      for (auto& [bytes, members] : shifted) bytes += items[j].bytes, members |= 1u << j;
+      merged.clear();
+      std::merge(subsets.begin(), subsets.end(), shifted.begin(), shifted.end(), std::back_inserter(merged),
+                 [](const auto& x, const auto& y) { return x.first < y.first; });
+      subsets.swap(merged);
+    }
     int bits = 6;
     while ((size_t{1} << bits) < 8 * subsets.size()) ++bits;
     sums_shift = 64 - bits;
@@ -229,6 +244,14 @@ struct Choice {
     return sums_seen[bit >> 6] >> (bit & 63) & 1;
   }
   uint64_t hash(int64_t bytes) const { return static_cast<uint64_t>(bytes) * 0x9e3779b97f4a7c15ull >> sums_shift; }
+};
+
+struct Choice {
+  std::vector<Item> items;  // the undecided buffers at an event, largest first
+  std::vector<int64_t> plus_left, minus_left;  // bytes of items[j..] that end / start there
+  size_t listed = 0;                  // items[listed..] are tabulated (if any)
+  const SubsetTable* table = nullptr;  // their subsets
+  SubsetTable own;                     // the table when the cache is full
 
   // items[from..] can still bring `difference` (ending minus starting) to zero.
   bool can_balance(size_t from, int64_t difference) const {
@@ -307,7 +330,42 @@ class Search {
       return true;
     }
     if (is_unaligned_stack(buffers)) return pack_stack(buffers, base, height);
+    const std::vector<int32_t> spanning = movable_to_top(buffers);
+    if (!spanning.empty()) return pack_below(spanning, buffers, base, height);
     return split_layer(make_part(p_, buffers), base, height);
+  }
+
+  // Without pins, a buffer spanning the part's steps, unaligned and of a
+  // size every alignment there divides, is a layer that moves to the top of
+  // any nested packing (what lay above it shifts down by its size, aligned
+  // still): the part packs iff the others do below all such buffers. Empty
+  // if there are none or they are all the buffers.
+  std::vector<int32_t> movable_to_top(const std::vector<int32_t>& buffers) const {
+    int32_t first = p_.buffers[buffers[0]].first, last = p_.buffers[buffers[0]].last;
+    int64_t alignment = 1;
+    for (int32_t b : buffers) {
+      if (pinned(b)) return {};
+      first = std::min(first, p_.buffers[b].first), last = std::max(last, p_.buffers[b].last);
+      alignment = std::max(alignment, p_.buffers[b].alignment);
+    }
+    std::vector<int32_t> spanning;
+    for (int32_t b : buffers) {
+      const Buffer& x = p_.buffers[b];
+      if (x.first == first && x.last == last && x.alignment <= 1 && x.size % alignment == 0) spanning.push_back(b);
+    }
+    if (spanning.size() == buffers.size()) spanning.clear();
+    return spanning;
+  }
+
+  // `spanning` stacked at the top of [base, base + height), the rest of
+  // `buffers` packed below them.
+  bool pack_below(const std::vector<int32_t>& spanning, const std::vector<int32_t>& buffers, int64_t base, int64_t height) {
+    int64_t top = base + height;
+    for (int32_t b : spanning) offsets_[b] = top -= p_.buffers[b].size;
+    if (top < base) return false;
+    std::vector<int32_t> rest;
+    std::set_difference(buffers.begin(), buffers.end(), spanning.begin(), spanning.end(), std::back_inserter(rest));
+    return solve(rest, base, top - base);
   }
 
   // All live over the same steps, none with an alignment.
@@ -537,7 +595,7 @@ class Search {
     const int64_t balance = open_choice(layer, layer.events[k], choice);
     const bool too_many = static_cast<int32_t>(choice.items.size()) > max_choices_;
     gave_up_ = gave_up_ || too_many;
-    const bool found = !too_many && tabulate(choice) && choose(layer, k, sweep, choice, 0, balance);
+    const bool found = !too_many && tabulate(layer, k, choice) && choose(layer, k, sweep, choice, 0, balance);
     --open_choices_;
     return found;
   }
@@ -571,26 +629,25 @@ class Search {
 
   int64_t size(const Layer& layer, int32_t u) const { return p_.buffers[layer.part.buffers[u]].size; }
 
-  // Meet in the middle: the smallest items' subsets are listed once, by
-  // bytes (each item merges the list with itself shifted by its bytes), so
+  // Meet in the middle: the smallest items' subsets are listed by bytes
+  // (once per part, component, direction and event: see SubsetTable), so
   // the search over the other items looks up the ones that balance them.
-  bool tabulate(Choice& choice) {
+  bool tabulate(const Layer& layer, size_t k, Choice& choice) {
     const size_t n = choice.items.size();
     const size_t tabulated = n <= kSearchedChoices ? 0 : std::min(kMaxTabulated, n / 2);
     choice.listed = n - tabulated;
-    if (!spend(kSubsetWork << tabulated)) return false;
-    if (tabulated == 0) return true;
-    choice.subsets.assign(1, {0, 0});
-    std::vector<std::pair<int64_t, uint32_t>> shifted, merged;
-    for (size_t j = 0; j < tabulated; ++j) {
-      shifted = choice.subsets;
-      for (auto& [bytes, members] : shifted) bytes += choice.items[choice.listed + j].bytes, members |= 1u << j;
-      merged.clear();
-      std::merge(choice.subsets.begin(), choice.subsets.end(), shifted.begin(), shifted.end(), std::back_inserter(merged),
-                 [](const auto& x, const auto& y) { return x.first < y.first; });
-      choice.subsets.swap(merged);
+    if (tabulated == 0) return spend(kSubsetWork);
+    const std::pair<uint64_t, uint64_t> key{layer.search.a, layer.search.b * 0x9e3779b97f4a7c15ull + k};
+    if (const auto cached = tables_.find(key); cached != tables_.end()) {
+      choice.table = &cached->second;
+      return spend(kFrontierWork);
     }
-    choice.mark_sums();
+    if (!spend(kSubsetWork << tabulated)) return false;
+    const bool room = tabled_subsets_ + (size_t{1} << tabulated) <= kMaxTabledSubsets;
+    SubsetTable& table = room ? tables_[key] : choice.own;
+    table.build(&choice.items[choice.listed], tabulated);
+    tabled_subsets_ += room ? table.subsets.size() : 0;
+    choice.table = &table;
     return true;
   }
 
@@ -645,8 +702,9 @@ class Search {
   bool choose_listed(Layer& layer, size_t k, const Sweep& sweep, const Choice& choice, int64_t difference) {
     if (choice.listed == choice.items.size())
       return spend(kChoiceWork) && extend(layer, k + 1, advance(layer, layer.events[k], sweep));
-    if (!choice.may_have_sum(-difference)) return false;
-    const auto [first, last] = std::equal_range(choice.subsets.begin(), choice.subsets.end(),
+    const SubsetTable& table = *choice.table;
+    if (!table.may_have_sum(-difference)) return false;
+    const auto [first, last] = std::equal_range(table.subsets.begin(), table.subsets.end(),
                                                 std::pair<int64_t, uint32_t>(-difference, 0),
                                                 [](const auto& x, const auto& y) { return x.first < y.first; });
     for (auto subset = first; subset != last; ++subset) {
@@ -690,6 +748,8 @@ class Search {
   const std::vector<Frontier> frontier_keys_;
   std::vector<int64_t> sizes_;  // scratch of room_fillable
   Choice ahead_;  // scratch of balanceable
+  std::map<std::pair<uint64_t, uint64_t>, SubsetTable> tables_;  // per part, component, direction and event
+  size_t tabled_subsets_ = 0;  // in tables_, at most kMaxTabledSubsets
   std::vector<std::unique_ptr<Choice>> choices_;  // of the events being decided (one per level of recursion), reused
   size_t open_choices_ = 0;
   FailedStates failed_;  // parts (at a base, where it matters) with no nested-cut packing

@@ -1,39 +1,42 @@
 // Nested-cut (guillotine) search for plans without waste. A set of buffers
-// whose live bytes are the same, H, at every step of its span packs into
-// height H with nested cuts when it is one buffer of size H, or splits at a
-// step no buffer crosses into parts side by side in time, or splits into a
-// flat layer -- buffers whose live bytes are the same c at every step --
-// below or above the rest (H - c at every step), each part packed the same
-// way. A layer takes as many bytes from the buffers ending at an event as
-// from those starting there, so buffers meeting at events form groups
-// (event components) a layer is chosen from one at a time: event by event
-// through the time line, some of the undecided buffers ending there and
-// some of those starting there, of equal bytes (each in or out, largest
-// first, cut once the rest cannot balance them; past eight of them the
-// smallest half, up to 16, are tabulated once by bytes and looked up: meet
-// in the middle). With byte-granular sizes equal sums are rare, so there are
-// few layers to try. Forward checking: each event ahead that a buffer just
-// decided meets again must still balance (a short search over its undecided
-// buffers, largest first). In a part with a pin the sweep also bounds the
-// layer's bytes: at least its buffers live past the sweep, at most those
-// plus the undecided ones, and a pin decided in the layer must lie inside
-// it, one decided out inside the rest (for the layer below the rest and for
-// the layer above it); a sweep that leaves no height possible ends there.
-// Under each pin of a part, at its first step, some of the buffers live
-// there must fill the room down to the base exactly: a short depth-first
-// search over their sizes, largest first, decides it (past its nodes the
-// room counts as fillable).
+// whose live bytes are the same, H, at every step of its span packs into height
+// H with nested cuts when it is one buffer of size H, or splits at a step no
+// buffer crosses into parts side by side in time, or splits into a flat layer
+// -- buffers whose live bytes are the same c at every step -- below or above
+// the rest (H - c at every step), each part packed the same way. A layer takes
+// as many bytes from the buffers ending at an event as from those starting
+// there, so buffers meeting at events form groups (event components) a layer is
+// chosen from one at a time: event by event through the time line, some of the
+// undecided buffers ending there and some of those starting there, of equal
+// bytes (each in or out, largest first, cut once the rest cannot balance them;
+// past eight of them the smallest half, up to 16, are tabulated once by bytes
+// and looked up: meet in the middle; which buffers are undecided at an event
+// depends only on the part, the component and the sweep's direction, so each
+// table is kept for later visits, up to 2^20 subsets in all). With
+// byte-granular sizes equal sums are rare, so there are few layers to try.
+// Forward checking: each event ahead that a buffer just decided meets again
+// must still balance (a short search over its undecided buffers, largest
+// first). In a part with a pin the sweep also bounds the layer's bytes: at
+// least its buffers live past the sweep, at most those plus the undecided ones,
+// and a pin decided in the layer must lie inside it, one decided out inside the
+// rest (for the layer below the rest and for the layer above it); a sweep that
+// leaves no height possible ends there. Under each pin of a part, at its first
+// step, some of the buffers live there must fill the room down to the base
+// exactly: a short depth-first search over their sizes, largest first, decides
+// it (past its nodes the room counts as fillable).
 // A layer's side with fewer buffers is packed first. Refuted parts are
-// remembered, and so are sweep frontiers (which buffers still to meet an
-// event ahead are in the layer, with the bounds) from which no balanced
-// layer follows, and rooms below pins found fillable or not; the search
-// restarts with doubling work, sweeping forwards and backwards in turn. A
-// stack (buffers all live over the same steps, none aligned) is packed
-// directly: its free buffers fill the gaps between its pins exactly, a
-// subset sum per gap, smallest gap first. It applies where no byte may be
-// wasted (the live bytes are the height at every step of a part); a plan
-// that is not nested (a pinwheel), needs waste inside, or a layer drawn
-// from several event components is out of its reach.
+// remembered, and so are sweep frontiers (the layer's bytes per event ahead,
+// with the bounds) from which no balanced layer follows, and rooms below pins
+// found fillable or not; the search restarts with doubling work, sweeping
+// forwards and backwards in turn. A stack (buffers all live over the same
+// steps, none aligned) is packed directly: its free buffers fill the gaps
+// between its pins exactly, a subset sum per gap, smallest gap first. Without
+// pins, the buffers live over a whole part (unaligned, of sizes every alignment
+// there divides) go on top of it: any nested plan can lift them there, so the
+// part packs iff the rest packs below them. It applies where no byte may be
+// wasted (the live bytes are the height at every step of a part); a plan that
+// is not nested (a pinwheel), needs waste inside, or a layer drawn from several
+// event components is out of its reach.
 #pragma once
 
 #include <cstdint>
