@@ -31,6 +31,7 @@ constexpr int64_t kFrontierWork = 50;  // per frontier looked up among the dead 
 constexpr size_t kSearchedChoices = 8;  // past this many undecided buffers at an event, the smallest are tabulated,
 constexpr size_t kMaxTabulated = 16;    // at most this many
 constexpr size_t kMaxTabledSubsets = size_t{1} << 20;  // subsets kept for later visits (16 MiB)
+constexpr size_t kMaxPackedOffsets = size_t{1} << 21;  // offsets of packed parts kept for later visits (16 MiB)
 constexpr int64_t kBalanceNodes = 64;  // per event ahead checked for balance (past them it counts as balanceable)
 constexpr int64_t kFirstRoundWork = 5'000'000;  // the first round's work; every round doubles it
 
@@ -284,10 +285,20 @@ class Search {
     const auto n = static_cast<int64_t>(buffers.size());
     if (!spend(kFingerprintWork * n)) return false;
     const Fingerprint key = fingerprint(buffers, base, height);
-    if (failed_.contains(key) || !spend(kPartWork * n)) return false;
+    if (failed_.contains(key)) return false;
+    if (const auto known = packings_.find({key.a, key.b}); known != packings_.end()) {
+      for (size_t i = 0; i < buffers.size(); ++i) offsets_[buffers[i]] = base + known->second[i];
+      return spend(kFingerprintWork * n);
+    }
+    if (!spend(kPartWork * n)) return false;
     ++parts_;
     const bool packed = pack(buffers, base, height);
     if (!packed && !aborted_) failed_.insert(key);
+    if (packed && buffers.size() > 1 && packed_offsets_ + buffers.size() <= kMaxPackedOffsets) {
+      std::vector<int64_t>& offsets = packings_[{key.a, key.b}];
+      for (int32_t b : buffers) offsets.push_back(offsets_[b] - base);
+      packed_offsets_ += buffers.size();
+    }
     return packed;
   }
 
@@ -753,6 +764,8 @@ class Search {
   std::vector<std::unique_ptr<Choice>> choices_;  // of the events being decided (one per level of recursion), reused
   size_t open_choices_ = 0;
   FailedStates failed_;  // parts (at a base, where it matters) with no nested-cut packing
+  std::map<std::pair<uint64_t, uint64_t>, std::vector<int64_t>> packings_;  // parts packed: offsets from the base
+  size_t packed_offsets_ = 0;  // in packings_, at most kMaxPackedOffsets
   FailedStates fillable_rooms_, unfillable_rooms_;  // rooms below pins (the pin, the room, the buffers beside it)
   FailedStates dead_ends_;  // sweep frontiers (per part, component and direction) with no balanced layer ahead
   int64_t layers_listed_ = 0;  // balanced layers reached (a search that reached none left a dead end)

@@ -25,18 +25,19 @@
 // exactly: a short depth-first search over their sizes, largest first, decides
 // it (past its nodes the room counts as fillable).
 // A layer's side with fewer buffers is packed first. Refuted parts are
-// remembered, and so are sweep frontiers (the layer's bytes per event ahead,
-// with the bounds) from which no balanced layer follows, and rooms below pins
-// found fillable or not; the search restarts with doubling work, sweeping
-// forwards and backwards in turn. A stack (buffers all live over the same
-// steps, none aligned) is packed directly: its free buffers fill the gaps
-// between its pins exactly, a subset sum per gap, smallest gap first. Without
-// pins, the buffers live over a whole part (unaligned, of sizes every alignment
-// there divides) go on top of it: any nested plan can lift them there, so the
-// part packs iff the rest packs below them. It applies where no byte may be
-// wasted (the live bytes are the height at every step of a part); a plan that
-// is not nested (a pinwheel), needs waste inside, or a layer drawn from several
-// event components is out of its reach.
+// remembered, packed ones with their offsets from the base (up to 2^21
+// offsets), and so are sweep frontiers (the layer's bytes per event ahead, with
+// the bounds) from which no balanced layer follows, and rooms below pins found
+// fillable or not; the search restarts with doubling work, sweeping forwards
+// and backwards in turn. A stack (buffers all live over the same steps, none
+// aligned) is packed directly: its free buffers fill the gaps between its pins
+// exactly, a subset sum per gap, smallest gap first. Without pins, the buffers
+// live over a whole part (unaligned, of sizes every alignment there divides) go
+// on top of it: any nested plan can lift them there, so the part packs iff the
+// rest packs below them. It applies where no byte may be wasted (the live bytes
+// are the height at every step of a part); a plan that is not nested (a
+// pinwheel), needs waste inside, or a layer drawn from several event components
+// is out of its reach.
 #pragma once
 
 #include <cstdint>
