@@ -281,6 +281,17 @@ def test_guillotine_search_tabulates_an_events_subsets_once():
     assert allocation.validate(problem, result.solution) == []
 
 
+def test_exact_probes_the_bound_briefly_before_the_skyline_search():
+    """The first probe at the lower bound gets 2 % of the budget: real models end there, and
+    on instances without nested cuts the skyline search that follows often meets the bound
+    sooner. Unnested 300 seed 1 with 10 s of work is solved after 0.21 s of work (1.01 s while
+    the first probe had a tenth)."""
+    problem, _ = allocation.zero_slack_problem(300, seed=1, nested=False)
+    result = allocation.solve_exact(problem, seconds=10.0)
+    assert result.proven_optimal and result.height == CAPACITY and result.method == "skyline"
+    assert result.work < 0.3e9
+
+
 def test_guillotine_search_gives_up_where_the_bound_leaves_room_to_waste():
     problem, _ = allocation.zero_slack_problem(60, seed=1)
     grown = AllocationProblem.from_arrays(np.append(problem.sizes, 1), np.append(problem.first, 0),

@@ -632,8 +632,9 @@ class Prober {
 
 // The probes in turn, each with its share of the remaining budget. First the
 // user's capacity if the plan misses it (does it fit? is the question asked),
-// else the lower bound: briefly (real models end here), then -- after the
-// skyline search -- resumed with most of what is left. Then the lower bound
+// else the lower bound: briefly, with 2 % of what is left (real models end
+// here), then -- after the skyline search -- resumed with most of what is
+// left. Then the lower bound
 // with most of the rest (resumed if it was the first), quick bisection above
 // the probes given up on, and the lower bound afresh with everything left.
 struct Probe {
@@ -646,7 +647,7 @@ class ProbeSchedule {
   std::optional<Probe> next(int64_t lo, int64_t open, int64_t hi) {
     ++count_;
     const bool user_open = user_capacity_ >= open && user_capacity_ < hi;
-    if (count_ <= 2) return Probe{user_open ? user_capacity_ : lo, count_ == 1 ? 0.1 : 0.8};
+    if (count_ <= 2) return Probe{user_open ? user_capacity_ : lo, count_ == 1 ? 0.02 : 0.8};
     if (count_ == 3 && lo < hi) return Probe{lo, 0.8};
     if (open < hi) return Probe{open + (hi - open) / 2, 0.25};
     if (!retried_ && lo < hi) return retried_ = true, Probe{lo, 1.0};

@@ -25,12 +25,13 @@
 // whose top meets a neighbouring floor first; a choice refuted at once costs
 // none, and states an order's earlier round failed from with as many
 // discrepancies left are not searched again), later rounds complete.
-// First the nested-cut search (guillotine.h) for a plan at the lower bound
-// with 80 % of the budget (it gives up at once unless the bound leaves no byte
-// to waste). Capacities: the user's (if the plan misses it) or the lower
-// bound briefly, then the skyline search (skyline.h) with two thirds of
-// what is left -- its constructions often meet the bound of hard instances
-// first -- then the lower bound, bisection above it, and the lower bound again.
+// First the nested-cut search (guillotine.h) for a plan at the lower bound with
+// 80 % of the budget (it gives up at once unless the bound leaves no byte to
+// waste). Capacities: the user's (if the plan misses it) or the lower bound
+// briefly (2 % of what is left), then the skyline search (skyline.h) with two
+// thirds of what is left -- its constructions often meet the bound of hard
+// instances first -- then the lower bound, bisection above it, and the lower
+// bound again.
 #pragma once
 
 #include <cstdint>
