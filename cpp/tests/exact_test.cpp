@@ -277,6 +277,24 @@ TEST(guillotine_search_moves_free_buffers_spanning_a_part_to_its_top) {
   CHECK(searched.solution->offsets != lifted.solution->offsets);
 }
 
+TEST(guillotine_search_stacks_the_event_components_of_a_part_without_pins) {
+  // Two groups meeting at different events (a 2-byte pair changing at step
+  // 1, a 3-byte pair at step 2): each is flat, so each is packed on its own,
+  // one above the other. A pinwheel stacked with a pair the same way (flat,
+  // but with no nested plan) refutes its part, so the whole problem.
+  Problem p;
+  p.buffers = {Buffer{"", 3, 0, 1, 1, std::nullopt}, Buffer{"", 2, 0, 0, 1, std::nullopt},
+               Buffer{"", 3, 2, 2, 1, std::nullopt}, Buffer{"", 2, 1, 2, 1, std::nullopt}};
+  const GuillotineResult stacked = guillotine_search(p, 5, GuillotineOptions{WorkBudget(0)});
+  CHECK(stacked.solution && stacked.solution->offsets == std::vector<int64_t>({0, 3, 0, 3}));
+  // Steps 3..8: a pinwheel changing at steps 5 and 7 (3 bytes), a 2-byte pair at step 6.
+  for (const auto& [size, first, last] :
+       {std::tuple{1, 3, 6}, {2, 7, 8}, {1, 5, 8}, {2, 3, 4}, {1, 5, 6}, {2, 3, 5}, {2, 6, 8}})
+    p.buffers.push_back(Buffer{"", size, first, last, 1, std::nullopt});
+  const GuillotineResult none = guillotine_search(p, 5, GuillotineOptions{WorkBudget(0)});
+  CHECK(!none.solution && none.complete);
+}
+
 TEST(exact_gap_rule_prunes_small_zero_slack_instances) {
   // Refuting gaps at the ends of each placement: 1,747 nodes over these 600
   // instances; without the rule the same search needs 2,022.

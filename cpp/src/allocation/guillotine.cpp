@@ -318,14 +318,18 @@ class Search {
 
   // The buffers, the height and, where a pin or an alignment makes it matter, the base.
   Fingerprint fingerprint(const std::vector<int32_t>& buffers, int64_t base, int64_t height) const {
-    const bool placed_anywhere = std::all_of(buffers.begin(), buffers.end(), [&](int32_t b) {
-      return !pinned(b) && p_.buffers[b].alignment <= 1;
-    });
     FingerprintBuilder f;
-    f.add(placed_anywhere ? 0 : static_cast<uint64_t>(base));
+    f.add(placed_anywhere(buffers) ? 0 : static_cast<uint64_t>(base));
     f.add(static_cast<uint64_t>(height));
     for (int32_t b : buffers) f.add(static_cast<uint64_t>(b));
     return f.done();
+  }
+
+  // None pinned or aligned: where the part goes does not matter.
+  bool placed_anywhere(const std::vector<int32_t>& buffers) const {
+    return std::all_of(buffers.begin(), buffers.end(), [&](int32_t b) {
+      return !pinned(b) && p_.buffers[b].alignment <= 1;
+    });
   }
 
   bool pack(const std::vector<int32_t>& buffers, int64_t base, int64_t height) {
@@ -469,8 +473,10 @@ class Search {
     if (bytes < 0 || bytes > height || !rooms_below_pins_fillable(part, base)) return false;
     FingerprintBuilder part_key;
     for (int32_t b : part.buffers) part_key.add(static_cast<uint64_t>(b));
+    const std::vector<std::vector<int32_t>> components = event_components(part);
+    if (components.size() > 1 && placed_anywhere(part.buffers)) return stack_components(part, components, base);
     const bool pinned = std::any_of(part.buffers.begin(), part.buffers.end(), [&](int32_t b) { return this->pinned(b); });
-    for (const std::vector<int32_t>& component : event_components(part)) {
+    for (const std::vector<int32_t>& component : components) {
       Layer layer{part, std::vector<int8_t>(part.buffers.size(), 0), {}, base, bytes, {}, pinned};
       for (int32_t u : component) {
         layer.in[u] = -1;
@@ -487,6 +493,29 @@ class Search {
       if (extend(layer, 0, first_sweep(layer, component)) || aborted_) return !aborted_;
     }
     return false;
+  }
+
+  // Without pins or alignments a flat part packs iff each of its event
+  // components does: each is flat (only its own buffers start or end at its
+  // events), and taking the other components' buffers out of every layer of
+  // a nested plan, closing the gaps, leaves a nested plan of one. So they are
+  // packed one above another, the smallest first (refuted sooner).
+  bool stack_components(const Part& part, const std::vector<std::vector<int32_t>>& components, int64_t base) {
+    std::vector<size_t> order(components.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return components[x].size() < components[y].size(); });
+    std::vector<int32_t> buffers;
+    for (size_t i : order) {
+      buffers.clear();
+      int64_t bytes = 0;  // its live bytes at the part's first step (at every step)
+      for (int32_t u : components[i]) {
+        buffers.push_back(part.buffers[u]);
+        if (part.start[u] == 0) bytes += size(part, u);
+      }
+      if (!solve(buffers, base, bytes)) return false;
+      base += bytes;
+    }
+    return true;
   }
 
   // Before the sweep's first event: undecided, the component's buffers live
@@ -638,7 +667,8 @@ class Search {
     return balance;
   }
 
-  int64_t size(const Layer& layer, int32_t u) const { return p_.buffers[layer.part.buffers[u]].size; }
+  int64_t size(const Part& part, int32_t u) const { return p_.buffers[part.buffers[u]].size; }
+  int64_t size(const Layer& layer, int32_t u) const { return size(layer.part, u); }
 
   // Meet in the middle: the smallest items' subsets are listed by bytes
   // (once per part, component, direction and event: see SubsetTable), so
