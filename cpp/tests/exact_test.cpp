@@ -287,6 +287,12 @@ TEST(guillotine_search_stacks_the_event_components_of_a_part_without_pins) {
                Buffer{"", 3, 2, 2, 1, std::nullopt}, Buffer{"", 2, 1, 2, 1, std::nullopt}};
   const GuillotineResult stacked = guillotine_search(p, 5, GuillotineOptions{WorkBudget(0)});
   CHECK(stacked.solution && stacked.solution->offsets == std::vector<int64_t>({0, 3, 0, 3}));
+  // Twice the sizes and an alignment of 2 that every size keeps: stacked the same way.
+  Problem aligned = p;
+  for (Buffer& b : aligned.buffers) b.size *= 2;
+  aligned.buffers[1].alignment = 2;
+  const GuillotineResult twice = guillotine_search(aligned, 10, GuillotineOptions{WorkBudget(0)});
+  CHECK(twice.solution && twice.solution->offsets == std::vector<int64_t>({0, 6, 0, 6}));
   // Steps 3..8: a pinwheel changing at steps 5 and 7 (3 bytes), a 2-byte pair at step 6.
   for (const auto& [size, first, last] :
        {std::tuple{1, 3, 6}, {2, 7, 8}, {1, 5, 8}, {2, 3, 4}, {1, 5, 6}, {2, 3, 5}, {2, 6, 8}})

@@ -325,6 +325,24 @@ class Search {
     return f.done();
   }
 
+  // The largest alignment of the buffers; 0 if one is pinned.
+  int64_t unpinned_alignment(const std::vector<int32_t>& buffers) const {
+    int64_t alignment = 1;
+    for (int32_t b : buffers) {
+      if (pinned(b)) return 0;
+      alignment = std::max(alignment, p_.buffers[b].alignment);
+    }
+    return alignment;
+  }
+
+  // None pinned, and every size a multiple of every alignment: buffers moved
+  // down by the sizes of others stay aligned.
+  bool closes_up(const std::vector<int32_t>& buffers) const {
+    const int64_t alignment = unpinned_alignment(buffers);
+    return alignment > 0 &&
+           std::all_of(buffers.begin(), buffers.end(), [&](int32_t b) { return p_.buffers[b].size % alignment == 0; });
+  }
+
   // None pinned or aligned: where the part goes does not matter.
   bool placed_anywhere(const std::vector<int32_t>& buffers) const {
     return std::all_of(buffers.begin(), buffers.end(), [&](int32_t b) {
@@ -356,13 +374,10 @@ class Search {
   // still): the part packs iff the others do below all such buffers. Empty
   // if there are none or they are all the buffers.
   std::vector<int32_t> movable_to_top(const std::vector<int32_t>& buffers) const {
+    const int64_t alignment = unpinned_alignment(buffers);
+    if (alignment == 0) return {};
     int32_t first = p_.buffers[buffers[0]].first, last = p_.buffers[buffers[0]].last;
-    int64_t alignment = 1;
-    for (int32_t b : buffers) {
-      if (pinned(b)) return {};
-      first = std::min(first, p_.buffers[b].first), last = std::max(last, p_.buffers[b].last);
-      alignment = std::max(alignment, p_.buffers[b].alignment);
-    }
+    for (int32_t b : buffers) first = std::min(first, p_.buffers[b].first), last = std::max(last, p_.buffers[b].last);
     std::vector<int32_t> spanning;
     for (int32_t b : buffers) {
       const Buffer& x = p_.buffers[b];
@@ -474,7 +489,7 @@ class Search {
     FingerprintBuilder part_key;
     for (int32_t b : part.buffers) part_key.add(static_cast<uint64_t>(b));
     const std::vector<std::vector<int32_t>> components = event_components(part);
-    if (components.size() > 1 && placed_anywhere(part.buffers)) return stack_components(part, components, base);
+    if (components.size() > 1 && closes_up(part.buffers)) return stack_components(part, components, base);
     const bool pinned = std::any_of(part.buffers.begin(), part.buffers.end(), [&](int32_t b) { return this->pinned(b); });
     for (const std::vector<int32_t>& component : components) {
       Layer layer{part, std::vector<int8_t>(part.buffers.size(), 0), {}, base, bytes, {}, pinned};
@@ -495,11 +510,12 @@ class Search {
     return false;
   }
 
-  // Without pins or alignments a flat part packs iff each of its event
+  // A flat part that closes up (closes_up) packs iff each of its event
   // components does: each is flat (only its own buffers start or end at its
   // events), and taking the other components' buffers out of every layer of
-  // a nested plan, closing the gaps, leaves a nested plan of one. So they are
-  // packed one above another, the smallest first (refuted sooner).
+  // a nested plan, closing the gaps, leaves a nested plan of one, aligned
+  // still. So they are packed one above another, the smallest first (refuted
+  // sooner).
   bool stack_components(const Part& part, const std::vector<std::vector<int32_t>>& components, int64_t base) {
     std::vector<size_t> order(components.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;

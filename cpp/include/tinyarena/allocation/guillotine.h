@@ -34,13 +34,14 @@
 // exactly, a subset sum per gap, smallest gap first. Without pins, the buffers
 // live over a whole part (unaligned, of sizes every alignment there divides) go
 // on top of it: any nested plan can lift them there, so the part packs iff the
-// rest packs below them. Without pins or alignments, a part packs iff each of
-// its event components does (each is flat, and taking the others' buffers out
-// of the layers of a nested plan leaves one of it), so they are packed one
-// above another. It applies where no byte may be wasted (the live bytes are the
-// height at every step of a part); a plan that is not nested (a pinwheel),
-// needs waste inside, or (with pins or alignments) a layer drawn from several
-// event components is out of its reach.
+// rest packs below them. Without pins, where every size is a multiple of every
+// alignment, a part packs iff each of its event components does (each is flat,
+// and taking the others' buffers out of the layers of a nested plan and closing
+// the gaps leaves one of it), so they are packed one above another. It applies
+// where no byte may be wasted (the live bytes are the height at every step of a
+// part); a plan that is not nested (a pinwheel), needs waste inside, or (with
+// pins or alignments) a layer drawn from several event components is out of its
+// reach.
 #pragma once
 
 #include <cstdint>
