@@ -26,6 +26,7 @@ constexpr int64_t kSectionWork = 100;
 constexpr int64_t kLayerWork = 25;
 constexpr int64_t kChoiceWork = 5;
 constexpr int64_t kNodeWork = 3;    // per node of a short subset-sum search (room below a pin, balance ahead)
+                                    // and per buffer at the event ahead it checks
 constexpr int64_t kSubsetWork = 7;  // per subset of an event's smallest buffers tabulated
 constexpr int64_t kFrontierWork = 50;  // per frontier looked up among the dead ends
 constexpr size_t kSearchedChoices = 8;  // past this many undecided buffers at an event, the smallest are tabulated,
@@ -620,7 +621,8 @@ class Search {
     const int64_t difference = open_choice(layer, event, ahead_);
     int64_t nodes = kBalanceNodes;
     const bool possible = makes_up(ahead_, 0, difference, nodes);
-    spend(kNodeWork * (kBalanceNodes - nodes + static_cast<int64_t>(ahead_.items.size())));
+    const auto touching = static_cast<int64_t>(layer.part.ending[event].size() + layer.part.starting[event].size());
+    spend(kNodeWork * (kBalanceNodes - nodes + touching));
     return possible;
   }
 
