@@ -487,10 +487,10 @@ class Search {
     if (!spend(kSectionWork * part.sections)) return false;
     const int64_t bytes = flat_bytes(p_, part);
     if (bytes < 0 || bytes > height || !rooms_below_pins_fillable(part, base)) return false;
-    FingerprintBuilder part_key;
-    for (int32_t b : part.buffers) part_key.add(static_cast<uint64_t>(b));
     const std::vector<std::vector<int32_t>> components = event_components(part);
     if (components.size() > 1 && closes_up(part.buffers)) return stack_components(part, components, base);
+    FingerprintBuilder part_key;
+    for (int32_t b : part.buffers) part_key.add(static_cast<uint64_t>(b));
     const bool pinned = std::any_of(part.buffers.begin(), part.buffers.end(), [&](int32_t b) { return this->pinned(b); });
     for (const std::vector<int32_t>& component : components) {
       Layer layer{part, std::vector<int8_t>(part.buffers.size(), 0), {}, base, bytes, {}, pinned};
