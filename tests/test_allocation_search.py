@@ -283,13 +283,39 @@ def test_guillotine_search_tabulates_an_events_subsets_once():
 
 def test_exact_probes_the_bound_briefly_before_the_skyline_search():
     """The first probe at the lower bound gets 2 % of the budget: real models end there, and
-    on instances without nested cuts the skyline search that follows often meets the bound
-    sooner. Unnested 300 seed 1 with 10 s of work is solved after 0.21 s of work (1.01 s while
-    the first probe had a tenth)."""
+    where it does not the skyline search that follows often meets the bound sooner. Unnested 300
+    seed 1 with a byte more at its first step (so neither the nested-cut nor the time-sweep
+    search applies) is solved with 10 s of work after 0.21 s of work (1.0 s while the first
+    probe had a tenth)."""
     problem, _ = allocation.zero_slack_problem(300, seed=1, nested=False)
-    result = allocation.solve_exact(problem, seconds=10.0)
-    assert result.proven_optimal and result.height == CAPACITY and result.method == "skyline"
+    grown = AllocationProblem.from_arrays(np.append(problem.sizes, 1), np.append(problem.first, 0),
+                                          np.append(problem.last, 0)).problem
+    result = allocation.solve_exact(grown, seconds=10.0)
+    assert result.proven_optimal and result.height == CAPACITY + 1 and result.method == "skyline"
     assert result.work < 0.3e9
+
+
+def test_time_sweep_search_tiles_the_plans_that_are_not_nested():
+    """The unnested instances have no nested plan (the nested-cut search refutes them at once),
+    but at each event the buffers starting there fill the holes of those ending there: the
+    time sweep finds these within 1.5 M units of work each."""
+    for seed in range(3):
+        problem, _ = allocation.zero_slack_problem(300, seed=seed, nested=False)
+        nested = allocation.guillotine_search(problem, CAPACITY, seconds=0.1)
+        assert not nested.found and nested.complete
+        tiled = allocation.time_sweep_search(problem, CAPACITY, seconds=0.0015)
+        assert tiled.found and tiled.solution.height == CAPACITY
+        assert allocation.validate(problem, tiled.solution) == []
+
+
+def test_exact_solves_the_unnested_instances_it_could_not_with_the_time_sweep():
+    """Unnested 450 seeds 6 and 9 defeated every search within 10 s of work; the time sweep,
+    run after the nested-cut search, finds them after 312 M and 9 M units."""
+    for seed in (6, 9):
+        problem, _ = allocation.zero_slack_problem(450, seed=seed, nested=False)
+        result = allocation.solve_exact(problem, seconds=1.0)
+        assert result.proven_optimal and result.height == CAPACITY and result.method == "time_sweep"
+        assert allocation.validate(problem, result.solution) == []
 
 
 def test_guillotine_search_gives_up_where_the_bound_leaves_room_to_waste():

@@ -9,6 +9,7 @@
 #include "tinyarena/allocation/local_search.h"
 #include "tinyarena/allocation/greedy.h"
 #include "tinyarena/allocation/guillotine.h"
+#include "tinyarena/allocation/time_sweep.h"
 #include "tinyarena/allocation/hierarchy.h"
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/skyline.h"
@@ -169,6 +170,22 @@ void bind_exact(py::module_& m) {
         py::arg("max_choices") = GuillotineOptions{}.max_choices,
         "A nested-cut plan of `height` with no waste between buffers, if one is found (`solution` is None "
         "otherwise; `complete`: every choice within its reach was refuted).");
+  using allocation::TimeSweepOptions;
+  using allocation::TimeSweepResult;
+  py::class_<TimeSweepResult>(m, "TimeSweepResult", "Outcome of the time-sweep tiling search for a plan without waste.")
+      .def_property_readonly("solution", [](const TimeSweepResult& r) { return r.solution; })
+      .def_property_readonly("found", [](const TimeSweepResult& r) { return r.solution.has_value(); })
+      .def_readonly("work", &TimeSweepResult::work)
+      .def_readonly("complete", &TimeSweepResult::complete);
+  m.def("time_sweep_search",
+        [](const Problem& p, int64_t height, double seconds) {
+          py::gil_scoped_release release;
+          return allocation::time_sweep_search(p, height, TimeSweepOptions{WorkBudget(seconds)});
+        },
+        py::arg("problem"), py::arg("height"), py::arg("seconds") = TimeSweepOptions::kDefaultSeconds,
+        "A plan of `height` with no waste between buffers found by sweeping the time line (the buffers "
+        "starting at each event fill the holes of those ending there), if one is found (`solution` is None "
+        "otherwise; `complete`: every tiling was refuted).");
   m.def("describe_capacity", &allocation::describe_capacity, py::arg("problem"), py::arg("result"));
 }
 

@@ -13,6 +13,7 @@
 #include "tinyarena/allocation/local_search.h"
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/subset_sums.h"
+#include "tinyarena/allocation/time_sweep.h"
 #include "tinyarena/allocation/validator.h"
 #include "tinyarena/common/random.h"
 
@@ -312,6 +313,37 @@ TEST(guillotine_search_keeps_every_nested_plan_when_it_stacks_components) {
     CHECK(r.solution.has_value());
     if (r.solution) CHECK(validate(p, *r.solution).empty() && r.solution->height == 24);
   }
+}
+
+TEST(time_sweep_search_tiles_small_zero_slack_instances_with_pins_and_alignments) {
+  // Every step of a tight_problem is tiled without waste, so the sweep finds
+  // a plan: pins where pinned, alignments kept.
+  for (uint64_t seed = 1; seed <= 600; ++seed) {
+    const Problem p = tight_problem(seed * 104729, seed % 2 == 0, 12);
+    const TimeSweepResult r = time_sweep_search(p, 24, TimeSweepOptions{WorkBudget(0)});
+    CHECK(r.solution.has_value());
+    if (r.solution) CHECK(validate(p, *r.solution).empty() && r.solution->height == 24);
+  }
+}
+
+TEST(time_sweep_search_packs_a_pinwheel_and_gives_up_where_bytes_vary) {
+  // The pinwheel has no nested plan, but each event's new buffers fill the
+  // holes the ending ones leave.
+  Problem pinwheel;
+  for (const auto& [size, first, last] : {std::tuple{1, 0, 1}, {2, 2, 2}, {1, 1, 2}, {2, 0, 0}, {1, 1, 1}})
+    pinwheel.buffers.push_back(Buffer{"", size, first, last, 1, std::nullopt});
+  const TimeSweepResult tiled = time_sweep_search(pinwheel, 3, TimeSweepOptions{WorkBudget(0)});
+  CHECK(tiled.solution && validate(pinwheel, *tiled.solution).empty() && tiled.solution->height == 3);
+  // A step after it tiled by a byte pinned in the middle and two bytes: refuted.
+  pinwheel.buffers.push_back(Buffer{"", 1, 3, 3, 1, 1});
+  pinwheel.buffers.push_back(Buffer{"", 2, 3, 3, 1, std::nullopt});
+  const TimeSweepResult none = time_sweep_search(pinwheel, 3, TimeSweepOptions{WorkBudget(0)});
+  CHECK(!none.solution && none.complete);
+  // A chain whose live bytes differ from step to step: not its kind of problem.
+  Problem chain;
+  for (int32_t t = 0; t < 4; ++t) chain.buffers.push_back(Buffer{"", 16 * (t + 1), t, t + 1, 1, std::nullopt});
+  const TimeSweepResult skipped = time_sweep_search(chain, 1 << 10, TimeSweepOptions{WorkBudget(0)});
+  CHECK(!skipped.solution && !skipped.complete && skipped.work == 0);
 }
 
 TEST(exact_gap_rule_prunes_small_zero_slack_instances) {

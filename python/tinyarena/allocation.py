@@ -7,9 +7,9 @@ One ``Problem`` type and one ``Solution`` type serve every allocator:
 - ``greedy_size_best_fit``: size descending, best fit (Pisarchyk & Lee 2020);
 - ``solve_exact``: MiniMalloc-class exact search (canonical placements, timeline
   sections, dominance) for the minimum height within a time/node budget, with the
-  nested-cut and skyline searches as its primal heuristics; says whether the plan is
-  proven optimal, the proven lower bound, whether ``capacity`` is met or refuted, and
-  which search found the plan (``method``);
+  nested-cut, time-sweep and skyline searches as its primal heuristics; says whether the
+  plan is proven optimal, the proven lower bound, whether ``capacity`` is met or refuted,
+  and which search found the plan (``method``);
 - ``local_search``: hill climbing over first-fit orders seeded by the greedy orders;
 - ``skyline_search``: skyline best-fit constructions -- fill the lowest floor first, the
   most constrained valley of the floor with buffers that leave no waste (a small
@@ -19,6 +19,10 @@ One ``Problem`` type and one ``Solution`` type serve every allocator:
   waste between buffers -- a span no buffer crosses splits the buffers in time, a flat layer
   (the same live bytes at every step) goes below or above the rest -- or ``None`` (``complete``:
   every choice within its reach refuted); it applies where the live bytes leave no room to waste;
+- ``time_sweep_search(problem, height)``: a plan of ``height`` with no waste between buffers
+  found by sweeping the time line -- at each event the buffers starting there fill the holes
+  of those ending there, bottom-up -- or ``None``; it finds plans that are not nested (brick
+  patterns) where the nested-cut search gives up, and applies where it does;
 - ``run_allocator(problem, name, seconds=...)``: any of them by name, including
   ``"auto"`` (greedy; if above the lower bound, the exact search, nested-cut and skyline
   searches included, from the better greedy plan within the budget; ``method`` names
@@ -71,6 +75,7 @@ from ._core import (
     run_allocator,
     skyline_search,
     solve_exact,
+    time_sweep_search,
     validate,
     validate_hierarchy,
 )
@@ -101,6 +106,7 @@ __all__ = [
     "run_allocator",
     "skyline_search",
     "solve_exact",
+    "time_sweep_search",
     "validate",
     "zero_slack_problem",
 ]

@@ -74,8 +74,8 @@ def _add_plan_options(p):
                    help="SRAM limit: bytes or K/M suffix (64K); exit 2 if the plan exceeds it")
     p.add_argument("--align", type=_alignment, default=16, help="buffer alignment in bytes (default 16, as TFLM)")
     p.add_argument("--allocator", choices=allocator_names(), default="auto",
-                   help="placement algorithm (default auto: greedy; if it misses the lower bound, exact, nested-cut "
-                   "and skyline search; greedy_size_first_fit is TFLite Micro's rule)")
+                   help="placement algorithm (default auto: greedy; if it misses the lower bound, exact, nested-cut, "
+                   "time-sweep and skyline search; greedy_size_first_fit is TFLite Micro's rule)")
     p.add_argument("--no-inplace", action="store_true", help="no in-place depthwise or elementwise ops")
     p.add_argument("--tiling", choices=("none", "auto", "rows", "patches"), default="none",
                    help="run runs of spatial ops on row stripes (rows, 1.00x MACs) or patches (recomputed halos: "

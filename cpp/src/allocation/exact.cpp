@@ -19,6 +19,7 @@
 #include "tinyarena/allocation/sections.h"
 #include "tinyarena/allocation/skyline.h"
 #include "tinyarena/allocation/subset_sums.h"
+#include "tinyarena/allocation/time_sweep.h"
 #include "tinyarena/allocation/validator.h"
 #include "tinyarena/common/stopwatch.h"
 
@@ -35,6 +36,9 @@ constexpr double kSkylineShare = 2.0 / 3.0;
 // applies (no byte to waste at the bound) it often meets the bound within
 // milliseconds; elsewhere it gives up at once.
 constexpr double kGuillotineShare = 0.8;
+// Share of what is left then that the time-sweep tiling search gets (where
+// the nested-cut search found nothing: plans that are not nested).
+constexpr double kTimeSweepShare = 0.5;
 
 enum class Outcome { Found, NotFound, Aborted };
 
@@ -678,6 +682,16 @@ void try_guillotine(const Problem& problem, Budget& budget, double share, int64_
   if (nested.solution) keep_lower(*nested.solution, "guillotine", result);
 }
 
+// The time-sweep tiling search for a plan at the lower bound with `share`
+// of the budget (it gives up at once unless the bound leaves no byte to
+// waste); its plan if lower.
+void try_time_sweep(const Problem& problem, Budget& budget, double share, int64_t lower_bound, ExactResult& result) {
+  TimeSweepOptions options;
+  options.budget = budget.share(share);
+  const TimeSweepResult tiled = time_sweep_search(problem, lower_bound, options);
+  if (tiled.solution) keep_lower(*tiled.solution, "time_sweep", result);
+}
+
 // The skyline search with `share` of the budget; its plan if lower.
 void try_skyline(const Problem& problem, Budget& budget, double share, ExactResult& result) {
   SkylineOptions options;
@@ -702,6 +716,7 @@ ExactResult solve_exact(const Problem& problem, SearchBudget search_budget, cons
   ProbeSchedule schedule(problem.capacity);
   bool skyline_done = false;
   if (lo < result.solution.height) try_guillotine(problem, budget, kGuillotineShare, lo, result);
+  if (lo < result.solution.height) try_time_sweep(problem, budget, kTimeSweepShare, lo, result);
   while (lo < result.solution.height && !budget.spent()) {
     if (schedule.first_done() && !std::exchange(skyline_done, true)) {
       try_skyline(problem, budget, kSkylineShare, result);

@@ -27,11 +27,12 @@
 // discrepancies left are not searched again), later rounds complete.
 // First the nested-cut search (guillotine.h) for a plan at the lower bound with
 // 80 % of the budget (it gives up at once unless the bound leaves no byte to
-// waste). Capacities: the user's (if the plan misses it) or the lower bound
-// briefly (2 % of what is left), then the skyline search (skyline.h) with two
-// thirds of what is left -- its constructions often meet the bound of hard
-// instances first -- then the lower bound, bisection above it, and the lower
-// bound again.
+// waste), then, if it found nothing, the time-sweep tiling search
+// (time_sweep.h) with half of what is left (plans that are not nested).
+// Capacities: the user's (if the plan misses it) or the lower bound briefly
+// (2 % of what is left), then the skyline search (skyline.h) with two thirds of
+// what is left -- its constructions often meet the bound of hard instances
+// first -- then the lower bound, bisection above it, and the lower bound again.
 #pragma once
 
 #include <cstdint>
@@ -49,7 +50,8 @@ struct SearchBudget {
 
 struct ExactResult {
   Solution solution;          // the lowest plan found (may exceed problem.capacity)
-  std::string method;         // what found it: "exact" (the search), "guillotine", "skyline", a greedy's name, or "start"
+  std::string method;         // what found it: "exact" (the search), "guillotine", "time_sweep", "skyline", a
+                              // greedy's name, or "start"
   int64_t lower_bound = 0;    // no plan is lower: live-bytes bound, raised by refuted capacities
   bool proven_optimal = false;  // solution.height == lower_bound
   bool capacity_met = true;   // problem.capacity == 0 or solution.height <= problem.capacity
