@@ -318,6 +318,17 @@ def test_exact_solves_the_unnested_instances_it_could_not_with_the_time_sweep():
         assert allocation.validate(problem, result.solution) == []
 
 
+def test_searches_survive_problems_deeper_than_a_thread_stack():
+    """On 20,000 buffers cut without nesting the nested-cut search's sweep recursed once per
+    event past the 8 MiB stack and crashed the process; every search now runs on a thread
+    with a 1 GiB stack (`common/deep_stack.h`)."""
+    problem, _ = allocation.zero_slack_problem(20000, seed=1, nested=False)
+    nested = allocation.guillotine_search(problem, CAPACITY, seconds=0.05)
+    assert not nested.found and nested.complete
+    tiled = allocation.time_sweep_search(problem, CAPACITY, seconds=0.02)
+    assert tiled.work >= 20_000_000 and not tiled.complete
+
+
 def test_guillotine_search_gives_up_where_the_bound_leaves_room_to_waste():
     problem, _ = allocation.zero_slack_problem(60, seed=1)
     grown = AllocationProblem.from_arrays(np.append(problem.sizes, 1), np.append(problem.first, 0),

@@ -15,6 +15,7 @@
 #include "tinyarena/allocation/subset_sums.h"
 #include "tinyarena/allocation/time_sweep.h"
 #include "tinyarena/allocation/validator.h"
+#include "tinyarena/common/deep_stack.h"
 #include "tinyarena/common/random.h"
 
 using namespace tinyarena::allocation;
@@ -344,6 +345,31 @@ TEST(time_sweep_search_packs_a_pinwheel_and_gives_up_where_bytes_vary) {
   for (int32_t t = 0; t < 4; ++t) chain.buffers.push_back(Buffer{"", 16 * (t + 1), t, t + 1, 1, std::nullopt});
   const TimeSweepResult skipped = time_sweep_search(chain, 1 << 10, TimeSweepOptions{WorkBudget(0)});
   CHECK(!skipped.solution && !skipped.complete && skipped.work == 0);
+}
+
+TEST(searches_run_on_a_deep_stack) {
+  // Two rows of staggered tiles over 40,000 steps: the time sweep recurses
+  // once per event (40,000 of them), deeper than the test's own 8 MiB stack
+  // allows; run_on_deep_stack gives each search 1 GiB.
+  Problem p;
+  constexpr int32_t kSteps = 40000;
+  p.buffers.push_back(Buffer{"", 5, 0, 0, 1, std::nullopt});
+  for (int32_t t = 0; t < kSteps; t += 2) {
+    p.buffers.push_back(Buffer{"", 3, t, std::min(t + 1, kSteps - 1), 1, std::nullopt});
+    p.buffers.push_back(Buffer{"", 5, t + 1, std::min(t + 2, kSteps - 1), 1, std::nullopt});
+  }
+  const TimeSweepResult tiled = time_sweep_search(p, 8, TimeSweepOptions{WorkBudget(1.0)});
+  CHECK(tiled.solution && validate(p, *tiled.solution).empty() && tiled.solution->height == 8);
+  const GuillotineResult nested = guillotine_search(p, 8, GuillotineOptions{WorkBudget(1.0)});
+  CHECK(nested.solution && validate(p, *nested.solution).empty());
+  // An exception thrown on the deep stack reaches the caller.
+  bool thrown = false;
+  try {
+    tinyarena::run_on_deep_stack([] { throw std::invalid_argument("from the search thread"); });
+  } catch (const std::invalid_argument&) {
+    thrown = true;
+  }
+  CHECK(thrown);
 }
 
 TEST(exact_gap_rule_prunes_small_zero_slack_instances) {

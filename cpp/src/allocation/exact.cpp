@@ -21,6 +21,7 @@
 #include "tinyarena/allocation/subset_sums.h"
 #include "tinyarena/allocation/time_sweep.h"
 #include "tinyarena/allocation/validator.h"
+#include "tinyarena/common/deep_stack.h"
 #include "tinyarena/common/stopwatch.h"
 
 namespace tinyarena::allocation {
@@ -699,9 +700,7 @@ void try_skyline(const Problem& problem, Budget& budget, double share, ExactResu
   keep_lower(skyline_search(problem, options).solution, "skyline", result);
 }
 
-}  // namespace
-
-ExactResult solve_exact(const Problem& problem, SearchBudget search_budget, const Solution* start) {
+ExactResult search_exact(const Problem& problem, SearchBudget search_budget, const Solution* start) {
   check_pins(problem);
   const Stopwatch clock;
   Budget budget(search_budget);
@@ -738,6 +737,14 @@ ExactResult solve_exact(const Problem& problem, SearchBudget search_budget, cons
   result.nodes = budget.nodes();
   result.work = budget.work();
   result.seconds = clock.seconds();
+  return result;
+}
+
+}  // namespace
+
+ExactResult solve_exact(const Problem& problem, SearchBudget search_budget, const Solution* start) {
+  ExactResult result;
+  run_on_deep_stack([&] { result = search_exact(problem, search_budget, start); });
   return result;
 }
 

@@ -11,6 +11,7 @@
 
 #include "tinyarena/allocation/failed_states.h"
 #include "tinyarena/allocation/subset_sums.h"
+#include "tinyarena/common/deep_stack.h"
 #include "tinyarena/common/random.h"
 
 namespace tinyarena::allocation {
@@ -822,9 +823,7 @@ class Search {
   bool gave_up_ = false;  // some event had too many undecided buffers to list their choices
 };
 
-}  // namespace
-
-GuillotineResult guillotine_search(const Problem& problem, int64_t height, GuillotineOptions options) {
+GuillotineResult search_nested_cuts(const Problem& problem, int64_t height, GuillotineOptions options) {
   check_pins(problem);
   Search search(problem, options.max_choices);
   std::vector<int32_t> sized;
@@ -839,6 +838,14 @@ GuillotineResult guillotine_search(const Problem& problem, int64_t height, Guill
   result.complete = !found && !search.aborted() && !search.gave_up();
   result.parts = search.parts();
   result.work = options.budget.used();
+  return result;
+}
+
+}  // namespace
+
+GuillotineResult guillotine_search(const Problem& problem, int64_t height, GuillotineOptions options) {
+  GuillotineResult result;
+  run_on_deep_stack([&] { result = search_nested_cuts(problem, height, options); });
   return result;
 }
 

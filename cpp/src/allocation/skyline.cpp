@@ -11,6 +11,7 @@
 
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/subset_sums.h"
+#include "tinyarena/common/deep_stack.h"
 #include "tinyarena/common/random.h"
 #include "tinyarena/common/stopwatch.h"
 #include "tinyarena/common/work_budget.h"
@@ -554,9 +555,7 @@ class Skyline {
 
 constexpr SkylineRule kRules[] = {SkylineRule::kFillsRun, SkylineRule::kLongest, SkylineRule::kLargest};
 
-}  // namespace
-
-SkylineResult skyline_search(const Problem& problem, SkylineOptions options) {
+SkylineResult search_skylines(const Problem& problem, SkylineOptions options) {
   check_pins(problem);
   const Stopwatch clock;
   WorkBudget& budget = options.budget;
@@ -581,6 +580,14 @@ SkylineResult skyline_search(const Problem& problem, SkylineOptions options) {
     construct(kRules[i % 3], 0.05 + 0.05 * static_cast<double>(i / 3 % 4), seeds.next());
   result.work = budget.used();
   result.seconds = clock.seconds();
+  return result;
+}
+
+}  // namespace
+
+SkylineResult skyline_search(const Problem& problem, SkylineOptions options) {
+  SkylineResult result;
+  run_on_deep_stack([&] { result = search_skylines(problem, options); });
   return result;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tinyarena/allocation/failed_states.h"
+#include "tinyarena/common/deep_stack.h"
 
 namespace tinyarena::allocation {
 namespace {
@@ -355,9 +356,7 @@ std::optional<std::vector<Span>> flat_spans(const Problem& p, std::vector<int32_
   return spans;
 }
 
-}  // namespace
-
-TimeSweepResult time_sweep_search(const Problem& problem, int64_t height, TimeSweepOptions options) {
+TimeSweepResult search_tilings(const Problem& problem, int64_t height, TimeSweepOptions options) {
   check_pins(problem);
   std::vector<int32_t> sized;
   for (size_t b = 0; b < problem.buffers.size(); ++b)
@@ -373,6 +372,14 @@ TimeSweepResult time_sweep_search(const Problem& problem, int64_t height, TimeSw
   if (found) result.solution = Solution{sweep.offsets(), solution_height(problem, sweep.offsets())};
   result.complete = !found && !sweep.aborted();
   result.work = options.budget.used();
+  return result;
+}
+
+}  // namespace
+
+TimeSweepResult time_sweep_search(const Problem& problem, int64_t height, TimeSweepOptions options) {
+  TimeSweepResult result;
+  run_on_deep_stack([&] { result = search_tilings(problem, height, options); });
   return result;
 }
 
