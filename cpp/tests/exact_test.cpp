@@ -365,7 +365,7 @@ TEST(searches_run_on_a_deep_stack) {
   // An exception thrown on the deep stack reaches the caller.
   bool thrown = false;
   try {
-    tinyarena::run_on_deep_stack([] { throw std::invalid_argument("from the search thread"); });
+    tinyarena::run_on_deep_stack(1000, [] { throw std::invalid_argument("from the search thread"); });
   } catch (const std::invalid_argument&) {
     thrown = true;
   }

@@ -744,7 +744,7 @@ ExactResult search_exact(const Problem& problem, SearchBudget search_budget, con
 
 ExactResult solve_exact(const Problem& problem, SearchBudget search_budget, const Solution* start) {
   ExactResult result;
-  run_on_deep_stack([&] { result = search_exact(problem, search_budget, start); });
+  run_on_deep_stack(problem.buffers.size(), [&] { result = search_exact(problem, search_budget, start); });
   return result;
 }
 

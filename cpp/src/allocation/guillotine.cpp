@@ -845,7 +845,7 @@ GuillotineResult search_nested_cuts(const Problem& problem, int64_t height, Guil
 
 GuillotineResult guillotine_search(const Problem& problem, int64_t height, GuillotineOptions options) {
   GuillotineResult result;
-  run_on_deep_stack([&] { result = search_nested_cuts(problem, height, options); });
+  run_on_deep_stack(problem.buffers.size(), [&] { result = search_nested_cuts(problem, height, options); });
   return result;
 }
 

@@ -587,7 +587,7 @@ SkylineResult search_skylines(const Problem& problem, SkylineOptions options) {
 
 SkylineResult skyline_search(const Problem& problem, SkylineOptions options) {
   SkylineResult result;
-  run_on_deep_stack([&] { result = search_skylines(problem, options); });
+  run_on_deep_stack(problem.buffers.size(), [&] { result = search_skylines(problem, options); });
   return result;
 }
 

@@ -379,7 +379,7 @@ TimeSweepResult search_tilings(const Problem& problem, int64_t height, TimeSweep
 
 TimeSweepResult time_sweep_search(const Problem& problem, int64_t height, TimeSweepOptions options) {
   TimeSweepResult result;
-  run_on_deep_stack([&] { result = search_tilings(problem, height, options); });
+  run_on_deep_stack(problem.buffers.size(), [&] { result = search_tilings(problem, height, options); });
   return result;
 }
 

@@ -9,6 +9,7 @@ namespace tinyarena {
 namespace {
 
 constexpr size_t kDeepStackBytes = size_t{1} << 30;
+constexpr size_t kShallowBuffers = 128;  // up to this many, the caller's stack will do
 thread_local bool on_deep_stack = false;
 
 struct Job {
@@ -29,8 +30,8 @@ void* run_job(void* argument) {
 
 }  // namespace
 
-void run_on_deep_stack(const std::function<void()>& work) {
-  if (on_deep_stack) return work();
+void run_on_deep_stack(size_t buffers, const std::function<void()>& work) {
+  if (on_deep_stack || buffers <= kShallowBuffers) return work();
   Job job{&work, nullptr};
   pthread_attr_t attributes;
   pthread_attr_init(&attributes);
