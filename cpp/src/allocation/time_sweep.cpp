@@ -13,10 +13,10 @@
 namespace tinyarena::allocation {
 namespace {
 
-// Work units (about a nanosecond each: benchmarks/budget_calibration.py)
-// per event visited (its holes found, its layout fingerprinted and looked
-// up), per buffer live there, per buffer tried at the bottom of a hole, and
-// per node of a forward check.
+// Work units (about a nanosecond each: fitted to wall time on these counts,
+// benchmarks/README.md) per event visited (its holes found, its layout
+// fingerprinted and looked up), per buffer live there, per buffer tried at
+// the bottom of a hole, and per node of a forward check.
 constexpr int64_t kEventWork = 200;
 constexpr int64_t kLiveWork = 3;
 constexpr int64_t kTryWork = 8;

@@ -5,12 +5,18 @@
 // holes the buffers ending there leave. So the search sweeps the events in
 // time order, keeping the live buffers in address order, and at each event
 // tiles the holes bottom-up with the starting buffers (pins where they are
-// pinned, alignments kept, interchangeable buffers tried once). A layout
-// from which an event was once found untileable is remembered (its event
-// and its buffers in address order decide the rest). Few buffers change at
-// each event, so wrong choices die at the next event that ends them; it is
-// the search for plans that are not nested (brick patterns), where the
-// nested-cut search (guillotine.h) gives up at once.
+// pinned, alignments kept, interchangeable buffers tried once). Forward
+// checking: once every buffer ending at a later event is placed, the holes
+// they will leave are known (touching ones merge), and the buffers starting
+// there must split into groups that fill them exactly. A failure records
+// the events whose choices it depends on (those where the buffers involved
+// were placed) and the search returns to the latest of them (conflict-
+// directed backjumping); a layout refuted at an event is remembered (the
+// event and its buffers in address order decide the rest). Few buffers
+// change at each event of a brick pattern, so wrong choices die soon: it
+// finds the plans that are not nested, where the nested-cut search
+// (guillotine.h) gives up at once. Events where dozens of buffers start
+// (nested plans' first steps) leave it little to check.
 #pragma once
 
 #include <cstdint>
