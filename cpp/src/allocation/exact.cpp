@@ -37,9 +37,12 @@ constexpr double kSkylineShare = 2.0 / 3.0;
 // applies (no byte to waste at the bound) it often meets the bound within
 // milliseconds; elsewhere it gives up at once.
 constexpr double kGuillotineShare = 0.8;
-// Share of what is left then that the time-sweep tiling search gets (where
-// the nested-cut search found nothing: plans that are not nested).
+// Share of what is left then that the time-sweep tiling search gets where
+// the nested-cut search refuted every nested plan (the plans are not nested:
+// brick patterns), and where it ran out of budget (a nested plan it did not
+// find, whose many buffers starting at once the sweep rarely untangles).
 constexpr double kTimeSweepShare = 0.5;
+constexpr double kTimeSweepShareAfterAbort = 0.1;
 
 enum class Outcome { Found, NotFound, Aborted };
 
@@ -675,12 +678,14 @@ void keep_lower(const Solution& plan, const char* method, ExactResult& result) {
 
 // The nested-cut search for a plan at the lower bound with `share` of the
 // budget (it gives up at once unless the live bytes are the same at every
-// step of each span no buffer crosses); its plan if lower.
-void try_guillotine(const Problem& problem, Budget& budget, double share, int64_t lower_bound, ExactResult& result) {
+// step of each span no buffer crosses); its plan if lower. True if it
+// refuted every nested plan.
+bool try_guillotine(const Problem& problem, Budget& budget, double share, int64_t lower_bound, ExactResult& result) {
   GuillotineOptions options;
   options.budget = budget.share(share);
   const GuillotineResult nested = guillotine_search(problem, lower_bound, options);
   if (nested.solution) keep_lower(*nested.solution, "guillotine", result);
+  return nested.complete;
 }
 
 // The time-sweep tiling search for a plan at the lower bound with `share`
@@ -714,8 +719,9 @@ ExactResult search_exact(const Problem& problem, SearchBudget search_budget, con
   int64_t open = lo;                        // lowest capacity not given up on
   ProbeSchedule schedule(problem.capacity);
   bool skyline_done = false;
-  if (lo < result.solution.height) try_guillotine(problem, budget, kGuillotineShare, lo, result);
-  if (lo < result.solution.height) try_time_sweep(problem, budget, kTimeSweepShare, lo, result);
+  const bool nested_refuted = lo < result.solution.height && try_guillotine(problem, budget, kGuillotineShare, lo, result);
+  if (lo < result.solution.height)
+    try_time_sweep(problem, budget, nested_refuted ? kTimeSweepShare : kTimeSweepShareAfterAbort, lo, result);
   while (lo < result.solution.height && !budget.spent()) {
     if (schedule.first_done() && !std::exchange(skyline_done, true)) {
       try_skyline(problem, budget, kSkylineShare, result);

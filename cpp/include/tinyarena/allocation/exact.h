@@ -28,11 +28,12 @@
 // First the nested-cut search (guillotine.h) for a plan at the lower bound with
 // 80 % of the budget (it gives up at once unless the bound leaves no byte to
 // waste), then, if it found nothing, the time-sweep tiling search
-// (time_sweep.h) with half of what is left (plans that are not nested).
-// Capacities: the user's (if the plan misses it) or the lower bound briefly
-// (2 % of what is left), then the skyline search (skyline.h) with two thirds of
-// what is left -- its constructions often meet the bound of hard instances
-// first -- then the lower bound, bisection above it, and the lower bound again.
+// (time_sweep.h) with half of what is left where it refuted every nested plan
+// (plans that are not nested), a tenth where its budget ran out. Capacities:
+// the user's (if the plan misses it) or the lower bound briefly (2 % of what is
+// left), then the skyline search (skyline.h) with two thirds of what is left --
+// its constructions often meet the bound of hard instances first -- then the
+// lower bound, bisection above it, and the lower bound again.
 #pragma once
 
 #include <cstdint>
