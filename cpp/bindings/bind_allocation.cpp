@@ -44,6 +44,17 @@ Problem problem_from_arrays(py::array_t<int64_t> sizes, py::array_t<int32_t> fir
   return problem;
 }
 
+// The outcome of a search for a plan without waste: its plan (None if not
+// found), whether it found one, its work, and whether it refuted them all.
+template <class Result>
+py::class_<Result> bind_waste_free_result(py::module_& m, const char* name, const char* doc) {
+  return py::class_<Result>(m, name, doc)
+      .def_property_readonly("solution", [](const Result& r) { return r.solution; })
+      .def_property_readonly("found", [](const Result& r) { return r.solution.has_value(); })
+      .def_readonly("work", &Result::work)
+      .def_readonly("complete", &Result::complete);
+}
+
 void bind_types(py::module_& m) {
   py::class_<Buffer>(m, "Buffer", "A buffer to place: size, inclusive lifetime [first, last], alignment, pin.")
       .def(py::init([](int64_t size, int32_t first, int32_t last, int64_t alignment, std::optional<int64_t> offset,
@@ -155,12 +166,8 @@ void bind_exact(py::module_& m) {
         "Skyline best-fit constructions (waste-free search per construction, then greedy); the lowest plan.");
   using allocation::GuillotineOptions;
   using allocation::GuillotineResult;
-  py::class_<GuillotineResult>(m, "GuillotineResult", "Outcome of the nested-cut search for a plan without waste.")
-      .def_property_readonly("solution", [](const GuillotineResult& r) { return r.solution; })
-      .def_property_readonly("found", [](const GuillotineResult& r) { return r.solution.has_value(); })
-      .def_readonly("parts", &GuillotineResult::parts)
-      .def_readonly("work", &GuillotineResult::work)
-      .def_readonly("complete", &GuillotineResult::complete);
+  bind_waste_free_result<GuillotineResult>(m, "GuillotineResult", "Outcome of the nested-cut search for a plan without waste.")
+      .def_readonly("parts", &GuillotineResult::parts);
   m.def("guillotine_search",
         [](const Problem& p, int64_t height, double seconds, int32_t max_choices) {
           py::gil_scoped_release release;
@@ -172,11 +179,8 @@ void bind_exact(py::module_& m) {
         "otherwise; `complete`: every choice within its reach was refuted).");
   using allocation::TimeSweepOptions;
   using allocation::TimeSweepResult;
-  py::class_<TimeSweepResult>(m, "TimeSweepResult", "Outcome of the time-sweep tiling search for a plan without waste.")
-      .def_property_readonly("solution", [](const TimeSweepResult& r) { return r.solution; })
-      .def_property_readonly("found", [](const TimeSweepResult& r) { return r.solution.has_value(); })
-      .def_readonly("work", &TimeSweepResult::work)
-      .def_readonly("complete", &TimeSweepResult::complete);
+  bind_waste_free_result<TimeSweepResult>(m, "TimeSweepResult",
+                                          "Outcome of the time-sweep tiling search for a plan without waste.");
   m.def("time_sweep_search",
         [](const Problem& p, int64_t height, double seconds) {
           py::gil_scoped_release release;

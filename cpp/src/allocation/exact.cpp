@@ -749,9 +749,7 @@ ExactResult search_exact(const Problem& problem, SearchBudget search_budget, con
 }  // namespace
 
 ExactResult solve_exact(const Problem& problem, SearchBudget search_budget, const Solution* start) {
-  ExactResult result;
-  run_on_deep_stack(problem.buffers.size(), [&] { result = search_exact(problem, search_budget, start); });
-  return result;
+  return on_deep_stack(problem.buffers.size(), [&] { return search_exact(problem, search_budget, start); });
 }
 
 std::string describe_capacity(const Problem& problem, const ExactResult& r) {

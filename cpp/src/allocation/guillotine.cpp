@@ -346,11 +346,7 @@ class Search {
   }
 
   // None pinned or aligned: where the part goes does not matter.
-  bool placed_anywhere(const std::vector<int32_t>& buffers) const {
-    return std::all_of(buffers.begin(), buffers.end(), [&](int32_t b) {
-      return !pinned(b) && p_.buffers[b].alignment <= 1;
-    });
-  }
+  bool placed_anywhere(const std::vector<int32_t>& buffers) const { return unpinned_alignment(buffers) == 1; }
 
   bool pack(const std::vector<int32_t>& buffers, int64_t base, int64_t height) {
     for (int32_t b : buffers) {
@@ -844,9 +840,7 @@ GuillotineResult search_nested_cuts(const Problem& problem, int64_t height, Guil
 }  // namespace
 
 GuillotineResult guillotine_search(const Problem& problem, int64_t height, GuillotineOptions options) {
-  GuillotineResult result;
-  run_on_deep_stack(problem.buffers.size(), [&] { result = search_nested_cuts(problem, height, options); });
-  return result;
+  return on_deep_stack(problem.buffers.size(), [&] { return search_nested_cuts(problem, height, options); });
 }
 
 }  // namespace tinyarena::allocation

@@ -586,9 +586,7 @@ SkylineResult search_skylines(const Problem& problem, SkylineOptions options) {
 }  // namespace
 
 SkylineResult skyline_search(const Problem& problem, SkylineOptions options) {
-  SkylineResult result;
-  run_on_deep_stack(problem.buffers.size(), [&] { result = search_skylines(problem, options); });
-  return result;
+  return on_deep_stack(problem.buffers.size(), [&] { return search_skylines(problem, options); });
 }
 
 }  // namespace tinyarena::allocation

@@ -358,15 +358,16 @@ std::optional<std::vector<Span>> flat_spans(const Problem& p, std::vector<int32_
 
 TimeSweepResult search_tilings(const Problem& problem, int64_t height, TimeSweepOptions options) {
   check_pins(problem);
+  Sweep sweep(problem, options.budget);
   std::vector<int32_t> sized;
-  for (size_t b = 0; b < problem.buffers.size(); ++b)
-    if (problem.buffers[b].size > 0) sized.push_back(static_cast<int32_t>(b));
+  for (size_t b = 0; b < problem.buffers.size(); ++b) {
+    const Buffer& x = problem.buffers[b];
+    if (x.size > 0) sized.push_back(static_cast<int32_t>(b));
+    else sweep.offsets()[b] = x.fixed_offset.value_or(0);
+  }
   TimeSweepResult result;
   const std::optional<std::vector<Span>> spans = flat_spans(problem, sized, height);
   if (!spans) return result;
-  Sweep sweep(problem, options.budget);
-  for (size_t b = 0; b < problem.buffers.size(); ++b)
-    if (problem.buffers[b].size <= 0) sweep.offsets()[b] = problem.buffers[b].fixed_offset.value_or(0);
   bool found = true;
   for (size_t i = 0; i < spans->size() && found; ++i) found = sweep.tile((*spans)[i], i);
   if (found) result.solution = Solution{sweep.offsets(), solution_height(problem, sweep.offsets())};
@@ -378,9 +379,7 @@ TimeSweepResult search_tilings(const Problem& problem, int64_t height, TimeSweep
 }  // namespace
 
 TimeSweepResult time_sweep_search(const Problem& problem, int64_t height, TimeSweepOptions options) {
-  TimeSweepResult result;
-  run_on_deep_stack(problem.buffers.size(), [&] { result = search_tilings(problem, height, options); });
-  return result;
+  return on_deep_stack(problem.buffers.size(), [&] { return search_tilings(problem, height, options); });
 }
 
 }  // namespace tinyarena::allocation

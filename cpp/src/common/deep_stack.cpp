@@ -10,7 +10,7 @@ namespace {
 
 constexpr size_t kDeepStackBytes = size_t{1} << 30;
 constexpr size_t kShallowBuffers = 128;  // up to this many, the caller's stack will do
-thread_local bool on_deep_stack = false;
+thread_local bool on_a_deep_stack = false;  // this thread is one run_on_deep_stack started
 
 struct Job {
   const std::function<void()>* work;
@@ -19,7 +19,7 @@ struct Job {
 
 void* run_job(void* argument) {
   Job& job = *static_cast<Job*>(argument);
-  on_deep_stack = true;
+  on_a_deep_stack = true;
   try {
     (*job.work)();
   } catch (...) {
@@ -31,7 +31,7 @@ void* run_job(void* argument) {
 }  // namespace
 
 void run_on_deep_stack(size_t buffers, const std::function<void()>& work) {
-  if (on_deep_stack || buffers <= kShallowBuffers) return work();
+  if (on_a_deep_stack || buffers <= kShallowBuffers) return work();
   Job job{&work, nullptr};
   pthread_attr_t attributes;
   pthread_attr_init(&attributes);

@@ -15,4 +15,12 @@ namespace tinyarena {
 // when it is done; an exception it throws is rethrown here.
 void run_on_deep_stack(size_t buffers, const std::function<void()>& work);
 
+// The value `work` returns, computed on a deep stack (run_on_deep_stack).
+template <class Work>
+auto on_deep_stack(size_t buffers, Work&& work) -> decltype(work()) {
+  decltype(work()) result;
+  run_on_deep_stack(buffers, [&] { result = work(); });
+  return result;
+}
+
 }  // namespace tinyarena
