@@ -35,6 +35,7 @@ constexpr size_t kMaxTabulated = 16;    // at most this many
 constexpr size_t kMaxTabledSubsets = size_t{1} << 20;  // subsets kept for later visits (16 MiB)
 constexpr size_t kMaxPackedOffsets = size_t{1} << 21;  // offsets of packed parts kept for later visits (16 MiB)
 constexpr int64_t kBalanceNodes = 64;  // per event ahead checked for balance (past them it counts as balanceable)
+constexpr int64_t kPinNodes = 64;  // per room next to a pin checked in a sweep (past them it counts as fillable)
 constexpr int64_t kFirstRoundWork = 5'000'000;  // the first round's work; every round doubles it
 
 // A part's buffers with their steps renumbered: event times are the starts
@@ -118,6 +119,10 @@ struct Layer {
   int64_t base, height;         // the part's place
   Fingerprint search;           // the part, the component and the sweep direction
   bool pinned;                  // some buffer of the part is pinned: the sweep bounds the layer's bytes
+  std::vector<std::vector<int32_t>>* live;  // per section of a pinned part: its buffers live there, listed on
+                                            // first use (check_pin_rooms), shared by the part's components
+  const std::vector<int32_t>* strips;       // the part's free strips (free_strips), problem indices
+  int64_t strip_bytes;                      // their bytes
 };
 
 // The sweep's frontier: of the buffers decided before an event and still
@@ -154,17 +159,21 @@ struct LayerBytes {
   int64_t height;                           // the part's
   int64_t in_live = 0, undecided_live = 0;  // past the sweep
   int64_t below_lo = 1, below_hi = height - 1, above_lo = 1, above_hi = height - 1;  // c's range, per side
+  int64_t below_float = 0;  // below the rest the layer may float this high above the base (on free strips)
 
   // A pinned buffer at `at` (from the base) of `bytes`, in the layer or out.
   void pin(int64_t at, int64_t bytes, bool in) {
     if (in) {
-      below_lo = std::max(below_lo, at + bytes);
+      below_lo = std::max(below_lo, at + bytes - below_float);
       above_lo = std::max(above_lo, height - at);
     } else {
       below_hi = std::min(below_hi, at);
       above_hi = std::min(above_hi, height - at - bytes);
     }
   }
+  bool can_be_below() const { return below_lo <= below_hi; }
+  bool can_be_above() const { return above_lo <= above_hi; }
+  void rule_out(bool below) { (below ? below_hi : above_hi) = -1; }
   bool possible() const {
     const int64_t lo = in_live, hi = in_live + undecided_live;
     return std::max(lo, below_lo) <= std::min(hi, below_hi) || std::max(lo, above_lo) <= std::min(hi, above_hi);
@@ -292,9 +301,9 @@ class Search {
       for (size_t i = 0; i < buffers.size(); ++i) offsets_[buffers[i]] = base + known->second[i];
       return spend(kFingerprintWork * n);
     }
-    if (!spend(kPartWork * n)) return false;
+    const bool packed = pins_inside(buffers, base, height) && rooms_below_pins_fillable(buffers, base, height) &&
+                        spend(kPartWork * n) && pack(buffers, base, height);
     ++parts_;
-    const bool packed = pack(buffers, base, height);
     if (!packed && !aborted_) failed_.insert(key);
     if (packed && buffers.size() > 1 && packed_offsets_ + buffers.size() <= kMaxPackedOffsets) {
       std::vector<int64_t>& offsets = packings_[{key.a, key.b}];
@@ -348,11 +357,15 @@ class Search {
   // None pinned or aligned: where the part goes does not matter.
   bool placed_anywhere(const std::vector<int32_t>& buffers) const { return unpinned_alignment(buffers) == 1; }
 
-  bool pack(const std::vector<int32_t>& buffers, int64_t base, int64_t height) {
-    for (int32_t b : buffers) {
+  // Every pin inside [base, base + height).
+  bool pins_inside(const std::vector<int32_t>& buffers, int64_t base, int64_t height) const {
+    return std::all_of(buffers.begin(), buffers.end(), [&](int32_t b) {
       const int64_t pin = pinned(b) ? *p_.buffers[b].fixed_offset : base;
-      if (pin < base || pin + p_.buffers[b].size > base + height) return false;
-    }
+      return base <= pin && pin + p_.buffers[b].size <= base + height;
+    });
+  }
+
+  bool pack(const std::vector<int32_t>& buffers, int64_t base, int64_t height) {
     if (buffers.size() == 1) return place(buffers[0], base, height);
     const std::vector<std::vector<int32_t>> components = time_components(p_, buffers);
     if (components.size() > 1) {
@@ -477,20 +490,48 @@ class Search {
     return true;
   }
 
+  // A pinned part's free strips: buffers live over all its steps, unpinned,
+  // unaligned, of sizes every unpinned buffer's alignment divides; largest
+  // first. In a plan without waste a run of them directly below a layer
+  // without pins can trade places with it (the layer moves down by their
+  // bytes, aligned still), so some plan has each run directly below a layer
+  // with a pin, or at the top: they are not layers of their own, a layer
+  // with a pin floats above some of them (float_below), and the others stay
+  // in the rest (on top once no pin is left: movable_to_top).
+  std::vector<int32_t> free_strips(const Part& part) const {
+    int64_t alignment = 1;
+    for (int32_t b : part.buffers)
+      if (!pinned(b)) alignment = std::max(alignment, p_.buffers[b].alignment);
+    std::vector<int32_t> strips;
+    for (size_t u = 0; u < part.buffers.size(); ++u) {
+      const Buffer& x = p_.buffers[part.buffers[u]];
+      if (part.start[u] == 0 && part.end[u] == part.sections && !x.fixed_offset && x.alignment <= 1 &&
+          x.size % alignment == 0)
+        strips.push_back(part.buffers[u]);
+    }
+    std::stable_sort(strips.begin(), strips.end(), [&](int32_t x, int32_t y) { return p_.buffers[x].size > p_.buffers[y].size; });
+    return strips;
+  }
+
   // A part no step cuts: it must be flat (its height at most `height`, the
   // rest waste on top); then a flat layer below or above the rest, taken
   // from one event component at a time (a whole component is one).
   bool split_layer(const Part& part, int64_t base, int64_t height) {
     if (!spend(kSectionWork * part.sections)) return false;
     const int64_t bytes = flat_bytes(p_, part);
-    if (bytes < 0 || bytes > height || !rooms_below_pins_fillable(part, base)) return false;
+    if (bytes < 0 || bytes > height) return false;
     const std::vector<std::vector<int32_t>> components = event_components(part);
     if (components.size() > 1 && closes_up(part.buffers)) return stack_components(part, components, base);
     FingerprintBuilder part_key;
     for (int32_t b : part.buffers) part_key.add(static_cast<uint64_t>(b));
     const bool pinned = std::any_of(part.buffers.begin(), part.buffers.end(), [&](int32_t b) { return this->pinned(b); });
+    std::vector<std::vector<int32_t>> live(pinned ? part.sections : 0);
+    const std::vector<int32_t> strips = pinned ? free_strips(part) : std::vector<int32_t>{};
+    int64_t strip_bytes = 0;
+    for (int32_t b : strips) strip_bytes += p_.buffers[b].size;
     for (const std::vector<int32_t>& component : components) {
-      Layer layer{part, std::vector<int8_t>(part.buffers.size(), 0), {}, base, bytes, {}, pinned};
+      if (component.size() == 1 && std::count(strips.begin(), strips.end(), part.buffers[component[0]])) continue;
+      Layer layer{part, std::vector<int8_t>(part.buffers.size(), 0), {}, base, bytes, {}, pinned, &live, &strips, strip_bytes};
       for (int32_t u : component) {
         layer.in[u] = -1;
         for (int32_t e : {part.start[u], part.end[u]})
@@ -537,6 +578,7 @@ class Search {
   Sweep first_sweep(const Layer& layer, const std::vector<int32_t>& component) const {
     Sweep sweep{{}, LayerBytes{layer.height}};
     if (!layer.pinned) return sweep;
+    sweep.bytes.below_float = layer.strip_bytes;
     const Part& part = layer.part;
     for (int32_t u : component)
       if (backwards_ ? part.end[u] == part.sections : part.start[u] == 0) sweep.bytes.undecided_live += size(layer, u);
@@ -547,42 +589,87 @@ class Search {
     return sweep;
   }
 
-  // Under a pinned buffer, at its first step, the other buffers live there
-  // fill the room down to the base exactly: some of them sum to it.
-  bool rooms_below_pins_fillable(const Part& part, int64_t base) {
+  // Where a pinned buffer's first step is full (its live bytes are the
+  // height), the other buffers live there tile the room down to the base:
+  // some of them sum to it. Checked before a part is searched.
+  bool rooms_below_pins_fillable(const std::vector<int32_t>& buffers, int64_t base, int64_t height) {
     std::vector<int32_t> beside;
-    for (size_t u = 0; u < part.buffers.size(); ++u) {
-      const Buffer& x = p_.buffers[part.buffers[u]];
+    for (int32_t u : buffers) {
+      const Buffer& x = p_.buffers[u];
       if (!x.fixed_offset || *x.fixed_offset == base) continue;
-      const int64_t room = *x.fixed_offset - base;
       beside.clear();
-      FingerprintBuilder key;
-      key.add(static_cast<uint64_t>(part.buffers[u])), key.add(static_cast<uint64_t>(room));
-      for (size_t v = 0; v < part.buffers.size(); ++v)
-        if (v != u && part.start[v] <= part.start[u] && part.start[u] < part.end[v])
-          beside.push_back(part.buffers[v]), key.add(static_cast<uint64_t>(part.buffers[v]));
-      if (!spend(kChoiceWork * static_cast<int64_t>(part.buffers.size()))) return false;
-      const Fingerprint room_key = key.done();
-      if (fillable_rooms_.contains(room_key)) continue;
-      if (unfillable_rooms_.contains(room_key)) return false;
-      const std::optional<bool> fills = room_fillable(beside, room);
-      if (!fills) return false;  // out of budget
-      (*fills ? fillable_rooms_ : unfillable_rooms_).insert(room_key);
-      if (!*fills) return false;
+      int64_t live = x.size;
+      for (int32_t v : buffers)
+        if (v != u && p_.buffers[v].first <= x.first && x.first <= p_.buffers[v].last)
+          beside.push_back(v), live += p_.buffers[v].size;
+      if (!spend(kChoiceWork * static_cast<int64_t>(buffers.size()))) return false;
+      if (live == height && !room_fillable(u, *x.fixed_offset - base, beside)) return false;
     }
     return true;
   }
 
-  // Some of `beside` sum to `room` (may_fill_room: a short depth-first
-  // search); nullopt once the budget is spent.
-  std::optional<bool> room_fillable(const std::vector<int32_t>& beside, int64_t room) {
+  // Some of `beside` sum to `room` next to pinned buffer `pin` (may_fill_room:
+  // a short depth-first search; remembered); false once the budget is spent.
+  bool room_fillable(int32_t pin, int64_t room, const std::vector<int32_t>& beside, int64_t max_nodes = kRoomNodes) {
+    FingerprintBuilder key;
+    key.add(static_cast<uint64_t>(pin)), key.add(static_cast<uint64_t>(room));
+    for (int32_t b : beside) key.add(static_cast<uint64_t>(b));
+    const Fingerprint room_key = key.done();
+    if (fillable_rooms_.contains(room_key)) return true;
+    if (unfillable_rooms_.contains(room_key)) return false;
     sizes_.clear();
     for (int32_t b : beside)
       if (p_.buffers[b].size <= room) sizes_.push_back(p_.buffers[b].size);
     int64_t nodes = 0;
-    const bool fills = may_fill_room(sizes_, room, nodes);
-    if (!spend(kNodeWork * (nodes + static_cast<int64_t>(sizes_.size())))) return std::nullopt;
+    const bool fills = may_fill_room(sizes_, room, nodes, max_nodes);
+    if (!spend(kNodeWork * (nodes + static_cast<int64_t>(sizes_.size())))) return false;
+    (fills ? fillable_rooms_ : unfillable_rooms_).insert(room_key);
     return fills;
+  }
+
+  // The part's buffers live at `section` (listed once per part).
+  const std::vector<int32_t>& live_at(const Layer& layer, int32_t section) {
+    std::vector<int32_t>& live = (*layer.live)[section];
+    if (!live.empty()) return live;
+    const Part& part = layer.part;
+    for (size_t v = 0; v < part.buffers.size(); ++v)
+      if (part.start[v] <= section && section < part.end[v]) live.push_back(static_cast<int32_t>(v));
+    spend(kChoiceWork * static_cast<int64_t>(part.buffers.size()));
+    return live;
+  }
+
+  // A pinned buffer decided at `event` (the sweep's first event of it): at
+  // its step next to the event the part is full, so on its side (the layer,
+  // or the rest) the buffers there tile the room below it down to that
+  // side's base and the room above it up to its top. The side's base or top
+  // is the part's for one of the layer's two places (a layer below the
+  // rest, above it): the buffers on that side or undecided must fill that
+  // room, or that place is ruled out.
+  void check_pin_rooms(const Layer& layer, int32_t event, LayerBytes& bytes) {
+    const Part& part = layer.part;
+    for (const auto* side : {&part.ending[event], &part.starting[event]})
+      for (int32_t u : *side) {
+        const Buffer& x = p_.buffers[part.buffers[u]];
+        const int32_t decided_at = backwards_ ? (part.end[u] < part.sections ? part.end[u] : part.start[u])
+                                              : (part.start[u] > 0 ? part.start[u] : part.end[u]);
+        if (!x.fixed_offset || decided_at != event) continue;
+        const int32_t section = part.start[u] == event ? event : event - 1;
+        const int8_t in = layer.in[u];
+        candidates_.clear();
+        for (int32_t v : live_at(layer, section))
+          if (v != u && (layer.in[v] == in || layer.in[v] < 0)) candidates_.push_back(part.buffers[v]);
+        spend(kChoiceWork * static_cast<int64_t>(candidates_.size()));
+        const int64_t room_below = *x.fixed_offset - layer.base, room_above = layer.height - room_below - x.size;
+        // In the layer: below the rest its base is the part's (less the free
+        // strips it floats on), above it its top; out: the other way round.
+        if (bytes.can_be_below()) {
+          if (in) candidates_.insert(candidates_.end(), layer.strips->begin(), layer.strips->end());
+          if (!room_fillable(part.buffers[u], in ? room_below : room_above, candidates_, kPinNodes)) bytes.rule_out(true);
+          if (in) candidates_.resize(candidates_.size() - layer.strips->size());
+        }
+        if (bytes.can_be_above() && !room_fillable(part.buffers[u], in ? room_above : room_below, candidates_, kPinNodes))
+          bytes.rule_out(false);
+      }
   }
 
   // Decides the layer at events k and on; once all are, packs both sides.
@@ -753,11 +840,18 @@ class Search {
     return sweep;
   }
 
+  // The sweep past event k, its pins' rooms checked.
+  Sweep next(const Layer& layer, size_t k, const Sweep& sweep) {
+    Sweep past = advance(layer, layer.events[k], sweep);
+    if (layer.pinned) check_pin_rooms(layer, layer.events[k], past.bytes);
+    return past;
+  }
+
   // The tabulated subsets that bring `difference` to zero, in turn (none
   // tabulated: the bounds in choose() left it zero).
   bool choose_listed(Layer& layer, size_t k, const Sweep& sweep, const Choice& choice, int64_t difference) {
     if (choice.listed == choice.items.size())
-      return spend(kChoiceWork) && extend(layer, k + 1, advance(layer, layer.events[k], sweep));
+      return spend(kChoiceWork) && extend(layer, k + 1, next(layer, k, sweep));
     const SubsetTable& table = *choice.table;
     if (!table.may_have_sum(-difference)) return false;
     const auto [first, last] = std::equal_range(table.subsets.begin(), table.subsets.end(),
@@ -767,7 +861,7 @@ class Search {
       if (!spend(kChoiceWork)) return false;
       for (size_t j = choice.listed; j < choice.items.size(); ++j)
         layer.in[choice.items[j].buffer] = static_cast<int8_t>(subset->second >> (j - choice.listed) & 1);
-      const bool found = extend(layer, k + 1, advance(layer, layer.events[k], sweep));
+      const bool found = extend(layer, k + 1, next(layer, k, sweep));
       if (found || aborted_) return found;
     }
     for (size_t j = choice.listed; j < choice.items.size(); ++j) layer.in[choice.items[j].buffer] = -1;
@@ -793,7 +887,64 @@ class Search {
     };
     const bool below = range.below_lo <= bytes && bytes <= range.below_hi;
     const bool above = range.above_lo <= bytes && bytes <= range.above_hi;
-    return (below && both(chosen, bytes, rest)) || (above && !aborted_ && both(rest, top, chosen));
+    const bool floats = !layer.strips->empty() && std::any_of(chosen.begin(), chosen.end(), [&](int32_t b) { return pinned(b); });
+    if (below && (floats ? float_below(layer, chosen, rest, bytes) : both(chosen, bytes, rest))) return true;
+    return above && !aborted_ && both(rest, top, chosen);
+  }
+
+  // The layer `chosen` (with a pin) below the rest, floating on some of the
+  // part's free strips at the base: each set of them (of distinct sizes in
+  // turn) whose bytes put every pin of the layer inside it and every pin of
+  // the rest above it.
+  bool float_below(const Layer& layer, const std::vector<int32_t>& chosen, const std::vector<int32_t>& rest, int64_t bytes) {
+    Float f{layer, chosen, rest, bytes, 0, layer.height - bytes, {}, std::vector<int64_t>(layer.strips->size() + 1, 0)};
+    for (size_t i = layer.strips->size(); i-- > 0;) f.left[i] = f.left[i + 1] + p_.buffers[(*layer.strips)[i]].size;
+    for (int32_t b : chosen)
+      if (pinned(b)) {
+        const int64_t at = *p_.buffers[b].fixed_offset - layer.base;
+        f.lowest = std::max(f.lowest, at + p_.buffers[b].size - bytes), f.highest = std::min(f.highest, at);
+      }
+    for (int32_t b : rest)
+      if (pinned(b)) f.highest = std::min(f.highest, *p_.buffers[b].fixed_offset - layer.base - bytes);
+    return f.lowest <= f.highest && float_on(f, 0, 0);
+  }
+
+  struct Float {
+    const Layer& layer;
+    const std::vector<int32_t>& chosen;
+    const std::vector<int32_t>& rest;
+    int64_t bytes, lowest, highest;  // the layer's bytes; the strips' bytes below it allowed
+    std::vector<int32_t> below;      // the strips below it so far
+    std::vector<int64_t> left;       // per strip i: the bytes of strips i..
+  };
+
+  // Strips i.. in or out of those below the layer (`height` bytes so far);
+  // with a set in range, packs the layer and the rest above it.
+  bool float_on(Float& f, size_t i, int64_t height) {
+    if (!spend(kChoiceWork)) return false;
+    const std::vector<int32_t>& strips = *f.layer.strips;
+    if (height > f.highest || height + f.left[i] < f.lowest) return false;
+    if (i == strips.size()) return float_at(f, height);
+    f.below.push_back(strips[i]);
+    if (float_on(f, i + 1, height + p_.buffers[strips[i]].size) || aborted_) return !aborted_;
+    f.below.pop_back();
+    size_t next = i + 1;  // out: so are the strips of its size after it (in is tried with the first of them)
+    while (next < strips.size() && p_.buffers[strips[next]].size == p_.buffers[strips[i]].size) ++next;
+    return float_on(f, next, height);
+  }
+
+  // The strips chosen below the layer stacked at the base, the layer on
+  // them, the rest above.
+  bool float_at(const Float& f, int64_t height) {
+    int64_t at = f.layer.base;
+    for (int32_t b : f.below) offsets_[b] = at, at += p_.buffers[b].size;
+    std::vector<int32_t> below = f.below, high;
+    std::sort(below.begin(), below.end());
+    std::set_difference(f.rest.begin(), f.rest.end(), below.begin(), below.end(), std::back_inserter(high));
+    const int64_t top = f.layer.height - height - f.bytes;
+    const auto pack_low = [&] { return solve(f.chosen, at, f.bytes); };
+    const auto pack_high = [&] { return high.empty() || solve(high, at + f.bytes, top); };
+    return f.chosen.size() <= high.size() ? pack_low() && pack_high() : pack_high() && pack_low();
   }
 
   const Problem& p_;
@@ -803,6 +954,7 @@ class Search {
   std::vector<int64_t> offsets_;
   const std::vector<Frontier> frontier_keys_;
   std::vector<int64_t> sizes_;  // scratch of room_fillable
+  std::vector<int32_t> candidates_;  // scratch of check_pin_rooms
   Choice ahead_;  // scratch of balanceable
   std::map<std::pair<uint64_t, uint64_t>, SubsetTable> tables_;  // per part, component, direction and event
   size_t tabled_subsets_ = 0;  // in tables_, at most kMaxTabledSubsets

@@ -20,14 +20,25 @@
 // least its buffers live past the sweep, at most those plus the undecided ones,
 // and a pin decided in the layer must lie inside it, one decided out inside the
 // rest (for the layer below the rest and for the layer above it); a sweep that
-// leaves no height possible ends there. Under each pin of a part, at its first
-// step, some of the buffers live there must fill the room down to the base
-// exactly: a short depth-first search over their sizes, largest first, decides
-// it (past its nodes the room counts as fillable).
+// leaves no height possible ends there; so does one where a pin it decided
+// cannot be flush with its side: at the pin's step next to the event the part
+// is full, so the buffers there on its side (or undecided) must fill the room
+// from the pin down to the side's base or up to its top, whichever is the
+// part's for the layer below the rest or above it (else that place is ruled
+// out). Before a part is searched, under each pin whose first step is full,
+// some of the buffers live there must fill the room down to the base exactly:
+// short depth-first searches over their sizes, largest first, decide these
+// (past their nodes the room counts as fillable). In a part with a pin, the
+// free buffers live over all of it (unpinned, unaligned, of sizes every
+// alignment there divides) are not layers of their own: a run of them just
+// below a layer without pins can trade places with it, so some plan has each
+// run just below a layer with a pin or on top. A layer with a pin placed below
+// the rest floats on each set of them (of distinct sizes) that puts its pins
+// inside it; the others stay in the rest.
 // A layer's side with fewer buffers is packed first. Refuted parts are
 // remembered, packed ones with their offsets from the base (up to 2^21
 // offsets), and so are sweep frontiers (the layer's bytes per event ahead, with
-// the bounds) from which no balanced layer follows, and rooms below pins found
+// the bounds) from which no balanced layer follows, and rooms next to pins found
 // fillable or not; the search restarts with doubling work, sweeping forwards
 // and backwards in turn. A stack (buffers all live over the same steps, none
 // aligned) is packed directly: its free buffers fill the gaps between its pins
