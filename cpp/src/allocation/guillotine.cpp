@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -610,7 +611,7 @@ class Search {
 
   // Some of `beside` sum to `room` next to pinned buffer `pin` (may_fill_room:
   // a short depth-first search; remembered); false once the budget is spent.
-  bool room_fillable(int32_t pin, int64_t room, const std::vector<int32_t>& beside, int64_t max_nodes = kRoomNodes) {
+  bool room_fillable(int32_t pin, int64_t room, const std::vector<int32_t>& beside) {
     FingerprintBuilder key;
     key.add(static_cast<uint64_t>(pin)), key.add(static_cast<uint64_t>(room));
     for (int32_t b : beside) key.add(static_cast<uint64_t>(b));
@@ -621,20 +622,21 @@ class Search {
     for (int32_t b : beside)
       if (p_.buffers[b].size <= room) sizes_.push_back(p_.buffers[b].size);
     int64_t nodes = 0;
-    const bool fills = may_fill_room(sizes_, room, nodes, max_nodes);
+    const bool fills = may_fill_room(sizes_, room, nodes);
     if (!spend(kNodeWork * (nodes + static_cast<int64_t>(sizes_.size())))) return false;
     (fills ? fillable_rooms_ : unfillable_rooms_).insert(room_key);
     return fills;
   }
 
-  // The part's buffers live at `section` (listed once per part).
+  // The part's buffers live at `section`, largest first (listed once per part).
   const std::vector<int32_t>& live_at(const Layer& layer, int32_t section) {
     std::vector<int32_t>& live = (*layer.live)[section];
     if (!live.empty()) return live;
     const Part& part = layer.part;
     for (size_t v = 0; v < part.buffers.size(); ++v)
       if (part.start[v] <= section && section < part.end[v]) live.push_back(static_cast<int32_t>(v));
-    spend(kChoiceWork * static_cast<int64_t>(part.buffers.size()));
+    std::sort(live.begin(), live.end(), [&](int32_t u, int32_t v) { return larger_first(size(part, u), u, size(part, v), v); });
+    spend(kChoiceWork * static_cast<int64_t>(part.buffers.size() + 2 * live.size()));
     return live;
   }
 
@@ -654,22 +656,33 @@ class Search {
                                               : (part.start[u] > 0 ? part.start[u] : part.end[u]);
         if (!x.fixed_offset || decided_at != event) continue;
         const int32_t section = part.start[u] == event ? event : event - 1;
-        const int8_t in = layer.in[u];
-        candidates_.clear();
-        for (int32_t v : live_at(layer, section))
-          if (v != u && (layer.in[v] == in || layer.in[v] < 0)) candidates_.push_back(part.buffers[v]);
-        spend(kChoiceWork * static_cast<int64_t>(candidates_.size()));
         const int64_t room_below = *x.fixed_offset - layer.base, room_above = layer.height - room_below - x.size;
         // In the layer: below the rest its base is the part's (less the free
         // strips it floats on), above it its top; out: the other way round.
-        if (bytes.can_be_below()) {
-          if (in) candidates_.insert(candidates_.end(), layer.strips->begin(), layer.strips->end());
-          if (!room_fillable(part.buffers[u], in ? room_below : room_above, candidates_, kPinNodes)) bytes.rule_out(true);
-          if (in) candidates_.resize(candidates_.size() - layer.strips->size());
-        }
-        if (bytes.can_be_above() && !room_fillable(part.buffers[u], in ? room_above : room_below, candidates_, kPinNodes))
-          bytes.rule_out(false);
+        const bool in = layer.in[u] > 0;
+        if (bytes.can_be_below() && !side_fills(layer, section, u, in, in ? room_below : room_above)) bytes.rule_out(true);
+        if (bytes.can_be_above() && !side_fills(layer, section, u, false, in ? room_above : room_below)) bytes.rule_out(false);
       }
+  }
+
+  // Some of the buffers live at `section` on part buffer u's side of the
+  // layer or undecided (and the free strips, `with_strips`) sum to `room`:
+  // sums_to() within kPinNodes nodes, true if they ran out.
+  bool side_fills(const Layer& layer, int32_t section, int32_t u, bool with_strips, int64_t room) {
+    const std::vector<int32_t>& live = live_at(layer, section);
+    sizes_.clear();
+    for (int32_t v : live)
+      if (v != u && (layer.in[v] == layer.in[u] || layer.in[v] < 0) && size(layer, v) <= room) sizes_.push_back(size(layer, v));
+    const auto merged = static_cast<std::ptrdiff_t>(sizes_.size());
+    if (with_strips) {
+      for (int32_t b : *layer.strips)
+        if (p_.buffers[b].size <= room) sizes_.push_back(p_.buffers[b].size);
+      std::inplace_merge(sizes_.begin(), sizes_.begin() + merged, sizes_.end(), std::greater<>());
+    }
+    int64_t nodes = kPinNodes;
+    const std::optional<bool> fills = sums_to(sizes_, room, nodes);
+    spend(kNodeWork * (kPinNodes - std::max<int64_t>(nodes, 0) + static_cast<int64_t>(live.size() + sizes_.size())));
+    return fills.value_or(true);
   }
 
   // Decides the layer at events k and on; once all are, packs both sides.
@@ -936,6 +949,7 @@ class Search {
   // The strips chosen below the layer stacked at the base, the layer on
   // them, the rest above.
   bool float_at(const Float& f, int64_t height) {
+    if (!spend(kChoiceWork * static_cast<int64_t>(f.rest.size()))) return false;
     int64_t at = f.layer.base;
     for (int32_t b : f.below) offsets_[b] = at, at += p_.buffers[b].size;
     std::vector<int32_t> below = f.below, high;
@@ -953,8 +967,7 @@ class Search {
   const int32_t max_choices_;
   std::vector<int64_t> offsets_;
   const std::vector<Frontier> frontier_keys_;
-  std::vector<int64_t> sizes_;  // scratch of room_fillable
-  std::vector<int32_t> candidates_;  // scratch of check_pin_rooms
+  std::vector<int64_t> sizes_;  // scratch of room_fillable and side_fills
   Choice ahead_;  // scratch of balanceable
   std::map<std::pair<uint64_t, uint64_t>, SubsetTable> tables_;  // per part, component, direction and event
   size_t tabled_subsets_ = 0;  // in tables_, at most kMaxTabledSubsets

@@ -45,11 +45,11 @@ std::optional<bool> sums_to(const std::vector<int64_t>& sizes, int64_t target, i
   return false;
 }
 
-bool may_fill_room(std::vector<int64_t>& sizes, int64_t room, int64_t& nodes_used, int64_t max_nodes) {
+bool may_fill_room(std::vector<int64_t>& sizes, int64_t room, int64_t& nodes_used) {
   std::sort(sizes.begin(), sizes.end(), std::greater<>());
-  int64_t nodes = max_nodes;
+  int64_t nodes = kRoomNodes;
   const std::optional<bool> found = sums_to(sizes, room, nodes);
-  nodes_used = max_nodes - std::max<int64_t>(nodes, 0);
+  nodes_used = kRoomNodes - std::max<int64_t>(nodes, 0);
   return found.value_or(true);
 }
 

@@ -44,8 +44,8 @@ std::optional<bool> sums_to(const std::vector<int64_t>& sizes, int64_t target, i
 constexpr int64_t kRoomNodes = 1024;
 
 // Whether some of `sizes` (sorted here, largest first) may fill `room`
-// exactly: sums_to() within `max_nodes` nodes, true if they ran out. Sets
+// exactly: sums_to() within kRoomNodes nodes, true if they ran out. Sets
 // `nodes_used` to the nodes it spent (a caller charges them).
-bool may_fill_room(std::vector<int64_t>& sizes, int64_t room, int64_t& nodes_used, int64_t max_nodes = kRoomNodes);
+bool may_fill_room(std::vector<int64_t>& sizes, int64_t room, int64_t& nodes_used);
 
 }  // namespace tinyarena::allocation
