@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <cstdint>
 #include "test_framework.h"
 #include "tinyarena/allocation/allocators.h"
 #include "tinyarena/allocation/greedy.h"
@@ -96,6 +98,57 @@ TEST(greedy_plans_validate_on_random_problems) {
       const Solution s = run_allocator(p, name, AllocatorOptions{0.001}).solution;  // budgets of 1 ms of work
       CHECK(validate(p, s).empty());
       CHECK(s.height >= lower_bound_bytes(p));
+    }
+  }
+}
+
+// First fit and best fit as defined: each buffer in size order against
+// every placed buffer live with it, by offset (a scan and a sort per buffer).
+Solution reference_greedy(const Problem& p, bool best_fit) {
+  Solution s;
+  s.offsets.assign(p.buffers.size(), 0);
+  std::vector<int> placed;
+  for (size_t i = 0; i < p.buffers.size(); ++i)
+    if (p.buffers[i].fixed_offset) s.offsets[i] = *p.buffers[i].fixed_offset, placed.push_back(static_cast<int>(i));
+  for (int b : size_descending_order(p)) {
+    const Buffer& x = p.buffers[b];
+    if (x.fixed_offset || x.size == 0) continue;
+    std::vector<int> live;
+    for (int o : placed)
+      if (p.buffers[o].size > 0 && lifetimes_overlap(p.buffers[o], x)) live.push_back(o);
+    std::stable_sort(live.begin(), live.end(), [&](int u, int v) { return s.offsets[u] < s.offsets[v]; });
+    int64_t at = 0, best = -1, best_gap = INT64_MAX;
+    for (int o : live) {
+      const int64_t start = align_up(at, x.alignment), gap = s.offsets[o] - at;
+      if (!best_fit && s.offsets[o] >= at + x.size) break;
+      if (best_fit && s.offsets[o] - start >= x.size && gap < best_gap) best_gap = gap, best = start;
+      at = best_fit ? std::max(at, s.offsets[o] + p.buffers[o].size) : std::max(at, align_up(s.offsets[o] + p.buffers[o].size, x.alignment));
+    }
+    s.offsets[b] = best >= 0 ? best : align_up(at, x.alignment);
+    placed.push_back(b);
+  }
+  s.height = solution_height(p, s.offsets);
+  return s;
+}
+
+TEST(greedy_plans_equal_the_plain_definition_on_short_and_long_lifetimes) {
+  // The greedy plans list the placed buffers live with each one from blocks
+  // of steps, or scan them all by offset where the blocks list too many:
+  // both must give the plans of the definition. Mixed lifetimes (most short,
+  // a few spanning everything), a few pins.
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    uint64_t state = seed;
+    const int n = 50 + static_cast<int>(seed * 37 % 1500), steps = 20 + static_cast<int>(seed * 53 % 2000);
+    Problem p = random_problem(seed, n, steps);
+    for (int i = 0; i < n; i += 17) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      p.buffers[i].first = static_cast<int32_t>(state >> 40) % 3, p.buffers[i].last = steps - 1 - static_cast<int32_t>(state >> 50) % 3;
+    }
+    for (int i = 5; i < n; i += 97) p.buffers[i].fixed_offset = 1000 * i, p.buffers[i].alignment = 1;
+    for (bool best_fit : {false, true}) {
+      const Solution greedy = best_fit ? greedy_size_best_fit(p) : greedy_size_first_fit(p);
+      const Solution reference = reference_greedy(p, best_fit);
+      CHECK(greedy.offsets == reference.offsets && greedy.height == reference.height);
     }
   }
 }

@@ -12,6 +12,7 @@
 #include "tinyarena/allocation/guillotine.h"
 #include "tinyarena/allocation/local_search.h"
 #include "tinyarena/allocation/lower_bound.h"
+#include "tinyarena/allocation/sections.h"
 #include "tinyarena/allocation/subset_sums.h"
 #include "tinyarena/allocation/time_sweep.h"
 #include "tinyarena/allocation/validator.h"
@@ -420,6 +421,18 @@ TEST(exact_gap_rule_prunes_small_zero_slack_instances) {
   for (uint64_t seed = 1; seed <= 600; ++seed)
     nodes += solve_exact(tight_problem(seed * 31337, seed % 2 == 0), SearchBudget{WorkBudget(0), 0}).nodes;
   CHECK(nodes <= 1747);
+}
+
+TEST(overlapping_pairs_counts_the_pairs_the_sections_list) {
+  // The exact search charges its set-up by this count before building the
+  // sections (which list every pair): they must agree.
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    Problem p = small_problem(seed * 131, 60);
+    if (seed % 3 == 0) p.buffers[0].size = 0;  // takes no space, overlaps nothing
+    int64_t listed = 0;
+    for (const auto& others : make_sections(p).overlaps) listed += static_cast<int64_t>(others.size());
+    CHECK_EQ(2 * overlapping_pairs(p), listed);
+  }
 }
 
 TEST(exact_puts_a_buffer_live_over_all_others_at_the_floor_only_when_alignments_allow) {

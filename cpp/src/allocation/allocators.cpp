@@ -39,12 +39,15 @@ AllocationResult run_skyline(const Problem& p, const AllocatorOptions& o, WorkBu
 
 WorkBudget budget_of(const AllocatorOptions& o) { return WorkBudget(o.seconds, o.wall_seconds); }
 
-// Greedy first fit; if above the lower bound, the exact search (which starts
-// from the better greedy plan and runs the skyline search too) with the budget.
+// Greedy first fit; if above the lower bound, the exact search (which runs
+// the skyline search too) with the budget, from the better greedy plan.
 AllocationResult run_auto(const Problem& p, const AllocatorOptions& o) {
   AllocationResult first_fit = heuristic(p, greedy_size_first_fit(p), "greedy_size_first_fit");
   if (first_fit.proven_optimal) return first_fit;
-  return run_exact(p, o, budget_of(o));
+  AllocationResult best_fit = heuristic(p, greedy_size_best_fit(p), "greedy_size_best_fit");
+  const AllocationResult& start = best_fit.solution.height < first_fit.solution.height ? best_fit : first_fit;
+  const ExactResult r = solve_exact(p, SearchBudget{budget_of(o), o.node_limit}, &start.solution);
+  return {r.solution, r.method == "start" ? start.method : r.method, r.proven_optimal, r.lower_bound};
 }
 
 struct NamedAllocator {

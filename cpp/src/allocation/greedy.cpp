@@ -1,6 +1,7 @@
 #include "tinyarena/allocation/greedy.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -10,69 +11,134 @@
 namespace tinyarena::allocation {
 namespace {
 
-// Placed buffers whose lifetimes overlap `buffer`, sorted by offset.
-std::vector<int> placed_neighbours(const Problem& problem, const std::vector<int>& placed,
-                                   const std::vector<int64_t>& offsets, const Buffer& buffer) {
-  std::vector<int> neighbours;
-  for (int other : placed) {
-    const Buffer& b = problem.buffers[other];
-    if (b.size > 0 && lifetimes_overlap(b, buffer)) neighbours.push_back(other);
+// A placed buffer as the greedy scan reads it: its bytes, steps and when it was placed.
+struct Placed {
+  int64_t offset, end;
+  int32_t first, last, order;
+};
+
+// The placed buffers by offset, and indexed by blocks of steps so the
+// buffers live with a new one are listed without scanning them all (each
+// is listed in every block its lifetime touches, the blocks as narrow as
+// keeps that within kListingsPerBuffer listings per buffer on average).
+// Where the blocks list so many that sorting them would cost more, the
+// buffers by offset are scanned instead.
+class PlacedIndex {
+ public:
+  static constexpr int64_t kListingsPerBuffer = 8;
+  static constexpr int32_t kMaxBlocks = 4096;
+
+  explicit PlacedIndex(const Problem& problem) {
+    int32_t t0 = 0, t1 = 0;
+    bool any = false;
+    for (const Buffer& b : problem.buffers)
+      if (b.size > 0) t0 = any ? std::min(t0, b.first) : b.first, t1 = any ? std::max(t1, b.last) : b.last, any = true;
+    const int64_t span = static_cast<int64_t>(t1) - t0 + 1;
+    first_step_ = t0;
+    width_ = std::max<int64_t>(1, (span + kMaxBlocks - 1) / kMaxBlocks);
+    while (width_ < span && listings(problem) > kListingsPerBuffer * static_cast<int64_t>(problem.buffers.size()))
+      width_ *= 2;
+    blocks_.resize(static_cast<size_t>((span + width_ - 1) / width_));
   }
-  std::stable_sort(neighbours.begin(), neighbours.end(),
-                   [&](int a, int b) { return offsets[a] < offsets[b]; });
-  return neighbours;
-}
+
+  void add(const Buffer& b, int64_t offset) {
+    const auto id = static_cast<int32_t>(placed_.size());
+    placed_.push_back(Placed{offset, offset + b.size, b.first, b.last, id});
+    const auto at = std::upper_bound(by_offset_.begin(), by_offset_.end(), offset,
+                                     [](int64_t o, const Placed& x) { return o < x.offset; });
+    by_offset_.insert(at, placed_.back());
+    seen_.push_back(0);
+    for (int64_t k = block(b.first); k <= block(b.last); ++k) blocks_[k].push_back(id);
+  }
+
+  // The placed buffers live with `b`, by offset (ties in placement order).
+  const std::vector<Placed>& live_with(const Buffer& b) {
+    ++stamp_;
+    live_.clear();
+    int64_t listed = 0;
+    for (int64_t k = block(b.first); k <= block(b.last); ++k) listed += static_cast<int64_t>(blocks_[k].size());
+    if (listed * std::max(1, std::ilogb(static_cast<double>(listed + 1))) > static_cast<int64_t>(placed_.size())) {
+      for (const Placed& other : by_offset_)
+        if (other.first <= b.last && b.first <= other.last) live_.push_back(other);
+      return live_;
+    }
+    for (int64_t k = block(b.first); k <= block(b.last); ++k)
+      for (int32_t id : blocks_[k]) {
+        const Placed& other = placed_[id];
+        if (std::exchange(seen_[id], stamp_) == stamp_ || other.first > b.last || b.first > other.last) continue;
+        live_.push_back(other);
+      }
+    std::sort(live_.begin(), live_.end(), [](const Placed& x, const Placed& y) {
+      return x.offset != y.offset ? x.offset < y.offset : x.order < y.order;
+    });
+    return live_;
+  }
+
+ private:
+  int64_t block(int32_t step) const {
+    return std::clamp<int64_t>((static_cast<int64_t>(step) - first_step_) / width_, 0, static_cast<int64_t>(blocks_.size()) - 1);
+  }
+  int64_t listings(const Problem& problem) const {
+    int64_t total = 0;
+    for (const Buffer& b : problem.buffers)
+      if (b.size > 0) total += (static_cast<int64_t>(b.last) - first_step_) / width_ - (static_cast<int64_t>(b.first) - first_step_) / width_ + 1;
+    return total;
+  }
+
+  int64_t first_step_ = 0, width_ = 1;
+  std::vector<Placed> placed_;                // in placement order
+  std::vector<Placed> by_offset_;             // by offset (ties in placement order)
+  std::vector<std::vector<int32_t>> blocks_;  // per block of steps: the placed buffers live there
+  std::vector<int32_t> seen_;                 // per placed buffer: the query that listed it last
+  int32_t stamp_ = 0;
+  std::vector<Placed> live_;                  // live_with's answer
+};
 
 // Lowest aligned offset with room for `buffer` below the next neighbour.
-int64_t first_fit_offset(const Problem& problem, const std::vector<int>& neighbours,
-                         const std::vector<int64_t>& offsets, const Buffer& buffer) {
+int64_t first_fit_offset(const std::vector<Placed>& neighbours, const Buffer& buffer) {
   int64_t candidate = 0;
-  for (int other : neighbours) {
-    if (offsets[other] >= candidate + buffer.size) break;
-    candidate = std::max(candidate,
-                         align_up(offsets[other] + problem.buffers[other].size, buffer.alignment));
+  for (const Placed& other : neighbours) {
+    if (other.offset >= candidate + buffer.size) break;
+    candidate = std::max(candidate, align_up(other.end, buffer.alignment));
   }
   return candidate;
 }
 
 // Aligned start of the smallest gap that holds `buffer`, else the top.
-int64_t best_fit_offset(const Problem& problem, const std::vector<int>& neighbours,
-                        const std::vector<int64_t>& offsets, const Buffer& buffer) {
+int64_t best_fit_offset(const std::vector<Placed>& neighbours, const Buffer& buffer) {
   int64_t gap_start = 0;
   int64_t best_offset = -1;
   int64_t best_gap = std::numeric_limits<int64_t>::max();
-  for (int other : neighbours) {
+  for (const Placed& other : neighbours) {
     const int64_t start = align_up(gap_start, buffer.alignment);
-    const int64_t gap = offsets[other] - gap_start;
-    if (offsets[other] - start >= buffer.size && gap < best_gap) {
+    const int64_t gap = other.offset - gap_start;
+    if (other.offset - start >= buffer.size && gap < best_gap) {
       best_gap = gap;
       best_offset = start;
     }
-    gap_start = std::max(gap_start, offsets[other] + problem.buffers[other].size);
+    gap_start = std::max(gap_start, other.end);
   }
   return best_offset >= 0 ? best_offset : align_up(gap_start, buffer.alignment);
 }
 
+// Places the buffers in `order` (pins first, where pinned), each where
+// `rule` puts it among the placed buffers live with it (by offset).
 template <typename OffsetRule>
 Solution place_in_order(const Problem& problem, const std::vector<int>& order, OffsetRule rule) {
   Solution solution;
   solution.offsets.assign(problem.buffers.size(), 0);
-  std::vector<int> placed;
-  placed.reserve(problem.buffers.size());
+  PlacedIndex placed(problem);
   for (size_t i = 0; i < problem.buffers.size(); ++i) {
-    if (problem.buffers[i].fixed_offset) {
-      solution.offsets[i] = *problem.buffers[i].fixed_offset;
-      placed.push_back(static_cast<int>(i));
-    }
+    const Buffer& b = problem.buffers[i];
+    if (!b.fixed_offset) continue;
+    solution.offsets[i] = *b.fixed_offset;
+    if (b.size > 0) placed.add(b, *b.fixed_offset);
   }
   for (int index : order) {
     const Buffer& buffer = problem.buffers[index];
-    if (buffer.fixed_offset) continue;
-    if (buffer.size > 0) {
-      const auto neighbours = placed_neighbours(problem, placed, solution.offsets, buffer);
-      solution.offsets[index] = rule(problem, neighbours, solution.offsets, buffer);
-    }
-    placed.push_back(index);
+    if (buffer.fixed_offset || buffer.size == 0) continue;  // a zero-size buffer stays at 0
+    solution.offsets[index] = rule(placed.live_with(buffer), buffer);
+    placed.add(buffer, solution.offsets[index]);
   }
   solution.height = solution_height(problem, solution.offsets);
   return solution;

@@ -57,6 +57,20 @@ Sections make_sections(const Problem& problem) {
   return s;
 }
 
+int64_t overlapping_pairs(const Problem& problem) {
+  std::vector<int32_t> firsts, lasts;
+  for (const Buffer& b : problem.buffers)
+    if (b.size > 0) firsts.push_back(b.first), lasts.push_back(b.last);
+  std::sort(firsts.begin(), firsts.end());
+  std::sort(lasts.begin(), lasts.end());
+  // Each pair counted at the later first step (ties: the later in sort
+  // order): the buffers sorted before it, less those ended by then.
+  int64_t pairs = 0;
+  for (size_t i = 0; i < firsts.size(); ++i)
+    pairs += static_cast<int64_t>(i) - (std::lower_bound(lasts.begin(), lasts.end(), firsts[i]) - lasts.begin());
+  return pairs;
+}
+
 std::vector<std::vector<int32_t>> partitions(const Problem& problem, const Sections& s) {
   std::vector<std::vector<int32_t>> groups;
   std::vector<int32_t> group_of_section(s.members.size(), -1);

@@ -470,12 +470,19 @@ class Skyline {
   }
 
   // No valley can be tiled exactly: the buffer that fits the lowest run best.
+  // Those inside the run start at its steps: listed from there (not by a
+  // scan of all unplaced), offered in their order in `unplaced` (ties go to
+  // the first offered).
   size_t choose_best_fit(const State& s, const Run& run, SkylineRule rule, double noise, SplitMix64& rng) const {
+    inside_.clear();
+    for (int32_t t = run.begin; t < run.end; ++t)
+      for (int b : starts_[t])
+        if (!s.placed[b] && to_[b] <= run.end) inside_.push_back(static_cast<size_t>(s.slot[b]));
+    std::sort(inside_.begin(), inside_.end());
     Pick pick;
-    for (size_t i = 0; i < s.unplaced.size(); ++i) {
+    for (size_t i : inside_) {
       const int b = s.unplaced[i];
-      if (from_[b] >= run.begin && to_[b] <= run.end && clear_of_pins(b, align_up(run.height, p_.buffers[b].alignment)))
-        pick.offer(i, rank(s, b, run, rule));
+      if (clear_of_pins(b, align_up(run.height, p_.buffers[b].alignment))) pick.offer(i, rank(s, b, run, rule));
     }
     return pick.choice(s.unplaced.size(), noise, rng);
   }
@@ -546,6 +553,7 @@ class Skyline {
   std::vector<int> pins_, free_;    // buffers of positive size, pinned (by offset) or free
   int32_t steps_ = 0;
   mutable int64_t work_ = 0, pin_checks_ = 0, room_work_ = 0;  // see work()
+  mutable std::vector<size_t> inside_;  // scratch of choose_best_fit
   mutable std::vector<int64_t> room_sizes_;       // scratch of rooms_below_pins_fillable
   mutable std::vector<int64_t> saved_floor_;      // scratch of dead_valleys_after
   mutable std::vector<Run> nearby_runs_;          // scratch of runs_around

@@ -33,7 +33,10 @@
 // the user's (if the plan misses it) or the lower bound briefly (2 % of what is
 // left), then the skyline search (skyline.h) with two thirds of what is left --
 // its constructions often meet the bound of hard instances first -- then the
-// lower bound, bisection above it, and the lower bound again.
+// lower bound, bisection above it, and the lower bound again. The depth-first
+// search's set-up (it lists every pair of buffers live together) is charged
+// before it is built; where it does not fit what is left (thousands of
+// long-lived buffers), the skyline search gets all of it instead.
 #pragma once
 
 #include <cstdint>

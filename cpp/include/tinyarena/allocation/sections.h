@@ -21,6 +21,11 @@ struct Sections {
 // Sections of the buffers with a positive size (others take no space).
 Sections make_sections(const Problem& problem);
 
+// Pairs of buffers with a positive size live at a common step (what
+// make_sections lists in `overlaps`, each pair once), counted in
+// O(n log n) without listing them.
+int64_t overlapping_pairs(const Problem& problem);
+
 // Buffers grouped into independent partitions: maximal section ranges with no
 // zero-crossing cut inside; each group ascending, groups in timeline order.
 std::vector<std::vector<int32_t>> partitions(const Problem& problem, const Sections& sections);
