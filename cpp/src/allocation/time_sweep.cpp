@@ -160,7 +160,7 @@ class Sweep {
     Hole& hole = level.holes[level.hole];
     for (size_t i = 0; i < starting.size(); ++i) {
       const int32_t b = starting[i];
-      if (level.placed[i] || repeats(level, b)) continue;
+      if (level.placed[i] || repeats(level, b) || swapped(level, b)) continue;
       if (!spend(kTryWork)) return false;
       if (!fits(k, level, i, hole)) {
         conflict.add(k);
@@ -200,6 +200,17 @@ class Sweep {
       return !level.placed[j] && pin >= hole.at && pin < hole.at + x.size;
     });
   }
+
+  // Two free unaligned buffers ending at the same event, one right on the
+  // other in a hole: the other order leaves the same layout ahead (one hole
+  // at that event), so only the one with the lower index goes below.
+  bool swapped(const Level& level, int32_t b) const {
+    const std::vector<int32_t>& in = level.in[level.hole];
+    if (in.empty()) return false;
+    const int32_t below = in.back();
+    return below > b && span_->end_event[below] == span_->end_event[b] && free_and_unaligned(below) && free_and_unaligned(b);
+  }
+  bool free_and_unaligned(int32_t b) const { return !buffer(b).fixed_offset && buffer(b).alignment <= 1; }
 
   // Interchangeable buffers go in their order (the placed ones of a kind
   // are always its first): one behind an unplaced twin would repeat its tries.

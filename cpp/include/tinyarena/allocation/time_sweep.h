@@ -5,7 +5,9 @@
 // holes the buffers ending there leave. So the search sweeps the events in
 // time order, keeping the live buffers in address order, and at each event
 // tiles the holes bottom-up with the starting buffers (pins where they are
-// pinned, alignments kept, interchangeable buffers tried once). Forward
+// pinned, alignments kept, interchangeable buffers tried once, and of two
+// free unaligned ones ending at the same event, one right on the other,
+// only one order: either way they leave the same hole). Forward
 // checking: once every buffer ending at a later event is placed, the holes
 // they will leave are known (touching ones merge), and the buffers starting
 // there must split into groups that fill them exactly. A failure records
