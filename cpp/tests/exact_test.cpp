@@ -317,6 +317,30 @@ TEST(guillotine_search_keeps_every_nested_plan_when_it_stacks_components) {
   }
 }
 
+TEST(guillotine_search_keeps_every_nested_plan_with_alignments_that_are_not_powers_of_two) {
+  // Lifting buffers, stacking components and floating on free strips move
+  // buffers by the sizes of others: those sizes must be multiples of every
+  // alignment there (not only of the largest: 8 is a multiple of 4, not of
+  // 3). Nested instances with alignments 1, 2, 3, 4, 6 or 12 that their cut
+  // offsets keep, a third of them with pins: each must still be found.
+  for (uint64_t seed = 1; seed <= 3000; ++seed) {
+    Problem p = tight_problem(seed * 7727 + 3, false, 12, 24, seed % 3 == 0);
+    const Solution cut = guillotine_search(p, 24, GuillotineOptions{WorkBudget(0)}).solution.value_or(Solution{});
+    if (cut.offsets.empty()) continue;  // checked by the tests above
+    uint64_t state = seed;
+    for (size_t i = 0; i < p.buffers.size(); ++i) {
+      std::vector<int64_t> kept;
+      for (int64_t a : {1, 2, 3, 4, 6, 12})
+        if (cut.offsets[i] % a == 0) kept.push_back(a);
+      p.buffers[i].alignment = kept[next_random(state) % kept.size()];
+    }
+    const GuillotineResult r = guillotine_search(p, 24, GuillotineOptions{WorkBudget(0)});
+    CHECK(r.solution.has_value());
+    if (!r.solution) CHECK_EQ(seed, 0u);  // names the failing seed
+    if (r.solution) CHECK(validate(p, *r.solution).empty() && r.solution->height == 24);
+  }
+}
+
 TEST(guillotine_search_keeps_every_nested_plan_with_pins) {
   // With pins, free buffers spanning a part float below layers with pins
   // instead of being layers of their own, and rooms next to pins are

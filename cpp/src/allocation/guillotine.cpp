@@ -6,6 +6,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -37,6 +38,7 @@ constexpr size_t kMaxTabledSubsets = size_t{1} << 20;  // subsets kept for later
 constexpr size_t kMaxPackedOffsets = size_t{1} << 21;  // offsets of packed parts kept for later visits (16 MiB)
 constexpr int64_t kBalanceNodes = 64;  // per event ahead checked for balance (past them it counts as balanceable)
 constexpr int64_t kPinNodes = 64;  // per room next to a pin checked in a sweep (past them it counts as fillable)
+constexpr int64_t kMaxShiftAlignment = int64_t{1} << 40;  // alignments' common multiples past it shift nothing
 constexpr int64_t kFirstRoundWork = 5'000'000;  // the first round's work; every round doubles it
 
 // A part's buffers with their steps renumbered: event times are the starts
@@ -337,14 +339,20 @@ class Search {
     return f.done();
   }
 
-  // The largest alignment of the buffers; 0 if one is pinned.
-  int64_t unpinned_alignment(const std::vector<int32_t>& buffers) const {
+  // The least common multiple of the alignments of the unpinned buffers: a
+  // shift by a multiple of it keeps every one aligned (not only by one of
+  // the largest: 8 keeps 4, not 3). 0 past 2^40 (no shift then).
+  int64_t shift_alignment(const std::vector<int32_t>& buffers) const {
     int64_t alignment = 1;
-    for (int32_t b : buffers) {
-      if (pinned(b)) return 0;
-      alignment = std::max(alignment, p_.buffers[b].alignment);
-    }
+    for (int32_t b : buffers)
+      if (!pinned(b) && (alignment = std::lcm(alignment, p_.buffers[b].alignment)) > kMaxShiftAlignment) return 0;
     return alignment;
+  }
+
+  // shift_alignment() of the buffers; 0 if one is pinned.
+  int64_t unpinned_alignment(const std::vector<int32_t>& buffers) const {
+    const bool any_pinned = std::any_of(buffers.begin(), buffers.end(), [&](int32_t b) { return pinned(b); });
+    return any_pinned ? 0 : shift_alignment(buffers);
   }
 
   // None pinned, and every size a multiple of every alignment: buffers moved
@@ -500,10 +508,9 @@ class Search {
   // with a pin floats above some of them (float_below), and the others stay
   // in the rest (on top once no pin is left: movable_to_top).
   std::vector<int32_t> free_strips(const Part& part) const {
-    int64_t alignment = 1;
-    for (int32_t b : part.buffers)
-      if (!pinned(b)) alignment = std::max(alignment, p_.buffers[b].alignment);
+    const int64_t alignment = shift_alignment(part.buffers);
     std::vector<int32_t> strips;
+    if (alignment == 0) return strips;
     for (size_t u = 0; u < part.buffers.size(); ++u) {
       const Buffer& x = p_.buffers[part.buffers[u]];
       if (part.start[u] == 0 && part.end[u] == part.sections && !x.fixed_offset && x.alignment <= 1 &&
