@@ -75,6 +75,25 @@ def test_pinned_offsets_and_impossible_rules_are_clear():
         allocation.place_in_hierarchy(crowded)
 
 
+def test_alignments_that_are_not_powers_of_two_hold_in_every_memory():
+    """A buffer aligned to 3 in a memory aligned to 16 needs an offset both divide (48), not
+    the larger (16 was accepted, by the placement and by the validator); a slice whose offset
+    inside its parent its alignment does not divide is refused with a clear error."""
+    problem = Problem([Buffer(9, 0, 1, alignment=3), Buffer(7, 1, 2, alignment=3)])
+    h = HierarchyProblem([Memory("tcm", 64, 16), Memory("sram", 1024, 4)], problem, [])
+    s = allocation.place_in_hierarchy(h)
+    assert list(s.memory) == [0, 0] and list(s.offsets) == [0, 48]
+    assert allocation.validate_hierarchy(h, s) == []
+    pinned = HierarchyProblem(h.memories, Problem([Buffer(9, 0, 1, alignment=3), Buffer(7, 1, 2, alignment=3, fixed_offset=18)]),
+                              [BufferRules(), BufferRules(memory=0)])
+    with pytest.raises(ValueError, match="buffer 1 is pinned at offset 18 in memory 'tcm', which its alignment of 48"):
+        allocation.place_in_hierarchy(pinned)
+    sliced = HierarchyProblem(h.memories, Problem([Buffer(16, 0, 1, alignment=4), Buffer(4, 0, 1, alignment=8)]),
+                              [BufferRules(), BufferRules(inside=0, inside_offset=4)])
+    with pytest.raises(ValueError, match="lies 4 bytes into its root buffer, which its alignment of 8 does not divide"):
+        allocation.place_in_hierarchy(sliced)
+
+
 def test_validator_catches_broken_rules():
     problem = Problem([Buffer(64, 0, 1), Buffer(64, 0, 1)])
     h = HierarchyProblem([Memory("a", 128), Memory("b", 128)], problem, [BufferRules(blocked=[0]), BufferRules()])

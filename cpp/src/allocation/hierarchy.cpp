@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 #include "tinyarena/allocation/greedy.h"
 #include "tinyarena/allocation/lower_bound.h"
@@ -13,6 +14,7 @@ namespace {
 
 // Components with more optional buffers than this are chosen greedily.
 constexpr size_t kExactGroupLimit = 16;
+constexpr int64_t kMaxAlignment = int64_t{1} << 40;
 
 std::string label(const Problem& p, size_t i) {
   return "buffer " + std::to_string(i) + (p.buffers[i].name.empty() ? "" : " '" + p.buffers[i].name + "'");
@@ -49,6 +51,14 @@ void resolve_root(const HierarchyProblem& h, size_t i, Families& f) {
   f.offset_in_root[i] = offset;
 }
 
+// The least common multiple of two alignments: an offset aligned to it is
+// aligned to both (the larger alone is not enough: 16 is not a multiple of 3).
+int64_t common_alignment(int64_t a, int64_t b, const std::string& what) {
+  const int64_t both = std::lcm(std::max<int64_t>(a, 1), std::max<int64_t>(b, 1));
+  if (both > kMaxAlignment) throw std::invalid_argument(what + ": alignments with no common multiple up to 2^40");
+  return both;
+}
+
 void merge_into_root(const HierarchyProblem& h, size_t i, Families& f) {
   const Buffer& b = h.problem.buffers[i];
   const int32_t r = f.root[i];
@@ -56,7 +66,11 @@ void merge_into_root(const HierarchyProblem& h, size_t i, Families& f) {
   unit.first = std::min(unit.first, b.first);
   unit.last = std::max(unit.last, b.last);
   unit.size = std::max(unit.size, f.offset_in_root[i] + b.size);
-  unit.alignment = std::max(unit.alignment, b.alignment);
+  if (f.offset_in_root[i] % std::max<int64_t>(b.alignment, 1) != 0)
+    throw std::invalid_argument(label(h.problem, i) + " lies " + std::to_string(f.offset_in_root[i]) +
+                                " bytes into its root buffer, which its alignment of " + std::to_string(b.alignment) +
+                                " does not divide");
+  unit.alignment = common_alignment(unit.alignment, b.alignment, label(h.problem, i));
   if (b.fixed_offset) {
     const int64_t root_offset = *b.fixed_offset - f.offset_in_root[i];
     if (unit.fixed_offset && *unit.fixed_offset != root_offset)
@@ -94,7 +108,12 @@ Problem unit_problem(const HierarchyProblem& h, const Families& f, const std::ve
   Problem p;
   for (int32_t r : roots) {
     Buffer unit = f.unit[r];
-    unit.alignment = std::max(unit.alignment, h.memories[m].alignment);
+    const std::string memory = "memory '" + h.memories[m].name + "'";
+    unit.alignment = common_alignment(unit.alignment, h.memories[m].alignment, memory);
+    if (unit.fixed_offset && *unit.fixed_offset % unit.alignment != 0)
+      throw std::invalid_argument(label(h.problem, static_cast<size_t>(r)) + " is pinned at offset " +
+                                  std::to_string(*unit.fixed_offset) + " in " + memory + ", which its alignment of " +
+                                  std::to_string(unit.alignment) + " there does not divide");
     p.buffers.push_back(unit);
   }
   return p;
@@ -294,8 +313,9 @@ std::vector<std::string> validate_hierarchy(const HierarchyProblem& h, const Hie
       errors.push_back(label(p, i) + " is in a memory it is blocked from");
     if (p.buffers[i].fixed_offset && *p.buffers[i].fixed_offset != s.offsets[i])
       errors.push_back(label(p, i) + " is not at its pinned offset");
-    const int64_t alignment = std::max(p.buffers[i].alignment, rules.inside >= 0 ? 1 : memory.alignment);
-    if (s.offsets[i] % alignment != 0) errors.push_back(label(p, i) + " is misaligned");
+    const int64_t memory_alignment = rules.inside >= 0 ? 1 : std::max<int64_t>(memory.alignment, 1);
+    if (s.offsets[i] % std::max<int64_t>(p.buffers[i].alignment, 1) != 0 || s.offsets[i] % memory_alignment != 0)
+      errors.push_back(label(p, i) + " is misaligned");
     if (rules.inside >= 0) {
       const size_t parent = static_cast<size_t>(rules.inside);
       if (s.memory[parent] != m || s.offsets[i] != s.offsets[parent] + rules.inside_offset)
