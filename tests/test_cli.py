@@ -45,7 +45,9 @@ def test_tflm_comparison_flags():
     "args, message",
     [
         (["plan", "MODEL", "--sram", "lots"], "invalid size"),
-        (["plan", "MODEL", "--align", "0"], "alignment must be a positive"),
+        (["plan", "MODEL", "--align", "0"], "alignment must be a power of two"),
+        (["plan", "MODEL", "--align", "24"], "alignment must be a power of two"),
+        (["compile", "MODEL", "--memory", "tcm:64K:3"], "ALIGN must be a power of two"),
         (["plan", "MODEL", "--allocator", "magic"], "invalid choice"),
         (["frobnicate"], "invalid choice"),
     ],

@@ -26,7 +26,7 @@ from . import __version__, _core
 from .allocation import allocator_names
 from .codegen import TARGETS
 from .memories import BLOCK_SYNTAX, MEMORY_SYNTAX, PIN_SYNTAX, parse_block, parse_memory, parse_pin
-from .sizes import parse_size
+from .sizes import check_alignment, parse_size
 
 EXIT_BAD_MODEL = 1
 EXIT_DOES_NOT_FIT = 2
@@ -47,7 +47,7 @@ def _argument(parse):
 def _add_memory_option(p):
     p.add_argument("--memory", type=_argument(parse_memory), action="append", metavar=MEMORY_SYNTAX,
                    help="a memory of the hierarchy, fastest first (repeat; e.g. --memory dtcm:16K --memory "
-                   "sram:256K --memory sdram:8M:32:0x60000000): SIZE with K/M suffix, ALIGN bytes (default 16), "
+                   "sram:256K --memory sdram:8M:32:0x60000000): SIZE with K/M suffix, ALIGN bytes, a power of two (default 16), "
                    "BASE its address for tinyarena_memory.ld; one arena per used memory, each in linker section "
                    ".tinyarena.NAME (replaces --sram)")
     p.add_argument("--pin", type=_argument(parse_pin), action="append", metavar=PIN_SYNTAX,
@@ -60,19 +60,17 @@ def _add_memory_option(p):
 
 def _alignment(text):
     try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"alignment must be a positive whole number of bytes, got {text!r}")
-    return value
+        return check_alignment(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _add_plan_options(p):
     p.add_argument("model", help="path to a .tflite model")
     p.add_argument("--sram", type=_argument(parse_size),
                    help="SRAM limit: bytes or K/M suffix (64K); exit 2 if the plan exceeds it")
-    p.add_argument("--align", type=_alignment, default=16, help="buffer alignment in bytes (default 16, as TFLM)")
+    p.add_argument("--align", type=_alignment, default=16,
+                   help="buffer alignment in bytes, a power of two (default 16, as TFLM)")
     p.add_argument("--allocator", choices=allocator_names(), default="auto",
                    help="placement algorithm (default auto: greedy; if it misses the lower bound, exact, nested-cut, "
                    "time-sweep and skyline search; greedy_size_first_fit is TFLite Micro's rule)")

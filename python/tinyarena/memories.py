@@ -56,8 +56,8 @@ class MemoryPlacement:
 def parse_memory(text):
     """``Memory`` from ``NAME:SIZE[:ALIGN[:BASE]]``, e.g. ``dtcm:64K``, ``sram:256K:16:0x20000000``.
 
-    SIZE takes a K/M suffix; ALIGN is in bytes (default 16); BASE is the memory's address (decimal
-    or 0x hex, default 0). Raises ``ValueError`` naming the expected syntax.
+    SIZE takes a K/M suffix; ALIGN is in bytes, a power of two (default 16); BASE is the memory's
+    address (decimal or 0x hex, default 0). Raises ``ValueError`` naming the expected syntax.
     """
     parts = str(text).split(":")
     if not 2 <= len(parts) <= 4 or not parts[0].isidentifier() or not parts[0].isascii():
@@ -68,8 +68,8 @@ def parse_memory(text):
         base = int(parts[3], 0) if len(parts) > 3 else 0
     except ValueError as e:
         raise ValueError(f"invalid memory {text!r}: expected {MEMORY_SYNTAX} ({e})") from None
-    if alignment < 1 or base < 0:
-        raise ValueError(f"invalid memory {text!r}: ALIGN must be >= 1 and BASE >= 0")
+    if alignment < 1 or alignment & (alignment - 1) or base < 0:
+        raise ValueError(f"invalid memory {text!r}: ALIGN must be a power of two and BASE >= 0")
     return Memory(parts[0], size, alignment=alignment, base_address=base)
 
 

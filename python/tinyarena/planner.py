@@ -13,7 +13,7 @@ from . import _core, report
 from .allocation import validate
 from .reader import load_model
 from .schedule import schedule_options
-from .sizes import parse_size
+from .sizes import check_alignment, parse_size
 from .transforms import TransformReport, parse_transforms
 
 __all__ = ["Plan", "PlacedBuffer", "plan"]
@@ -167,10 +167,8 @@ def plan_options(sram=None, align=16, allocator="auto", inplace=True, scratch=Tr
                  allocation_seconds=0.3):
     """The core ``PlanOptions`` for these arguments (checked)."""
     sram_limit = parse_size(sram) if sram is not None else 0
-    if int(align) < 1:
-        raise ValueError(f"alignment must be at least 1, got {align}")
     return _core.PlanOptions(
-        alignment=int(align),
+        alignment=check_alignment(align),
         allocator=allocator,
         liveness=_core.LivenessOptions(inplace_depthwise=inplace, inplace_elementwise=inplace, scratch=scratch),
         sram_limit=sram_limit,

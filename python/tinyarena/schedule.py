@@ -15,6 +15,7 @@ worse than the file's order (it keeps the file order on ties).
 
 from . import _core
 from .reader import load_model
+from .sizes import check_alignment
 
 ScheduleOptions = _core.ScheduleOptions
 ScheduleResult = _core.ScheduleResult
@@ -31,8 +32,7 @@ def _liveness(inplace, scratch):
 def schedule_options(align=16, inplace=True, scratch=True, method="auto", exact_max_ops=None, max_states=None,
                      time_limit=None, beam_width=None):
     """``ScheduleOptions`` from the planner's keywords (``None`` keeps a default)."""
-    if int(align) < 1:
-        raise ValueError(f"alignment must be at least 1, got {align}")
+    check_alignment(align)
     limits = {"exact_max_ops": exact_max_ops, "max_states": max_states, "time_limit_seconds": time_limit,
               "beam_width": beam_width}
     return _core.ScheduleOptions(

@@ -25,6 +25,18 @@ def parse_size(text):
     return int(value)
 
 
+def check_alignment(value, what="alignment"):
+    """``value`` as an int if it is a power of two (1, 2, 4, ...), else ``ValueError``: an arena
+    is aligned to powers of two only, so offsets aligned to 3 within it are not aligned in memory."""
+    try:
+        alignment = int(value)
+    except (TypeError, ValueError):
+        alignment = 0
+    if alignment < 1 or alignment & (alignment - 1):
+        raise ValueError(f"{what} must be a power of two (1, 2, 4, ...), got {value!r}")
+    return alignment
+
+
 def format_bytes(count):
     """``55296`` -> ``'54.0 KiB'``; small counts stay in bytes."""
     if count < 1024:

@@ -15,11 +15,15 @@ bool is_c_identifier(const std::string& s) {
 }
 
 // Names become C identifiers, linker sections and regions, and upper-case macros: distinct even ignoring case.
-void check_memory_names(const std::vector<allocation::Memory>& memories) {
+// Alignments become __attribute__((aligned(N))): powers of two.
+void check_memories(const std::vector<allocation::Memory>& memories) {
   std::set<std::string> seen;
   for (const allocation::Memory& memory : memories) {
     if (!is_c_identifier(memory.name))
       throw std::invalid_argument("memory name '" + memory.name + "' is not a C identifier (letters, digits, _)");
+    if (memory.alignment < 1 || (memory.alignment & (memory.alignment - 1)) != 0)
+      throw std::invalid_argument("memory '" + memory.name + "' has alignment " + std::to_string(memory.alignment) +
+                                  ", not a power of two (an arena array is aligned to powers of two only)");
     std::string key = memory.name;
     for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (!seen.insert(key).second) throw std::invalid_argument("two memories are named '" + memory.name + "'");
@@ -42,7 +46,7 @@ void check_covers_plan(const plan::Plan& plan, const std::vector<allocation::Mem
 MemoryArenas memory_arenas(const plan::Plan& plan, const std::string& model,
                            const std::vector<allocation::Memory>& memories,
                            const allocation::HierarchySolution& placement) {
-  check_memory_names(memories);
+  check_memories(memories);
   check_covers_plan(plan, memories, placement);
   std::vector<Arena> per_memory(memories.size());
   std::vector<bool> used(memories.size(), false);

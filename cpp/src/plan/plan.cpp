@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "tinyarena/allocation/allocators.h"
 #include "tinyarena/allocation/lower_bound.h"
@@ -50,13 +51,18 @@ allocation::Problem make_problem(const liveness::Liveness& liveness, int64_t ali
   return problem;
 }
 
+void check_alignment(int64_t alignment) {
+  if (alignment < 1 || (alignment & (alignment - 1)) != 0)
+    throw std::invalid_argument("alignment must be a power of two (1, 2, 4, ...), got " + std::to_string(alignment));
+}
+
 Plan make_plan(const graph::Graph& graph, const PlanOptions& options) {
-  if (options.alignment < 1) throw std::invalid_argument("alignment must be at least 1");
+  check_alignment(options.alignment);
   return plan_buffers(graph, options, liveness::analyze_liveness(graph, options.liveness, options.order));
 }
 
 Plan plan_buffers(const graph::Graph& graph, const PlanOptions& options, liveness::Liveness liveness) {
-  if (options.alignment < 1) throw std::invalid_argument("alignment must be at least 1");
+  check_alignment(options.alignment);
   Plan plan;
   plan.options = options;
   plan.liveness = std::move(liveness);

@@ -34,7 +34,7 @@ int64_t order_peak_bytes(const graph::Graph& graph, const std::vector<int32_t>& 
 }
 
 ScheduleResult find_schedule(const graph::Graph& graph, const ScheduleOptions& options) {
-  if (options.alignment < 1) throw std::invalid_argument("alignment must be at least 1");
+  plan::check_alignment(options.alignment);
   const Stopwatch clock;
   const int32_t n = static_cast<int32_t>(graph.ops.size());
   ScheduleResult result;

@@ -54,7 +54,11 @@ struct Plan {
 // `alignment`, every offset aligned to it.
 allocation::Problem make_problem(const liveness::Liveness& liveness, int64_t alignment);
 
-// Throws std::invalid_argument for bad options (alignment < 1, unknown allocator).
+// Throws std::invalid_argument unless `alignment` is a power of two (1, 2, 4, ...): the
+// arena is aligned to one, so offsets aligned to anything else are not aligned in memory.
+void check_alignment(int64_t alignment);
+
+// Throws std::invalid_argument for bad options (alignment not a power of two, unknown allocator).
 Plan make_plan(const graph::Graph& graph, const PlanOptions& options = {});
 
 // The plan of given buffers (e.g. a tiled schedule's: ring buffers and full

@@ -41,7 +41,7 @@ struct ScheduleResult {
   double seconds = 0;
 };
 
-// Throws std::invalid_argument for alignment < 1; liveness errors propagate.
+// Throws std::invalid_argument unless the alignment is a power of two; liveness errors propagate.
 ScheduleResult find_schedule(const graph::Graph& graph, const ScheduleOptions& options = {});
 
 // The allocation lower bound of `order` (empty = file order), by the
