@@ -14,7 +14,7 @@ import dataclasses
 
 from .allocation import (Buffer, BufferRules, HierarchyProblem, Memory, Problem, hierarchy_from_plan,
                          place_in_hierarchy, validate_hierarchy)
-from .sizes import parse_size
+from .sizes import check_alignment, parse_size
 
 __all__ = ["MemoryPlacement", "parse_block", "parse_memory", "parse_pin", "place_plan"]
 
@@ -64,12 +64,12 @@ def parse_memory(text):
         raise ValueError(f"invalid memory {text!r}: expected {MEMORY_SYNTAX} with NAME a C identifier, e.g. dtcm:64K")
     try:
         size = parse_size(parts[1])
-        alignment = int(parts[2]) if len(parts) > 2 and parts[2] else 16
+        alignment = check_alignment(parts[2], "ALIGN") if len(parts) > 2 and parts[2] else 16
         base = int(parts[3], 0) if len(parts) > 3 else 0
     except ValueError as e:
         raise ValueError(f"invalid memory {text!r}: expected {MEMORY_SYNTAX} ({e})") from None
-    if alignment < 1 or alignment & (alignment - 1) or base < 0:
-        raise ValueError(f"invalid memory {text!r}: ALIGN must be a power of two and BASE >= 0")
+    if base < 0:
+        raise ValueError(f"invalid memory {text!r}: BASE must be >= 0")
     return Memory(parts[0], size, alignment=alignment, base_address=base)
 
 

@@ -52,7 +52,7 @@ allocation::Problem make_problem(const liveness::Liveness& liveness, int64_t ali
 }
 
 void check_alignment(int64_t alignment) {
-  if (alignment < 1 || (alignment & (alignment - 1)) != 0)
+  if (!is_power_of_two(alignment))
     throw std::invalid_argument("alignment must be a power of two (1, 2, 4, ...), got " + std::to_string(alignment));
 }
 

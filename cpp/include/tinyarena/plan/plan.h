@@ -54,8 +54,11 @@ struct Plan {
 // `alignment`, every offset aligned to it.
 allocation::Problem make_problem(const liveness::Liveness& liveness, int64_t alignment);
 
-// Throws std::invalid_argument unless `alignment` is a power of two (1, 2, 4, ...): the
-// arena is aligned to one, so offsets aligned to anything else are not aligned in memory.
+// 1, 2, 4, ...: what an arena (__attribute__((aligned(N)))) can be aligned to.
+inline bool is_power_of_two(int64_t value) { return value >= 1 && (value & (value - 1)) == 0; }
+
+// Throws std::invalid_argument unless `alignment` is a power of two: the arena is
+// aligned to one, so offsets aligned to anything else are not aligned in memory.
 void check_alignment(int64_t alignment);
 
 // Throws std::invalid_argument for bad options (alignment not a power of two, unknown allocator).
