@@ -29,10 +29,10 @@ class PlacedIndex {
   static constexpr int32_t kMaxBlocks = 4096;
 
   explicit PlacedIndex(const Problem& problem) {
-    int32_t t0 = 0, t1 = 0;
-    bool any = false;
+    int32_t t0 = std::numeric_limits<int32_t>::max(), t1 = std::numeric_limits<int32_t>::min();
     for (const Buffer& b : problem.buffers)
-      if (b.size > 0) t0 = any ? std::min(t0, b.first) : b.first, t1 = any ? std::max(t1, b.last) : b.last, any = true;
+      if (b.size > 0) t0 = std::min(t0, b.first), t1 = std::max(t1, b.last);
+    if (t0 > t1) t0 = t1 = 0;  // nothing takes space
     const int64_t span = static_cast<int64_t>(t1) - t0 + 1;
     first_step_ = t0;
     width_ = std::max<int64_t>(1, (span + kMaxBlocks - 1) / kMaxBlocks);
