@@ -29,12 +29,13 @@ uint64_t next_random(uint64_t& state) {
   return state >> 33;
 }
 
-// Up to `max_buffers` small buffers with mixed alignments; a few pinned at
-// the offsets a greedy plan gave them (so the pins never contradict).
-Problem small_problem(uint64_t seed, int max_buffers) {
+// Up to `max_buffers` small buffers with mixed alignments (`odd`: 3 and 6
+// among them); a few pinned at the offsets a greedy plan gave them (so the
+// pins never contradict).
+Problem small_problem(uint64_t seed, int max_buffers, bool odd = false) {
   Problem p;
   const int n = 1 + static_cast<int>(next_random(seed) % max_buffers);
-  const int64_t alignments[] = {1, 1, 2, 4, 8};
+  const int64_t alignments[] = {1, odd ? 3 : 1, 2, odd ? 6 : 4, odd ? 4 : 8};
   for (int i = 0; i < n; ++i) {
     Buffer b;
     b.first = static_cast<int32_t>(next_random(seed) % 8);
@@ -527,7 +528,7 @@ TEST(exact_puts_a_buffer_live_over_all_others_at_the_floor_only_when_alignments_
 TEST(exact_equals_brute_force_on_small_random_instances) {
   int checked = 0;
   for (uint64_t seed = 1; seed <= 3000; ++seed) {
-    const Problem p = small_problem(seed * 7919, seed % 10 == 0 ? 12 : 8);
+    const Problem p = small_problem(seed * 7919, seed % 10 == 0 ? 12 : 8, seed % 3 == 0);
     const ExactResult r = solve_exact(p, SearchBudget{WorkBudget(0), 0});
     CHECK(validate(p, r.solution).empty());
     CHECK(r.proven_optimal);
@@ -543,7 +544,7 @@ TEST(exact_equals_brute_force_on_small_random_instances) {
 
 TEST(every_allocator_plan_validates_on_small_random_instances) {
   for (uint64_t seed = 1; seed <= 300; ++seed) {
-    const Problem p = small_problem(seed * 104729, 12);
+    const Problem p = small_problem(seed * 104729, 12, seed % 3 == 0);
     const int64_t optimum = brute_force_height(p);
     for (const std::string& name : allocator_names()) {
       const AllocationResult r = run_allocator(p, name);
