@@ -268,7 +268,7 @@ def plan(
 
     - ``sram``: limit in bytes or a size string (``"64K"``); the plan reports
       ``fits`` against it (it never silently overshoots: check ``plan.fits``).
-    - ``align``: alignment of every buffer's offset and size, bytes (TFLM uses 16).
+    - ``align``: alignment of every buffer's offset and size, bytes, a power of two (TFLM uses 16).
     - ``allocator``: a name from ``tinyarena.allocation.allocator_names()``; ``"auto"``
       (default) keeps greedy first fit when it meets the lower bound, else searches
       exactly within ``allocation_seconds`` (``plan.allocation_method`` and
