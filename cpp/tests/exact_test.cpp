@@ -305,17 +305,22 @@ TEST(guillotine_search_stacks_the_event_components_of_a_part_without_pins) {
   CHECK(!none.solution && none.complete);
 }
 
+// The nested-cut search, without a budget, finds a valid plan of height 24
+// (every tight_problem has one); a failure names the seed.
+void check_nested_plan_found(const Problem& p, uint64_t seed) {
+  const GuillotineResult r = guillotine_search(p, 24, GuillotineOptions{WorkBudget(0)});
+  CHECK(r.solution.has_value());
+  if (!r.solution) CHECK_EQ(seed, 0u);
+  if (r.solution) CHECK(validate(p, *r.solution).empty() && r.solution->height == 24);
+}
+
 TEST(guillotine_search_keeps_every_nested_plan_when_it_stacks_components) {
   // Stacking the event components of a part (and lifting buffers spanning
   // it) decides without searching layers across components: sound only if
   // no nested plan is lost. Unpinned instances cut by nested cuts, up to 12
   // pieces, half with alignments: each must still be found.
-  for (uint64_t seed = 1; seed <= 1000; ++seed) {
-    const Problem p = tight_problem(seed * 7919 + 17, seed % 2 == 0, 12, 24, false);
-    const GuillotineResult r = guillotine_search(p, 24, GuillotineOptions{WorkBudget(0)});
-    CHECK(r.solution.has_value());
-    if (r.solution) CHECK(validate(p, *r.solution).empty() && r.solution->height == 24);
-  }
+  for (uint64_t seed = 1; seed <= 1000; ++seed)
+    check_nested_plan_found(tight_problem(seed * 7919 + 17, seed % 2 == 0, 12, 24, false), seed);
 }
 
 TEST(guillotine_search_keeps_every_nested_plan_with_alignments_that_are_not_powers_of_two) {
@@ -335,10 +340,7 @@ TEST(guillotine_search_keeps_every_nested_plan_with_alignments_that_are_not_powe
         if (cut.offsets[i] % a == 0) kept.push_back(a);
       p.buffers[i].alignment = kept[next_random(state) % kept.size()];
     }
-    const GuillotineResult r = guillotine_search(p, 24, GuillotineOptions{WorkBudget(0)});
-    CHECK(r.solution.has_value());
-    if (!r.solution) CHECK_EQ(seed, 0u);  // names the failing seed
-    if (r.solution) CHECK(validate(p, *r.solution).empty() && r.solution->height == 24);
+    check_nested_plan_found(p, seed);
   }
 }
 
@@ -348,13 +350,8 @@ TEST(guillotine_search_keeps_every_nested_plan_with_pins) {
   // checked as the sweep decides them: sound only if no nested plan is
   // lost. Instances cut by nested cuts, up to 14 pieces, one in eight
   // pinned, half with alignments: each must still be found.
-  for (uint64_t seed = 1; seed <= 3000; ++seed) {
-    const Problem p = tight_problem(seed * 6271 + 5, seed % 2 == 0, 14, 24, true);
-    const GuillotineResult r = guillotine_search(p, 24, GuillotineOptions{WorkBudget(0)});
-    CHECK(r.solution.has_value());
-    if (!r.solution) CHECK_EQ(seed, 0u);  // names the failing seed
-    if (r.solution) CHECK(validate(p, *r.solution).empty() && r.solution->height == 24);
-  }
+  for (uint64_t seed = 1; seed <= 3000; ++seed)
+    check_nested_plan_found(tight_problem(seed * 6271 + 5, seed % 2 == 0, 14, 24, true), seed);
 }
 
 TEST(guillotine_search_floats_a_pinned_layer_on_free_buffers_spanning_the_part) {
