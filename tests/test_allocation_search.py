@@ -320,6 +320,30 @@ def test_auto_solves_the_unnested_instances_by_the_time_sweep():
         assert allocation.validate(problem, result.solution) == []
 
 
+def test_auto_races_the_skyline_search_on_a_second_thread():
+    """Grid 450 seed 0: no nested-cut plan within 3 G units of work, but the skyline search
+    meets the bound at its seventh construction (about 50 M units). Past 128 buffers it races
+    the other searches on a second thread with a budget of its own (`skyline_race.h`), so
+    auto(100 ms) meets the bound (it used to get the skyline's 2/3 of what the others left:
+    22 % above). The plan is the one a run of both one after the other picks: the skyline's
+    own, byte for byte, on every run, with a busy thread beside it too."""
+    problem, _ = allocation.zero_slack_problem(450, seed=0, grid=1024, steps=1024)
+    alone = allocation.skyline_search(problem, seconds=0.1)
+    assert alone.height == CAPACITY and alone.work_to_best == alone.work
+    quiet = allocation.run_allocator(problem, "auto", 0.1)
+    stop, thread = busy_thread()
+    try:
+        loaded = allocation.solve_exact(problem, seconds=0.1)
+    finally:
+        stop.set()
+        thread.join()
+    for result in (quiet, loaded):
+        assert result.proven_optimal and result.height == CAPACITY and result.method == "skyline"
+        assert list(result.offsets) == list(alone.offsets)
+    assert loaded.work_to_plan == alone.work_to_best
+    assert loaded.work < 0.1e9  # the exact side stopped once past the skyline's work
+
+
 def test_searches_survive_problems_deeper_than_a_thread_stack():
     """On 20,000 buffers cut without nesting the nested-cut search's sweep recursed once per
     event past the 8 MiB stack and crashed the process; every search now runs on a thread

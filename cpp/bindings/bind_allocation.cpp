@@ -113,6 +113,7 @@ void bind_exact(py::module_& m) {
       .def_readonly("capacity_refuted", &ExactResult::capacity_refuted)
       .def_readonly("nodes", &ExactResult::nodes)
       .def_readonly("work", &ExactResult::work)
+      .def_readonly("work_to_plan", &ExactResult::work_to_plan)
       .def_readonly("seconds", &ExactResult::seconds)
       .def_property_readonly("gap", &ExactResult::gap)
       .def_property_readonly("offsets", [](const ExactResult& r) { return readonly_array(r.solution.offsets); })
@@ -151,6 +152,7 @@ void bind_exact(py::module_& m) {
       .def_property_readonly("height", [](const SkylineResult& r) { return r.solution.height; })
       .def_readonly("constructions", &SkylineResult::constructions)
       .def_readonly("work", &SkylineResult::work)
+      .def_readonly("work_to_best", &SkylineResult::work_to_best)
       .def_readonly("seconds", &SkylineResult::seconds);
   m.def("skyline_search",
         [](const Problem& p, int64_t constructions, int64_t backtracks, double seconds, uint64_t seed,

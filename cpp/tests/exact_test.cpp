@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "tinyarena/allocation/local_search.h"
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/sections.h"
+#include "tinyarena/allocation/skyline_race.h"
 #include "tinyarena/allocation/subset_sums.h"
 #include "tinyarena/allocation/time_sweep.h"
 #include "tinyarena/allocation/validator.h"
@@ -154,6 +156,45 @@ TEST(exact_equals_brute_force_on_small_zero_slack_instances) {
     CHECK(r.proven_optimal);
     CHECK_EQ(r.solution.height, 24);
     if (r.solution.height != brute_force_height(p)) CHECK_EQ(seed, 0u);  // names the failing seed
+  }
+}
+
+TEST(work_budget_stops_past_a_line_another_thread_posts) {
+  WorkBudget budget(1e-6);  // 1,000 units
+  std::atomic<int64_t> line{WorkBudget::kUnlimited};
+  budget.stop_past(&line);
+  CHECK(budget.charge(60));
+  line.store(100);
+  CHECK(!budget.spent() && budget.charge(40));  // 100 done: not past the line
+  CHECK(!budget.charge(1) && budget.spent());
+  CHECK(budget.remaining() == 899);  // shares are cut from the limit, not the line
+}
+
+TEST(skyline_race_stops_the_side_that_can_no_longer_win) {
+  const Problem p = tight_problem(3, false, 9, 24, false);
+  const int64_t bound = lower_bound_bytes(p);
+  {  // the skyline meets the bound: the exact side is spent once past the skyline's work
+    WorkBudget exact(100.0);
+    SkylineRace race(p, exact, bound);
+    while (exact.charge(1000)) {
+    }
+    CHECK(exact.used() < 100'000'000'000);
+    CHECK(race.skyline_wins(bound + 1, 0) && race.skyline_result().solution.height == bound);
+    CHECK(exact.used() > race.skyline_result().work_to_best);
+    CHECK(validate(p, race.skyline_result().solution).empty());
+  }
+  {  // the exact side's plan at the bound took no work: the skyline cannot win, not even a tie
+    WorkBudget exact(100.0);
+    SkylineRace race(p, exact, bound);
+    race.exact_plan_optimal(0);
+    CHECK(!race.skyline_wins(bound, 0));
+  }
+  {  // a tie at the bound goes to the side that took less work, then to the exact side
+    WorkBudget exact(100.0);
+    SkylineRace race(p, exact, bound);
+    CHECK(race.skyline_wins(bound + 1, 0));  // waits for the skyline
+    const int64_t work = race.skyline_result().work_to_best;
+    CHECK(race.skyline_wins(bound, work + 1) && !race.skyline_wins(bound, work));
   }
 }
 

@@ -7,8 +7,9 @@ One ``Problem`` type and one ``Solution`` type serve every allocator:
 - ``greedy_size_best_fit``: size descending, best fit (Pisarchyk & Lee 2020);
 - ``solve_exact``: MiniMalloc-class exact search (canonical placements, timeline
   sections, dominance) for the minimum height within a time/node budget, with the
-  nested-cut, time-sweep and skyline searches as its primal heuristics; says whether the
-  plan is proven optimal, the proven lower bound, whether ``capacity`` is met or refuted,
+  nested-cut, time-sweep and skyline searches as its primal heuristics (past 128 buffers
+  the skyline search races the others on a second thread with a budget of its own: the
+  plan is still the same on every run); says whether the plan is proven optimal, the proven lower bound, whether ``capacity`` is met or refuted,
   and which search found the plan (``method``);
 - ``local_search``: hill climbing over first-fit orders seeded by the greedy orders;
 - ``skyline_search``: skyline best-fit constructions -- fill the lowest floor first, the

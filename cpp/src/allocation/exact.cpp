@@ -17,6 +17,7 @@
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/sections.h"
 #include "tinyarena/allocation/skyline.h"
+#include "tinyarena/allocation/skyline_race.h"
 #include "tinyarena/allocation/subset_sums.h"
 #include "tinyarena/allocation/time_sweep.h"
 #include "tinyarena/allocation/validator.h"
@@ -42,6 +43,13 @@ constexpr double kGuillotineShare = 0.8;
 // find, whose many buffers starting at once the sweep rarely untangles).
 constexpr double kTimeSweepShare = 0.5;
 constexpr double kTimeSweepShareAfterAbort = 0.1;
+
+// Past this many buffers and with at least this much work the skyline search
+// races the other stages on a second thread (skyline_race.h) instead of taking
+// its turn: real models (at most 119 buffers) end within a millisecond, where
+// a thread would cost more than it saves.
+constexpr size_t kRaceBuffers = 128;
+constexpr int64_t kRaceWork = 1'000'000;
 
 enum class Outcome { Found, NotFound, Aborted };
 
@@ -675,10 +683,11 @@ class ProbeSchedule {
 };
 
 // A heuristic's plan replaces the result's when it is lower.
-void keep_lower(const Solution& plan, const char* method, ExactResult& result) {
+void keep_lower(const Solution& plan, const char* method, const Budget& budget, ExactResult& result) {
   if (plan.height >= result.solution.height) return;
   result.solution = plan;
   result.method = method;
+  result.work_to_plan = budget.work();
 }
 
 // The nested-cut search for a plan at the lower bound with `share` of the
@@ -689,7 +698,7 @@ bool try_guillotine(const Problem& problem, Budget& budget, double share, int64_
   GuillotineOptions options;
   options.budget = budget.share(share);
   const GuillotineResult nested = guillotine_search(problem, lower_bound, options);
-  if (nested.solution) keep_lower(*nested.solution, "guillotine", result);
+  if (nested.solution) keep_lower(*nested.solution, "guillotine", budget, result);
   return nested.complete;
 }
 
@@ -700,14 +709,14 @@ void try_time_sweep(const Problem& problem, Budget& budget, double share, int64_
   TimeSweepOptions options;
   options.budget = budget.share(share);
   const TimeSweepResult tiled = time_sweep_search(problem, lower_bound, options);
-  if (tiled.solution) keep_lower(*tiled.solution, "time_sweep", result);
+  if (tiled.solution) keep_lower(*tiled.solution, "time_sweep", budget, result);
 }
 
 // The skyline search with `share` of the budget; its plan if lower.
 void try_skyline(const Problem& problem, Budget& budget, double share, ExactResult& result) {
   SkylineOptions options;
   options.budget = budget.share(share);
-  keep_lower(skyline_search(problem, options).solution, "skyline", result);
+  keep_lower(skyline_search(problem, options).solution, "skyline", budget, result);
 }
 
 // Work of the depth-first search's set-up (make_sections lists every pair of
@@ -729,7 +738,10 @@ ExactResult search_exact(const Problem& problem, SearchBudget search_budget, con
   int64_t lo = exact_lower_bound(problem);  // proven: nothing lower fits
   int64_t open = lo;                        // lowest capacity not given up on
   ProbeSchedule schedule(problem.capacity);
-  bool skyline_done = false;
+  std::optional<SkylineRace> race;  // past kRaceBuffers the skyline search runs on a second thread
+  if (problem.buffers.size() > kRaceBuffers && search_budget.work.remaining() >= kRaceWork && lo < result.solution.height)
+    race.emplace(problem, search_budget.work, lo);
+  bool skyline_done = race.has_value();
   const bool nested_refuted = lo < result.solution.height && try_guillotine(problem, budget, kGuillotineShare, lo, result);
   if (lo < result.solution.height)
     try_time_sweep(problem, budget, nested_refuted ? kTimeSweepShare : kTimeSweepShareAfterAbort, lo, result);
@@ -746,9 +758,17 @@ ExactResult search_exact(const Problem& problem, SearchBudget search_budget, con
     }
     if (!prober) prober.emplace(problem, budget);
     const Outcome outcome = prober->probe(next->capacity, next->share, result.solution);
-    if (outcome == Outcome::Found) result.method = "exact";
+    if (outcome == Outcome::Found) result.method = "exact", result.work_to_plan = budget.work();
     if (outcome == Outcome::NotFound) lo = std::max(lo, next->capacity + 1);
     if (outcome != Outcome::Found) open = std::max(open, next->capacity + 1);
+  }
+  if (race) {
+    if (result.solution.height <= lo) race->exact_plan_optimal(result.work_to_plan);
+    if (race->skyline_wins(result.solution.height, result.work_to_plan)) {
+      result.solution = race->skyline_result().solution;
+      result.method = "skyline";
+      result.work_to_plan = race->skyline_result().work_to_best;
+    }
   }
   const int64_t hi = result.solution.height;
   result.lower_bound = std::min(lo, hi);

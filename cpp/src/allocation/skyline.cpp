@@ -568,21 +568,22 @@ SkylineResult search_skylines(const Problem& problem, SkylineOptions options) {
   const Stopwatch clock;
   WorkBudget& budget = options.budget;
   const Skyline skyline(problem);
-  const int64_t bound = lower_bound_bytes(problem);
+  const int64_t bound = std::max(options.target_height, lower_bound_bytes(problem));
   SkylineResult result;
-  const auto keep = [&](Solution solution) {
-    if (result.constructions++ == 0 || solution.height < result.solution.height) result.solution = std::move(solution);
-  };
   int64_t costliest = 0;  // the most work of one construction so far: none starts that would overrun the budget
   const auto construct = [&](SkylineRule rule, double noise, uint64_t seed) {
     const int64_t before = skyline.work(), left = budget.remaining();
-    keep(skyline.build(rule, noise, seed, options.backtracks, left > kUnbounded - before ? kUnbounded : before + left));
+    Solution plan = skyline.build(rule, noise, seed, options.backtracks, left > kUnbounded - before ? kUnbounded : before + left);
     costliest = std::max(costliest, skyline.work() - before);
     budget.charge(skyline.work() - before);
+    if (result.constructions++ == 0 || plan.height < result.solution.height) {
+      result.solution = std::move(plan);
+      result.work_to_best = budget.used();
+    }
   };
   const auto affordable = [&] { return !budget.spent() && costliest <= budget.remaining(); };
   for (SkylineRule rule : kRules)
-    if (result.constructions == 0 || affordable()) construct(rule, 0, 0);
+    if (result.constructions == 0 || (result.solution.height > bound && affordable())) construct(rule, 0, 0);
   SplitMix64 seeds{options.seed};
   for (int64_t i = 0; i < options.constructions && result.solution.height > bound && affordable(); ++i)
     construct(kRules[i % 3], 0.05 + 0.05 * static_cast<double>(i / 3 % 4), seeds.next());

@@ -33,7 +33,10 @@
 // the user's (if the plan misses it) or the lower bound briefly (2 % of what is
 // left), then the skyline search (skyline.h) with two thirds of what is left --
 // its constructions often meet the bound of hard instances first -- then the
-// lower bound, bisection above it, and the lower bound again. The depth-first
+// lower bound, bisection above it, and the lower bound again. Past 128 buffers
+// (and 1 ms of work) the skyline search does not take that turn: it races all
+// the other stages on a second thread with a budget of its own, and the plan is
+// the one a run of both one after the other would pick (skyline_race.h). The depth-first
 // search's set-up (it lists every pair of buffers live together) is charged
 // before it is built; where it does not fit what is left (thousands of
 // long-lived buffers), the skyline search gets all of it instead.
@@ -62,6 +65,7 @@ struct ExactResult {
   bool capacity_refuted = false;  // proven: nothing fits problem.capacity
   int64_t nodes = 0;          // search nodes visited
   int64_t work = 0;           // work units spent (WorkBudget)
+  int64_t work_to_plan = 0;   // work units spent when the plan was found (by the search that found it)
   double seconds = 0;         // wall-clock time spent (for reports; the budget is counted in work)
 
   int64_t gap() const { return solution.height - lower_bound; }

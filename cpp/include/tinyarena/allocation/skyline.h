@@ -35,16 +35,18 @@ struct SkylineOptions {
                                        // that would overrun it (judged by the costliest one so far), and
                                        // one that reaches it stops searching and completes greedily
   uint64_t seed = 1;
+  int64_t target_height = 0;  // stop once a plan this low is found (0: the live-bytes lower bound)
 };
 
 struct SkylineResult {
   Solution solution;          // the lowest plan constructed
   int64_t constructions = 0;  // constructions run
   int64_t work = 0;           // work units spent
+  int64_t work_to_best = 0;   // work units spent when the lowest plan was complete
   double seconds = 0;         // wall-clock time spent (for reports)
 };
 
-// The lowest plan of the constructions; stops early at the lower bound.
+// The lowest plan of the constructions; stops early at the target height.
 SkylineResult skyline_search(const Problem& problem, SkylineOptions options = {});
 
 }  // namespace tinyarena::allocation

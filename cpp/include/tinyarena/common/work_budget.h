@@ -11,6 +11,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -50,6 +51,20 @@ class WorkBudget {
     return part;
   }
 
+  // An independent budget of what is left here (work and wall clock) for a
+  // search on another thread: its work is not counted here.
+  WorkBudget detached() const {
+    WorkBudget part(0, remaining_wall_seconds());
+    part.limit_ = remaining();
+    return part;
+  }
+
+  // Also spent once more than `*line` units are done here. Another thread
+  // may lower the line at any time (a search racing this one posts the work
+  // past which this one can no longer win); shares are still cut from the
+  // limit, so the work done up to the line does not depend on when it moves.
+  void stop_past(const std::atomic<int64_t>* line) { stop_line_ = line; }
+
   // Counts `units` of work done; false once the budget is spent.
   bool charge(int64_t units) {
     used_ += units;
@@ -61,7 +76,10 @@ class WorkBudget {
     return !spent();
   }
 
-  bool spent() const { return used_ > limit_ || out_of_time_ || (parent_ && parent_->spent()); }
+  bool spent() const {
+    return used_ > limit_ || out_of_time_ || (stop_line_ && used_ > stop_line_->load(std::memory_order_relaxed)) ||
+           (parent_ && parent_->spent());
+  }
   int64_t used() const { return used_; }
   // Units left here and in every budget this is a share of.
   int64_t remaining() const {
@@ -83,6 +101,7 @@ class WorkBudget {
   Stopwatch clock_;
   int64_t next_check_ = 0;
   bool out_of_time_ = false;
+  const std::atomic<int64_t>* stop_line_ = nullptr;
 };
 
 }  // namespace tinyarena
