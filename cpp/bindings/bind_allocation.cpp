@@ -9,6 +9,7 @@
 #include "tinyarena/allocation/local_search.h"
 #include "tinyarena/allocation/greedy.h"
 #include "tinyarena/allocation/guillotine.h"
+#include "tinyarena/allocation/pin_repair.h"
 #include "tinyarena/allocation/time_sweep.h"
 #include "tinyarena/allocation/hierarchy.h"
 #include "tinyarena/allocation/lower_bound.h"
@@ -192,6 +193,19 @@ void bind_exact(py::module_& m) {
         "A plan of `height` with no waste between buffers found by sweeping the time line (the buffers "
         "starting at each event fill the holes of those ending there), if one is found (`solution` is None "
         "otherwise; `complete`: every tiling was refuted).");
+  using allocation::PinRepairResult;
+  py::class_<PinRepairResult>(m, "PinRepairResult", "Outcome of pin repair: a plan honouring the pins, if found.")
+      .def_property_readonly("solution", [](const PinRepairResult& r) { return r.solution; })
+      .def_property_readonly("found", [](const PinRepairResult& r) { return r.solution.has_value(); })
+      .def_readonly("work", &PinRepairResult::work);
+  m.def("pin_repair_search",
+        [](const Problem& p, int64_t height, double seconds) {
+          py::gil_scoped_release release;
+          return allocation::pin_repair_search(p, height, WorkBudget(seconds));
+        },
+        py::arg("problem"), py::arg("height"), py::arg("seconds") = 0.05,
+        "A plan of `height` honouring the pins, made by rearranging the layers of a nested-cut plan of the "
+        "problem without its pins (`solution` is None if none is found).");
   m.def("describe_capacity", &allocation::describe_capacity, py::arg("problem"), py::arg("result"));
 }
 

@@ -14,7 +14,8 @@
 #include "tinyarena/allocation/local_search.h"
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/sections.h"
-#include "tinyarena/allocation/skyline_race.h"
+#include "tinyarena/allocation/heuristic_race.h"
+#include "tinyarena/allocation/pin_repair.h"
 #include "tinyarena/allocation/subset_sums.h"
 #include "tinyarena/allocation/time_sweep.h"
 #include "tinyarena/allocation/validator.h"
@@ -170,32 +171,52 @@ TEST(work_budget_stops_past_a_line_another_thread_posts) {
   CHECK(budget.remaining() == 899);  // shares are cut from the limit, not the line
 }
 
-TEST(skyline_race_stops_the_side_that_can_no_longer_win) {
+TEST(heuristic_race_stops_the_side_that_can_no_longer_win) {
   const Problem p = tight_problem(3, false, 9, 24, false);
   const int64_t bound = lower_bound_bytes(p);
   {  // the skyline meets the bound: the exact side is spent once past the skyline's work
     WorkBudget exact(100.0);
-    SkylineRace race(p, exact, bound);
+    HeuristicRace race(p, exact, bound);
     while (exact.charge(1000)) {
     }
     CHECK(exact.used() < 100'000'000'000);
-    CHECK(race.skyline_wins(bound + 1, 0) && race.skyline_result().solution.height == bound);
-    CHECK(exact.used() > race.skyline_result().work_to_best);
-    CHECK(validate(p, race.skyline_result().solution).empty());
+    CHECK(race.heuristic_wins(bound + 1, 0) && race.heuristic_plan().solution.height == bound);
+    CHECK(race.heuristic_plan().method == "skyline" && exact.used() > race.heuristic_plan().work_to_plan);
+    CHECK(validate(p, race.heuristic_plan().solution).empty());
   }
   {  // the exact side's plan at the bound took no work: the skyline cannot win, not even a tie
     WorkBudget exact(100.0);
-    SkylineRace race(p, exact, bound);
+    HeuristicRace race(p, exact, bound);
     race.exact_plan_optimal(0);
-    CHECK(!race.skyline_wins(bound, 0));
+    CHECK(!race.heuristic_wins(bound, 0));
   }
   {  // a tie at the bound goes to the side that took less work, then to the exact side
     WorkBudget exact(100.0);
-    SkylineRace race(p, exact, bound);
-    CHECK(race.skyline_wins(bound + 1, 0));  // waits for the skyline
-    const int64_t work = race.skyline_result().work_to_best;
-    CHECK(race.skyline_wins(bound, work + 1) && !race.skyline_wins(bound, work));
+    HeuristicRace race(p, exact, bound);
+    CHECK(race.heuristic_wins(bound + 1, 0));  // waits for the second thread
+    const int64_t work = race.heuristic_plan().work_to_plan;
+    CHECK(race.heuristic_wins(bound, work + 1) && !race.heuristic_wins(bound, work));
   }
+}
+
+// Pins put back into the nested plan of the problem without them: every
+// small pinned zero-slack instance whose relaxed plan has the cut plan's
+// layers gets a plan at its height that validates (and honours every pin).
+TEST(pin_repair_puts_the_pins_back_into_a_relaxed_nested_plan) {
+  int repaired = 0, pinned = 0;
+  for (uint64_t seed = 0; seed < 3000; ++seed) {
+    const Problem p = tight_problem(seed, seed % 3 == 0);
+    if (std::none_of(p.buffers.begin(), p.buffers.end(), [](const Buffer& b) { return b.fixed_offset.has_value(); }))
+      continue;
+    ++pinned;
+    const PinRepairResult r = pin_repair_search(p, 24, WorkBudget(0));
+    if (!r.solution) continue;
+    ++repaired;
+    CHECK(r.solution->height == 24);
+    CHECK(validate(p, *r.solution).empty());
+  }
+  CHECK(pinned > 1000);
+  CHECK(repaired * 10 > pinned * 8);  // most: where it misses, the relaxed plan's layers differ
 }
 
 TEST(guillotine_search_finds_the_cut_plan_of_small_zero_slack_instances) {

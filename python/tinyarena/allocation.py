@@ -7,9 +7,9 @@ One ``Problem`` type and one ``Solution`` type serve every allocator:
 - ``greedy_size_best_fit``: size descending, best fit (Pisarchyk & Lee 2020);
 - ``solve_exact``: MiniMalloc-class exact search (canonical placements, timeline
   sections, dominance) for the minimum height within a time/node budget, with the
-  nested-cut, time-sweep and skyline searches as its primal heuristics (past 128 buffers
-  the skyline search races the others on a second thread with a budget of its own: the
-  plan is still the same on every run); says whether the plan is proven optimal, the proven lower bound, whether ``capacity`` is met or refuted,
+  nested-cut, time-sweep, pin-repair and skyline searches as its primal heuristics (past 128
+  buffers pin repair and the skyline search race the others on a second thread with a budget
+  of their own: the plan is still the same on every run); says whether the plan is proven optimal, the proven lower bound, whether ``capacity`` is met or refuted,
   and which search found the plan (``method``);
 - ``local_search``: hill climbing over first-fit orders seeded by the greedy orders;
 - ``skyline_search``: skyline best-fit constructions -- fill the lowest floor first, the
@@ -24,6 +24,10 @@ One ``Problem`` type and one ``Solution`` type serve every allocator:
   found by sweeping the time line -- at each event the buffers starting there fill the holes
   of those ending there, bottom-up -- or ``None``; it finds plans that are not nested (brick
   patterns) where the nested-cut search gives up, and applies where it does;
+- ``pin_repair_search(problem, height)``: a plan of ``height`` honouring the pins, made by
+  rearranging a nested-cut plan of the problem without its pins: in each stack of layers the
+  ones with pins go in the order of their lowest pins, each where its pins land, and the others
+  fill the gaps between them exactly -- or ``None``;
 - ``run_allocator(problem, name, seconds=...)``: any of them by name, including
   ``"auto"`` (greedy; if above the lower bound, the exact search, nested-cut and skyline
   searches included, from the better greedy plan within the budget; ``method`` names
@@ -71,6 +75,7 @@ from ._core import (
     live_bytes_per_step,
     local_search,
     lower_bound_bytes,
+    pin_repair_search,
     place_fastest_first,
     place_in_hierarchy,
     run_allocator,
@@ -104,6 +109,7 @@ __all__ = [
     "live_bytes_per_step",
     "local_search",
     "lower_bound_bytes",
+    "pin_repair_search",
     "run_allocator",
     "skyline_search",
     "solve_exact",

@@ -17,7 +17,7 @@
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/sections.h"
 #include "tinyarena/allocation/skyline.h"
-#include "tinyarena/allocation/skyline_race.h"
+#include "tinyarena/allocation/heuristic_race.h"
 #include "tinyarena/allocation/subset_sums.h"
 #include "tinyarena/allocation/time_sweep.h"
 #include "tinyarena/allocation/validator.h"
@@ -45,9 +45,10 @@ constexpr double kTimeSweepShare = 0.5;
 constexpr double kTimeSweepShareAfterAbort = 0.1;
 
 // Past this many buffers and with at least this much work the skyline search
-// races the other stages on a second thread (skyline_race.h) instead of taking
-// its turn: real models (at most 119 buffers) end within a millisecond, where
-// a thread would cost more than it saves.
+// (after pin repair, where a buffer is pinned) races the other stages on a
+// second thread (heuristic_race.h) instead of taking its turn: real models (at
+// most 119 buffers) end within a millisecond, where a thread would cost more
+// than it saves.
 constexpr size_t kRaceBuffers = 128;
 constexpr int64_t kRaceWork = 1'000'000;
 
@@ -738,7 +739,7 @@ ExactResult search_exact(const Problem& problem, SearchBudget search_budget, con
   int64_t lo = exact_lower_bound(problem);  // proven: nothing lower fits
   int64_t open = lo;                        // lowest capacity not given up on
   ProbeSchedule schedule(problem.capacity);
-  std::optional<SkylineRace> race;  // past kRaceBuffers the skyline search runs on a second thread
+  std::optional<HeuristicRace> race;  // past kRaceBuffers pin repair and the skyline run on a second thread
   if (problem.buffers.size() > kRaceBuffers && search_budget.work.remaining() >= kRaceWork && lo < result.solution.height)
     race.emplace(problem, search_budget.work, lo);
   bool skyline_done = race.has_value();
@@ -764,10 +765,10 @@ ExactResult search_exact(const Problem& problem, SearchBudget search_budget, con
   }
   if (race) {
     if (result.solution.height <= lo) race->exact_plan_optimal(result.work_to_plan);
-    if (race->skyline_wins(result.solution.height, result.work_to_plan)) {
-      result.solution = race->skyline_result().solution;
-      result.method = "skyline";
-      result.work_to_plan = race->skyline_result().work_to_best;
+    if (race->heuristic_wins(result.solution.height, result.work_to_plan)) {
+      result.solution = race->heuristic_plan().solution;
+      result.method = race->heuristic_plan().method;
+      result.work_to_plan = race->heuristic_plan().work_to_plan;
     }
   }
   const int64_t hi = result.solution.height;

@@ -35,8 +35,9 @@
 // its constructions often meet the bound of hard instances first -- then the
 // lower bound, bisection above it, and the lower bound again. Past 128 buffers
 // (and 1 ms of work) the skyline search does not take that turn: it races all
-// the other stages on a second thread with a budget of its own, and the plan is
-// the one a run of both one after the other would pick (skyline_race.h). The depth-first
+// the other stages on a second thread with a budget of its own, after pin repair
+// (pin_repair.h) where a buffer is pinned, and the plan is the one a run of both
+// one after the other would pick (heuristic_race.h). The depth-first
 // search's set-up (it lists every pair of buffers live together) is charged
 // before it is built; where it does not fit what is left (thousands of
 // long-lived buffers), the skyline search gets all of it instead.
@@ -57,8 +58,8 @@ struct SearchBudget {
 
 struct ExactResult {
   Solution solution;          // the lowest plan found (may exceed problem.capacity)
-  std::string method;         // what found it: "exact" (the search), "guillotine", "time_sweep", "skyline", a
-                              // greedy's name, or "start"
+  std::string method;         // what found it: "exact" (the search), "guillotine", "time_sweep", "pin_repair",
+                              // "skyline", a greedy's name, or "start"
   int64_t lower_bound = 0;    // no plan is lower: live-bytes bound, raised by refuted capacities
   bool proven_optimal = false;  // solution.height == lower_bound
   bool capacity_met = true;   // problem.capacity == 0 or solution.height <= problem.capacity

@@ -1,0 +1,63 @@
+// The pin-repair (pin_repair.h) and skyline (skyline.h) searches on a second
+// thread, racing the exact search's other stages with a work budget of their
+// own, deterministically: of the two plans the lower wins, at equal height
+// the one complete after less work, then the exact search's -- the plan a run
+// of both one after the other would pick. A side whose plan nothing can beat
+// (it meets a proven lower bound) posts the work it took, and the other stops
+// once past it: from there on it can no longer win. So a run takes about the
+// wall time of the side that wins, not of both.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <thread>
+
+#include "tinyarena/allocation/problem.h"
+#include "tinyarena/common/work_budget.h"
+
+namespace tinyarena::allocation {
+
+// What the second thread found: its lowest plan, by which search, and after
+// how much of its work.
+struct HeuristicPlan {
+  Solution solution;
+  std::string method;     // "pin_repair" or "skyline"
+  int64_t work_to_plan = 0;
+};
+
+class HeuristicRace {
+ public:
+  // Starts the searches with a budget of what is left in `exact_budget` and
+  // makes `exact_budget` stop past the work they post when they meet
+  // `lower_bound` (proven: nothing lower fits): pin repair first where a
+  // buffer is pinned (half the budget), then the skyline search.
+  HeuristicRace(const Problem& problem, WorkBudget& exact_budget, int64_t lower_bound);
+  ~HeuristicRace();
+  HeuristicRace(const HeuristicRace&) = delete;
+  HeuristicRace& operator=(const HeuristicRace&) = delete;
+
+  // The exact search's plan, found after `work_to_plan` units, is proven
+  // optimal: the second thread stops past that work.
+  void exact_plan_optimal(int64_t work_to_plan) { heuristic_line_.store(work_to_plan); }
+
+  // Waits for the second thread; true if its plan beats a plan of `height`
+  // found after `work_to_plan` units.
+  bool heuristic_wins(int64_t height, int64_t work_to_plan);
+  // The second thread's plan, once heuristic_wins() has waited for it.
+  const HeuristicPlan& heuristic_plan() const { return plan_; }
+
+ private:
+  void search(const Problem& problem, WorkBudget budget, int64_t lower_bound);
+  void keep(const Solution& solution, const char* method, int64_t work_to_plan);
+  void join();
+
+  std::atomic<int64_t> exact_line_{WorkBudget::kUnlimited};      // the exact search stops past it
+  std::atomic<int64_t> heuristic_line_{WorkBudget::kUnlimited};  // the second thread stops past it
+  HeuristicPlan plan_;
+  std::exception_ptr error_;
+  std::thread thread_;
+};
+
+}  // namespace tinyarena::allocation

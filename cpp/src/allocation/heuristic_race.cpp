@@ -1,0 +1,64 @@
+#include "tinyarena/allocation/heuristic_race.h"
+
+#include <algorithm>
+
+#include "tinyarena/allocation/pin_repair.h"
+#include "tinyarena/allocation/skyline.h"
+
+namespace tinyarena::allocation {
+
+constexpr double kPinRepairShare = 0.5;  // of the second thread's budget, where a buffer is pinned
+
+HeuristicRace::HeuristicRace(const Problem& problem, WorkBudget& exact_budget, int64_t lower_bound) {
+  exact_budget.stop_past(&exact_line_);
+  thread_ = std::thread([this, &problem, budget = exact_budget.detached(), lower_bound]() mutable {
+    budget.stop_past(&heuristic_line_);
+    try {
+      search(problem, budget, lower_bound);
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  });
+}
+
+HeuristicRace::~HeuristicRace() {
+  heuristic_line_.store(-1);  // an exception left the exact search: nothing waits for this thread
+  join();
+}
+
+void HeuristicRace::search(const Problem& problem, WorkBudget budget, int64_t lower_bound) {
+  const bool pinned = std::any_of(problem.buffers.begin(), problem.buffers.end(),
+                                  [](const Buffer& b) { return b.fixed_offset.has_value(); });
+  if (pinned) {
+    const PinRepairResult repaired = pin_repair_search(problem, lower_bound, budget.share(kPinRepairShare));
+    if (repaired.solution) keep(*repaired.solution, "pin_repair", budget.used());
+  }
+  if (plan_.method.empty() || plan_.solution.height > lower_bound) {
+    SkylineOptions options;
+    options.budget = budget.share(1.0);
+    options.target_height = lower_bound;
+    const int64_t before = budget.used();
+    const SkylineResult skyline = skyline_search(problem, options);
+    keep(skyline.solution, "skyline", before + skyline.work_to_best);
+  }
+  if (plan_.solution.height <= lower_bound) exact_line_.store(plan_.work_to_plan);
+}
+
+// A search's plan, found after `work_to_plan` units of this thread's work, if lower.
+void HeuristicRace::keep(const Solution& solution, const char* method, int64_t work_to_plan) {
+  if (!plan_.method.empty() && solution.height >= plan_.solution.height) return;
+  plan_ = HeuristicPlan{solution, method, work_to_plan};
+}
+
+void HeuristicRace::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+bool HeuristicRace::heuristic_wins(int64_t height, int64_t work_to_plan) {
+  join();
+  if (error_) std::rethrow_exception(error_);
+  return !plan_.method.empty() &&
+         (plan_.solution.height < height || (plan_.solution.height == height && plan_.work_to_plan < work_to_plan));
+}
+
+}  // namespace tinyarena::allocation
