@@ -23,6 +23,7 @@ struct CutNode {
   std::vector<int32_t> children;  // node indices
   int64_t lowest_pin = -1;        // the lowest pinned offset inside, -1 if none
   int64_t top_of_pins = -1;       // the highest end of a pinned buffer inside
+  bool unaligned = true;          // no buffer inside has an alignment: it goes at any base
   int64_t lowest_base() const { return top_of_pins - height; }  // with pins: the bases that keep
   int64_t highest_base() const { return lowest_pin; }           // every pin inside
 };
@@ -61,7 +62,7 @@ class Repair {
     } else if (!split(index, buffers, lo, hi)) {
       return -1;
     }
-    summarize_pins(index);
+    summarize(index);
     return index;
   }
 
@@ -116,8 +117,8 @@ class Repair {
     return true;
   }
 
-  // The node's lowest pin and the bases that keep all its pins inside it.
-  void summarize_pins(int32_t index) {
+  // The node's lowest pin, the top of its pins and whether it is unaligned.
+  void summarize(int32_t index) {
     CutNode& n = nodes_[index];
     const auto add = [&](int64_t pin, int64_t pin_end) {
       n.lowest_pin = n.lowest_pin < 0 ? pin : std::min(n.lowest_pin, pin);
@@ -126,9 +127,12 @@ class Repair {
     if (n.kind == CutNode::kBuffer) {
       const Buffer& x = p_.buffers[n.buffer];
       if (x.fixed_offset) add(*x.fixed_offset, *x.fixed_offset + x.size);
+      n.unaligned = x.alignment <= 1;
     }
-    for (int32_t c : n.children)
+    for (int32_t c : n.children) {
       if (nodes_[c].lowest_pin >= 0) add(nodes_[c].lowest_pin, nodes_[c].top_of_pins);
+      n.unaligned = n.unaligned && nodes_[c].unaligned;
+    }
   }
 
   // Places node `index` at `base`, every pin on its offset and every buffer
@@ -178,24 +182,30 @@ class Repair {
       }
       return true;
     }
-    return fill_gap(s, k, floor, 0, floor);
+    return fill_gap(s, k, 0, floor);
   }
 
-  // Fills the gap from `floor` below s.pinned[k] with unused free layers
-  // from j on (the chosen ones stacked from `floor`, the next at `top`), then
-  // places s.pinned[k] on top of them.
-  bool fill_gap(Stack& s, size_t k, int64_t floor, size_t j, int64_t top) {
+  // Stacks unused free layers from j on at `top` up to a base of
+  // s.pinned[k], places it there and the rest above it.
+  bool fill_gap(Stack& s, size_t k, size_t j, int64_t top) {
     if (!spend()) return false;
     const CutNode& pinned = nodes_[s.pinned[k]];
     if (top > pinned.highest_base()) return false;
     if (top >= pinned.lowest_base() && arrange(s.pinned[k], top) && place_pinned(s, k + 1, top + pinned.height)) return true;
+    int64_t reach = top;  // the unused free layers from j on cannot lift the next base past it
+    for (size_t i = j; i < s.free.size(); ++i) reach += s.used[i] ? 0 : nodes_[s.free[i]].height;
+    if (reach < pinned.lowest_base()) return false;
+    int64_t failed_height = -1;  // a layer like the last one tried (same height, unaligned) fails alike
     for (; j < s.free.size(); ++j) {
-      const int32_t layer = s.free[j];
-      if (s.used[j] || top + nodes_[layer].height > pinned.highest_base() || !arrange(layer, top)) continue;
+      const CutNode& layer = nodes_[s.free[j]];
+      if (s.used[j] || top + layer.height > pinned.highest_base()) continue;
+      if (layer.unaligned && layer.height == failed_height) continue;
+      if (!arrange(s.free[j], top)) continue;
       s.used[j] = 1;
-      if (fill_gap(s, k, floor, j + 1, top + nodes_[layer].height)) return true;
+      if (fill_gap(s, k, j + 1, top + layer.height)) return true;
       s.used[j] = 0;
       if (budget_.spent()) return false;
+      failed_height = layer.unaligned ? layer.height : -1;
     }
     return false;
   }
