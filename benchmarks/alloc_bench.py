@@ -5,7 +5,7 @@ zero-slack instances. Prints tables; nothing here is a unit test.
                                      [--variants plain aligned pinned unnested]
                                      [--variant-instances 20]
                                      [--wall-clock] [--skip-models] [--skip-exact]
-                                     [--grid BYTES] [--steps N]
+                                     [--grid BYTES] [--steps N] [--write-csv DIR]
 
 (a) Real models (the shared models and builder models up to MobileNetV2 1.0@224), each
     planned with in-place ops on and off: time of `auto` on the allocation problem (median
@@ -23,6 +23,8 @@ zero-slack instances. Prints tables; nothing here is a unit test.
     --grid and --steps change the generator's address grid (default 1 B, 16 B aligned) and
     timeline (default N steps); MiniMalloc's published challenge instances use a 1 KiB grid
     and 1,024 steps (`--grid 1024 --steps 1024`), far easier than the defaults.
+--write-csv DIR writes the zero-slack instances as CSV files (VARIANT_N_SEED.csv, with a `grid_`
+    prefix under --grid) and runs nothing: the input of the C++ driver benchmarks/alloc_driver.cpp.
 """
 
 import argparse
@@ -146,6 +148,19 @@ def zero_slack(size, variant, instances, timeout, run_exact, wall_clock, shape):
           f"{pct(bf)}", flush=True)
 
 
+def write_csv(args, shape):
+    args.write_csv.mkdir(parents=True, exist_ok=True)
+    prefix = "grid_" if args.grid else ""
+    for variant in args.variants:
+        count = args.instances if variant == "plain" else args.variant_instances
+        for size in args.sizes:
+            for seed in range(count):
+                problem, _ = allocation.zero_slack_problem(size, seed=seed, **VARIANTS[variant], **shape)
+                path = args.write_csv / f"{prefix}{variant}_{size}_{seed}.csv"
+                path.write_text(allocation.AllocationProblem(problem).to_csv())
+    print(f"wrote the instances to {args.write_csv}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=positive_int, nargs="+", default=[150, 300, 450])
@@ -159,10 +174,13 @@ def main():
                         help="exact mode: unlimited work under a --timeout wall-clock cap (load-dependent)")
     parser.add_argument("--grid", type=positive_int, help="address grid of the cuts, bytes (divides 1 MiB)")
     parser.add_argument("--steps", type=positive_int, help="timeline length (default: N)")
+    parser.add_argument("--write-csv", type=pathlib.Path, metavar="DIR", help="write the instances as CSV files, run nothing")
     args = parser.parse_args()
     if args.grid and CAPACITY % args.grid:
         parser.error(f"--grid {args.grid} must divide the capacity {CAPACITY}")
     shape = {"grid": args.grid, "steps": args.steps}
+    if args.write_csv:
+        return write_csv(args, shape)
     if not args.skip_models:
         real_models()
     budget = "of wall-clock time" if args.wall_clock else "of work"
