@@ -60,12 +60,12 @@ def test_zero_slack_generator_sweep_variant_cuts_without_nesting():
         allocation.zero_slack_problem(100, steps=10, nested=False)
 
 
-BUDGETED = {  # name -> (run with a 50 ms budget, "the budget stopped it")
-    "auto": (lambda p: allocation.run_allocator(p, "auto", 0.05), lambda r: not r.proven_optimal),
-    "exact": (lambda p: allocation.solve_exact(p, seconds=0.05), lambda r: not r.proven_optimal),
-    "skyline": (lambda p: allocation.skyline_search(p, seconds=0.05),
+BUDGETED = {  # name -> (run with a budget of s seconds, "the budget stopped it")
+    "auto": (lambda p, s: allocation.run_allocator(p, "auto", s), lambda r: not r.proven_optimal),
+    "exact": (lambda p, s: allocation.solve_exact(p, seconds=s), lambda r: not r.proven_optimal),
+    "skyline": (lambda p, s: allocation.skyline_search(p, seconds=s),
                 lambda r: r.constructions < 1000 and r.height > CAPACITY),
-    "local_search": (lambda p: allocation.local_search(p, iterations=0, seconds=0.05), lambda r: r.height > CAPACITY),
+    "local_search": (lambda p, s: allocation.local_search(p, iterations=0, seconds=s), lambda r: r.height > CAPACITY),
 }
 
 
@@ -82,17 +82,18 @@ def busy_thread():
     return stop, thread
 
 
-@pytest.mark.parametrize("variant", [{"n": 450, "seed": 2}, {"n": 450, "seed": 2, "aligned": True},
-                                     {"n": 300, "seed": 17, "pinned": 0.1}], ids=["plain", "aligned", "pinned"])
+@pytest.mark.parametrize("variant, seconds", [({"n": 450, "seed": 2}, 0.05), ({"n": 450, "seed": 2, "aligned": True}, 0.05),
+                                              ({"n": 300, "seed": 17, "pinned": 0.1}, 0.01)],
+                         ids=["plain", "aligned", "pinned"])
 @pytest.mark.parametrize("name", list(BUDGETED))
-def test_budgeted_search_gives_byte_identical_solutions_under_load(name, variant):
-    problem, _ = allocation.zero_slack_problem(**variant)  # no search finishes within 50 ms
+def test_budgeted_search_gives_byte_identical_solutions_under_load(name, variant, seconds):
+    problem, _ = allocation.zero_slack_problem(**variant)  # no search finishes within its budget
     run, budget_bound = BUDGETED[name]
-    quiet = run(problem)
+    quiet = run(problem, seconds)
     assert budget_bound(quiet) and allocation.validate(problem, quiet.solution) == []
     stop, thread = busy_thread()
     try:
-        loaded = run(problem)
+        loaded = run(problem, seconds)
     finally:
         stop.set()
         thread.join()
@@ -362,6 +363,9 @@ def test_pin_repair_puts_the_pins_back_into_the_nested_plan_without_them():
     result = allocation.run_allocator(problem, "auto", 0.1)
     assert result.proven_optimal and result.height == CAPACITY and result.method == "pin_repair"
     assert list(result.offsets) == list(repaired.solution.offsets)
+    unlimited = allocation.solve_exact(problem, seconds=0)  # the nested-cut search alone ran for ages
+    assert unlimited.method == "pin_repair" and list(unlimited.offsets) == list(result.offsets)
+    assert unlimited.work < 0.1e9  # it stopped once past the work pin repair took
     unpinned, _ = allocation.zero_slack_problem(300, seed=17)  # nothing to repair
     assert not allocation.pin_repair_search(unpinned, CAPACITY, seconds=0.1).found
 

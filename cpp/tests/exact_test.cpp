@@ -187,7 +187,7 @@ TEST(heuristic_race_stops_the_side_that_can_no_longer_win) {
   {  // the exact side's plan at the bound took no work: the skyline cannot win, not even a tie
     WorkBudget exact(100.0);
     HeuristicRace race(p, exact, bound);
-    race.exact_plan_optimal(0);
+    race.stop_heuristics_past(0);
     CHECK(!race.heuristic_wins(bound, 0));
   }
   {  // a tie at the bound goes to the side that took less work, then to the exact side

@@ -764,7 +764,8 @@ ExactResult search_exact(const Problem& problem, SearchBudget search_budget, con
     if (outcome != Outcome::Found) open = std::max(open, next->capacity + 1);
   }
   if (race) {
-    if (result.solution.height <= lo) race->exact_plan_optimal(result.work_to_plan);
+    if (result.solution.height <= lo) race->stop_heuristics_past(result.work_to_plan);
+    else if (search_budget.work.remaining() == WorkBudget::kUnlimited) race->stop_heuristics_past(budget.work());
     if (race->heuristic_wins(result.solution.height, result.work_to_plan)) {
       result.solution = race->heuristic_plan().solution;
       result.method = race->heuristic_plan().method;

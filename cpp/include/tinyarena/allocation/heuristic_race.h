@@ -38,9 +38,11 @@ class HeuristicRace {
   HeuristicRace(const HeuristicRace&) = delete;
   HeuristicRace& operator=(const HeuristicRace&) = delete;
 
-  // The exact search's plan, found after `work_to_plan` units, is proven
-  // optimal: the second thread stops past that work.
-  void exact_plan_optimal(int64_t work_to_plan) { heuristic_line_.store(work_to_plan); }
+  // The second thread stops past `work` units: the exact search's plan,
+  // found after that much work, is proven optimal (the second thread can no
+  // longer win), or the exact search ended after that much of an unlimited
+  // budget (the second thread gets as much).
+  void stop_heuristics_past(int64_t work) { heuristic_line_.store(work); }
 
   // Waits for the second thread; true if its plan beats a plan of `height`
   // found after `work_to_plan` units.
