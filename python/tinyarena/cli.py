@@ -73,7 +73,7 @@ def _add_plan_options(p):
                    help="buffer alignment in bytes, a power of two (default 16, as TFLM)")
     p.add_argument("--allocator", choices=allocator_names(), default="auto",
                    help="placement algorithm (default auto: greedy; if it misses the lower bound, exact, nested-cut, "
-                   "time-sweep and skyline search; greedy_size_first_fit is TFLite Micro's rule)")
+                   "time-sweep, pin-repair and skyline search; greedy_size_first_fit is TFLite Micro's rule)")
     p.add_argument("--no-inplace", action="store_true", help="no in-place depthwise or elementwise ops")
     p.add_argument("--tiling", choices=("none", "auto", "rows", "patches"), default="none",
                    help="run runs of spatial ops on row stripes (rows, 1.00x MACs) or patches (recomputed halos: "
