@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tinyarena/allocation/guillotine.h"
+#include "tinyarena/allocation/validator.h"
 #include "tinyarena/common/deep_stack.h"
 
 namespace tinyarena::allocation {
@@ -233,7 +234,8 @@ PinRepairResult repair_pins(const Problem& problem, int64_t height, WorkBudget b
         std::vector<int64_t> offsets = repair.offsets();
         for (size_t b = 0; b < problem.buffers.size(); ++b)
           if (problem.buffers[b].size == 0) offsets[b] = problem.buffers[b].fixed_offset.value_or(0);
-        result.solution = Solution{offsets, solution_height(problem, offsets)};
+        Solution plan{offsets, solution_height(problem, offsets)};
+        if (validate(problem, plan, 1).empty()) result.solution = std::move(plan);  // a slip here never leaves
       }
     }
   }
