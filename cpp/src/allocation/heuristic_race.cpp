@@ -10,7 +10,6 @@ namespace tinyarena::allocation {
 constexpr double kPinRepairShare = 0.5;  // of the second thread's budget, where a buffer is pinned
 
 HeuristicRace::HeuristicRace(const Problem& problem, WorkBudget& exact_budget, int64_t lower_bound) {
-  exact_budget.stop_past(&exact_line_);
   thread_ = std::thread([this, &problem, budget = exact_budget.detached(), lower_bound]() mutable {
     budget.stop_past(&heuristic_line_);
     try {
@@ -19,6 +18,7 @@ HeuristicRace::HeuristicRace(const Problem& problem, WorkBudget& exact_budget, i
       error_ = std::current_exception();
     }
   });
+  exact_budget.stop_past(&exact_line_);  // once the thread runs (a line posted before is read then)
 }
 
 HeuristicRace::~HeuristicRace() {

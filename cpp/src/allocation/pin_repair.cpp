@@ -1,7 +1,6 @@
 #include "tinyarena/allocation/pin_repair.h"
 
 #include <algorithm>
-#include <numeric>
 #include <utility>
 #include <vector>
 
