@@ -1,7 +1,5 @@
 #include "tinyarena/allocation/heuristic_race.h"
 
-#include <algorithm>
-
 #include "tinyarena/allocation/pin_repair.h"
 #include "tinyarena/allocation/skyline.h"
 
@@ -27,12 +25,9 @@ HeuristicRace::~HeuristicRace() {
 }
 
 void HeuristicRace::search(const Problem& problem, WorkBudget budget, int64_t lower_bound) {
-  const bool pinned = std::any_of(problem.buffers.begin(), problem.buffers.end(),
-                                  [](const Buffer& b) { return b.fixed_offset.has_value(); });
-  if (pinned) {
-    const PinRepairResult repaired = pin_repair_search(problem, lower_bound, budget.share(kPinRepairShare));
-    if (repaired.solution) keep(*repaired.solution, "pin_repair", budget.used());
-  }
+  // Without pins it finds nothing and spends nothing.
+  const PinRepairResult repaired = pin_repair_search(problem, lower_bound, budget.share(kPinRepairShare));
+  if (repaired.solution) keep(*repaired.solution, "pin_repair", budget.used());
   if (plan_.method.empty() || plan_.solution.height > lower_bound) {
     SkylineOptions options;
     options.budget = budget.share(1.0);

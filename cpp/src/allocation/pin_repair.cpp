@@ -1,6 +1,7 @@
 #include "tinyarena/allocation/pin_repair.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -217,6 +218,19 @@ class Repair {
   std::vector<int64_t> offsets_;
 };
 
+// The relaxed plan rearranged to honour the pins, if that works (validated:
+// a slip in the rearrangement can cost the plan, never give a wrong one).
+std::optional<Solution> rearranged(const Problem& problem, const Solution& relaxed, int64_t height, WorkBudget& budget) {
+  Repair repair(problem, relaxed.offsets, budget);
+  if (!repair.build(height) || !repair.arrange()) return std::nullopt;
+  std::vector<int64_t> offsets = repair.offsets();
+  for (size_t b = 0; b < problem.buffers.size(); ++b)
+    if (problem.buffers[b].size == 0) offsets[b] = problem.buffers[b].fixed_offset.value_or(0);
+  Solution plan{offsets, solution_height(problem, offsets)};
+  if (!validate(problem, plan, 1).empty()) return std::nullopt;
+  return plan;
+}
+
 PinRepairResult repair_pins(const Problem& problem, int64_t height, WorkBudget budget) {
   check_pins(problem);
   PinRepairResult result;
@@ -227,16 +241,7 @@ PinRepairResult repair_pins(const Problem& problem, int64_t height, WorkBudget b
     GuillotineOptions options;
     options.budget = budget.share(1.0);
     const GuillotineResult nested = guillotine_search(relaxed, height, options);
-    if (nested.solution) {
-      Repair repair(problem, nested.solution->offsets, budget);
-      if (repair.build(height) && repair.arrange()) {
-        std::vector<int64_t> offsets = repair.offsets();
-        for (size_t b = 0; b < problem.buffers.size(); ++b)
-          if (problem.buffers[b].size == 0) offsets[b] = problem.buffers[b].fixed_offset.value_or(0);
-        Solution plan{offsets, solution_height(problem, offsets)};
-        if (validate(problem, plan, 1).empty()) result.solution = std::move(plan);  // a slip here never leaves
-      }
-    }
+    if (nested.solution) result.solution = rearranged(problem, *nested.solution, height, budget);
   }
   result.work = budget.used();
   return result;
