@@ -23,6 +23,7 @@
 #include "tinyarena/common/random.h"
 
 using namespace tinyarena::allocation;
+using tinyarena::BatchedCharge;
 using tinyarena::WorkBudget;
 
 namespace {
@@ -169,6 +170,35 @@ TEST(work_budget_stops_past_a_line_another_thread_posts) {
   CHECK(!budget.spent() && budget.charge(40));  // 100 done: not past the line
   CHECK(!budget.charge(1) && budget.spent());
   CHECK(budget.remaining() == 899);  // shares are cut from the limit, not the line
+}
+
+TEST(batched_charges_stop_at_the_very_charge_the_budget_would) {
+  for (const int64_t units : {1, 3, 7, 250}) {
+    WorkBudget direct(1e-4), parent(1e-4);  // 100,000 units
+    WorkBudget batched_share = parent.share(0.5);
+    WorkBudget direct_share = direct.share(0.5);
+    BatchedCharge batched(batched_share);
+    int64_t charges = 0;
+    while (true) {
+      const bool direct_left = direct_share.charge(units);
+      CHECK_EQ(batched.charge(units), direct_left);
+      if (!direct_left) break;
+      ++charges;
+    }
+    CHECK(charges > 0);
+    CHECK_EQ(batched_share.used(), direct_share.used());
+    CHECK_EQ(parent.used(), direct.used());
+  }
+  WorkBudget budget(1.0);  // a line lowered after a batch started is seen within kMaxBatch units
+  std::atomic<int64_t> line{WorkBudget::kUnlimited};
+  budget.stop_past(&line);
+  BatchedCharge batched(budget);
+  CHECK(batched.charge(10));
+  line.store(20);
+  int64_t charged = 10;
+  while (batched.charge(10)) charged += 10;
+  CHECK(charged + 10 > 20 && charged <= 20 + BatchedCharge::kMaxBatch);
+  CHECK(budget.spent());
 }
 
 TEST(heuristic_race_stops_the_side_that_can_no_longer_win) {

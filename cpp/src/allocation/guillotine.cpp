@@ -43,12 +43,23 @@ constexpr int64_t kFirstRoundWork = 5'000'000;  // the first round's work; every
 
 // A part's buffers with their steps renumbered: event times are the starts
 // and the ends (last + 1); section j lies between events j and j + 1.
+// A buffer at an event of a part: the choice there.
+struct Item {
+  int32_t buffer;  // part index
+  int64_t bytes;   // its size, negative if it starts at the event
+};
+
 struct Part {
   std::vector<int32_t> buffers;                        // problem indices, ascending
+  std::vector<int64_t> size;                           // per buffer: its bytes
   std::vector<int32_t> start, end;                     // per buffer: its first event and the event after its last step
   int32_t sections = 0;
   std::vector<std::vector<int32_t>> starting, ending;  // per event: the buffers (part indices) starting / ending
                                                        // there, largest first (larger_first)
+  std::vector<std::vector<Item>> touching;             // per event: both, merged largest first, starting ones negative
+  std::vector<std::vector<int32_t>> ahead[2];          // per sweep direction (forwards, backwards) and event: the
+                                                       // events inside the part that the buffers decided there meet
+                                                       // next, each once, in the order of those buffers
 };
 
 // Largest first, ties by index: the order of an event's buffers.
@@ -70,16 +81,32 @@ Part make_part(const Problem& p, std::vector<int32_t> buffers) {
   part.ending.resize(times.size());
   for (size_t i = 0; i < buffers.size(); ++i) {
     const Buffer& x = p.buffers[buffers[i]];
+    part.size.push_back(x.size);
     part.start.push_back(event(x.first));
     part.end.push_back(event(x.last + 1));
     part.starting[part.start.back()].push_back(static_cast<int32_t>(i));
     part.ending[part.end.back()].push_back(static_cast<int32_t>(i));
   }
-  const auto larger = [&](int32_t u, int32_t v) {
-    return larger_first(p.buffers[buffers[u]].size, u, p.buffers[buffers[v]].size, v);
-  };
+  const auto larger = [&](int32_t u, int32_t v) { return larger_first(part.size[u], u, part.size[v], v); };
   for (auto* lists : {&part.starting, &part.ending})
     for (auto& list : *lists) std::sort(list.begin(), list.end(), larger);
+  part.touching.resize(times.size());
+  for (size_t e = 0; e < times.size(); ++e) {
+    for (int32_t u : part.ending[e]) part.touching[e].push_back({u, part.size[u]});
+    for (int32_t u : part.starting[e]) part.touching[e].push_back({u, -part.size[u]});
+    std::sort(part.touching[e].begin(), part.touching[e].end(),
+              [&](const Item& x, const Item& y) { return larger(x.buffer, y.buffer); });
+  }
+  for (const bool backwards : {false, true}) {
+    std::vector<std::vector<int32_t>>& ahead = part.ahead[backwards];
+    ahead.resize(times.size());
+    for (size_t e = 0; e < times.size(); ++e)
+      for (int32_t u : backwards ? part.ending[e] : part.starting[e]) {
+        const int32_t next = backwards ? part.start[u] : part.end[u];
+        if (next > 0 && next < part.sections && std::find(ahead[e].begin(), ahead[e].end(), next) == ahead[e].end())
+          ahead[e].push_back(next);
+      }
+  }
   part.buffers = std::move(buffers);
   return part;
 }
@@ -218,12 +245,6 @@ std::vector<std::vector<int32_t>> event_components(const Part& part) {
   return components;
 }
 
-// The choice at one event of a sweep.
-struct Item {
-  int32_t buffer;  // part index
-  int64_t bytes;   // its size, negative if it starts at the event
-};
-
 // The subsets of an event's smallest undecided buffers, (bytes, members) by
 // bytes, with a bit per hash of their bytes (most lookups of no subset end
 // there). Which buffers are undecided at an event depends only on the part,
@@ -286,10 +307,13 @@ class Search {
   bool run(const std::vector<int32_t>& buffers, int64_t height, WorkBudget& total) {
     for (int32_t round = 0;; ++round) {
       WorkBudget budget = total.slice(kFirstRoundWork << std::min(round, 40));
-      budget_ = &budget;
+      BatchedCharge charge(budget);
+      charge_ = &charge;
       backwards_ = round % 2 == 1;
       aborted_ = false;
-      if (solve(buffers, 0, height)) return true;
+      const bool packed = solve(buffers, 0, height);
+      charge.flush();
+      if (packed) return true;
       if (!aborted_ || total.spent()) return false;
     }
   }
@@ -326,7 +350,7 @@ class Search {
 
   // Charges `units` of work; false once this round's budget is spent.
   bool spend(int64_t units) {
-    if (!aborted_ && !budget_->charge(units)) aborted_ = true;
+    if (!aborted_ && !charge_->charge(units)) aborted_ = true;
     return !aborted_;
   }
 
@@ -698,8 +722,9 @@ class Search {
     const int32_t event = layer.events[k];
     const auto touching = static_cast<int64_t>(layer.part.ending[event].size() + layer.part.starting[event].size());
     if (!spend(kLayerWork * (1 + touching) + kFrontierWork) || (layer.pinned && !sweep.bytes.possible())) return false;
-    if (k > 0 && !balanceable_ahead(layer, layer.events[k - 1])) return false;
     const Fingerprint key = dead_end_key(layer, k, sweep);
+    dead_ends_.prefetch(key);
+    if (k > 0 && !balanceable_ahead(layer, layer.events[k - 1])) return false;
     if (dead_ends_.contains(key)) return false;
     const int64_t listed = layers_listed_;
     const bool found = decide(layer, k, sweep);
@@ -710,11 +735,8 @@ class Search {
   // Forward checking: every event ahead that a buffer decided at `event`
   // meets again can still balance.
   bool balanceable_ahead(const Layer& layer, int32_t event) {
-    const Part& part = layer.part;
-    for (int32_t u : backwards_ ? part.ending[event] : part.starting[event]) {
-      const int32_t ahead = backwards_ ? part.start[u] : part.end[u];
-      if (ahead > 0 && ahead < part.sections && !balanceable(layer, ahead)) return false;
-    }
+    for (int32_t ahead : layer.part.ahead[backwards_][event])
+      if (!balanceable(layer, ahead)) return false;
     return true;
   }
 
@@ -768,15 +790,10 @@ class Search {
   int64_t open_choice(const Layer& layer, int32_t event, Choice& choice) const {
     int64_t balance = 0;
     choice.items.clear();
-    const std::vector<int32_t>& ending = layer.part.ending[event];
-    const std::vector<int32_t>& starting = layer.part.starting[event];
-    for (size_t i = 0, j = 0; i < ending.size() || j < starting.size();) {  // merged, largest first
-      const bool ends = j == starting.size() || (i < ending.size() && larger_first(size(layer, ending[i]), ending[i],
-                                                                                    size(layer, starting[j]), starting[j]));
-      const int32_t u = ends ? ending[i++] : starting[j++];
-      const int64_t bytes = ends ? size(layer, u) : -size(layer, u);
-      if (layer.in[u] < 0) choice.items.push_back({u, bytes});
-      if (layer.in[u] > 0) balance += bytes;
+    for (const Item& item : layer.part.touching[event]) {
+      const int8_t in = layer.in[item.buffer];
+      if (in < 0) choice.items.push_back(item);
+      if (in > 0) balance += item.bytes;
     }
     const size_t n = choice.items.size();
     choice.plus_left.resize(n + 1);
@@ -789,8 +806,8 @@ class Search {
     return balance;
   }
 
-  int64_t size(const Part& part, int32_t u) const { return p_.buffers[part.buffers[u]].size; }
-  int64_t size(const Layer& layer, int32_t u) const { return size(layer.part, u); }
+  static int64_t size(const Part& part, int32_t u) { return part.size[u]; }
+  static int64_t size(const Layer& layer, int32_t u) { return layer.part.size[u]; }
 
   // Meet in the middle: the smallest items' subsets are listed by bytes
   // (once per part, component, direction and event: see SubsetTable), so
@@ -969,7 +986,7 @@ class Search {
   }
 
   const Problem& p_;
-  WorkBudget* budget_ = nullptr;  // this round's
+  BatchedCharge* charge_ = nullptr;  // this round's budget
   bool backwards_ = false;        // this round sweeps the time line from its end
   const int32_t max_choices_;
   std::vector<int64_t> offsets_;

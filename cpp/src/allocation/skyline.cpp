@@ -54,6 +54,34 @@ struct Pick {
   }
 };
 
+// Buffer lists per compressed step, stored flat (the passes over the floor
+// read them step after step): add() them in order, then finish().
+class StepLists {
+ public:
+  struct Range {
+    const int *first, *last;
+    const int* begin() const { return first; }
+    const int* end() const { return last; }
+  };
+
+  explicit StepLists(int32_t steps = 0) : staged_(steps) {}
+  void add(int32_t step, int buffer) { staged_[step].push_back(buffer); }
+  void finish() {
+    start_.push_back(0);
+    for (const std::vector<int>& list : staged_) {
+      buffers_.insert(buffers_.end(), list.begin(), list.end());
+      start_.push_back(buffers_.size());
+    }
+    staged_.clear();
+  }
+  Range operator[](int32_t step) const { return {buffers_.data() + start_[step], buffers_.data() + start_[step + 1]}; }
+
+ private:
+  std::vector<std::vector<int>> staged_;
+  std::vector<int> buffers_;
+  std::vector<size_t> start_;  // per step: its first entry in buffers_
+};
+
 // The skyline over the timeline compressed to the steps where a lifetime
 // starts or ends; a floor per compressed step.
 class Skyline {
@@ -68,21 +96,21 @@ class Skyline {
     const auto index = [&](int64_t t) {
       return static_cast<int32_t>(std::lower_bound(points.begin(), points.end(), t) - points.begin());
     };
-    starts_.resize(steps_ + 1);
-    ends_.resize(steps_ + 1);
-    live_.resize(steps_);
+    starts_ = StepLists(steps_ + 1), ends_ = StepLists(steps_ + 1), live_ = StepLists(steps_);
     for (size_t i = 0; i < p.buffers.size(); ++i) {
       const Buffer& b = p.buffers[i];
+      size_.push_back(b.size), alignment_.push_back(b.alignment);
       if (b.size <= 0) continue;
       from_[i] = index(b.first);
       to_[i] = index(static_cast<int64_t>(b.last) + 1);
       (b.fixed_offset ? pins_ : free_).push_back(static_cast<int>(i));
       if (!b.fixed_offset) {
-        starts_[from_[i]].push_back(static_cast<int>(i));
-        ends_[to_[i]].push_back(static_cast<int>(i));
-        for (int32_t t = from_[i]; t < to_[i]; ++t) live_[t].push_back(static_cast<int>(i));
+        starts_.add(from_[i], static_cast<int>(i));
+        ends_.add(to_[i], static_cast<int>(i));
+        for (int32_t t = from_[i]; t < to_[i]; ++t) live_.add(t, static_cast<int>(i));
       }
     }
+    for (StepLists* lists : {&starts_, &ends_, &live_}) lists->finish();
     // Ascending offsets: one pass lifts the floor over stacked pins.
     std::sort(pins_.begin(), pins_.end(),
               [&](int a, int b) { return *p.buffers[a].fixed_offset < *p.buffers[b].fixed_offset; });
@@ -226,7 +254,7 @@ class Skyline {
     pin_checks_ += static_cast<int64_t>(pins_.size());
     for (int pin : pins_) {
       if (!overlaps(pin, begin, end)) continue;
-      const int64_t bottom = *p_.buffers[pin].fixed_offset, top = bottom + p_.buffers[pin].size;
+      const int64_t bottom = *p_.buffers[pin].fixed_offset, top = bottom + size_[pin];
       for (int32_t t = std::max(begin, from_[pin]); t < std::min(end, to_[pin]); ++t)
         if (bottom <= floor[t] && floor[t] < top) floor[t] = top;
     }
@@ -300,7 +328,7 @@ class Skyline {
     const int b = s.unplaced[pick];
     saved_floor_.assign(s.floor.begin() + from_[b], s.floor.begin() + to_[b]);
     std::fill(s.floor.begin() + from_[b], s.floor.begin() + to_[b],
-              align_up(valley.height, p_.buffers[b].alignment) + p_.buffers[b].size);
+              align_up(valley.height, alignment_[b]) + size_[b]);
     lift_over_pins(s.floor, from_[b], to_[b]);
     s.placed[b] = 1;
     int64_t dead = 0;
@@ -337,7 +365,7 @@ class Skyline {
 
   // Buffer b sits on the run's floor with no waste: inside it, aligned there, clear of pins.
   bool sits_exactly(int b, const Run& run) const {
-    return to_[b] <= run.end && align_up(run.height, p_.buffers[b].alignment) == run.height && clear_of_pins(b, run.height);
+    return to_[b] <= run.end && align_up(run.height, alignment_[b]) == run.height && clear_of_pins(b, run.height);
   }
 
   // fillable() for a valley of a floor changed since find_runs(): the exact
@@ -370,7 +398,7 @@ class Skyline {
     std::fill(s.demand.begin() + run.begin, s.demand.begin() + run.end + 1, 0);
     for (int32_t t = run.begin; t < run.end; ++t)
       for (int b : starts_[t])
-        if (!s.placed[b] && to_[b] <= run.end) s.demand[t] += p_.buffers[b].size, s.demand[to_[b]] -= p_.buffers[b].size;
+        if (!s.placed[b] && to_[b] <= run.end) s.demand[t] += size_[b], s.demand[to_[b]] -= size_[b];
     int64_t live = 0;
     for (int32_t t = run.begin; t < run.end; ++t) {
       live += s.demand[t];
@@ -395,8 +423,8 @@ class Skyline {
       if (bottom == kUnbounded) continue;
       room_sizes_.clear();
       for (int b : live_[t])
-        if (!s.placed[b] && align_up(s.floor[t], p_.buffers[b].alignment) + p_.buffers[b].size <= bottom)
-          room_sizes_.push_back(p_.buffers[b].size);
+        if (!s.placed[b] && align_up(s.floor[t], alignment_[b]) + size_[b] <= bottom)
+          room_sizes_.push_back(size_[b]);
       int64_t nodes = 0;
       const bool fills = may_fill_room(room_sizes_, bottom - s.floor[t], nodes);
       room_work_ += nodes + static_cast<int64_t>(room_sizes_.size()) + 1;
@@ -412,7 +440,7 @@ class Skyline {
     for (int pin : pins_) {
       const int64_t bottom = *p_.buffers[pin].fixed_offset;
       if (from_[pin] <= t && t < to_[pin] && bottom >= floor && bottom < level)
-        bytes += std::min(bottom + p_.buffers[pin].size, level) - bottom;
+        bytes += std::min(bottom + size_[pin], level) - bottom;
     }
     return bytes;
   }
@@ -482,16 +510,16 @@ class Skyline {
     Pick pick;
     for (size_t i : inside_) {
       const int b = s.unplaced[i];
-      if (clear_of_pins(b, align_up(run.height, p_.buffers[b].alignment))) pick.offer(i, rank(s, b, run, rule));
+      if (clear_of_pins(b, align_up(run.height, alignment_[b]))) pick.offer(i, rank(s, b, run, rule));
     }
     return pick.choice(s.unplaced.size(), noise, rng);
   }
 
   void place(State& s, size_t pick, int64_t height) const {
     const int b = s.unplaced[pick];
-    const int64_t offset = align_up(height, p_.buffers[b].alignment);
+    const int64_t offset = align_up(height, alignment_[b]);
     s.solution.offsets[b] = offset;
-    std::fill(s.floor.begin() + from_[b], s.floor.begin() + to_[b], offset + p_.buffers[b].size);
+    std::fill(s.floor.begin() + from_[b], s.floor.begin() + to_[b], offset + size_[b]);
     lift_over_pins(s.floor, from_[b], to_[b]);
     s.exact[b] = 0;
     s.placed[b] = 1;
@@ -519,10 +547,10 @@ class Skyline {
   // Buffer b at `offset` stays clear of every pin overlapping it in time.
   bool clear_of_pins(int b, int64_t offset) const {
     pin_checks_ += static_cast<int64_t>(pins_.size());
-    const int64_t top = offset + p_.buffers[b].size;
+    const int64_t top = offset + size_[b];
     for (int pin : pins_) {
       const int64_t bottom = *p_.buffers[pin].fixed_offset;
-      if (overlaps(pin, from_[b], to_[b]) && bottom < top && offset < bottom + p_.buffers[pin].size) return false;
+      if (overlaps(pin, from_[b], to_[b]) && bottom < top && offset < bottom + size_[pin]) return false;
     }
     return true;
   }
@@ -547,11 +575,12 @@ class Skyline {
   }
 
   const Problem& p_;
-  std::vector<std::vector<int>> starts_, ends_;  // per compressed step: the free buffers starting / ending there
-  std::vector<std::vector<int>> live_;           // per compressed step: the free buffers live there
-  std::vector<int32_t> from_, to_;  // per buffer: its compressed steps [from, to)
-  std::vector<int> pins_, free_;    // buffers of positive size, pinned (by offset) or free
   int32_t steps_ = 0;
+  StepLists starts_, ends_;  // per compressed step: the free buffers starting / ending there
+  StepLists live_;           // per compressed step: the free buffers live there
+  std::vector<int32_t> from_, to_;  // per buffer: its compressed steps [from, to)
+  std::vector<int64_t> size_, alignment_;  // per buffer (read in every pass: kept apart from the rest of Buffer)
+  std::vector<int> pins_, free_;    // buffers of positive size, pinned (by offset) or free
   mutable int64_t work_ = 0, pin_checks_ = 0, room_work_ = 0;  // see work()
   mutable std::vector<size_t> inside_;  // scratch of choose_best_fit
   mutable std::vector<int64_t> room_sizes_;       // scratch of rooms_below_pins_fillable

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 #include "tinyarena/common/stopwatch.h"
 
@@ -65,22 +66,38 @@ class WorkBudget {
   // limit, so the work done up to the line does not depend on when it moves.
   void stop_past(const std::atomic<int64_t>* line) { stop_line_ = line; }
 
-  // Counts `units` of work done; false once the budget is spent.
+  // Counts `units` of work done here and in every budget this is a share
+  // of; false once the budget is spent.
   bool charge(int64_t units) {
-    used_ += units;
-    if (parent_) parent_->charge(units);
-    if (wall_seconds_ > 0 && used_ >= next_check_) {  // the clock is read about every tenth of a millisecond
-      next_check_ = used_ + static_cast<int64_t>(kUnitsPerSecond / 1e4);
-      out_of_time_ = out_of_time_ || clock_.seconds() > wall_seconds_;
+    bool spent_somewhere = false;
+    for (WorkBudget* b = this; b; b = b->parent_) {
+      b->used_ += units;
+      if (b->wall_seconds_ > 0 && b->used_ >= b->next_check_) {  // the clock is read about every tenth of a millisecond
+        b->next_check_ = b->used_ + static_cast<int64_t>(kUnitsPerSecond / 1e4);
+        b->out_of_time_ = b->out_of_time_ || b->clock_.seconds() > b->wall_seconds_;
+      }
+      spent_somewhere = spent_somewhere || b->spent_here();
     }
-    return !spent();
+    return !spent_somewhere;
   }
 
   bool spent() const {
-    return used_ > limit_ || out_of_time_ || (stop_line_ && used_ > stop_line_->load(std::memory_order_relaxed)) ||
-           (parent_ && parent_->spent());
+    for (const WorkBudget* b = this; b; b = b->parent_)
+      if (b->spent_here()) return true;
+    return false;
   }
   int64_t used() const { return used_; }
+  // Units that can be charged here before this budget or one above it is
+  // spent by its limit or its line, or reads its clock.
+  int64_t headroom() const {
+    int64_t units = kUnlimited;
+    for (const WorkBudget* b = this; b; b = b->parent_) {
+      units = std::min(units, b->limit_ - b->used_);
+      if (b->stop_line_) units = std::min(units, b->stop_line_->load(std::memory_order_relaxed) - b->used_);
+      if (b->wall_seconds_ > 0) units = std::min(units, b->next_check_ - b->used_);
+    }
+    return units;
+  }
   // Units left here and in every budget this is a share of.
   int64_t remaining() const {
     const int64_t own = limit_ == kUnlimited ? kUnlimited : std::max<int64_t>(0, limit_ - used_);
@@ -102,6 +119,41 @@ class WorkBudget {
   int64_t next_check_ = 0;
   bool out_of_time_ = false;
   const std::atomic<int64_t>* stop_line_ = nullptr;
+
+  // Spent by its own limit, clock or line (not counting the budgets above).
+  bool spent_here() const {
+    return used_ > limit_ || out_of_time_ || (stop_line_ && used_ > stop_line_->load(std::memory_order_relaxed));
+  }
+};
+
+// Charges a budget in batches, for searches that charge a few units at a
+// time: a charge reaches the budget only once the units held back could
+// spend it (by its limit or line) or make it read its clock, or past
+// kMaxBatch units (another thread's line is seen within that much work). So
+// it stops at the very charge the budget would stop at. Flush before the
+// budget is read or dropped.
+class BatchedCharge {
+ public:
+  static constexpr int64_t kMaxBatch = 100'000;
+
+  explicit BatchedCharge(WorkBudget& budget) : budget_(&budget) {}
+
+  // Counts `units` of work; false once the budget is spent.
+  bool charge(int64_t units) {
+    held_ += units;
+    return held_ <= headroom_ || flush();
+  }
+  // Charges the units held back; false if the budget is spent.
+  bool flush() {
+    const bool left = budget_->charge(std::exchange(held_, 0));
+    headroom_ = left ? std::min(kMaxBatch, budget_->headroom()) : -1;
+    return left;
+  }
+
+ private:
+  WorkBudget* budget_;
+  int64_t held_ = 0;
+  int64_t headroom_ = 0;  // units that can be held back without changing what the budget answers
 };
 
 }  // namespace tinyarena
