@@ -82,7 +82,7 @@ def busy_thread():
     return stop, thread
 
 
-@pytest.mark.parametrize("variant, seconds", [({"n": 450, "seed": 2}, 0.05), ({"n": 450, "seed": 2, "aligned": True}, 0.05),
+@pytest.mark.parametrize("variant, seconds", [({"n": 450, "seed": 2}, 0.02), ({"n": 450, "seed": 2, "aligned": True}, 0.02),
                                               ({"n": 300, "seed": 17, "pinned": 0.1}, 0.01)],
                          ids=["plain", "aligned", "pinned"])
 @pytest.mark.parametrize("name", list(BUDGETED))
@@ -126,7 +126,7 @@ def test_capacity_below_the_optimum_is_refuted_with_the_bound():
 def test_exact_result_names_the_search_that_found_the_plan():
     problem, _ = allocation.zero_slack_problem(450, seed=2, aligned=True)  # no nested-cut plan found quickly
     greedy = allocation.greedy_size_best_fit(problem)
-    result = allocation.solve_exact(problem, seconds=0.05)  # its skyline heuristic wins here
+    result = allocation.solve_exact(problem, seconds=0.02)  # its skyline heuristic wins here
     assert result.method == "skyline" and result.height < greedy.height and not result.proven_optimal
     assert allocation.validate(problem, result.solution) == []
     kept = allocation.solve_exact(problem, seconds=1e-9, start=greedy)  # no work to improve on it
@@ -239,12 +239,13 @@ def test_guillotine_search_checks_the_events_ahead_can_balance():
     assert allocation.validate(problem, result.solution) == []
 
 
-def test_guillotine_search_restarts_with_doubling_rounds():
-    """Each round re-walks what the rounds before left unrefuted, so rounds that double
-    every time (from 4 M units) waste less than rounds doubling every second time (from
-    1 M): here the plan is found within 57 M units of work; the old schedule needed 121 M."""
+def test_guillotine_search_restarts_with_growing_rounds():
+    """Each round re-walks what the rounds before left unrefuted, so rounds that grow every
+    time waste less than rounds doubling every second time (from 1 M): those needed 121 M units
+    of work here, rounds doubling from 5 M 57 M; a short first round then one seven times as
+    long (backwards) finds the plan within 29 M."""
     problem, _ = allocation.zero_slack_problem(450, seed=2, aligned=True)
-    result = allocation.guillotine_search(problem, CAPACITY, seconds=0.07)
+    result = allocation.guillotine_search(problem, CAPACITY, seconds=0.035)
     assert result.found and result.solution.height == CAPACITY
     assert allocation.validate(problem, result.solution) == []
 
@@ -263,15 +264,14 @@ def test_guillotine_search_refutes_rooms_below_pins_by_search(seed):
 
 @pytest.mark.parametrize("variant, seed", [({"pinned": 0.1}, 13), ({"aligned": True}, 13)])
 def test_guillotine_search_finds_the_slowest_instances_within_the_fast_modes_share(variant, seed):
-    """`auto(100 ms)` gives this search 80 M units; both are found within 65 M. Pinned 450
+    """`auto(100 ms)` gives this search 80 M units; both are found within 40 M. Pinned 450
     seed 13 looks up about 250,000 buffers' worth of refuted parts on its way: charged as
-    lookups (5 units a buffer, not a part's 100) it is found within 72 M units (107 M before),
-    and within 65 M now that packed parts are kept with their offsets, not packed again at
-    every visit (the same 13-buffer part was packed 621 times). Aligned 450 seed 13 is found
-    in the fourth round, backwards: with rounds of 5, 10, 20 and 40 M units at 58 M (with 4 M
-    first rounds it took 132 M)."""
+    lookups (5 units a buffer, not a part's 100) and with packed parts kept with their offsets
+    (not packed again at every visit) it is found within 6.7 M units (107 M before). Aligned 450
+    seed 13 is found in the second round, backwards, at 34.5 M with rounds of 5 then 35 M units
+    (in the fourth at 58 M with rounds of 5, 10, 20 and 40 M; 132 M with 4 M first rounds)."""
     problem, _ = allocation.zero_slack_problem(450, seed=seed, **variant)
-    result = allocation.guillotine_search(problem, CAPACITY, seconds=0.065)
+    result = allocation.guillotine_search(problem, CAPACITY, seconds=0.04)
     assert result.found and result.solution.height == CAPACITY
     assert allocation.validate(problem, result.solution) == []
 
@@ -280,9 +280,9 @@ def test_guillotine_search_tabulates_an_events_subsets_once():
     """Which buffers are undecided at an event depends only on the part, the component and
     the sweep's direction, so the subsets of the smallest of them are listed once and looked
     up on every later visit. Plain 450 seed 2 listed the same 54 tables for 18 M units of its
-    59 M; it is now found within 49 M."""
+    59 M; it is now found within 26 M."""
     problem, _ = allocation.zero_slack_problem(450, seed=2)
-    result = allocation.guillotine_search(problem, CAPACITY, seconds=0.05)
+    result = allocation.guillotine_search(problem, CAPACITY, seconds=0.03)
     assert result.found and result.solution.height == CAPACITY
     assert allocation.validate(problem, result.solution) == []
 
@@ -339,7 +339,7 @@ def test_auto_races_the_skyline_search_on_a_second_thread():
     quiet = allocation.run_allocator(problem, "auto", 0.1)
     stop, thread = busy_thread()
     try:
-        loaded = allocation.solve_exact(problem, seconds=0.1)
+        loaded = allocation.solve_exact(problem, seconds=1.0)
     finally:
         stop.set()
         thread.join()
@@ -347,7 +347,9 @@ def test_auto_races_the_skyline_search_on_a_second_thread():
         assert result.proven_optimal and result.height == CAPACITY and result.method == "skyline"
         assert list(result.offsets) == list(alone.offsets)
     assert loaded.work_to_plan == alone.work_to_best
-    assert loaded.work < 0.1e9  # the exact side stopped once past the skyline's work
+    # The exact side stopped once past the skyline's work, long before its budget (within 0.1 s
+    # of work it may end its whole budget before the skyline is done: the plan is the same).
+    assert loaded.work < 0.5e9
 
 
 def test_pin_repair_puts_the_pins_back_into_the_nested_plan_without_them():

@@ -39,7 +39,13 @@ constexpr size_t kMaxPackedOffsets = size_t{1} << 21;  // offsets of packed part
 constexpr int64_t kBalanceNodes = 64;  // per event ahead checked for balance (past them it counts as balanceable)
 constexpr int64_t kPinNodes = 64;  // per room next to a pin checked in a sweep (past them it counts as fillable)
 constexpr int64_t kMaxShiftAlignment = int64_t{1} << 40;  // alignments' common multiples past it shift nothing
-constexpr int64_t kFirstRoundWork = 5'000'000;  // the first round's work; every round doubles it
+// Rounds' work: a short first round (forwards) ends the easy searches; the
+// second (backwards) is seven times as long, and each later round doubles
+// the one before. Chosen on the zero-slack benchmark (benchmarks/README.md):
+// with plain doubling from 5 M the slowest nested instance needed 55 M units,
+// with these 46 M; a second round of 30 M gave 47 M, of 25 M 85 M.
+constexpr int64_t kFirstRoundWork = 5'000'000;
+constexpr int64_t kSecondRoundWork = 35'000'000;
 
 // A part's buffers with their steps renumbered: event times are the starts
 // and the ends (last + 1); section j lies between events j and j + 1.
@@ -302,11 +308,11 @@ class Search {
 
   // Searches from scratch in rounds, sweeping the time line forwards and
   // backwards in turn (each finds what the other misses), each round with
-  // twice the work of the one before; the parts refuted in earlier rounds
-  // stay refuted.
+  // more work than the one before (kFirstRoundWork); the parts refuted in
+  // earlier rounds stay refuted.
   bool run(const std::vector<int32_t>& buffers, int64_t height, WorkBudget& total) {
     for (int32_t round = 0;; ++round) {
-      WorkBudget budget = total.slice(kFirstRoundWork << std::min(round, 40));
+      WorkBudget budget = total.slice(round == 0 ? kFirstRoundWork : kSecondRoundWork << std::min(round - 1, 37));
       BatchedCharge charge(budget);
       charge_ = &charge;
       backwards_ = round % 2 == 1;

@@ -39,8 +39,9 @@
 // remembered, packed ones with their offsets from the base (up to 2^21
 // offsets), and so are sweep frontiers (the layer's bytes per event ahead, with
 // the bounds) from which no balanced layer follows, and rooms next to pins found
-// fillable or not; the search restarts with doubling work, sweeping forwards
-// and backwards in turn. A stack (buffers all live over the same steps, none
+// fillable or not; the search restarts with growing work (a short first
+// round, then a seven times longer one, then doubling), sweeping forwards and
+// backwards in turn. A stack (buffers all live over the same steps, none
 // aligned) is packed directly: its free buffers fill the gaps between its pins
 // exactly, a subset sum per gap, smallest gap first. Without pins, the buffers
 // live over a whole part (unaligned, of sizes every alignment there divides) go
