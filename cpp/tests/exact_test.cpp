@@ -16,6 +16,7 @@
 #include "tinyarena/allocation/sections.h"
 #include "tinyarena/allocation/heuristic_race.h"
 #include "tinyarena/allocation/pin_repair.h"
+#include "tinyarena/allocation/skyline.h"
 #include "tinyarena/allocation/subset_sums.h"
 #include "tinyarena/allocation/time_sweep.h"
 #include "tinyarena/allocation/validator.h"
@@ -220,13 +221,34 @@ TEST(heuristic_race_stops_the_side_that_can_no_longer_win) {
     race.stop_heuristics_past(0);
     CHECK(!race.heuristic_wins(bound, 0));
   }
+  int64_t work = 0;  // the skyline's to its plan
   {  // a tie at the bound goes to the side that took less work, then to the exact side
     WorkBudget exact(100.0);
     HeuristicRace race(p, exact, bound);
     CHECK(race.heuristic_wins(bound + 1, 0));  // waits for the second thread
-    const int64_t work = race.heuristic_plan().work_to_plan;
+    work = race.heuristic_plan().work_to_plan;
     CHECK(race.heuristic_wins(bound, work + 1) && !race.heuristic_wins(bound, work));
   }
+  {  // a plan found past the line does not count, whenever the thread saw the line
+    WorkBudget exact(100.0);
+    HeuristicRace race(p, exact, bound);
+    race.stop_heuristics_past(work - 1);
+    CHECK(!race.heuristic_wins(bound + 1, 0));
+  }
+}
+
+TEST(skyline_construction_stops_at_a_line_before_its_work_is_charged) {
+  const Problem p = tight_problem(5, false, 300, int64_t{1} << 20, false);
+  SkylineOptions free_options, stopped_options;
+  free_options.budget = WorkBudget(1.0);
+  const SkylineResult free_run = skyline_search(p, free_options);
+  stopped_options.budget = WorkBudget(1.0);
+  std::atomic<int64_t> line{0};
+  stopped_options.budget.stop_past(&line);
+  const SkylineResult stopped = skyline_search(p, stopped_options);
+  CHECK_EQ(stopped.constructions, 1);  // the first always runs (there is a plan), its search cut at once
+  CHECK(validate(p, stopped.solution).empty());
+  CHECK(stopped.work < free_run.work);
 }
 
 // Pins put back into the nested plan of the problem without them: every

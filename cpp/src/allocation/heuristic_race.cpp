@@ -28,7 +28,7 @@ void HeuristicRace::search(const Problem& problem, WorkBudget budget, int64_t lo
   // Without pins it finds nothing and spends nothing.
   const PinRepairResult repaired = pin_repair_search(problem, lower_bound, budget.share(kPinRepairShare));
   if (repaired.solution) keep(*repaired.solution, "pin_repair", budget.used());
-  if (plan_.method.empty() || plan_.solution.height > lower_bound) {
+  if (!budget.spent() && (plan_.method.empty() || plan_.solution.height > lower_bound)) {  // not past a line
     SkylineOptions options;
     options.budget = budget.share(1.0);
     options.target_height = lower_bound;
@@ -52,7 +52,9 @@ void HeuristicRace::join() {
 bool HeuristicRace::heuristic_wins(int64_t height, int64_t work_to_plan) {
   join();
   if (error_) std::rethrow_exception(error_);
-  return !plan_.method.empty() &&
+  // A plan found past the line does not count: how far past it the thread
+  // got before it saw the line depends on timing.
+  return !plan_.method.empty() && plan_.work_to_plan <= heuristic_line_.load() &&
          (plan_.solution.height < height || (plan_.solution.height == height && plan_.work_to_plan < work_to_plan));
 }
 

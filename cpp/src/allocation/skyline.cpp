@@ -54,6 +54,17 @@ struct Pick {
   }
 };
 
+// Where a construction's search stops (its work counted from `base`, the
+// work before it): past `work` units, or past a line another thread set on
+// the budget (the construction can no longer win the race, see
+// heuristic_race.h), which is not charged until the construction ends.
+struct Limit {
+  int64_t work = kUnbounded;
+  int64_t base = 0;
+  const WorkBudget* budget = nullptr;
+  bool passed(int64_t work_now) const { return work_now > work || work_now - base > budget->units_to_line(); }
+};
+
 // Buffer lists per compressed step, stored flat (the passes over the floor
 // read them step after step): add() them in order, then finish().
 class StepLists {
@@ -111,6 +122,8 @@ class Skyline {
       }
     }
     for (StepLists* lists : {&starts_, &ends_, &live_}) lists->finish();
+    forward_.assign(steps_ + 1, 0), backward_.assign(steps_ + 1, 0);
+    demand_.assign(steps_ + 1, 0), cover_.assign(steps_ + 1, 0);
     // Ascending offsets: one pass lifts the floor over stacked pins.
     std::sort(pins_.begin(), pins_.end(),
               [&](int a, int b) { return *p.buffers[a].fixed_offset < *p.buffers[b].fixed_offset; });
@@ -118,14 +131,14 @@ class Skyline {
 
   // One construction: with `backtracks` > 0, first a depth-first search
   // for a plan without waste, deciding at most that many branch points (and
-  // stopping once work() passes `work_limit`); then the deepest waste-free
+  // stopping once work() passes the limit); then the deepest waste-free
   // partial plan it reached is completed greedily. Adds its work units to work().
-  Solution build(SkylineRule rule, double noise, uint64_t seed, int64_t backtracks, int64_t work_limit) const {
+  Solution build(SkylineRule rule, double noise, uint64_t seed, int64_t backtracks, const Limit& limit) const {
     State s = start();
     SplitMix64 rng{seed};
     if (backtracks > 0) {
       State deepest = s;
-      search(s, rule, noise, rng, backtracks, work_limit, deepest);
+      search(s, rule, noise, rng, backtracks, limit, deepest);
       s = std::move(deepest);
     }
     complete(s, rule, noise, rng);
@@ -160,9 +173,6 @@ class Skyline {
     std::vector<int32_t> run_of;    // per compressed step: its run
     std::vector<char> placed;       // per buffer
     std::vector<char> exact;        // per buffer: sits on its valley's floor with no waste (aligned, clear of pins)
-    std::vector<char> forward, backward;  // per compressed step: reachable from the run's start / end by exact tiles
-    std::vector<int64_t> demand;    // per compressed step: scratch for fillable()
-    std::vector<int64_t> cover;     // per compressed step: scratch for scarcest_step()
     int32_t placed_from = 0, placed_to = 0;  // compressed steps of the latest placement
     int32_t changed_from = 0, changed_to = 0;  // compressed steps whose floor changed since find_runs()
     Solution solution;
@@ -180,10 +190,6 @@ class Skyline {
     for (size_t i = 0; i < free_.size(); ++i) s.slot[free_[i]] = static_cast<int32_t>(i);
     s.exact.assign(p_.buffers.size(), 0);
     s.placed.assign(p_.buffers.size(), 0);
-    s.demand.assign(steps_ + 1, 0);
-    s.cover.assign(steps_ + 1, 0);
-    s.forward.assign(steps_ + 1, 0);
-    s.backward.assign(steps_ + 1, 0);
     return s;
   }
 
@@ -210,8 +216,8 @@ class Skyline {
   // Depth-first over the exact tiles of the most constrained valley end,
   // failing where some valley cannot be filled; true when all is placed
   // (then `deepest` is that plan). `nodes` counts down the branches tried;
-  // none is tried once work() passes `work_limit`.
-  bool search(State s, SkylineRule rule, double noise, SplitMix64& rng, int64_t& nodes, int64_t work_limit,
+  // none is tried once work() passes the limit.
+  bool search(State s, SkylineRule rule, double noise, SplitMix64& rng, int64_t& nodes, const Limit& limit,
               State& deepest) const {
     for (;;) {
       if (s.unplaced.size() < deepest.unplaced.size()) deepest = s, work_ += copy_work();
@@ -225,11 +231,11 @@ class Skyline {
         continue;
       }
       for (size_t move : moves) {
-        if (nodes-- <= 0 || work() > work_limit) return false;
+        if (nodes-- <= 0 || limit.passed(work())) return false;
         State child = s;
         work_ += copy_work();
         place(child, move, child.floor[from_[child.unplaced[move]]]);
-        if (search(std::move(child), rule, noise, rng, nodes, work_limit, deepest)) return true;
+        if (search(std::move(child), rule, noise, rng, nodes, limit, deepest)) return true;
       }
       return false;
     }
@@ -305,19 +311,19 @@ class Skyline {
   // Fills forward/backward over the run from exact tiles; true when they can cover it whole.
   bool tile(State& s, const Run& run) const {
     work_ += kStepWork * (run.end - run.begin);
-    std::fill(s.forward.begin() + run.begin, s.forward.begin() + run.end + 1, 0);
-    std::fill(s.backward.begin() + run.begin, s.backward.begin() + run.end + 1, 0);
-    s.forward[run.begin] = 1;
+    std::fill(forward_.begin() + run.begin, forward_.begin() + run.end + 1, 0);
+    std::fill(backward_.begin() + run.begin, backward_.begin() + run.end + 1, 0);
+    forward_[run.begin] = 1;
     for (int32_t t = run.begin; t < run.end; ++t)
-      if (s.forward[t])
+      if (forward_[t])
         for (int b : starts_[t])
-          if (s.exact[b]) s.forward[to_[b]] = 1;
-    s.backward[run.end] = 1;
+          if (s.exact[b]) forward_[to_[b]] = 1;
+    backward_[run.end] = 1;
     for (int32_t t = run.end; t > run.begin; --t)
-      if (s.backward[t])
+      if (backward_[t])
         for (int b : ends_[t])
-          if (s.exact[b]) s.backward[from_[b]] = 1;
-    return s.backward[run.begin];
+          if (s.exact[b]) backward_[from_[b]] = 1;
+    return backward_[run.begin];
   }
 
   // The valleys next to `valley` (runs within two steps left, one right)
@@ -395,13 +401,13 @@ class Skyline {
     const int64_t rim = std::min(run.begin > 0 ? s.floor[run.begin - 1] : kUnbounded,
                                  run.end < steps_ ? s.floor[run.end] : kUnbounded);
     if (rim == kUnbounded) return true;
-    std::fill(s.demand.begin() + run.begin, s.demand.begin() + run.end + 1, 0);
+    std::fill(demand_.begin() + run.begin, demand_.begin() + run.end + 1, 0);
     for (int32_t t = run.begin; t < run.end; ++t)
       for (int b : starts_[t])
-        if (!s.placed[b] && to_[b] <= run.end) s.demand[t] += size_[b], s.demand[to_[b]] -= size_[b];
+        if (!s.placed[b] && to_[b] <= run.end) demand_[t] += size_[b], demand_[to_[b]] -= size_[b];
     int64_t live = 0;
     for (int32_t t = run.begin; t < run.end; ++t) {
-      live += s.demand[t];
+      live += demand_[t];
       if (live + pinned_below(t, run.height, rim) < rim - run.height) return false;
     }
     return true;
@@ -450,14 +456,14 @@ class Skyline {
   // at that step in a plan with no waste here).
   std::pair<int32_t, int64_t> scarcest_step(State& s, const Run& run) const {
     work_ += kStepWork * (run.end - run.begin);
-    std::fill(s.cover.begin() + run.begin, s.cover.begin() + run.end + 1, 0);
+    std::fill(cover_.begin() + run.begin, cover_.begin() + run.end + 1, 0);
     for (int32_t t = run.begin; t < run.end; ++t)
       for (int b : starts_[t])
-        if (s.exact[b] && s.forward[t] && s.backward[to_[b]]) ++s.cover[t], --s.cover[to_[b]];
+        if (s.exact[b] && forward_[t] && backward_[to_[b]]) ++cover_[t], --cover_[to_[b]];
     int32_t scarcest = run.begin;
     int64_t covering = 0, fewest = kUnbounded;
     for (int32_t t = run.begin; t < run.end; ++t)
-      if ((covering += s.cover[t]) < fewest) fewest = covering, scarcest = t;
+      if ((covering += cover_[t]) < fewest) fewest = covering, scarcest = t;
     return {scarcest, fewest};
   }
 
@@ -482,9 +488,10 @@ class Skyline {
     if (chosen == s.runs.size()) return {};
     const Run run = s.runs[chosen];
     tile(s, run);
-    std::vector<std::pair<Key, size_t>> ranked;
+    std::vector<std::pair<Key, size_t>>& ranked = ranked_;
+    ranked.clear();
     for (int b : live_[step])
-      if (s.exact[b] && s.forward[from_[b]] && s.backward[to_[b]]) ranked.emplace_back(Key{}, s.slot[b]);
+      if (s.exact[b] && forward_[from_[b]] && backward_[to_[b]]) ranked.emplace_back(Key{}, s.slot[b]);
     std::sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
     for (auto& [key, i] : ranked) key = rank(s, s.unplaced[i], run, rule);
     if (ranked.size() > 1)
@@ -588,6 +595,11 @@ class Skyline {
   mutable std::vector<Run> nearby_runs_;          // scratch of runs_around
   mutable std::vector<Run> fresh_runs_;           // scratch of find_runs
   mutable std::vector<char> flags_before_;        // scratch of fillable_as_is
+  mutable std::vector<std::pair<Key, size_t>> ranked_;  // scratch of tiling_moves
+  // Scratch per compressed step, not part of a construction's state (not copied with it):
+  mutable std::vector<char> forward_, backward_;  // reachable from the run's start / end by exact tiles (tile)
+  mutable std::vector<int64_t> demand_;           // of fillable
+  mutable std::vector<int64_t> cover_;            // of scarcest_step
 };
 
 constexpr SkylineRule kRules[] = {SkylineRule::kFillsRun, SkylineRule::kLongest, SkylineRule::kLargest};
@@ -602,10 +614,14 @@ SkylineResult search_skylines(const Problem& problem, SkylineOptions options) {
   int64_t costliest = 0;  // the most work of one construction so far: none starts that would overrun the budget
   const auto construct = [&](SkylineRule rule, double noise, uint64_t seed) {
     const int64_t before = skyline.work(), left = budget.remaining();
-    Solution plan = skyline.build(rule, noise, seed, options.backtracks, left > kUnbounded - before ? kUnbounded : before + left);
+    const Limit limit{left > kUnbounded - before ? kUnbounded : before + left, before, &budget};
+    Solution plan = skyline.build(rule, noise, seed, options.backtracks, limit);
     costliest = std::max(costliest, skyline.work() - before);
     budget.charge(skyline.work() - before);
-    if (result.constructions++ == 0 || plan.height < result.solution.height) {
+    // A construction that ended past a line is not kept (where its search
+    // stopped depends on when the line was set), unless it is the first.
+    const bool past_line = budget.units_to_line() < 0;
+    if (result.constructions++ == 0 || (plan.height < result.solution.height && !past_line)) {
       result.solution = std::move(plan);
       result.work_to_best = budget.used();
     }

@@ -5,7 +5,10 @@
 // of both one after the other would pick. A side whose plan nothing can beat
 // (it meets a proven lower bound) posts the work it took, and the other stops
 // once past it: from there on it can no longer win. So a run takes about the
-// wall time of the side that wins, not of both.
+// wall time of the side that wins, not of both. The second thread sees the
+// line inside a skyline construction too (its work is charged only when it
+// ends), skips the skyline search once pin repair ran past it, and a plan it
+// completes past the line never counts (how far past it got is timing).
 #pragma once
 
 #include <atomic>

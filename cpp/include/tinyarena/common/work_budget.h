@@ -87,6 +87,14 @@ class WorkBudget {
     return false;
   }
   int64_t used() const { return used_; }
+  // Units that can be charged here before a line (stop_past) here or above
+  // is passed: kUnlimited without one, negative once past it.
+  int64_t units_to_line() const {
+    int64_t units = kUnlimited;
+    for (const WorkBudget* b = this; b; b = b->parent_)
+      if (b->stop_line_) units = std::min(units, b->stop_line_->load(std::memory_order_relaxed) - b->used_);
+    return units;
+  }
   // Units that can be charged here before this budget or one above it is
   // spent by its limit or its line, or reads its clock.
   int64_t headroom() const {
