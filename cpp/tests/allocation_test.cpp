@@ -1,10 +1,12 @@
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 #include "test_framework.h"
 #include "tinyarena/allocation/allocators.h"
 #include "tinyarena/allocation/greedy.h"
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/validator.h"
+#include "tinyarena/common/flat_lists.h"
 
 using namespace tinyarena::allocation;
 
@@ -28,6 +30,14 @@ Problem random_problem(uint64_t seed, int n, int steps) {
 }
 
 }  // namespace
+
+TEST(flat_lists_group_entries_by_key_in_the_order_given) {
+  const tinyarena::FlatLists<int> lists(3, {{2, 7}, {0, 1}, {2, 3}, {0, 9}});
+  const auto listed = [&](int32_t key) { return std::vector<int>(lists[key].begin(), lists[key].end()); };
+  CHECK(listed(0) == std::vector<int>({1, 9}));
+  CHECK_EQ(lists[1].size(), 0u);
+  CHECK(listed(2) == std::vector<int>({7, 3}));
+}
 
 TEST(lower_bound_is_the_largest_live_total) {
   Problem p{{buffer(10, 0, 1), buffer(20, 1, 2), buffer(5, 2, 3)}, 0};

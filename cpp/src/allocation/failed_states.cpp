@@ -3,23 +3,6 @@
 #include <utility>
 
 namespace tinyarena::allocation {
-namespace {
-
-// splitmix64's finaliser: a bijective mix of all 64 bits.
-uint64_t mix(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
-
-void FingerprintBuilder::add(uint64_t value) {
-  a_ = mix(a_ ^ value);
-  b_ = mix(b_ + 0x9e3779b97f4a7c15ull * (value + 1));
-}
 
 bool FailedStates::contains(const Fingerprint& f) const {
   const size_t mask = slots_.size() - 1;

@@ -4,16 +4,17 @@
 #include <cstdlib>
 #include <functional>
 #include <iterator>
-#include <map>
 #include <memory>
 #include <numeric>
 #include <optional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "tinyarena/allocation/failed_states.h"
 #include "tinyarena/allocation/subset_sums.h"
 #include "tinyarena/common/deep_stack.h"
+#include "tinyarena/common/flat_lists.h"
 #include "tinyarena/common/random.h"
 
 namespace tinyarena::allocation {
@@ -49,6 +50,12 @@ constexpr int64_t kSecondRoundWork = 35'000'000;
 
 // A part's buffers with their steps renumbered: event times are the starts
 // and the ends (last + 1); section j lies between events j and j + 1.
+// A table key made of random 64-bit halves (fingerprints): they are their
+// own hash.
+struct KeyHash {
+  size_t operator()(const std::pair<uint64_t, uint64_t>& key) const { return static_cast<size_t>(key.first ^ key.second); }
+};
+
 // A buffer at an event of a part: the choice there.
 struct Item {
   int32_t buffer;  // part index
@@ -56,16 +63,16 @@ struct Item {
 };
 
 struct Part {
-  std::vector<int32_t> buffers;                        // problem indices, ascending
-  std::vector<int64_t> size;                           // per buffer: its bytes
-  std::vector<int32_t> start, end;                     // per buffer: its first event and the event after its last step
+  std::vector<int32_t> buffers;                   // problem indices, ascending
+  std::vector<int64_t> size;                      // per buffer: its bytes
+  std::vector<int32_t> start, end;                // per buffer: its first event and the event after its last step
   int32_t sections = 0;
-  std::vector<std::vector<int32_t>> starting, ending;  // per event: the buffers (part indices) starting / ending
-                                                       // there, largest first (larger_first)
-  std::vector<std::vector<Item>> touching;             // per event: both, merged largest first, starting ones negative
-  std::vector<std::vector<int32_t>> ahead[2];          // per sweep direction (forwards, backwards) and event: the
-                                                       // events inside the part that the buffers decided there meet
-                                                       // next, each once, in the order of those buffers
+  FlatLists<int32_t> starting, ending;            // per event: the buffers (part indices) starting / ending there,
+                                                  // largest first (larger_first)
+  FlatLists<Item> touching;                       // per event: both, merged largest first, starting ones negative
+  FlatLists<int32_t> ahead[2];                    // per sweep direction (forwards, backwards) and event: the events
+                                                  // inside the part that the buffers decided there meet next, each
+                                                  // once, in the order of those buffers
 };
 
 // Largest first, ties by index: the order of an event's buffers.
@@ -73,9 +80,26 @@ bool larger_first(int64_t size_u, int32_t u, int64_t size_v, int32_t v) {
   return size_u != size_v ? size_u > size_v : u < v;
 }
 
+// Per event, the events ahead of the buffers decided there (sweeping
+// backwards: those ending there), each once (Part::ahead).
+FlatLists<int32_t> events_ahead(const Part& part, bool backwards) {
+  std::vector<std::pair<int32_t, int32_t>> entries;
+  for (int32_t e = 0; e <= part.sections; ++e) {
+    const size_t first = entries.size();
+    for (int32_t u : backwards ? part.ending[e] : part.starting[e]) {
+      const int32_t next = backwards ? part.start[u] : part.end[u];
+      const bool seen = std::any_of(entries.begin() + static_cast<std::ptrdiff_t>(first), entries.end(),
+                                    [&](const auto& entry) { return entry.second == next; });
+      if (next > 0 && next < part.sections && !seen) entries.emplace_back(e, next);
+    }
+  }
+  return FlatLists<int32_t>(part.sections + 1, entries);
+}
+
 Part make_part(const Problem& p, std::vector<int32_t> buffers) {
   Part part;
   std::vector<int32_t> times;
+  times.reserve(2 * buffers.size());
   for (int32_t b : buffers) times.insert(times.end(), {p.buffers[b].first, p.buffers[b].last + 1});
   std::sort(times.begin(), times.end());
   times.erase(std::unique(times.begin(), times.end()), times.end());
@@ -83,36 +107,28 @@ Part make_part(const Problem& p, std::vector<int32_t> buffers) {
     return static_cast<int32_t>(std::lower_bound(times.begin(), times.end(), t) - times.begin());
   };
   part.sections = static_cast<int32_t>(times.size()) - 1;
-  part.starting.resize(times.size());
-  part.ending.resize(times.size());
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    const Buffer& x = p.buffers[buffers[i]];
-    part.size.push_back(x.size);
-    part.start.push_back(event(x.first));
-    part.end.push_back(event(x.last + 1));
-    part.starting[part.start.back()].push_back(static_cast<int32_t>(i));
-    part.ending[part.end.back()].push_back(static_cast<int32_t>(i));
+  for (auto* per_buffer : {&part.start, &part.end}) per_buffer->reserve(buffers.size());
+  part.size.reserve(buffers.size());
+  for (int32_t b : buffers) {
+    part.size.push_back(p.buffers[b].size);
+    part.start.push_back(event(p.buffers[b].first));
+    part.end.push_back(event(p.buffers[b].last + 1));
   }
-  const auto larger = [&](int32_t u, int32_t v) { return larger_first(part.size[u], u, part.size[v], v); };
-  for (auto* lists : {&part.starting, &part.ending})
-    for (auto& list : *lists) std::sort(list.begin(), list.end(), larger);
-  part.touching.resize(times.size());
-  for (size_t e = 0; e < times.size(); ++e) {
-    for (int32_t u : part.ending[e]) part.touching[e].push_back({u, part.size[u]});
-    for (int32_t u : part.starting[e]) part.touching[e].push_back({u, -part.size[u]});
-    std::sort(part.touching[e].begin(), part.touching[e].end(),
-              [&](const Item& x, const Item& y) { return larger(x.buffer, y.buffer); });
+  std::vector<int32_t> order(buffers.size());  // largest first: every list keeps this order
+  for (size_t u = 0; u < order.size(); ++u) order[u] = static_cast<int32_t>(u);
+  std::sort(order.begin(), order.end(), [&](int32_t u, int32_t v) { return larger_first(part.size[u], u, part.size[v], v); });
+  std::vector<std::pair<int32_t, int32_t>> starts, ends;
+  std::vector<std::pair<int32_t, Item>> touches;
+  starts.reserve(order.size()), ends.reserve(order.size()), touches.reserve(2 * order.size());
+  for (int32_t u : order) {
+    starts.emplace_back(part.start[u], u), ends.emplace_back(part.end[u], u);
+    touches.push_back({part.end[u], Item{u, part.size[u]}});
+    touches.push_back({part.start[u], Item{u, -part.size[u]}});
   }
-  for (const bool backwards : {false, true}) {
-    std::vector<std::vector<int32_t>>& ahead = part.ahead[backwards];
-    ahead.resize(times.size());
-    for (size_t e = 0; e < times.size(); ++e)
-      for (int32_t u : backwards ? part.ending[e] : part.starting[e]) {
-        const int32_t next = backwards ? part.start[u] : part.end[u];
-        if (next > 0 && next < part.sections && std::find(ahead[e].begin(), ahead[e].end(), next) == ahead[e].end())
-          ahead[e].push_back(next);
-      }
-  }
+  part.starting = FlatLists<int32_t>(times.size(), starts);
+  part.ending = FlatLists<int32_t>(times.size(), ends);
+  part.touching = FlatLists<Item>(times.size(), touches);
+  for (const bool backwards : {false, true}) part.ahead[backwards] = events_ahead(part, backwards);
   part.buffers = std::move(buffers);
   return part;
 }
@@ -124,13 +140,17 @@ std::vector<std::vector<int32_t>> time_components(const Problem& p, std::vector<
     return std::pair(p.buffers[a].first, a) < std::pair(p.buffers[b].first, b);
   });
   std::vector<std::vector<int32_t>> components;
-  int32_t reach = 0;  // the last step of the current component
-  for (int32_t b : buffers) {
-    if (components.empty() || p.buffers[b].first > reach) components.emplace_back();
-    components.back().push_back(b);
-    reach = std::max(reach, p.buffers[b].last);
+  size_t begin = 0;   // the current component's first buffer in `buffers`
+  int32_t reach = 0;  // its last step
+  for (size_t i = 0; i <= buffers.size(); ++i) {
+    if (i == buffers.size() || (i > begin && p.buffers[buffers[i]].first > reach)) {
+      components.emplace_back(buffers.begin() + static_cast<std::ptrdiff_t>(begin),
+                              buffers.begin() + static_cast<std::ptrdiff_t>(i));
+      std::sort(components.back().begin(), components.back().end());
+      begin = i;
+    }
+    if (i < buffers.size()) reach = i == begin ? p.buffers[buffers[i]].last : std::max(reach, p.buffers[buffers[i]].last);
   }
-  for (auto& c : components) std::sort(c.begin(), c.end());
   return components;
 }
 
@@ -174,12 +194,13 @@ struct Frontier {
   }
 };
 
-// The random key of each event of a part of up to `buffers` buffers (each
-// starts and ends at one), drawn once.
-std::vector<Frontier> frontier_keys(size_t buffers) {
-  std::vector<Frontier> keys(2 * buffers);
-  for (size_t i = 0; i < keys.size(); ++i) {
-    SplitMix64 random{i};
+// `count` pairs of random 64-bit keys, drawn once from seeds first_seed,
+// first_seed + 1, ...: per event of a part (a frontier sums them weighted by
+// bytes), per buffer (a set of buffers sums its members').
+std::vector<Frontier> random_keys(size_t count, uint64_t first_seed) {
+  std::vector<Frontier> keys(count);
+  for (size_t i = 0; i < count; ++i) {
+    SplitMix64 random{first_seed + i};
     keys[i].a = random.next(), keys[i].b = random.next();
   }
   return keys;
@@ -235,8 +256,8 @@ std::vector<std::vector<int32_t>> event_components(const Part& part) {
   };
   for (int32_t e = 1; e < part.sections; ++e) {
     int32_t first = -1;
-    for (const auto* side : {&part.ending[e], &part.starting[e]})
-      for (int32_t u : *side) {
+    for (const auto& side : {part.ending[e], part.starting[e]})
+      for (int32_t u : side) {
         if (first < 0) first = root(u);
         parent[root(u)] = first;
       }
@@ -304,7 +325,11 @@ struct Choice {
 class Search {
  public:
   Search(const Problem& p, int32_t max_choices)
-      : p_(p), max_choices_(max_choices), offsets_(p.buffers.size(), 0), frontier_keys_(frontier_keys(p.buffers.size())) {}
+      : p_(p),
+        max_choices_(max_choices),
+        offsets_(p.buffers.size(), 0),
+        frontier_keys_(random_keys(2 * p.buffers.size(), 0)),  // a part of n buffers has at most 2n events
+        buffer_keys_(random_keys(p.buffers.size(), 2 * p.buffers.size())) {}
 
   // Searches from scratch in rounds, sweeping the time line forwards and
   // backwards in turn (each finds what the other misses), each round with
@@ -362,11 +387,20 @@ class Search {
 
   // The buffers, the height and, where a pin or an alignment makes it matter, the base.
   Fingerprint fingerprint(const std::vector<int32_t>& buffers, int64_t base, int64_t height) const {
-    FingerprintBuilder f;
+    FingerprintBuilder f = set_key(buffers);
     f.add(placed_anywhere(buffers) ? 0 : static_cast<uint64_t>(base));
     f.add(static_cast<uint64_t>(height));
-    for (int32_t b : buffers) f.add(static_cast<uint64_t>(b));
     return f.done();
+  }
+
+  // A set of buffers: the sums of their random keys (mod 2^64, twice), so
+  // one pass of additions, not a chain of hash rounds per buffer.
+  FingerprintBuilder set_key(const std::vector<int32_t>& buffers) const {
+    Frontier sum;
+    for (int32_t b : buffers) sum.a += buffer_keys_[b].a, sum.b += buffer_keys_[b].b;
+    FingerprintBuilder key;
+    key.add(sum.a), key.add(sum.b);
+    return key;
   }
 
   // The least common multiple of the alignments of the unpinned buffers: a
@@ -560,8 +594,7 @@ class Search {
     if (bytes < 0 || bytes > height) return false;
     const std::vector<std::vector<int32_t>> components = event_components(part);
     if (components.size() > 1 && closes_up(part.buffers)) return stack_components(part, components, base);
-    FingerprintBuilder part_key;
-    for (int32_t b : part.buffers) part_key.add(static_cast<uint64_t>(b));
+    const FingerprintBuilder part_key = set_key(part.buffers);
     const bool pinned = std::any_of(part.buffers.begin(), part.buffers.end(), [&](int32_t b) { return this->pinned(b); });
     std::vector<std::vector<int32_t>> live(pinned ? part.sections : 0);
     const std::vector<int32_t> strips = pinned ? free_strips(part) : std::vector<int32_t>{};
@@ -686,8 +719,8 @@ class Search {
   // room, or that place is ruled out.
   void check_pin_rooms(const Layer& layer, int32_t event, LayerBytes& bytes) {
     const Part& part = layer.part;
-    for (const auto* side : {&part.ending[event], &part.starting[event]})
-      for (int32_t u : *side) {
+    for (const auto& side : {part.ending[event], part.starting[event]})
+      for (int32_t u : side) {
         const Buffer& x = p_.buffers[part.buffers[u]];
         const int32_t decided_at = backwards_ ? (part.end[u] < part.sections ? part.end[u] : part.start[u])
                                               : (part.start[u] > 0 ? part.start[u] : part.end[u]);
@@ -916,6 +949,7 @@ class Search {
   // (it is refuted sooner).
   bool split(const Layer& layer, const LayerBytes& range) {
     std::vector<int32_t> chosen, rest;
+    chosen.reserve(layer.part.buffers.size()), rest.reserve(layer.part.buffers.size());
     int64_t bytes = 0;  // the layer's live bytes at the part's first step (at every step)
     for (size_t i = 0; i < layer.part.buffers.size(); ++i) {
       (layer.in[i] > 0 ? chosen : rest).push_back(layer.part.buffers[i]);
@@ -996,15 +1030,18 @@ class Search {
   bool backwards_ = false;        // this round sweeps the time line from its end
   const int32_t max_choices_;
   std::vector<int64_t> offsets_;
-  const std::vector<Frontier> frontier_keys_;
+  const std::vector<Frontier> frontier_keys_;  // per event of a part
+  const std::vector<Frontier> buffer_keys_;    // per buffer
   std::vector<int64_t> sizes_;  // scratch of room_fillable and side_fills
   Choice ahead_;  // scratch of balanceable
-  std::map<std::pair<uint64_t, uint64_t>, SubsetTable> tables_;  // per part, component, direction and event
+  std::unordered_map<std::pair<uint64_t, uint64_t>, SubsetTable, KeyHash> tables_;  // per part, component, direction
+                                                                                   // and event
   size_t tabled_subsets_ = 0;  // in tables_, at most kMaxTabledSubsets
   std::vector<std::unique_ptr<Choice>> choices_;  // of the events being decided (one per level of recursion), reused
   size_t open_choices_ = 0;
   FailedStates failed_;  // parts (at a base, where it matters) with no nested-cut packing
-  std::map<std::pair<uint64_t, uint64_t>, std::vector<int64_t>> packings_;  // parts packed: offsets from the base
+  std::unordered_map<std::pair<uint64_t, uint64_t>, std::vector<int64_t>, KeyHash> packings_;  // parts packed: offsets
+                                                                                                 // from the base
   size_t packed_offsets_ = 0;  // in packings_, at most kMaxPackedOffsets
   FailedStates fillable_rooms_, unfillable_rooms_;  // rooms below pins (the pin, the room, the buffers beside it)
   FailedStates dead_ends_;  // sweep frontiers (per part, component and direction) with no balanced layer ahead

@@ -12,6 +12,7 @@
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/subset_sums.h"
 #include "tinyarena/common/deep_stack.h"
+#include "tinyarena/common/flat_lists.h"
 #include "tinyarena/common/random.h"
 #include "tinyarena/common/stopwatch.h"
 #include "tinyarena/common/work_budget.h"
@@ -65,34 +66,6 @@ struct Limit {
   bool passed(int64_t work_now) const { return work_now > work || work_now - base > budget->units_to_line(); }
 };
 
-// Buffer lists per compressed step, stored flat (the passes over the floor
-// read them step after step): add() them in order, then finish().
-class StepLists {
- public:
-  struct Range {
-    const int *first, *last;
-    const int* begin() const { return first; }
-    const int* end() const { return last; }
-  };
-
-  explicit StepLists(int32_t steps = 0) : staged_(steps) {}
-  void add(int32_t step, int buffer) { staged_[step].push_back(buffer); }
-  void finish() {
-    start_.push_back(0);
-    for (const std::vector<int>& list : staged_) {
-      buffers_.insert(buffers_.end(), list.begin(), list.end());
-      start_.push_back(buffers_.size());
-    }
-    staged_.clear();
-  }
-  Range operator[](int32_t step) const { return {buffers_.data() + start_[step], buffers_.data() + start_[step + 1]}; }
-
- private:
-  std::vector<std::vector<int>> staged_;
-  std::vector<int> buffers_;
-  std::vector<size_t> start_;  // per step: its first entry in buffers_
-};
-
 // The skyline over the timeline compressed to the steps where a lifetime
 // starts or ends; a floor per compressed step.
 class Skyline {
@@ -107,7 +80,7 @@ class Skyline {
     const auto index = [&](int64_t t) {
       return static_cast<int32_t>(std::lower_bound(points.begin(), points.end(), t) - points.begin());
     };
-    starts_ = StepLists(steps_ + 1), ends_ = StepLists(steps_ + 1), live_ = StepLists(steps_);
+    std::vector<std::pair<int32_t, int>> starts, ends, live;
     for (size_t i = 0; i < p.buffers.size(); ++i) {
       const Buffer& b = p.buffers[i];
       size_.push_back(b.size), alignment_.push_back(b.alignment);
@@ -116,12 +89,13 @@ class Skyline {
       to_[i] = index(static_cast<int64_t>(b.last) + 1);
       (b.fixed_offset ? pins_ : free_).push_back(static_cast<int>(i));
       if (!b.fixed_offset) {
-        starts_.add(from_[i], static_cast<int>(i));
-        ends_.add(to_[i], static_cast<int>(i));
-        for (int32_t t = from_[i]; t < to_[i]; ++t) live_.add(t, static_cast<int>(i));
+        starts.emplace_back(from_[i], static_cast<int>(i));
+        ends.emplace_back(to_[i], static_cast<int>(i));
+        for (int32_t t = from_[i]; t < to_[i]; ++t) live.emplace_back(t, static_cast<int>(i));
       }
     }
-    for (StepLists* lists : {&starts_, &ends_, &live_}) lists->finish();
+    starts_ = FlatLists<int>(steps_ + 1, starts), ends_ = FlatLists<int>(steps_ + 1, ends);
+    live_ = FlatLists<int>(steps_, live);
     forward_.assign(steps_ + 1, 0), backward_.assign(steps_ + 1, 0);
     demand_.assign(steps_ + 1, 0), cover_.assign(steps_ + 1, 0);
     // Ascending offsets: one pass lifts the floor over stacked pins.
@@ -583,8 +557,8 @@ class Skyline {
 
   const Problem& p_;
   int32_t steps_ = 0;
-  StepLists starts_, ends_;  // per compressed step: the free buffers starting / ending there
-  StepLists live_;           // per compressed step: the free buffers live there
+  FlatLists<int> starts_, ends_;  // per compressed step: the free buffers starting / ending there
+  FlatLists<int> live_;           // per compressed step: the free buffers live there
   std::vector<int32_t> from_, to_;  // per buffer: its compressed steps [from, to)
   std::vector<int64_t> size_, alignment_;  // per buffer (read in every pass: kept apart from the rest of Buffer)
   std::vector<int> pins_, free_;    // buffers of positive size, pinned (by offset) or free

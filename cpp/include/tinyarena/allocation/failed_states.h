@@ -18,10 +18,22 @@ struct Fingerprint {
 // Accumulates a sequence of values into a fingerprint (order matters).
 class FingerprintBuilder {
  public:
-  void add(uint64_t value);
+  void add(uint64_t value) {  // inline: the searches add a few values per node
+    a_ = mix(a_ ^ value);
+    b_ = mix(b_ + 0x9e3779b97f4a7c15ull * (value + 1));
+  }
   Fingerprint done() const { return {a_ | 1, b_}; }
 
  private:
+  // splitmix64's finaliser: a bijective mix of all 64 bits.
+  static uint64_t mix(uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  }
+
   uint64_t a_ = 0x243f6a8885a308d3ull, b_ = 0x13198a2e03707344ull;
 };
 
