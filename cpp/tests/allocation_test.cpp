@@ -31,6 +31,17 @@ Problem random_problem(uint64_t seed, int n, int steps) {
 
 }  // namespace
 
+TEST(align_up_rounds_to_the_next_multiple_with_or_without_division) {
+  for (const int64_t alignment : {1, 2, 3, 8, 12, 64})
+    for (int64_t value = -130; value <= 130; ++value) {
+      const int64_t aligned = align_up(value, alignment);
+      if (value >= 0) CHECK(aligned % alignment == 0 && aligned >= value && aligned - value < alignment);
+      else CHECK_EQ(aligned, (value + alignment - 1) / alignment * alignment);  // below zero: as ever (toward zero)
+    }
+  CHECK_EQ(align_up(65, 64), 128);
+  CHECK_EQ(align_up(13, 12), 24);
+}
+
 TEST(flat_lists_group_entries_by_key_in_the_order_given) {
   const tinyarena::FlatLists<int> lists(3, {{2, 7}, {0, 1}, {2, 3}, {0, 9}});
   const auto listed = [&](int32_t key) { return std::vector<int>(lists[key].begin(), lists[key].end()); };

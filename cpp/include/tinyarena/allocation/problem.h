@@ -37,7 +37,9 @@ inline bool lifetimes_overlap(const Buffer& a, const Buffer& b) {
 }
 
 inline int64_t align_up(int64_t value, int64_t alignment) {
-  return alignment <= 1 ? value : (value + alignment - 1) / alignment * alignment;
+  if (alignment <= 1) return value;
+  if (value >= 0 && (alignment & (alignment - 1)) == 0) return (value + alignment - 1) & -alignment;  // no division
+  return (value + alignment - 1) / alignment * alignment;
 }
 
 // max over buffers of offset + size.
