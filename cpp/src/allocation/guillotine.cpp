@@ -309,17 +309,23 @@ struct SubsetTable {
   uint64_t hash(int64_t bytes) const { return static_cast<uint64_t>(bytes) * 0x9e3779b97f4a7c15ull >> sums_shift; }
 };
 
+// From one undecided buffer of an event on: its signed bytes, and the bytes
+// of it and the ones after it that end / start there.
+struct Reach {
+  int64_t bytes, plus_left, minus_left;
+
+  // They can still bring `difference` (ending minus starting) to zero.
+  bool can_balance(int64_t difference) const { return -plus_left <= difference && difference <= minus_left; }
+};
+
 struct Choice {
-  std::vector<Item> items;  // the undecided buffers at an event, largest first
-  std::vector<int64_t> plus_left, minus_left;  // bytes of items[j..] that end / start there
+  std::vector<Item> items;    // the undecided buffers at an event, largest first
+  std::vector<Reach> reach;   // per item, then one past the last (nothing left); may be longer (kept, not shrunk)
   size_t listed = 0;                  // items[listed..] are tabulated (if any)
   const SubsetTable* table = nullptr;  // their subsets
   SubsetTable own;                     // the table when the cache is full
 
-  // items[from..] can still bring `difference` (ending minus starting) to zero.
-  bool can_balance(size_t from, int64_t difference) const {
-    return -plus_left[from] <= difference && difference <= minus_left[from];
-  }
+  bool can_balance(size_t from, int64_t difference) const { return reach[from].can_balance(difference); }
 };
 
 class Search {
@@ -785,18 +791,18 @@ class Search {
   bool balanceable(const Layer& layer, int32_t event) {
     const int64_t difference = open_choice(layer, event, ahead_);
     int64_t nodes = kBalanceNodes;
-    const bool possible = makes_up(ahead_, 0, difference, nodes);
+    const bool possible = makes_up(ahead_.reach.data(), ahead_.items.size(), difference, nodes);
     const auto touching = static_cast<int64_t>(layer.part.ending[event].size() + layer.part.starting[event].size());
     spend(kNodeWork * (kBalanceNodes - nodes + touching));
     return possible;
   }
 
-  // Some of choice.items[from..] bring `difference` to zero (or the nodes ran out).
-  static bool makes_up(const Choice& choice, size_t from, int64_t difference, int64_t& nodes) {
-    if (!choice.can_balance(from, difference)) return false;
-    if (from == choice.items.size() || nodes-- <= 0) return true;
-    return makes_up(choice, from + 1, difference + choice.items[from].bytes, nodes) ||
-           makes_up(choice, from + 1, difference, nodes);
+  // Some of the `left` items from `reach` on bring `difference` to zero (or the nodes ran out).
+  static bool makes_up(const Reach* reach, size_t left, int64_t difference, int64_t& nodes) {
+    if (!reach->can_balance(difference)) return false;
+    if (left == 0 || nodes-- <= 0) return true;
+    return makes_up(reach + 1, left - 1, difference + reach->bytes, nodes) ||
+           makes_up(reach + 1, left - 1, difference, nodes);
   }
 
   // What the sweep's future depends on: where it is, the frontier, and what
@@ -835,12 +841,12 @@ class Search {
       if (in > 0) balance += item.bytes;
     }
     const size_t n = choice.items.size();
-    choice.plus_left.resize(n + 1);
-    choice.minus_left.resize(n + 1);
-    choice.plus_left[n] = choice.minus_left[n] = 0;
+    if (choice.reach.size() < n + 1) choice.reach.resize(n + 1);
+    choice.reach[n] = {0, 0, 0};
     for (size_t j = n; j-- > 0;) {
-      choice.plus_left[j] = choice.plus_left[j + 1] + std::max<int64_t>(choice.items[j].bytes, 0);
-      choice.minus_left[j] = choice.minus_left[j + 1] + std::max<int64_t>(-choice.items[j].bytes, 0);
+      const int64_t bytes = choice.items[j].bytes;
+      const Reach& after = choice.reach[j + 1];
+      choice.reach[j] = {bytes, after.plus_left + std::max<int64_t>(bytes, 0), after.minus_left + std::max<int64_t>(-bytes, 0)};
     }
     return balance;
   }

@@ -261,13 +261,12 @@ class Skyline {
     if (shift != 0)
       for (int32_t t = end; t < steps_; ++t) s.run_of[t] += shift;
     int64_t flagged = 0;
-    for (int32_t t = begin; t < end; ++t)
-      for (int b : starts_[t]) {
-        if (s.placed[b]) continue;
-        const Run& run = s.runs[s.run_of[t]];
-        s.exact[b] = run.valley && sits_exactly(b, run);
-        ++flagged;
-      }
+    for (int b : starts_.span(begin, end)) {
+      if (s.placed[b]) continue;
+      const Run& run = s.runs[s.run_of[from_[b]]];
+      s.exact[b] = run.valley && sits_exactly(b, run);
+      ++flagged;
+    }
     work_ += kStepWork * flagged + (shift != 0 ? steps_ - end : 0);
     s.changed_from = s.changed_to = 0;
   }
@@ -288,10 +287,8 @@ class Skyline {
     std::fill(forward_.begin() + run.begin, forward_.begin() + run.end + 1, 0);
     std::fill(backward_.begin() + run.begin, backward_.begin() + run.end + 1, 0);
     forward_[run.begin] = 1;
-    for (int32_t t = run.begin; t < run.end; ++t)
-      if (forward_[t])
-        for (int b : starts_[t])
-          if (s.exact[b]) forward_[to_[b]] = 1;
+    for (int b : starts_.span(run.begin, run.end))  // by their first steps: forward_ there is final
+      if (forward_[from_[b]] && s.exact[b]) forward_[to_[b]] = 1;
     backward_[run.end] = 1;
     for (int32_t t = run.end; t > run.begin; --t)
       if (backward_[t])
@@ -353,16 +350,14 @@ class Skyline {
   // restored after.
   bool fillable_as_is(State& s, const Run& run) const {
     flags_before_.clear();
-    for (int32_t t = run.begin; t < run.end; ++t)
-      for (int c : starts_[t]) {
-        flags_before_.push_back(s.exact[c]);
-        s.exact[c] = !s.placed[c] && sits_exactly(c, run);
-      }
+    for (int c : starts_.span(run.begin, run.end)) {
+      flags_before_.push_back(s.exact[c]);
+      s.exact[c] = !s.placed[c] && sits_exactly(c, run);
+    }
     work_ += kStepWork * static_cast<int64_t>(flags_before_.size());
     const bool fills = fillable(s, run);
     size_t k = 0;
-    for (int32_t t = run.begin; t < run.end; ++t)
-      for (int c : starts_[t]) s.exact[c] = flags_before_[k++];
+    for (int c : starts_.span(run.begin, run.end)) s.exact[c] = flags_before_[k++];
     return fills;
   }
 
@@ -376,9 +371,8 @@ class Skyline {
                                  run.end < steps_ ? s.floor[run.end] : kUnbounded);
     if (rim == kUnbounded) return true;
     std::fill(demand_.begin() + run.begin, demand_.begin() + run.end + 1, 0);
-    for (int32_t t = run.begin; t < run.end; ++t)
-      for (int b : starts_[t])
-        if (!s.placed[b] && to_[b] <= run.end) demand_[t] += size_[b], demand_[to_[b]] -= size_[b];
+    for (int b : starts_.span(run.begin, run.end))
+      if (!s.placed[b] && to_[b] <= run.end) demand_[from_[b]] += size_[b], demand_[to_[b]] -= size_[b];
     int64_t live = 0;
     for (int32_t t = run.begin; t < run.end; ++t) {
       live += demand_[t];
@@ -431,9 +425,8 @@ class Skyline {
   std::pair<int32_t, int64_t> scarcest_step(State& s, const Run& run) const {
     work_ += kStepWork * (run.end - run.begin);
     std::fill(cover_.begin() + run.begin, cover_.begin() + run.end + 1, 0);
-    for (int32_t t = run.begin; t < run.end; ++t)
-      for (int b : starts_[t])
-        if (s.exact[b] && forward_[t] && backward_[to_[b]]) ++cover_[t], --cover_[to_[b]];
+    for (int b : starts_.span(run.begin, run.end))
+      if (s.exact[b] && forward_[from_[b]] && backward_[to_[b]]) ++cover_[from_[b]], --cover_[to_[b]];
     int32_t scarcest = run.begin;
     int64_t covering = 0, fewest = kUnbounded;
     for (int32_t t = run.begin; t < run.end; ++t)
@@ -484,9 +477,8 @@ class Skyline {
   // the first offered).
   size_t choose_best_fit(const State& s, const Run& run, SkylineRule rule, double noise, SplitMix64& rng) const {
     inside_.clear();
-    for (int32_t t = run.begin; t < run.end; ++t)
-      for (int b : starts_[t])
-        if (!s.placed[b] && to_[b] <= run.end) inside_.push_back(static_cast<size_t>(s.slot[b]));
+    for (int b : starts_.span(run.begin, run.end))
+      if (!s.placed[b] && to_[b] <= run.end) inside_.push_back(static_cast<size_t>(s.slot[b]));
     std::sort(inside_.begin(), inside_.end());
     Pick pick;
     for (size_t i : inside_) {

@@ -33,7 +33,11 @@ class FlatLists {
     for (const auto& entry : entries) entries_[next[entry.first]++] = entry.second;
   }
 
-  Range operator[](int32_t key) const { return {entries_.data() + start_[key], entries_.data() + start_[key + 1]}; }
+  Range operator[](int32_t key) const { return span(key, key + 1); }
+  // The lists of keys [first_key, last_key) as one (they lie side by side).
+  Range span(int32_t first_key, int32_t last_key) const {
+    return {entries_.data() + start_[first_key], entries_.data() + start_[last_key]};
+  }
 
  private:
   std::vector<T> entries_;
