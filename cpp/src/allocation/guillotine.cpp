@@ -48,8 +48,6 @@ constexpr int64_t kMaxShiftAlignment = int64_t{1} << 40;  // alignments' common 
 constexpr int64_t kFirstRoundWork = 5'000'000;
 constexpr int64_t kSecondRoundWork = 35'000'000;
 
-// A part's buffers with their steps renumbered: event times are the starts
-// and the ends (last + 1); section j lies between events j and j + 1.
 // A table key made of random 64-bit halves (fingerprints): they are their
 // own hash.
 struct KeyHash {
@@ -62,6 +60,8 @@ struct Item {
   int64_t bytes;   // its size, negative if it starts at the event
 };
 
+// A part's buffers with their steps renumbered: event times are the starts
+// and the ends (last + 1); section j lies between events j and j + 1.
 struct Part {
   std::vector<int32_t> buffers;                   // problem indices, ascending
   std::vector<int64_t> size;                      // per buffer: its bytes
@@ -1033,7 +1033,7 @@ class Search {
 
   const Problem& p_;
   BatchedCharge* charge_ = nullptr;  // this round's budget
-  bool backwards_ = false;        // this round sweeps the time line from its end
+  bool backwards_ = false;           // this round sweeps the time line from its end
   const int32_t max_choices_;
   std::vector<int64_t> offsets_;
   const std::vector<Frontier> frontier_keys_;  // per event of a part
