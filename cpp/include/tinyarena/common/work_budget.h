@@ -98,10 +98,9 @@ class WorkBudget {
   // Units that can be charged here before this budget or one above it is
   // spent by its limit or its line, or reads its clock.
   int64_t headroom() const {
-    int64_t units = kUnlimited;
+    int64_t units = units_to_line();
     for (const WorkBudget* b = this; b; b = b->parent_) {
       units = std::min(units, b->limit_ - b->used_);
-      if (b->stop_line_) units = std::min(units, b->stop_line_->load(std::memory_order_relaxed) - b->used_);
       if (b->wall_seconds_ > 0) units = std::min(units, b->next_check_ - b->used_);
     }
     return units;
