@@ -7,7 +7,7 @@ zero-slack instances. Prints tables; nothing here is a unit test.
                                      [--wall-clock] [--skip-models] [--skip-exact]
                                      [--grid BYTES] [--steps N] [--write-csv DIR]
 
-(a) Real models (the shared models and builder models up to MobileNetV2 1.0@224), each
+(a) Real models (the committed real models and builder models up to MobileNetV2 1.0@224), each
     planned with in-place ops on and off: time of `auto` on the allocation problem (median
     of 5), the method that won, proven optimality, greedy first fit for comparison.
 (b) Zero-slack instances (`allocation.zero_slack_problem`: a 1 MiB x steps rectangle cut
@@ -32,12 +32,11 @@ import pathlib
 import statistics
 import time
 
+from bench_paths import MODELS_DIR
+
 import tinyarena
 from tinyarena import allocation, builder
 
-SHARED_MODELS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "models"
-if not SHARED_MODELS.exists():
-    SHARED_MODELS = pathlib.Path("/work/shared/models")
 CAPACITY = 1 << 20
 VARIANTS = {"plain": {}, "aligned": {"aligned": True}, "pinned": {"pinned": 0.1}, "unnested": {"nested": False}}
 
@@ -60,7 +59,7 @@ def real_models():
     print("(a) auto on real models (median of 5 runs of the allocator alone)")
     print(f"{'model':24s} {'inplace':>7s} {'buffers':>7s} {'greedy B':>9s} {'auto B':>9s} {'bound B':>9s} "
           f"{'method':>22s} {'optimal':>7s} {'ms':>7s}")
-    models = [(p.stem, p.read_bytes()) for p in sorted(SHARED_MODELS.glob("*.tflite"))] + list(builder_models())
+    models = [(p.stem, p.read_bytes()) for p in sorted(MODELS_DIR.glob("*.tflite"))] + list(builder_models())
     worst = 0.0
     all_optimal = True
     for name, data in models:

@@ -1,8 +1,8 @@
 """Generated code on Cortex-M4: instructions of one inference, flash, RAM and stack.
 
-For each shared model the generated program is built for cortex-m4 twice -- with the DSP paths
+For each real model (tests/data/models) the generated program is built for cortex-m4 twice -- with the DSP paths
 (packed int16 weights, SMLAD) and with ``-DTA_NO_SIMD`` (plain C, int8 weights) -- and run
-under QEMU (mps2-an386) with the instruction-count plugin (shared/tools/qemu-insn-count).
+under QEMU (mps2-an386) with the instruction-count plugin (tools/qemu_insn_count.c).
 
     python benchmarks/codegen_bench.py [--models NAME ...] [--work DIR]
 
@@ -27,9 +27,7 @@ import numpy as np
 import tinyarena
 from tinyarena.codegen import compile as compile_model
 
-REPO = pathlib.Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-PLUGIN_SOURCE = SHARED / "tools" / "qemu-insn-count" / "insn_count.c"
+from bench_paths import MODELS_DIR, PLUGIN_SOURCE
 QEMU = ["qemu-system-arm", "-M", "mps2-an386", "-nographic", "-monitor", "none",
         "-semihosting-config", "enable=on,target=native"]
 ELF = "model_cortex-m4.elf"
@@ -106,10 +104,10 @@ def bench_model(path, work, plugin):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", nargs="+", help="model names in shared/models (default: all)")
+    parser.add_argument("--models", nargs="+", help="model names in tests/data/models (default: all)")
     parser.add_argument("--work", type=pathlib.Path, help="keep the generated programs here")
     args = parser.parse_args()
-    paths = sorted((SHARED / "models").glob("*.tflite"))
+    paths = sorted(MODELS_DIR.glob("*.tflite"))
     if args.models:
         paths = [p for p in paths if p.stem in args.models]
     print("| model | MACs | build | instructions | instr/MAC | invoke body | flash (text) B | RAM (data+bss) B "

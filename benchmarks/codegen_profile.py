@@ -2,7 +2,7 @@
 
     python benchmarks/codegen_profile.py [--models NAME ...] [--plain]
 
-Builds each shared model's generated program for cortex-m4 (DSP paths, or plain C with
+Builds each real model's generated program for cortex-m4 (DSP paths, or plain C with
 ``--plain``) and runs it once under QEMU per function with the instruction-count plugin
 restricted to that function's address range (``arm-none-eabi-nm -S``), once in a build that
 invokes the model twice and once in one that invokes it once (``-DTINYARENA_RUNS``): the
@@ -14,7 +14,8 @@ import argparse
 import pathlib
 import tempfile
 
-from codegen_bench import SHARED, VARIANTS, bench_inputs, build, build_plugin, count, run
+from bench_paths import MODELS_DIR
+from codegen_bench import VARIANTS, bench_inputs, build, build_plugin, count, run
 
 import tinyarena
 from tinyarena.codegen import compile as compile_model
@@ -96,7 +97,7 @@ def main():
         work = pathlib.Path(tmp)
         plugin = build_plugin(work)
         for name in args.models:
-            plan, total, rows = profile(SHARED / "models" / f"{name}.tflite", work, plugin, cflags)
+            plan, total, rows = profile(MODELS_DIR / f"{name}.tflite", work, plugin, cflags)
             print(f"\n{name}: {plan.macs:,} MACs, {total:,} instructions per inference")
             print("| function | instructions | per MAC | share |\n|---|---:|---:|---:|")
             for fn, n in sorted(rows.items(), key=lambda kv: -kv[1]):

@@ -1,5 +1,5 @@
 """Planning speed: read + liveness + allocation + report for long generated chains
-and the shared models. Prints milliseconds per plan (median of repeated runs).
+and the real models (tests/data/models). Prints milliseconds per plan (median of repeated runs).
 
     python benchmarks/plan_speed.py [--ops 1000] [--repeat 20]
 
@@ -7,14 +7,14 @@ Target (foundation issue): a 1,000-op chain plans in under 50 ms.
 """
 
 import argparse
-import pathlib
 import statistics
 import time
+
+from bench_paths import MODELS_DIR
 
 import tinyarena
 from tinyarena import builder
 
-SHARED_MODELS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "models"
 
 
 def median_ms(fn, repeat):
@@ -34,7 +34,7 @@ def main():
 
     print(f"{'model':32s} {'ops':>6s} {'buffers':>8s} {'read ms':>9s} {'plan ms':>9s} {'peak B':>10s}")
     rows = [(f"chain({n})", builder.chain(n)) for n in args.ops]
-    rows += [(p.stem, p.read_bytes()) for p in sorted(SHARED_MODELS.glob("*.tflite"))]
+    rows += [(p.stem, p.read_bytes()) for p in sorted(MODELS_DIR.glob("*.tflite"))]
     for name, data in rows:
         graph = tinyarena.load_model(data)
         read_ms = median_ms(lambda: tinyarena.load_model(data), args.repeat)

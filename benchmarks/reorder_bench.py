@@ -3,19 +3,17 @@ reordered, with the method, whether it is proven optimal, and the search time.
 
     python benchmarks/reorder_bench.py [--seeds 20] [--no-inplace] [--align 16]
 
-Models: the shared models, MobileNetV2 0.35@144, the two branchy builder models
+Models: the real models (tests/data/models), MobileNetV2 0.35@144, the two branchy builder models
 of tests/test_schedule.py, and random DAGs (builder.random_dag) of 40-200 ops.
 """
 
 import argparse
-import pathlib
 import sys
 
 import tinyarena
 from tinyarena import builder, schedule
 
-REPO = pathlib.Path(__file__).resolve().parents[1]
-SHARED_MODELS = REPO.parent / "shared" / "models"
+from bench_paths import MODELS_DIR, REPO
 sys.path.insert(0, str(REPO / "tests"))
 from test_schedule import detection_model, inception_model
 
@@ -38,7 +36,7 @@ def main():
 
     print(f"{'model':28s} {'ops':>5s} {'file B':>10s} {'reorder B':>10s} {'saved':>7s} "
           f"{'method':>7s} {'optimal':>7s} {'states':>9s} {'ms':>9s}")
-    models = [(p.stem, p.read_bytes()) for p in sorted(SHARED_MODELS.glob("*.tflite"))]
+    models = [(p.stem, p.read_bytes()) for p in sorted(MODELS_DIR.glob("*.tflite"))]
     models += [("mobilenet_v2(0.35, 144)", builder.mobilenet_v2(0.35, 144)),
                ("two_heads (detection)", detection_model()), ("three_branches (concat)", inception_model())]
     for name, data in models:

@@ -10,16 +10,15 @@ per-patch buffers and kernel scratch. "input streamed" = the model input is pull
 """
 
 import argparse
-import os
 import pathlib
 import time
+
+from bench_paths import MODELS_DIR
 
 import tinyarena
 from tinyarena import allocation, builder, tiling
 from tinyarena.verify import VerifyError, verify
 
-SHARED_MODELS = pathlib.Path(os.environ.get("TINYARENA_SHARED_MODELS",
-                                           pathlib.Path(__file__).resolve().parents[2] / "shared" / "models"))
 BUDGET = 1.13  # MCUNetV2's published point: +13 % MACs
 
 
@@ -28,8 +27,8 @@ def models(names):
         "mbv2_1.0_224": lambda: builder.mobilenet_v2(alpha=1.0, resolution=224),
         "mbv2_1.0_224_pads": lambda: builder.mobilenet_v2(alpha=1.0, resolution=224, explicit_pad=True),
         "mbv2_0.35_144": lambda: builder.mobilenet_v2(alpha=0.35, resolution=144),
-        "vww_96_int8": lambda: (SHARED_MODELS / "vww_96_int8.tflite").read_bytes(),
-        "person_detect": lambda: (SHARED_MODELS / "person_detect.tflite").read_bytes(),
+        "vww_96_int8": lambda: (MODELS_DIR / "vww_96_int8.tflite").read_bytes(),
+        "person_detect": lambda: (MODELS_DIR / "person_detect.tflite").read_bytes(),
     }
     return [(name, tinyarena.load_model(table[name]())) for name in names]
 
@@ -115,11 +114,11 @@ def head_scratch(graph):
             f"{flash:,} B ({kib(flash)} KiB)")
 
 
-def shared_models(verify_targets):
-    """Every shared model: rows (1.00x) and patches (<= 1.5x) plans, bit-exact on each target."""
+def real_models(verify_targets):
+    """Every real model: rows (1.00x) and patches (<= 1.5x) plans, bit-exact on each target."""
     lines = ["| model | tileable ops | mode | segments | untiled B | tiled B | MACs | bit-exact |",
              "|---|---:|---|---|---:|---:|---:|---|"]
-    for path in sorted(SHARED_MODELS.glob("*.tflite")):
+    for path in sorted(MODELS_DIR.glob("*.tflite")):
         graph = tinyarena.load_model(path)
         tileable = sum(tinyarena._core.is_tileable(graph, op.index) for op in graph.ops)
         for mode, budget in [("rows", 1.0), ("patches", 1.5)]:
@@ -145,7 +144,6 @@ def instructions(names):
     import codegen_bench as cb
     from tinyarena.codegen import compile as compile_model
 
-    cb.PLUGIN_SOURCE = SHARED_MODELS.parent / "tools" / "qemu-insn-count" / "insn_count.c"
     lines = ["| model | plan | arena B | MACs | instructions | vs untiled |", "|---|---|---:|---:|---:|---:|"]
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)
@@ -200,7 +198,7 @@ def main():
         print("\nBit-exactness:")
         print("\n".join(exact))
     print("\nShared models (input streamed):")
-    print("\n".join(shared_models(args.verify)))
+    print("\n".join(real_models(args.verify)))
     print("\n| model | ops | search | segments tried | ms |\n|---|---:|---|---:|---:|")
     print("\n".join(speed()))
 

@@ -26,8 +26,8 @@ from test_schedule import detection_model, inception_model  # noqa: E402
 from test_transforms import concat_bottleneck_model, split_slice_model, ssd_heads_model  # noqa: E402
 
 
-def models(shared_dir):
-    yield from ((p.stem, p.read_bytes()) for p in sorted(shared_dir.glob("*.tflite")))
+def models(models_dir):
+    yield from ((p.stem, p.read_bytes()) for p in sorted(models_dir.glob("*.tflite")))
     yield "mobilenet_v2(1.0, 224, PADs)", builder.mobilenet_v2(1.0, 224, explicit_pad=True)
     yield "mobilenet_v2(0.35, 96, PADs)", builder.mobilenet_v2(0.35, 96, explicit_pad=True)
     yield "three_branches (concat)", inception_model()
@@ -73,8 +73,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--verify", action="store_true", help="also verify MobileNetV2 1.0@224 on host and M4")
     parser.add_argument("--dags", type=int, default=200, help="random DAGs to compare")
-    parser.add_argument("--models-dir", type=pathlib.Path, default=REPO.parent / "shared" / "models",
-                        help="the shared .tflite models (default ../shared/models beside the repository)")
+    parser.add_argument("--models-dir", type=pathlib.Path, default=REPO / "tests" / "data" / "models",
+                        help="a folder of .tflite models (default: the repository's tests/data/models)")
     args = parser.parse_args()
     print("bytes as lower bound / peak (greedy first fit), 16-byte alignment, in place and scratch on\n")
     print("| model | ops | off | fold_pads | zero_copy | reorder | reorder only: peak | on | peak saved | plan ms |")

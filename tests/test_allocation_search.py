@@ -13,7 +13,7 @@ import tinyarena
 from tinyarena import allocation
 from tinyarena.allocation import AllocationProblem
 
-from shared_models import shared_model
+from real_models import real_model
 
 CAPACITY = 1 << 20
 
@@ -136,8 +136,8 @@ def test_exact_result_names_the_search_that_found_the_plan():
 
 
 def test_auto_plan_is_proven_optimal_below_greedy_on_vww():
-    greedy = tinyarena.plan(shared_model("vww_96_int8"), allocator="greedy_size_first_fit", inplace=False)
-    auto = tinyarena.plan(shared_model("vww_96_int8"), inplace=False)
+    greedy = tinyarena.plan(real_model("vww_96_int8"), allocator="greedy_size_first_fit", inplace=False)
+    auto = tinyarena.plan(real_model("vww_96_int8"), inplace=False)
     assert auto.validate() == []
     assert auto.allocator == "auto" and auto.allocation_method == "exact" and auto.proven_optimal
     assert auto.peak_bytes == auto.lower_bound_bytes < greedy.peak_bytes
@@ -147,7 +147,7 @@ def test_auto_plan_is_proven_optimal_below_greedy_on_vww():
 
 
 def test_auto_keeps_greedy_when_it_meets_the_bound():
-    plan = tinyarena.plan(shared_model("kws_ref_model"))
+    plan = tinyarena.plan(real_model("kws_ref_model"))
     assert plan.allocation_method == "greedy_size_first_fit" and plan.proven_optimal
 
 
@@ -166,7 +166,7 @@ def test_allocation_problem_from_arrays_csv_and_plan(tmp_path):
     assert (from_csv.sizes == arrays.sizes).all() and list(from_csv.fixed_offsets) == [-1, -1, 0]
     ax = from_csv.plot(from_csv.solve_exact(), path=tmp_path / "chart.png")
     assert (tmp_path / "chart.png").stat().st_size > 0 and len(ax.patches) + len(ax.collections) > 0
-    plan_problem = AllocationProblem.from_plan(tinyarena.plan(shared_model("kws_ref_model")))
+    plan_problem = AllocationProblem.from_plan(tinyarena.plan(real_model("kws_ref_model")))
     assert plan_problem.solve("exact").height == plan_problem.lower_bound
     with pytest.raises(ValueError, match="last >= first"):
         AllocationProblem.from_arrays([8], [3], [2])

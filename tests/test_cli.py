@@ -8,7 +8,7 @@ import pytest
 
 import tinyarena
 
-from shared_models import shared_model
+from real_models import real_model
 
 
 def run(*args, cwd=None):
@@ -18,7 +18,7 @@ def run(*args, cwd=None):
 
 def test_plan_writes_chart_and_json(tmp_path):
     chart, js = tmp_path / "a.png", tmp_path / "a.json"
-    result = run("plan", shared_model("vww_96_int8"), "--sram", "64K", "--chart", chart, "--json", js)
+    result = run("plan", real_model("vww_96_int8"), "--sram", "64K", "--chart", chart, "--json", js)
     assert result.returncode == 0, result.stderr
     assert chart.stat().st_size > 10_000
     data = json.loads(js.read_text())
@@ -27,15 +27,15 @@ def test_plan_writes_chart_and_json(tmp_path):
 
 
 def test_plan_over_the_limit_exits_2_with_needed_bytes():
-    result = run("plan", shared_model("vww_96_int8"), "--sram", "32K")
+    result = run("plan", real_model("vww_96_int8"), "--sram", "32K")
     assert result.returncode == 2
-    needed = tinyarena.plan(shared_model("vww_96_int8")).peak_bytes  # the CLI plans with the same defaults
+    needed = tinyarena.plan(real_model("vww_96_int8")).peak_bytes  # the CLI plans with the same defaults
     assert needed > 32_768
     assert f"needs {needed:,} bytes" in result.stderr and "32,768 bytes" in result.stderr
 
 
 def test_tflm_comparison_flags():
-    result = run("plan", shared_model("vww_96_int8"), "--allocator", "greedy_size_first_fit", "--no-inplace",
+    result = run("plan", real_model("vww_96_int8"), "--allocator", "greedy_size_first_fit", "--no-inplace",
                  "--no-scratch", "--align", "16")
     assert result.returncode == 0
     assert "peak SRAM     73,728 B" in result.stdout
@@ -53,7 +53,7 @@ def test_tflm_comparison_flags():
     ],
 )
 def test_bad_arguments_exit_2_with_a_message(args, message):
-    args = [shared_model("hello_world_int8") if a == "MODEL" else a for a in args]
+    args = [real_model("hello_world_int8") if a == "MODEL" else a for a in args]
     result = run(*args)
     assert result.returncode == 2 and message in result.stderr
     assert "Traceback" not in result.stderr

@@ -1,14 +1,13 @@
 """Builds the C++ core with AddressSanitizer + UBSan and runs its unit tests and
-the reader fuzz driver over the shared models (truncations and 10,000 mutants each)."""
+the reader fuzz driver over the real models (truncations and 10,000 mutants each)."""
 
 import os
-import pathlib
 import shutil
 import subprocess
 
 import pytest
 
-from shared_models import REPO, SHARED_MODEL_NAMES, shared_model
+from real_models import REPO, REAL_MODEL_NAMES, real_model
 
 BUILD_DIR = REPO / "build" / "cpp-tests-sanitized"
 
@@ -43,7 +42,7 @@ def test_cpp_unit_tests_pass_under_sanitizers(sanitized_build):
 
 
 def test_reader_fuzz_corpus_under_sanitizers(sanitized_build):
-    models = [shared_model(name) for name in SHARED_MODEL_NAMES]
+    models = [real_model(name) for name in REAL_MODEL_NAMES]
     out = run_binary(sanitized_build / "tinyarena_fuzz_reader", "--mutants", "10000", *models)
     assert ", 0 failed" in out
     total = int(out.strip().splitlines()[-1].split()[0])

@@ -1,5 +1,5 @@
 """The reader under hostile input: every 1/64 truncation and 10,000 random byte
-mutants of each shared model, plus empty and non-flatbuffer files, either load
+mutants of each real model, plus empty and non-flatbuffer files, either load
 or raise ModelError -- no other exception, no crash, no hang. (The same corpus
 runs through the C++ reader under ASan+UBSan in test_cpp.py.)"""
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tinyarena
-from shared_models import SHARED_MODEL_NAMES, shared_model
+from real_models import REAL_MODEL_NAMES, real_model
 
 MUTANTS_PER_MODEL = 10_000
 
@@ -24,9 +24,9 @@ def load_or_reject(data):
     return True
 
 
-@pytest.mark.parametrize("name", SHARED_MODEL_NAMES)
+@pytest.mark.parametrize("name", REAL_MODEL_NAMES)
 def test_truncations_and_mutants_load_or_raise_model_error(name):
-    data = shared_model(name).read_bytes()
+    data = real_model(name).read_bytes()
     for k in range(64):
         assert not load_or_reject(data[: len(data) * k // 64])
     rng = np.random.default_rng(sum(map(ord, name)))
@@ -47,7 +47,7 @@ def test_junk_is_rejected(data):
 
 def test_loaded_mutants_plan_or_fail_cleanly():
     """Mutants that load must also plan (or raise a ValueError), never crash."""
-    data = np.frombuffer(shared_model("kws_ref_model").read_bytes(), dtype=np.uint8)
+    data = np.frombuffer(real_model("kws_ref_model").read_bytes(), dtype=np.uint8)
     rng = np.random.default_rng(7)
     planned = 0
     for _ in range(500):

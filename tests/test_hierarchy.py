@@ -6,14 +6,14 @@ import pytest
 import tinyarena
 from tinyarena import allocation
 from tinyarena.allocation import Buffer, BufferRules, HierarchyProblem, Memory, Problem
-from shared_models import shared_model
+from real_models import real_model
 
 KIB = 1024
 MEMORIES = [Memory("TCM", 32 * KIB), Memory("SRAM", 64 * KIB), Memory("EXT", 8 * 1024 * KIB)]
 
 
 def test_model_that_does_not_fit_tcm_spreads_over_three_memories():
-    plan = tinyarena.plan(shared_model("vww_96_int8"))
+    plan = tinyarena.plan(real_model("vww_96_int8"))
     assert plan.peak_bytes > MEMORIES[0].size  # the model does not fit the first memory
     sizes = [b.size for b in plan.buffers]
     input_buffer = next(i for i, b in enumerate(plan.buffers) if plan.graph.inputs[0] in b.tensors)
@@ -105,7 +105,7 @@ def test_validator_catches_broken_rules():
 
 
 def test_hierarchy_is_deterministic():
-    plan = tinyarena.plan(shared_model("person_detect"))
+    plan = tinyarena.plan(real_model("person_detect"))
     problem = allocation.hierarchy_from_plan(plan, MEMORIES)
     a, b = allocation.place_in_hierarchy(problem), allocation.place_in_hierarchy(problem)
     assert list(a.memory) == list(b.memory) and list(a.offsets) == list(b.offsets)
@@ -114,8 +114,8 @@ def test_hierarchy_is_deterministic():
 def test_traffic_of_ring_buffers_counts_the_whole_tensor_passing_through():
     from tinyarena import tiling
 
-    untiled = tinyarena.plan(shared_model("vww_96_int8"))
-    tiled = tiling.search(shared_model("vww_96_int8"), tiling="rows").best
+    untiled = tinyarena.plan(real_model("vww_96_int8"))
+    tiled = tiling.search(real_model("vww_96_int8"), tiling="rows").best
     for plan in (untiled, tiled):
         traffic = allocation.accessed_bytes(plan)
         for b, t in zip(plan.buffers, traffic):

@@ -3,12 +3,11 @@
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 import tinyarena
 from tinyarena import allocation, interchange
-from shared_models import SHARED_MODEL_NAMES, shared_model
+from real_models import REAL_MODEL_NAMES, real_model
 from tflm_reference import tflm_arena_head
 
 CSV = """id,lower,upper,size,alignment,offset
@@ -60,14 +59,14 @@ def test_bad_csv_names_the_line(text, message):
 
 
 def test_plan_problem_exports_to_csv():
-    plan = tinyarena.plan(shared_model("kws_ref_model"))
+    plan = tinyarena.plan(real_model("kws_ref_model"))
     problem, offsets = interchange.read_problem_csv(interchange.write_problem_csv(plan.problem, plan.solution))
     assert list(offsets) == list(plan.offsets) and len(problem) == len(plan.buffers)
 
 
-@pytest.mark.parametrize("name", SHARED_MODEL_NAMES)
+@pytest.mark.parametrize("name", REAL_MODEL_NAMES)
 def test_offline_plan_round_trips_and_tflm_uses_it(name, tmp_path):
-    plan = tinyarena.plan(shared_model(name), inplace=False, scratch=False)
+    plan = tinyarena.plan(real_model(name), inplace=False, scratch=False)
     out = tmp_path / "planned.tflite"
     plan.write_offline_plan(out)
     data = out.read_bytes()
@@ -80,16 +79,16 @@ def test_offline_plan_round_trips_and_tflm_uses_it(name, tmp_path):
 
 
 def test_offline_plan_refuses_inplace_plans():
-    plan = tinyarena.plan(shared_model("vww_96_int8"), inplace=True)
+    plan = tinyarena.plan(real_model("vww_96_int8"), inplace=True)
     with pytest.raises(ValueError, match="do not run in place"):
         interchange.model_with_offline_plan(plan)
 
 
 def test_cli_writes_offline_plan(tmp_path):
     out = tmp_path / "o.tflite"
-    ok = subprocess.run([sys.executable, "-m", "tinyarena.cli", "plan", str(shared_model("kws_ref_model")),
+    ok = subprocess.run([sys.executable, "-m", "tinyarena.cli", "plan", str(real_model("kws_ref_model")),
                          "--no-inplace", "--write-offline-plan", str(out)], capture_output=True, text=True)
     assert ok.returncode == 0 and len(interchange.read_offline_plan(out.read_bytes())) > 0
-    refused = subprocess.run([sys.executable, "-m", "tinyarena.cli", "plan", str(shared_model("vww_96_int8")),
+    refused = subprocess.run([sys.executable, "-m", "tinyarena.cli", "plan", str(real_model("vww_96_int8")),
                               "--write-offline-plan", str(out)], capture_output=True, text=True)
     assert refused.returncode == 2 and "--no-inplace" in refused.stderr and "Traceback" not in refused.stderr

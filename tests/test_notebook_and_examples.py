@@ -1,10 +1,9 @@
 """The notebook runs top to bottom and the examples run, as a user would run them."""
 
-import pathlib
 import subprocess
 import sys
 
-from shared_models import REPO, shared_model
+from real_models import REPO, real_model
 
 
 def test_walkthrough_notebook_runs_top_to_bottom():
@@ -20,12 +19,12 @@ def test_walkthrough_notebook_runs_top_to_bottom():
 
 
 def test_examples_run(tmp_path):
-    plan = subprocess.run([sys.executable, str(REPO / "examples" / "plan_model.py"), str(shared_model("kws_ref_model")),
+    plan = subprocess.run([sys.executable, str(REPO / "examples" / "plan_model.py"), str(real_model("kws_ref_model")),
                            "64K"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert plan.returncode == 0, plan.stderr
     assert (tmp_path / "allocation.png").exists() and (tmp_path / "plan.json").exists()
     compare = subprocess.run([sys.executable, str(REPO / "examples" / "compare_allocators.py"),
-                              str(shared_model("vww_96_int8"))], capture_output=True, text=True, timeout=300)
+                              str(real_model("vww_96_int8"))], capture_output=True, text=True, timeout=300)
     assert compare.returncode == 0, compare.stderr
     assert "73,728" in compare.stdout  # TFLM's rule without in-place on vww
 

@@ -5,14 +5,14 @@ import json
 import pytest
 
 import tinyarena
-from shared_models import SHARED_MODEL_NAMES, TFLM_ARENA_BYTES, shared_model
+from real_models import REAL_MODEL_NAMES, TFLM_ARENA_BYTES, real_model
 
 VWW_LOWER_BOUND = 55_296
 
 
-@pytest.mark.parametrize("name", SHARED_MODEL_NAMES)
+@pytest.mark.parametrize("name", REAL_MODEL_NAMES)
 def test_greedy_first_fit_predicts_tflite_micro_arena(name):
-    plan = tinyarena.plan(shared_model(name), allocator="greedy_size_first_fit", inplace=False, scratch=False, align=16)
+    plan = tinyarena.plan(real_model(name), allocator="greedy_size_first_fit", inplace=False, scratch=False, align=16)
     assert plan.validate() == []
     assert plan.peak_bytes == TFLM_ARENA_BYTES[name]
     if name == "vww_96_int8":
@@ -22,34 +22,34 @@ def test_greedy_first_fit_predicts_tflite_micro_arena(name):
 
 
 def test_best_fit_also_misses_the_vww_lower_bound():
-    plan = tinyarena.plan(shared_model("vww_96_int8"), allocator="greedy_size_best_fit", inplace=False, scratch=False)
+    plan = tinyarena.plan(real_model("vww_96_int8"), allocator="greedy_size_best_fit", inplace=False, scratch=False)
     assert plan.validate() == []
     assert plan.peak_bytes > VWW_LOWER_BOUND
 
 
-@pytest.mark.parametrize("name", SHARED_MODEL_NAMES)
+@pytest.mark.parametrize("name", REAL_MODEL_NAMES)
 @pytest.mark.parametrize("allocator", tinyarena.allocation.allocator_names())
 @pytest.mark.parametrize("inplace", [True, False])
 @pytest.mark.parametrize("scratch", [True, False])
 @pytest.mark.parametrize("align", [1, 16])
 def test_every_plan_validates(name, allocator, inplace, scratch, align):
-    plan = tinyarena.plan(shared_model(name), allocator=allocator, inplace=inplace, scratch=scratch, align=align)
+    plan = tinyarena.plan(real_model(name), allocator=allocator, inplace=inplace, scratch=scratch, align=align)
     assert plan.validate() == []
     assert plan.peak_bytes >= plan.lower_bound_bytes > 0
     assert all(b.offset % align == 0 and b.size % align == 0 for b in plan.buffers)
     assert max(r.live_bytes + r.scratch_bytes for r in plan.ops) == plan.lower_bound_bytes
 
 
-@pytest.mark.parametrize("name", SHARED_MODEL_NAMES)
+@pytest.mark.parametrize("name", REAL_MODEL_NAMES)
 def test_inplace_never_raises_the_lower_bound(name):
-    off = tinyarena.plan(shared_model(name), inplace=False, scratch=False)
-    on = tinyarena.plan(shared_model(name), inplace=True, scratch=False)
+    off = tinyarena.plan(real_model(name), inplace=False, scratch=False)
+    on = tinyarena.plan(real_model(name), inplace=True, scratch=False)
     assert on.lower_bound_bytes <= off.lower_bound_bytes
     assert len(on.buffers) <= len(off.buffers)
 
 
 def test_inplace_depthwise_shares_its_input_buffer():
-    plan = tinyarena.plan(shared_model("vww_96_int8"), inplace=True)
+    plan = tinyarena.plan(real_model("vww_96_int8"), inplace=True)
     graph = plan.graph
     depthwise = [op for op in graph.ops if op.type == "DEPTHWISE_CONV_2D"]
     assert set(op.index for op in depthwise) <= set(plan.liveness.inplace_ops)
@@ -68,14 +68,14 @@ def test_inplace_depthwise_shares_its_input_buffer():
 
 
 def test_reshape_output_is_a_view_of_its_input():
-    plan = tinyarena.plan(shared_model("kws_ref_model"), inplace=False, scratch=False)
+    plan = tinyarena.plan(real_model("kws_ref_model"), inplace=False, scratch=False)
     reshape = next(op for op in plan.graph.ops if op.type == "RESHAPE")
     buffer_of = plan.liveness.tensor_buffer
     assert buffer_of[reshape.inputs[0]] == buffer_of[reshape.outputs[0]]
 
 
 def test_graph_inputs_live_from_the_start_and_outputs_to_the_end():
-    plan = tinyarena.plan(shared_model("pretrainedResnet_quant"))
+    plan = tinyarena.plan(real_model("pretrainedResnet_quant"))
     graph, last_step = plan.graph, len(plan.graph.ops) - 1
     by_tensor = {t: b for b in plan.buffers for t in b.tensors}
     assert by_tensor[graph.inputs[0]].first == 0
@@ -87,13 +87,13 @@ def test_conv_scratch_is_what_the_kernel_library_asks_on_resnet():
     # generated code passes them): a column buffer of 2 pixels x K int16 (K = kh*kw*in_c rounded
     # up to 4) only. The largest is the 3x3 64 -> 64 convolution: 2 * 2 * 576 = 2,304 B, what
     # CMSIS-NN asks (2 * 576 * 2 B).
-    plan = tinyarena.plan(shared_model("pretrainedResnet_quant"), inplace=False, scratch=True)
+    plan = tinyarena.plan(real_model("pretrainedResnet_quant"), inplace=False, scratch=True)
     assert max(r.scratch_bytes for r in plan.ops) == 2 * 2 * 3 * 3 * 64
     assert plan.peak_bytes == 49_728  # was 50,304 with 36 B of records per channel in scratch
 
 
 def test_report_rows_and_summary():
-    plan = tinyarena.plan(shared_model("vww_96_int8"))
+    plan = tinyarena.plan(real_model("vww_96_int8"))
     assert len(plan.ops) == len(plan.graph.ops)
     assert sum(r.macs for r in plan.ops) == plan.macs == 7_489_664
     assert sum(r.flash_bytes for r in plan.ops) == plan.flash_bytes
@@ -108,7 +108,7 @@ def test_report_rows_and_summary():
 
 
 def test_json_has_the_documented_keys(tmp_path):
-    plan = tinyarena.plan(shared_model("kws_ref_model"), sram="64K")
+    plan = tinyarena.plan(real_model("kws_ref_model"), sram="64K")
     path = tmp_path / "plan.json"
     data = json.loads(plan.to_json(path))
     assert json.loads(path.read_text()) == data
@@ -120,19 +120,19 @@ def test_json_has_the_documented_keys(tmp_path):
 
 
 def test_sram_limit_is_reported_never_silently_exceeded():
-    plan = tinyarena.plan(shared_model("vww_96_int8"), sram="32K")
+    plan = tinyarena.plan(real_model("vww_96_int8"), sram="32K")
     assert not plan.fits and plan.sram_limit == 32 * 1024 and plan.peak_bytes > plan.sram_limit
     assert "DOES NOT FIT" in plan.table() and f"{plan.peak_bytes:,}" in plan.table()
 
 
 def test_plans_are_deterministic():
-    a = tinyarena.plan(shared_model("person_detect")).to_json()
-    b = tinyarena.plan(shared_model("person_detect")).to_json()
+    a = tinyarena.plan(real_model("person_detect")).to_json()
+    b = tinyarena.plan(real_model("person_detect")).to_json()
     assert a == b
 
 
 def test_bad_options_are_clear_errors():
-    path = shared_model("hello_world_int8")
+    path = real_model("hello_world_int8")
     with pytest.raises(ValueError, match="unknown allocator 'magic'"):
         tinyarena.plan(path, allocator="magic")
     for align in (0, 3, 24):  # a 16-aligned arena keeps offsets aligned to powers of two only
@@ -160,7 +160,7 @@ def test_chart_draws_every_buffer_and_the_limit(tmp_path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plan = tinyarena.plan(shared_model("vww_96_int8"), sram="64K")
+    plan = tinyarena.plan(real_model("vww_96_int8"), sram="64K")
     ax = plan.plot(tmp_path / "a.png")
     assert (tmp_path / "a.png").stat().st_size > 10_000
     assert len(ax.collections[0].get_paths()) == len(plan.buffers)

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import tinyarena
-from shared_models import SHARED_MODEL_NAMES, shared_model
+from real_models import REAL_MODEL_NAMES, real_model
 
-# Op types per model, from ../shared/models/SOURCES.md.
+# Op types per model, from tests/data/models/SOURCES.md.
 EXPECTED_OP_TYPES = {
     "kws_ref_model": {"CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "RESHAPE", "FULLY_CONNECTED", "SOFTMAX"},
     "vww_96_int8": {"CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "RESHAPE", "FULLY_CONNECTED", "SOFTMAX"},
@@ -28,9 +28,9 @@ EXPECTED_MACS = {
 }
 
 
-@pytest.mark.parametrize("name", SHARED_MODEL_NAMES)
-def test_shared_models_load_with_their_op_types(name):
-    graph = tinyarena.load_model(shared_model(name))
+@pytest.mark.parametrize("name", REAL_MODEL_NAMES)
+def test_real_models_load_with_their_op_types(name):
+    graph = tinyarena.load_model(real_model(name))
     assert {op.type for op in graph.ops} == EXPECTED_OP_TYPES[name]
     assert graph.inputs and graph.outputs
     input_tensor = graph.tensors[graph.inputs[0]]
@@ -40,12 +40,12 @@ def test_shared_models_load_with_their_op_types(name):
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_MACS))
 def test_macs_match_the_published_figures(name):
-    graph = tinyarena.load_model(shared_model(name))
+    graph = tinyarena.load_model(real_model(name))
     assert sum(op.macs for op in graph.ops) == EXPECTED_MACS[name]
 
 
 def test_bytes_and_path_give_the_same_graph():
-    path = shared_model("kws_ref_model")
+    path = real_model("kws_ref_model")
     a = tinyarena.load_model(path)
     b = tinyarena.load_model(path.read_bytes())
     assert [op.type for op in a.ops] == [op.type for op in b.ops]
@@ -53,7 +53,7 @@ def test_bytes_and_path_give_the_same_graph():
 
 
 def test_options_quantization_and_constants_are_exposed():
-    graph = tinyarena.load_model(shared_model("vww_96_int8"))
+    graph = tinyarena.load_model(real_model("vww_96_int8"))
     conv = graph.ops[0]
     assert conv.type == "CONV_2D"
     assert (conv.options.stride_w, conv.options.stride_h, conv.options.padding) == (2, 2, "SAME")
@@ -76,7 +76,7 @@ def test_options_quantization_and_constants_are_exposed():
 
 
 def test_producer_consumer_links_follow_execution_order():
-    graph = tinyarena.load_model(shared_model("pretrainedResnet_quant"))
+    graph = tinyarena.load_model(real_model("pretrainedResnet_quant"))
     for op in graph.ops:
         for t in op.outputs:
             assert graph.tensors[t].producer == op.index
@@ -87,7 +87,7 @@ def test_producer_consumer_links_follow_execution_order():
 
 
 def test_graph_data_outlives_the_graph_object():
-    data = tinyarena.load_model(shared_model("hello_world_int8")).tensors[1].data
+    data = tinyarena.load_model(real_model("hello_world_int8")).tensors[1].data
     assert data is None or data.sum() is not None  # the view stays valid after the Graph is gone
 
 
@@ -106,7 +106,7 @@ def test_malformed_input_raises_model_error(payload, message):
 
 
 def test_truncated_model_names_what_is_wrong():
-    data = shared_model("kws_ref_model").read_bytes()
+    data = real_model("kws_ref_model").read_bytes()
     with pytest.raises(tinyarena.ModelError, match="outside the .*-byte file"):
         tinyarena.load_model(data[: len(data) // 3])
 

@@ -4,7 +4,7 @@ and off), and lowers the peak of branchy builder models."""
 
 import pytest
 import tinyarena
-from shared_models import SHARED_MODEL_NAMES, shared_model
+from real_models import REAL_MODEL_NAMES, real_model
 from tinyarena import builder, schedule
 from tinyarena.builder import ModelBuilder
 
@@ -164,9 +164,9 @@ def test_plan_reorder_plans_the_order_found():
         tinyarena.plan(data, reorder=True, order=list(found.order))
 
 
-@pytest.mark.parametrize("name", SHARED_MODEL_NAMES)
-def test_shared_models_reorder_within_their_file_peak(name):
-    result = check_schedule(tinyarena.load_model(shared_model(name)))
+@pytest.mark.parametrize("name", REAL_MODEL_NAMES)
+def test_real_models_reorder_within_their_file_peak(name):
+    result = check_schedule(tinyarena.load_model(real_model(name)))
     assert result.proven_optimal
 
 

@@ -4,17 +4,17 @@ measured here by running TFLM itself (PyPI `tflite-micro`, RecordingMicroAllocat
 import pytest
 
 import tinyarena
-from shared_models import SHARED_MODEL_NAMES, TFLM_ARENA_BYTES, shared_model
+from real_models import REAL_MODEL_NAMES, TFLM_ARENA_BYTES, real_model
 from tflm_reference import tflm_arena_head
 
 
-@pytest.mark.parametrize("name", SHARED_MODEL_NAMES)
+@pytest.mark.parametrize("name", REAL_MODEL_NAMES)
 def test_first_fit_equals_tflm_arena_head(name):
     try:
         import tflite_micro  # noqa: F401
     except ImportError:
         pytest.fail("tflite-micro is not installed (pip install tflite-micro; .ci/run installs it)")
-    path = shared_model(name)
+    path = real_model(name)
     measured = tflm_arena_head(path)
     assert measured == TFLM_ARENA_BYTES[name]
     plan = tinyarena.plan(path, allocator="greedy_size_first_fit", inplace=False, scratch=False, align=16)

@@ -6,11 +6,10 @@ import shutil
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 import tinyarena
-from shared_models import shared_model
+from real_models import real_model
 from tinyarena import _core, builder, tiling
 from tinyarena.builder import ModelBuilder
 from tinyarena.verify import verify
@@ -184,7 +183,7 @@ def test_patch_run_recomputes_halos(mix):
 
 @pytest.mark.parametrize("name", ["vww_96_int8", "person_detect"])
 def test_search_rows_keeps_macs_and_cuts_the_peak(name):
-    path = shared_model(name)
+    path = real_model(name)
     result = tiling.search(path, tiling="rows")
     best = result.best
     assert best.validate() == [] and best.mac_overhead <= 1.0
@@ -193,26 +192,26 @@ def test_search_rows_keeps_macs_and_cuts_the_peak(name):
 
 
 def test_search_with_patches_respects_the_budget():
-    result = tiling.search(shared_model("person_detect"), tiling="auto", max_mac_overhead=1.1, stream_input=False)
+    result = tiling.search(real_model("person_detect"), tiling="auto", max_mac_overhead=1.1, stream_input=False)
     assert result.best.mac_overhead <= 1.1
     macs = [p.macs for p in result.front]
     peaks = [p.peak_bytes for p in result.front]
     assert macs == sorted(macs) and peaks == sorted(peaks, reverse=True)  # a Pareto front
     assert len(set(peaks)) == len(peaks)
     with pytest.raises(ValueError, match="at least 1.0"):
-        tiling.search(shared_model("person_detect"), max_mac_overhead=0.9)
+        tiling.search(real_model("person_detect"), max_mac_overhead=0.9)
 
 
 def test_search_under_a_limit_takes_the_fewest_macs_that_fit():
-    free = tiling.search(shared_model("person_detect"), tiling="auto", max_mac_overhead=1.1, stream_input=False)
+    free = tiling.search(real_model("person_detect"), tiling="auto", max_mac_overhead=1.1, stream_input=False)
     assert free.best.mac_overhead > 1.0  # the smallest peak costs MACs
-    roomy = tiling.search(shared_model("person_detect"), tiling="auto", max_mac_overhead=1.1, stream_input=False,
+    roomy = tiling.search(real_model("person_detect"), tiling="auto", max_mac_overhead=1.1, stream_input=False,
                           sram="30K")
     assert roomy.best.fits and roomy.best.mac_overhead == 1.0 and roomy.best.peak_bytes > free.best.peak_bytes
 
 
 def test_sweep_records_fit_exactly_when_the_peak_is_within_the_limit():
-    records = tiling.sweep(shared_model("person_detect"), sram_limits=[8 * 1024, "20K", "64K"], max_mac_overhead=1.1)
+    records = tiling.sweep(real_model("person_detect"), sram_limits=[8 * 1024, "20K", "64K"], max_mac_overhead=1.1)
     assert [r.fits for r in records] == [r.peak_bytes <= r.sram_limit for r in records]
     assert not records[0].fits and records[-1].fits
     assert records[-1].mac_overhead == 1.0  # with room to spare, no recomputation
@@ -284,8 +283,8 @@ def test_segments_stop_at_zero_copy_slices(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["kws_ref_model", "pretrainedResnet_quant", "str_ww_ref_model"])
-def test_shared_models_tiled_in_both_modes_are_bit_exact_on_host(name, tmp_path):
-    graph = tinyarena.load_model(shared_model(name))
+def test_real_models_tiled_in_both_modes_are_bit_exact_on_host(name, tmp_path):
+    graph = tinyarena.load_model(real_model(name))
     ops = spatial_ops(graph)
     assert ops == list(range(len(ops)))  # the spatial layers come first, one run
     check_exact(graph, tiling.tile(graph, [tiling.Segment(ops)], stream_input=True), "host", tmp_path / "rows")
@@ -300,7 +299,7 @@ def test_shared_models_tiled_in_both_modes_are_bit_exact_on_host(name, tmp_path)
 def test_row_streamed_schedules_are_bit_exact_on_cortex_m4(mix, tmp_path):
     check_exact(mix, tiling.tile(mix, [tiling.Segment(spatial_ops(mix)[:8])], stream_input=True), "cortex-m4",
                 tmp_path / "mix")
-    vww = tiling.search(shared_model("vww_96_int8"), tiling="rows").best
+    vww = tiling.search(real_model("vww_96_int8"), tiling="rows").best
     check_exact(vww.graph, vww, "cortex-m4", tmp_path / "vww")
 
 
@@ -329,21 +328,21 @@ def run_cli(*args):
 
 
 def test_cli_tiling_plan_and_too_small_sram(tmp_path):
-    ok = run_cli("plan", shared_model("vww_96_int8"), "--tiling", "rows", "--sram", "32K")
+    ok = run_cli("plan", real_model("vww_96_int8"), "--tiling", "rows", "--sram", "32K")
     assert ok.returncode == 0, ok.stderr
     assert "tiling rows: peak" in ok.stdout and "1.000x" in ok.stdout
-    small = run_cli("plan", shared_model("vww_96_int8"), "--tiling", "auto", "--max-mac-overhead", "1.2",
+    small = run_cli("plan", real_model("vww_96_int8"), "--tiling", "auto", "--max-mac-overhead", "1.2",
                     "--sram", "4K")
     assert small.returncode == 2
     assert "smallest peak the tiling search reached" in small.stderr and "4,096 bytes" in small.stderr
-    verified = run_cli("verify", shared_model("person_detect"), "--tiling", "auto", "--max-mac-overhead", "1.1")
+    verified = run_cli("verify", real_model("person_detect"), "--tiling", "auto", "--max-mac-overhead", "1.1")
     assert verified.returncode == 0 and "bit-exact on host" in verified.stdout and "rows" in verified.stdout
-    both = run_cli("compile", shared_model("vww_96_int8"), "--tiling", "rows", "--transforms", "fold_pads", "-o",
+    both = run_cli("compile", real_model("vww_96_int8"), "--tiling", "rows", "--transforms", "fold_pads", "-o",
                    tmp_path / "out")
     assert both.returncode == 0 and "tiling rows: peak" in both.stdout and "transforms: none applied" in both.stdout
-    exclusive = run_cli("plan", shared_model("vww_96_int8"), "--transforms", "zero_copy", "--no-transforms")
+    exclusive = run_cli("plan", real_model("vww_96_int8"), "--transforms", "zero_copy", "--no-transforms")
     assert exclusive.returncode == 2 and "not allowed with" in exclusive.stderr
-    bad = run_cli("plan", shared_model("vww_96_int8"), "--tiling", "diagonal")
+    bad = run_cli("plan", real_model("vww_96_int8"), "--tiling", "diagonal")
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
 
 

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 import tinyarena
-from shared_models import SHARED_MODEL_NAMES, shared_model
+from real_models import REAL_MODEL_NAMES, real_model
 from test_schedule import check_schedule, detection_model, inception_model, topological_orders
 from tinyarena import builder, schedule, transforms
 from tinyarena.builder import ModelBuilder
@@ -234,7 +234,7 @@ def test_contiguous_split_and_slices_become_views():
     assert_bit_exact(data, transforms="zero_copy", inplace=False)
 
 
-# plan(), random DAGs, shared models, CLI ---------------------------------------------------
+# plan(), random DAGs, real models, CLI ---------------------------------------------------
 
 
 def test_random_dags_with_transforms_never_peak_higher_and_stay_exact():
@@ -284,9 +284,9 @@ def test_rewrites_are_tried_one_at_a_time_when_all_together_raise_the_peak():
     assert_bit_exact(data)
 
 
-@pytest.mark.parametrize("name", SHARED_MODEL_NAMES)
-def test_shared_models_peak_no_higher_with_transforms(name):
-    on, off = tinyarena.plan(shared_model(name)), tinyarena.plan(shared_model(name), transforms="none")
+@pytest.mark.parametrize("name", REAL_MODEL_NAMES)
+def test_real_models_peak_no_higher_with_transforms(name):
+    on, off = tinyarena.plan(real_model(name)), tinyarena.plan(real_model(name), transforms="none")
     assert on.peak_bytes <= off.peak_bytes and on.lower_bound_bytes <= off.lower_bound_bytes
     assert [r.name for r in on.transforms] == list(transforms.TRANSFORMS) and off.transforms == ()
 

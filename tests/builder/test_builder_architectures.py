@@ -2,14 +2,12 @@
 
 import time
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
 from builder_test_support import load
+from real_models import real_model
 from tinyarena import builder
-
-SHARED_MODELS = Path(__file__).resolve().parents[3] / "shared" / "models"
 
 
 def _ops(model: bytes):
@@ -113,14 +111,11 @@ def test_demo_model_mixes_the_promised_ops():
 @pytest.mark.parametrize(
     "make, reference",
     [
-        (lambda: builder.ds_cnn(), "kws_ref_model.tflite"),
-        (lambda: builder.resnet8(), "pretrainedResnet_quant.tflite"),
-        (lambda: builder.mobilenet_v1(), "vww_96_int8.tflite"),
+        (lambda: builder.ds_cnn(), "kws_ref_model"),
+        (lambda: builder.resnet8(), "pretrainedResnet_quant"),
+        (lambda: builder.mobilenet_v1(), "vww_96_int8"),
     ],
     ids=["ds_cnn", "resnet8", "mobilenet_v1"],
 )
 def test_matches_mlperf_tiny_reference_structure(make, reference):
-    path = SHARED_MODELS / reference
-    if not path.exists():
-        pytest.skip(f"{path} not available")
-    assert _structure(make()) == _structure(path.read_bytes())
+    assert _structure(make()) == _structure(real_model(reference).read_bytes())

@@ -1,4 +1,4 @@
-"""Fixtures of the code generator tests: the shared models, the randomized single-op cases of
+"""Fixtures of the code generator tests: the real models, the randomized single-op cases of
 the kernel tests (tests/kernels/single_op_cases.py) and the Cortex-M tool checks."""
 
 import shutil
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 TESTS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TESTS))  # shared_models
+sys.path.insert(0, str(TESTS))  # real_models
 sys.path.insert(0, str(TESTS / "kernels"))  # single_op_cases
 
 needs_cortex_m = pytest.mark.skipif(

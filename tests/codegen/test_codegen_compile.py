@@ -8,7 +8,7 @@ import pytest
 
 import tinyarena
 from conftest import needs_cortex_m
-from shared_models import SHARED_MODEL_NAMES, shared_model
+from real_models import REAL_MODEL_NAMES, real_model
 from tinyarena import builder
 from tinyarena.builder import opcodes
 from tinyarena.codegen import compile as compile_model
@@ -44,11 +44,11 @@ def test_unsupported_types_name_op_and_index(tmp_path):
         compile_model(tinyarena.plan(mb.build()), tmp_path)
 
 
-@pytest.mark.parametrize("name", SHARED_MODEL_NAMES)
+@pytest.mark.parametrize("name", REAL_MODEL_NAMES)
 def test_compiling_twice_gives_identical_sources(name, tmp_path):
-    plan = tinyarena.plan(shared_model(name))
+    plan = tinyarena.plan(real_model(name))
     first = compile_model(plan, tmp_path / "a")
-    second = compile_model(tinyarena.plan(shared_model(name)), tmp_path / "b")
+    second = compile_model(tinyarena.plan(real_model(name)), tmp_path / "b")
     for source in SOURCES:
         assert (first.out_dir / source).read_bytes() == (second.out_dir / source).read_bytes(), source
     assert sorted(p.name for p in (tmp_path / "a" / "kernels" / "src").iterdir()) == sorted(
@@ -56,7 +56,7 @@ def test_compiling_twice_gives_identical_sources(name, tmp_path):
 
 
 def test_scratch_planned_is_what_the_kernels_ask():
-    plan = tinyarena.plan(shared_model("pretrainedResnet_quant"), inplace=False)
+    plan = tinyarena.plan(real_model("pretrainedResnet_quant"), inplace=False)
     scratch = {b.name: b.size for b in plan.buffers if b.kind == "scratch"}
     graph = plan.graph
     first_conv = next(op for op in graph.ops if op.type == "CONV_2D")
@@ -70,14 +70,14 @@ def test_scratch_planned_is_what_the_kernels_ask():
 
 
 def test_plan_without_scratch_cannot_be_compiled(tmp_path):
-    plan = tinyarena.plan(shared_model("kws_ref_model"), scratch=False)
+    plan = tinyarena.plan(real_model("kws_ref_model"), scratch=False)
     with pytest.raises(tinyarena.UnsupportedError, match=r"op 0 \(CONV_2D\) needs \d+ B of kernel scratch"):
         compile_model(plan, tmp_path)
 
 
 @needs_cortex_m
 def test_dsp_build_ships_packed_weights_only_and_the_planned_arena(tmp_path):
-    plan = tinyarena.plan(shared_model("kws_ref_model"))
+    plan = tinyarena.plan(real_model("kws_ref_model"))
     compiled = compile_model(plan, tmp_path, target="cortex-m4")
 
     def symbols(cflags):  # {name: size} of the linked image

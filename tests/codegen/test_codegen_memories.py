@@ -10,7 +10,7 @@ import pytest
 
 import tinyarena
 from conftest import needs_cortex_m
-from shared_models import shared_model
+from real_models import real_model
 from tinyarena.allocation import Memory, validate_hierarchy
 from tinyarena.boards import board_regions
 from tinyarena.cli import main
@@ -27,7 +27,7 @@ INPUT_OFFSET = 4096  # where the pin puts the camera frame inside 'ext'
 def person_detect():
     """person_detect's plan (does not fit 'fast') placed with the input pinned in 'ext' at
     INPUT_OFFSET and the largest buffer blocked from 'fast' and 'sram'."""
-    plan = tinyarena.plan(shared_model("person_detect"))
+    plan = tinyarena.plan(real_model("person_detect"))
     input_buffer = next(i for i, b in enumerate(plan.buffers) if plan.graph.inputs[0] in b.tensors)
     largest = max((i for i in range(len(plan.buffers)) if i != input_buffer), key=lambda i: plan.buffers[i].size)
     placement = place_plan(plan, MEMORIES, pins={plan.buffers[input_buffer].name: ("ext", INPUT_OFFSET)},
@@ -74,7 +74,7 @@ def test_sources_hold_one_section_per_memory_at_the_planned_offsets(person_detec
 @needs_cortex_m
 def test_arenas_land_in_their_memories_and_run_bit_exact(person_detect, tmp_path):
     plan, placement, _, _ = person_detect
-    model = shared_model("person_detect")
+    model = real_model("person_detect")
     host = verify(model, target="host", memories=placement, work_dir=tmp_path / "host")
     assert host.bit_exact, host.summary()
     m4 = verify(model, target="cortex-m4", memories=placement, work_dir=tmp_path / "m4")
@@ -101,7 +101,7 @@ def test_arenas_land_in_their_memories_and_run_bit_exact(person_detect, tmp_path
 
 
 def test_bad_memories_and_pins_are_clear_errors(tmp_path):
-    plan = tinyarena.plan(shared_model("kws_ref_model"))
+    plan = tinyarena.plan(real_model("kws_ref_model"))
     with pytest.raises(ValueError, match=r"pin of buffer 0: no memory named 'tcm' \(memories: fast, sram, ext\)"):
         place_plan(plan, MEMORIES, pins={0: "tcm"})
     with pytest.raises(ValueError, match="blocklist of buffer 0: no memory named 'dram'"):
@@ -112,7 +112,7 @@ def test_bad_memories_and_pins_are_clear_errors(tmp_path):
         compile_model(plan, tmp_path, memories=[Memory("fast", 1024), Memory("slow", 2048)])
     with pytest.raises(ValueError, match="memory name 'my-ram' is not a C identifier"):
         compile_model(plan, tmp_path, memories=[Memory("my-ram", 1 << 20)])
-    other = place_plan(tinyarena.plan(shared_model("hello_world_int8")), MEMORIES)
+    other = place_plan(tinyarena.plan(real_model("hello_world_int8")), MEMORIES)
     with pytest.raises(ValueError, match=rf"placement covers {len(other.solution.memory)} buffers but the plan has "
                                          rf"{len(plan.buffers)}"):
         compile_model(plan, tmp_path, memories=other)
@@ -125,7 +125,7 @@ def vww_tiled(request):
     patch buffer pinned in 'ext' at INPUT_OFFSET, the smallest other ring or patch buffer pinned in 'fast'
     and the largest blocked from it."""
     mode, mac_overhead = request.param
-    tiled = tinyarena.tiling.search(shared_model("vww_96_int8"), tiling=mode, max_mac_overhead=mac_overhead).best
+    tiled = tinyarena.tiling.search(real_model("vww_96_int8"), tiling=mode, max_mac_overhead=mac_overhead).best
     assert tiled.segments and all(s.mode == mode for s in tiled.segments)
     memories = [Memory("fast", tiled.peak_bytes // 3), Memory("sram", tiled.peak_bytes), Memory("ext", 1 << 20)]
     inputs = next(i for i, b in enumerate(tiled.buffers) if tiled.graph.inputs[0] in b.tensors)
@@ -168,7 +168,7 @@ def test_tiled_plan_across_memories_is_bit_exact_on_cortex_m4(vww_tiled, tmp_pat
 
 
 def test_cli_memory_option(tmp_path, capsys):
-    model = str(shared_model("kws_ref_model"))
+    model = str(real_model("kws_ref_model"))
     for bad in ("fast", "fast:lots", "fast:16K:0", "1st:16K"):
         with pytest.raises(SystemExit) as exit_info:
             main(["compile", model, "-o", str(tmp_path / "bad"), "--memory", bad])
@@ -191,7 +191,7 @@ def test_cli_memory_option(tmp_path, capsys):
 def test_const_bytes_are_the_arrays_each_build_links(tmp_path):
     # Host builds: portable (int8 weights) and -DTA_SIMD_EMULATE (the SIMD paths' packed int16
     # weights and requantization records, in plain C); the linked arrays are the op<i>_* symbols.
-    plan = tinyarena.plan(shared_model("kws_ref_model"))
+    plan = tinyarena.plan(real_model("kws_ref_model"))
     compiled = compile_model(plan, tmp_path, target="host")
 
     def linked_array_bytes(cflags):
@@ -208,7 +208,7 @@ def test_const_bytes_are_the_arrays_each_build_links(tmp_path):
 def test_cli_pin_and_block_give_the_placement_of_place_plan(tmp_path, capsys):
     # person_detect over fast 16K / sram 32K / ext 8M: the input pinned by name at ext + INPUT_OFFSET,
     # the largest buffer the free placement keeps in 'fast' blocked from it by index
-    model = str(shared_model("person_detect"))
+    model = str(real_model("person_detect"))
     plan = tinyarena.plan(model)
     free = place_plan(plan, MEMORIES)
     input_buffer = next(i for i, b in enumerate(plan.buffers) if plan.graph.inputs[0] in b.tensors)
@@ -233,14 +233,14 @@ def test_cli_pin_and_block_give_the_placement_of_place_plan(tmp_path, capsys):
 
 
 def test_cli_verify_honours_pins_bit_exact_untiled_and_tiled(capsys):
-    model = str(shared_model("kws_ref_model"))  # buffer 0 is the input (496 B), 3 an 8,000 B activation
+    model = str(real_model("kws_ref_model"))  # buffer 0 is the input (496 B), 3 an 8,000 B activation
     assert main(["verify", model, "--memory", "fast:16K", "--memory", "ext:1M", "--pin", "0=ext:64",
                  "--block", "3=fast"]) == 0
     assert "bit-exact on host (arena 24256 B, fast 16,256 B, ext 8,000 B)" in capsys.readouterr().out
     # a tiled plan: the input ring pinned by name, a ring blocked from 'fast'
-    tiled = tinyarena.tiling.search(shared_model("vww_96_int8"), tiling="rows").best
+    tiled = tinyarena.tiling.search(real_model("vww_96_int8"), tiling="rows").best
     ring = next(i for i, b in enumerate(tiled.buffers) if "[ring" in b.name and tiled.graph.inputs[0] not in b.tensors)
-    assert main(["verify", str(shared_model("vww_96_int8")), "--tiling", "rows", "--memory", "fast:5K", "--memory",
+    assert main(["verify", str(real_model("vww_96_int8")), "--tiling", "rows", "--memory", "fast:5K", "--memory",
                  "sram:16K", "--pin", "input_1_int8 [ring 3 rows]=sram:0x100", "--block", f"{ring}=fast"]) == 0
     assert re.search(r"bit-exact on host \(arena \d+ B, fast [\d,]+ B, sram [\d,]+ B\)", capsys.readouterr().out)
 
@@ -260,7 +260,7 @@ def test_cli_verify_honours_pins_bit_exact_untiled_and_tiled(capsys):
     (["--block", "1=fast,ext"], "fits no memory it is allowed to use"),
 ])
 def test_cli_bad_pins_and_blocks_exit_2(rule, message, tmp_path, capsys):
-    model = str(shared_model("kws_ref_model"))
+    model = str(real_model("kws_ref_model"))
     command = ["compile", model, "-o", str(tmp_path), "--memory", "fast:8K", "--memory", "ext:1M", *rule]
     assert main(command) == 2
     assert re.search(message, capsys.readouterr().err)
@@ -268,7 +268,7 @@ def test_cli_bad_pins_and_blocks_exit_2(rule, message, tmp_path, capsys):
 
 
 def test_cli_pin_and_block_syntax(tmp_path, capsys):
-    model = str(shared_model("kws_ref_model"))
+    model = str(real_model("kws_ref_model"))
     for option, bad in (("--pin", "0"), ("--pin", "=fast"), ("--pin", "0=fast:-16"), ("--pin", "0=fast:lots"),
                         ("--pin", "0=1st"), ("--block", "0="), ("--block", "0=fast,")):
         with pytest.raises(SystemExit) as exit_info:

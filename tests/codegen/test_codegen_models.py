@@ -1,4 +1,4 @@
-"""The 8 shared models, generated, built and run, bit-exact with TFLite's reference kernels.
+"""The 8 real models, generated, built and run, bit-exact with TFLite's reference kernels.
 
 Each configuration is a target and a plan: on the host the portable kernels (int8 weights)
 and, with -DTA_SIMD_EMULATE, the SIMD-structured kernels on packed int16 weights in plain C;
@@ -9,7 +9,7 @@ of place, and the portable paths (-DTA_NO_SIMD); on Cortex-M7 (mps2-an500) the D
 import pytest
 
 from conftest import needs_cortex_m
-from shared_models import SHARED_MODEL_NAMES, shared_model
+from real_models import REAL_MODEL_NAMES, real_model
 from tinyarena.verify import verify
 
 # id -> (target, in place, extra C flags)
@@ -26,14 +26,14 @@ CONFIGS = {
 def _params():
     for config, (target, _, _) in CONFIGS.items():
         marks = [needs_cortex_m] if target != "host" else []
-        for name in SHARED_MODEL_NAMES:
+        for name in REAL_MODEL_NAMES:
             yield pytest.param(name, config, marks=marks, id=f"{name}-{config}")
 
 
 @pytest.mark.parametrize("name,config", list(_params()))
-def test_shared_model_is_bit_exact(name, config):
+def test_real_model_is_bit_exact(name, config):
     target, inplace, cflags = CONFIGS[config]
-    result = verify(shared_model(name), target=target, inplace=inplace, cflags=cflags)
+    result = verify(real_model(name), target=target, inplace=inplace, cflags=cflags)
     assert result.bit_exact, result.summary()
     if target != "host":
         assert 0 < result.stack_bytes < 4096, result.stack_bytes

@@ -7,7 +7,7 @@
   in-place depthwise / fully-connected cases through the DSP path (real SMLAD/SXTB16 and the
   inline-assembly inner loops) and the portable path and requires identical bytes. The portable
   path is the one the host tests check against TFLite's reference kernels.
-- With the QEMU instruction-count plugin (shared/tools/qemu-insn-count) it measures instructions
+- With the QEMU instruction-count plugin (tools/qemu_insn_count.c) it measures instructions
   per MAC of one kernel call (count with 2 calls minus count with 1 call), DSP vs plain C.
 Skipped when arm-none-eabi-gcc / qemu-system-arm are not installed.
 """
@@ -22,7 +22,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 KERNELS = HERE.parents[1] / "cpp" / "kernels"
 TARGETS = HERE.parents[1] / "cpp" / "targets"  # the start-up file and linker script generated code uses
-PLUGIN_SRC = HERE.parents[2] / "shared" / "tools" / "qemu-insn-count" / "insn_count.c"
+PLUGIN_SRC = HERE.parents[1] / "tools" / "qemu_insn_count.c"  # our instruction-count plugin
 
 CPUS = {
     "cortex-m4": ["-mcpu=cortex-m4", "-mthumb", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard"],
@@ -84,8 +84,6 @@ CEILINGS = {"conv1x1": 2.1, "conv3x3": 1.3, "dw3x3": 3.5, "dw3x3s2": 4.1, "fc": 
 
 @needs_qemu
 def test_instructions_per_mac(m4_elf, tmp_path, record_property):
-    if not PLUGIN_SRC.exists():
-        pytest.skip("qemu-insn-count plugin source not available")
     plugin = tmp_path / "libinsn_count.so"
     subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-o", str(plugin), str(PLUGIN_SRC)],
                    check=True)

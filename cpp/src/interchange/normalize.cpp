@@ -12,7 +12,7 @@ using reader::FlatbufferView;
 using reader::Table;
 using reader::Vector;
 
-// Field slots (see the shared notes on the TFLite schema).
+// Field slots of the TFLite schema (schema.fbs, in field order).
 constexpr int kModelSubgraphsSlot = 2, kSubgraphTensorsSlot = 0;
 constexpr int kTensorShapeSlot = 0, kTensorQuantizationSlot = 4, kQuantizedDimensionSlot = 6;
 

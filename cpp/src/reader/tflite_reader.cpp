@@ -21,7 +21,7 @@ using graph::Tensor;
 constexpr int kMaxRank = 16;
 constexpr int64_t kMaxElements = int64_t{1} << 40;
 
-// Field slots of the TFLite schema tables we read (see shared notes).
+// Field slots of the TFLite schema tables we read (schema.fbs, in field order).
 namespace slot {
 constexpr int kModelVersion = 0, kModelOpcodes = 1, kModelSubgraphs = 2, kModelDescription = 3,
               kModelBuffers = 4;

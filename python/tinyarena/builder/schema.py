@@ -1,7 +1,7 @@
 """Serialization of a ``Graph`` into a TFLite flatbuffer (``Model`` root, identifier ``TFL3``).
 
 Only the tables and fields the builder needs are written. Field slots are those of the public
-TFLite schema (see ``shared/notes/tflite-format.md``). Buffer 0 is the empty sentinel; every
+TFLite schema (the field slots of schema.fbs). Buffer 0 is the empty sentinel; every
 constant tensor gets its own buffer with 16-byte aligned data; other tensors use buffer 0.
 """
 

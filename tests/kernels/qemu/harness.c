@@ -201,7 +201,7 @@ static int selftest(void) {
     }
     dw_case(&p, i);
   }
-  for (i = 0; i < 2; ++i) { /* the shared models' non-square layers, full int8 range */
+  for (i = 0; i < 2; ++i) { /* the real models' non-square layers, full int8 range */
     ta_dwconv_params p;
     arena_used = 0;
     if (i == 0)
@@ -260,7 +260,7 @@ static int bench(const char *name, int dsp, int repeat) {
       make_dw(&p, 24, 24, 64, 1, 3, 1, 1);
     else
       make_dw(&p, 48, 48, 32, 1, 3, 2, 1);
-    p.act_min = -128, p.act_max = 127; /* as every depthwise layer of the shared models */
+    p.act_min = -128, p.act_max = 127; /* as every depthwise layer of the real models */
     x = rand_i8((size_t)p.in_h * p.in_w * p.in_c);
     o = alloc((size_t)p.out_h * p.out_w * p.in_c);
     scratch = alloc(ta_depthwise_conv_s8_scratch_bytes(&p));
