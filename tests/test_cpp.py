@@ -1,5 +1,6 @@
 """Builds the C++ core with AddressSanitizer + UBSan and runs its unit tests and
-the reader fuzz driver over the real models (truncations and 10,000 mutants each)."""
+the reader fuzz driver over the real models (truncations and 25,000 mutants each,
+seeded from each file's bytes, so every checkout fuzzes the same mutants)."""
 
 import os
 import shutil
@@ -8,6 +9,8 @@ import subprocess
 import pytest
 
 from real_models import REPO, REAL_MODEL_NAMES, real_model
+
+pytestmark = pytest.mark.slow  # the sanitizer build alone takes minutes
 
 BUILD_DIR = REPO / "build" / "cpp-tests-sanitized"
 
@@ -41,9 +44,13 @@ def test_cpp_unit_tests_pass_under_sanitizers(sanitized_build):
     assert failed == 0 and passed >= 10
 
 
+MUTANTS = 25_000
+
+
+@pytest.mark.fuzz
 def test_reader_fuzz_corpus_under_sanitizers(sanitized_build):
     models = [real_model(name) for name in REAL_MODEL_NAMES]
-    out = run_binary(sanitized_build / "tinyarena_fuzz_reader", "--mutants", "10000", *models)
+    out = run_binary(sanitized_build / "tinyarena_fuzz_reader", "--mutants", MUTANTS, *models)
     assert ", 0 failed" in out
     total = int(out.strip().splitlines()[-1].split()[0])
-    assert total == 2 + len(models) * (64 + 10_000)
+    assert total == 2 + len(models) * (64 + MUTANTS)

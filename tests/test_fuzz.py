@@ -9,6 +9,8 @@ import pytest
 import tinyarena
 from real_models import REAL_MODEL_NAMES, real_model
 
+pytestmark = pytest.mark.fuzz
+
 MUTANTS_PER_MODEL = 10_000
 
 

@@ -2,7 +2,6 @@
 the real liveness and allocator, the search, and bit-exact code for row-streamed schedules."""
 
 import random
-import shutil
 import subprocess
 import sys
 
@@ -14,10 +13,7 @@ from tinyarena import _core, builder, tiling
 from tinyarena.builder import ModelBuilder
 from tinyarena.verify import verify
 
-needs_cortex_m = pytest.mark.skipif(
-    shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
-    reason="arm-none-eabi-gcc or qemu-system-arm missing",
-)
+needs_cortex_m = pytest.mark.qemu  # the Arm toolchain and QEMU (tests/conftest.py)
 
 
 def mixed_model():

@@ -4,7 +4,6 @@ stays bit-exact with TFLite's reference kernels."""
 
 import functools
 import json
-import shutil
 
 import pytest
 import tinyarena
@@ -15,10 +14,7 @@ from tinyarena.builder import ModelBuilder
 from tinyarena.cli import main
 from tinyarena.verify import verify
 
-needs_cortex_m = pytest.mark.skipif(
-    shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
-    reason="arm-none-eabi-gcc or qemu-system-arm missing",
-)
+needs_cortex_m = pytest.mark.qemu  # the Arm toolchain and QEMU (tests/conftest.py)
 
 
 def padded_windows_model():

@@ -1,7 +1,6 @@
 """Fixtures of the code generator tests: the real models, the randomized single-op cases of
 the kernel tests (tests/kernels/single_op_cases.py) and the Cortex-M tool checks."""
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -11,7 +10,4 @@ TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))  # real_models
 sys.path.insert(0, str(TESTS / "kernels"))  # single_op_cases
 
-needs_cortex_m = pytest.mark.skipif(
-    shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
-    reason="arm-none-eabi-gcc or qemu-system-arm missing",
-)
+needs_cortex_m = pytest.mark.qemu  # the Arm toolchain and QEMU (tests/conftest.py)

@@ -9,7 +9,7 @@
   path is the one the host tests check against TFLite's reference kernels.
 - With the QEMU instruction-count plugin (tools/qemu_insn_count.c) it measures instructions
   per MAC of one kernel call (count with 2 calls minus count with 1 call), DSP vs plain C.
-Skipped when arm-none-eabi-gcc / qemu-system-arm are not installed.
+Marked `qemu`: skipped without arm-none-eabi-gcc / qemu-system-arm, except in CI, where that fails.
 """
 
 import re
@@ -34,11 +34,9 @@ CPUS = {
 QEMU = ["qemu-system-arm", "-M", "mps2-an386", "-nographic", "-monitor", "none",
         "-semihosting-config", "enable=on,target=native"]
 
-needs_arm_gcc = pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None, reason="arm-none-eabi-gcc missing")
-needs_qemu = pytest.mark.skipif(shutil.which("qemu-system-arm") is None, reason="qemu-system-arm missing")
+pytestmark = pytest.mark.qemu  # the Arm toolchain and QEMU (tests/conftest.py)
 
 
-@needs_arm_gcc
 @pytest.mark.parametrize("cpu", list(CPUS))
 def test_cross_compiles_without_warnings(cpu, tmp_path):
     for src in sorted((KERNELS / "src").glob("*.c")):
@@ -62,7 +60,6 @@ def m4_elf(tmp_path_factory):
     return out
 
 
-@needs_qemu
 def test_qemu_dsp_path_matches_portable(m4_elf):
     r = subprocess.run([*QEMU, "-kernel", str(m4_elf)], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -82,7 +79,6 @@ def _insns(elf, plugin, args):
 CEILINGS = {"conv1x1": 2.1, "conv3x3": 1.3, "dw3x3": 3.5, "dw3x3s2": 4.1, "fc": 1.25}
 
 
-@needs_qemu
 def test_instructions_per_mac(m4_elf, tmp_path, record_property):
     plugin = tmp_path / "libinsn_count.so"
     subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-o", str(plugin), str(PLUGIN_SRC)],

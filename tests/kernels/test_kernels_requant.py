@@ -4,7 +4,6 @@ TFLite's MultiplyByQuantizedMultiplier (ta_mbqm) + the output offset for every i
 on about 12 million random and edge (x, multiplier, shift) triples by a small C program, on the
 host and, for the DSP build of SMMLAR, on Cortex-M4 under QEMU."""
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -33,8 +32,7 @@ def test_fast_requantization_equals_reference(tmp_path):
     assert doubled > 5_000_000, r.stdout  # shifts -1 .. -31 and dead channels
 
 
-@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
-                    reason="Cortex-M toolchain or QEMU missing")
+@pytest.mark.qemu
 def test_smmlar_requantization_on_cortex_m4(tmp_path):
     """The DSP build computes SMMLAR with the real instruction (inline assembly)."""
     elf = tmp_path / "requant_check.elf"

@@ -184,9 +184,10 @@ void read_shape(const Table& t, Tensor& tensor) {
     if (dim < 0)
       throw ModelError("tensor '" + tensor.name + "' has dynamic or negative dimension " +
                        std::to_string(dim));
-    tensor.element_count *= dim;
-    if (tensor.element_count > kMaxElements)
+    // Checked before multiplying, so the count never exceeds kMaxElements (no signed overflow).
+    if (dim != 0 && tensor.element_count > kMaxElements / dim)
       throw ModelError("tensor '" + tensor.name + "' is implausibly large");
+    tensor.element_count *= dim;
   }
 }
 
