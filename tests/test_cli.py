@@ -77,6 +77,8 @@ def test_tflm_comparison_flags():
         (["compile", "MODEL", "-o", "OUT", "--memory", "tcm:64K", "--block", "0="], "expected BUFFER=MEMORY"),
         (["compile", "MODEL"], "the following arguments are required: -o/--output"),
         (["plan", "MODEL", "--transforms", "fold"], "unknown transform 'fold'"),
+        (["plan", "MODEL", "--transforms", ""], "give transform names (or --no-transforms)"),
+        (["compile", "MODEL", "-o", "OUT", "--name", " "], "argument --name: give a name"),
         (["plan", "missing.tflite"], "cannot open 'missing.tflite': no such file"),
         (["plan", "."], "'.' is a directory, not a file"),
         (["alloc", "missing.csv"], "cannot open 'missing.csv': no such file"),
@@ -205,6 +207,16 @@ def test_summary_csv_appends_one_line_per_run(tmp_path):
     other.write_text("a,b\n1,2\n")
     refused = run("plan", model, "--summary", other)
     assert refused.returncode == 2 and "other columns" in refused.stderr and other.read_text() == "a,b\n1,2\n"
+
+
+def test_summary_of_verify(tmp_path):
+    summary, model = tmp_path / "runs.csv", real_model("hello_world_int8")
+    result = run("verify", model, "--summary", summary, "--seed", "3")
+    assert result.returncode == 0 and "bit-exact on host" in result.stdout, result.stderr
+    row = next(csv.DictReader(summary.open()))
+    plan = tinyarena.plan(model, allocator="greedy_size_first_fit")  # verify's plan
+    assert (row["command"], row["options"], row["exit_status"]) == ("verify", "--seed 3", "0")
+    assert (int(row["peak_bytes"]), int(row["macs"])) == (plan.peak_bytes, plan.macs)
 
 
 def test_summary_of_a_tiled_plan(tmp_path):

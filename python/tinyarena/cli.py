@@ -87,6 +87,15 @@ def _existing_file(text):
     return text
 
 
+def _nonempty(what):
+    def parse(text):
+        if not text.strip():
+            raise ValueError(f"give {what}")
+        return text
+
+    return _argument(parse)
+
+
 def _add_memory_option(p):
     p.add_argument("--memory", type=_argument(parse_memory), action="append", metavar=MEMORY_SYNTAX,
                    help="a memory of the hierarchy, fastest first (repeat; e.g. --memory dtcm:16K --memory "
@@ -143,6 +152,7 @@ def _add_plan_options(p):
 def _add_transform_options(p):
     group = p.add_mutually_exclusive_group()
     group.add_argument("--transforms", metavar="LIST", default=None,
+                       type=_nonempty("transform names (or --no-transforms)"),
                        help="comma-separated transforms to try: fold_pads, zero_copy, reorder (default: all; "
                        "each kept only if the peak does not grow; --tiling applies the graph rewrites first)")
     group.add_argument("--no-transforms", dest="transforms", action="store_const", const="none",
@@ -168,7 +178,7 @@ def _parser():
     _add_plan_options(c)
     c.add_argument("-o", "--output", required=True, help="output directory (created)")
     c.add_argument("--target", choices=TARGETS, default="cortex-m4", help="default target of the Makefile")
-    c.add_argument("--name", help="C name of the model (default: from the file name)")
+    c.add_argument("--name", type=_nonempty("a name"), help="C name of the model (default: from the file name)")
     _add_memory_option(c)
 
     v = commands.add_parser("verify", help="build the generated C, run it and compare every byte with TFLite")
