@@ -56,8 +56,9 @@ class MemoryPlacement:
 def parse_memory(text):
     """``Memory`` from ``NAME:SIZE[:ALIGN[:BASE]]``, e.g. ``dtcm:64K``, ``sram:256K:16:0x20000000``.
 
-    SIZE (at least 1 byte) takes a K/M/G suffix; ALIGN is in bytes, a power of two (default 16); BASE is the memory's
-    address (decimal or 0x hex, default 0). Raises ``ValueError`` naming the expected syntax.
+    SIZE (at least 1 byte) takes a K/M/G suffix; ALIGN is in bytes, a power of two (default 16);
+    BASE is the memory's address (decimal or 0x hex, default 0; the memory ends within 2^64).
+    Raises ``ValueError`` naming the expected syntax.
     """
     parts = str(text).split(":")
     if not 2 <= len(parts) <= 4 or not parts[0].isidentifier() or not parts[0].isascii():
@@ -96,7 +97,7 @@ def _memory_name(name, text, syntax):
 def parse_pin(text):
     """``(buffer, memory name)`` or ``(buffer, (memory name, offset))`` from ``BUFFER=MEMORY[:OFFSET]``,
     e.g. ``3=ext``, ``input=sram:0x1000``: BUFFER is an index or a name of ``plan.buffers``, OFFSET
-    bytes from the memory's start (decimal, 0x hex or a K/M suffix). Raises ``ValueError`` naming the
+    bytes from the memory's start (decimal, 0x hex or a K/M/G suffix). Raises ``ValueError`` naming the
     expected syntax; ``place_plan`` resolves the names."""
     buffer, rule = _buffer_rule(text, PIN_SYNTAX, "3=sram:4096")
     name, sep, offset = rule.partition(":")
