@@ -12,7 +12,7 @@ import tinyarena
 from tinyarena import builder
 from tinyarena.builder import opcodes
 
-from real_models import real_model
+from real_models import REAL_MODEL_NAMES, real_model
 
 
 def run(*args, cwd=None):
@@ -43,6 +43,7 @@ def test_tflm_comparison_flags():
                  "--no-scratch", "--align", "16")
     assert result.returncode == 0
     assert "peak SRAM     73,728 B" in result.stdout
+    assert result.stderr == ""  # compile plans its own scratch: no not-compilable warning for --no-scratch
 
 
 @pytest.mark.parametrize(
@@ -184,6 +185,11 @@ def test_plan_says_what_compile_would_reject(monkeypatch, tmp_path):
     assert "warning" not in result.stderr
     data = json.loads((tmp_path / "vww.json").read_text())
     assert data["compilable"] is True and data["not_compilable_reasons"] == []
+
+
+@pytest.mark.parametrize("name", REAL_MODEL_NAMES)
+def test_real_models_have_no_compile_issues(name):
+    assert tinyarena.plan(real_model(name)).compile_issues == ()  # compile takes all eight (tests/codegen)
 
 
 def test_summary_csv_appends_one_line_per_run(tmp_path):
