@@ -285,7 +285,8 @@ def _check_tiling_options(args):
         given = [flag for flag, value in (("--max-mac-overhead", args.max_mac_overhead),
                                           ("--no-stream-input", getattr(args, "no_stream_input", False))) if value]
         if given:
-            raise ValueError(f"{' and '.join(given)} apply to tiled schedules: give --tiling (or drop them)")
+            verb = "apply" if len(given) > 1 else "applies"
+            raise ValueError(f"{' and '.join(given)} {verb} to tiled schedules only: give --tiling or drop it")
     args.max_mac_overhead = 1.0 if args.max_mac_overhead is None else args.max_mac_overhead
 
 
