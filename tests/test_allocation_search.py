@@ -195,7 +195,7 @@ def test_cli_alloc_solves_writes_and_refuses_a_capacity(tmp_path):
     assert run_cli("alloc", path, "--wall-timeout", -1).returncode == 2
     capped = run_cli("alloc", path, "--wall-timeout", 5)
     assert capped.returncode == 0 and "proven optimal" in capped.stdout
-    assert run_cli("alloc", tmp_path / "missing.csv").returncode == 1
+    assert run_cli("alloc", tmp_path / "missing.csv").returncode == 2  # a bad argument
 
 
 @pytest.mark.parametrize("pins, message", [([0, 8, -1], "overlap in time and address"),

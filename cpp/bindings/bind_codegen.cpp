@@ -66,6 +66,9 @@ void bind_codegen(py::module_& m) {
       py::arg("program"),
       "The generated files as (path, contents) pairs: model.h, model.c, main.c, Makefile (and with arenas per "
       "memory tinyarena_memory.ld, tinyarena_sections.ld).");
+  m.def(
+      "compile_issues", [](const GraphPtr& graph) { return codegen::compile_issues(*graph); }, py::arg("graph"),
+      "Why compile would reject the graph: one message per op the kernel library cannot run (empty: it compiles).");
   m.def("supported_op_types", &codegen::supported_op_types);
 }
 

@@ -14,23 +14,42 @@
     tinyarena alloc PROBLEM.csv [--capacity N] [--timeout S] [--allocator NAME] [-o SOLUTION.csv]
     tinyarena demo [-o DIR]
 
+Every command takes ``-q`` (print errors only) and ``-v`` (also the seconds each stage took);
+plan, compile and verify take ``--summary PATH`` (append one CSV line per run). ``plan`` warns
+(and its JSON says) when ``compile`` would reject the model, naming each op and why.
+
 Exit status: 0 on success, 1 for a bad or unsupported model (or a failed build or
-verification), 2 for bad arguments or when the plan needs more SRAM than ``--sram``
-(or ``--capacity``) allows.
+verification), 2 for bad arguments (one line on stderr: values out of range, input files
+that do not exist, output paths that cannot be written) or when the plan needs more SRAM
+than ``--sram`` (or ``--capacity``) allows.
 """
 
 import argparse
+import contextlib
+import math
+import os
+import pathlib
 import sys
+import time
 
-from . import __version__, _core
+from . import __version__, _core, report
 from .allocation import allocator_names
 from .codegen import TARGETS
 from .memories import BLOCK_SYNTAX, MEMORY_SYNTAX, PIN_SYNTAX, parse_block, parse_memory, parse_pin
-from .sizes import check_alignment, parse_size
+from .sizes import check_alignment, parse_limit
 
 EXIT_BAD_MODEL = 1
 EXIT_DOES_NOT_FIT = 2
 EXIT_USAGE = 2
+MAX_SECONDS = 1e6
+"""Search budgets above it would overflow the core's work units (1e9 a second, int64)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line (``tinyarena plan: error: ...``), exit 2."""
+
+    def error(self, message):
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _argument(parse):
@@ -44,12 +63,45 @@ def _argument(parse):
     return convert
 
 
+def _number(lowest, highest=math.inf, kind=float, above=False):
+    """An argparse type: a finite ``kind`` from ``lowest`` (excluded when ``above``) to ``highest``."""
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise ValueError(f"expected {'an integer' if kind is int else 'a number'}, got {text!r}") from None
+        if not math.isfinite(value) or value < lowest or (above and value == lowest) or value > highest:
+            bound = f"above {lowest}" if above else f"at least {lowest}"
+            raise ValueError(f"must be {bound}" + (f" and at most {highest:g}" if highest < math.inf else "") +
+                             f", got {text!r}")
+        return value
+
+    return _argument(parse)
+
+
+def _existing_file(text):
+    if os.path.isdir(text):
+        raise ValueError(f"{text!r} is a directory, not a file")
+    if not os.path.exists(text):
+        raise ValueError(f"cannot open {text!r}: no such file")
+    return text
+
+
+def _nonempty(what):
+    def parse(text):
+        if not text.strip():
+            raise ValueError(f"give {what}")
+        return text
+
+    return _argument(parse)
+
+
 def _add_memory_option(p):
     p.add_argument("--memory", type=_argument(parse_memory), action="append", metavar=MEMORY_SYNTAX,
                    help="a memory of the hierarchy, fastest first (repeat; e.g. --memory dtcm:16K --memory "
-                   "sram:256K --memory sdram:8M:32:0x60000000): SIZE with K/M suffix, ALIGN bytes, a power of two (default 16), "
-                   "BASE its address for tinyarena_memory.ld; one arena per used memory, each in linker section "
-                   ".tinyarena.NAME (replaces --sram)")
+                   "sram:256K --memory sdram:8M:32:0x60000000): SIZE with K/M/G suffix, ALIGN bytes, a power of "
+                   "two (default 16), BASE its address for tinyarena_memory.ld; one arena per used memory, each in "
+                   "linker section .tinyarena.NAME (replaces --sram)")
     p.add_argument("--pin", type=_argument(parse_pin), action="append", metavar=PIN_SYNTAX,
                    help="with --memory: keep a buffer in a memory, at OFFSET bytes from its start if given (repeat; "
                    "BUFFER is an index or name of the plan's buffers as `tinyarena plan --json` lists them; "
@@ -58,36 +110,49 @@ def _add_memory_option(p):
                    help="with --memory: memories a buffer may not use (repeat)")
 
 
-def _alignment(text):
-    try:
-        return check_alignment(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
+def _add_output_options(p, summary=True):
+    loudness = p.add_mutually_exclusive_group()
+    loudness.add_argument("-q", "--quiet", action="store_true", help="print errors only")
+    loudness.add_argument("-v", "--verbose", action="store_true",
+                          help="print also the seconds each stage took")
+    if summary:
+        p.add_argument("--summary", metavar="PATH",
+                       help="append one CSV line for this run (header written when the file is new): "
+                       + ", ".join(report.SUMMARY_COLUMNS))
+
+
+def _add_model_argument(p):
+    p.add_argument("model", type=_argument(_existing_file), help="path to a .tflite model")
+
+
+def _add_tiling_options(p, help_tiling):
+    p.add_argument("--tiling", choices=("none", "auto", "rows", "patches"), default="none", help=help_tiling)
+    p.add_argument("--max-mac-overhead", type=_number(1.0), metavar="X",
+                   help="with --tiling: MACs at most X times the untiled model's, X >= 1 (default 1.0)")
 
 
 def _add_plan_options(p):
-    p.add_argument("model", help="path to a .tflite model")
-    p.add_argument("--sram", type=_argument(parse_size),
-                   help="SRAM limit: bytes or K/M suffix (64K); exit 2 if the plan exceeds it")
-    p.add_argument("--align", type=_alignment, default=16,
+    _add_model_argument(p)
+    p.add_argument("--sram", type=_argument(parse_limit),
+                   help="SRAM limit: bytes or K/M/G suffix (64K); exit 2 if the plan exceeds it (no limit: leave out)")
+    p.add_argument("--align", type=_argument(check_alignment), default=16,
                    help="buffer alignment in bytes, a power of two (default 16, as TFLM)")
     p.add_argument("--allocator", choices=allocator_names(), default="auto",
                    help="placement algorithm (default auto: greedy; if it misses the lower bound, exact, nested-cut, "
                    "time-sweep, pin-repair and skyline search; greedy_size_first_fit is TFLite Micro's rule)")
     p.add_argument("--no-inplace", action="store_true", help="no in-place depthwise or elementwise ops")
-    p.add_argument("--tiling", choices=("none", "auto", "rows", "patches"), default="none",
-                   help="run runs of spatial ops on row stripes (rows, 1.00x MACs) or patches (recomputed halos: "
-                        "give --max-mac-overhead above 1); auto searches both")
-    p.add_argument("--max-mac-overhead", type=float, default=1.0, metavar="X",
-                   help="with --tiling: MACs at most X times the untiled model's (default 1.0)")
+    _add_tiling_options(p, "run runs of spatial ops on row stripes (rows, 1.00x MACs) or patches (recomputed "
+                        "halos: give --max-mac-overhead above 1); auto searches both")
     p.add_argument("--no-stream-input", action="store_true",
                    help="with --tiling: keep the model input whole in SRAM (default: pulled row by row)")
     _add_transform_options(p)
+    _add_output_options(p)
 
 
 def _add_transform_options(p):
     group = p.add_mutually_exclusive_group()
     group.add_argument("--transforms", metavar="LIST", default=None,
+                       type=_nonempty("transform names (or --no-transforms)"),
                        help="comma-separated transforms to try: fold_pads, zero_copy, reorder (default: all; "
                        "each kept only if the peak does not grow; --tiling applies the graph rewrites first)")
     group.add_argument("--no-transforms", dest="transforms", action="store_const", const="none",
@@ -95,52 +160,144 @@ def _add_transform_options(p):
 
 
 def _parser():
-    parser = argparse.ArgumentParser(prog="tinyarena", description="Plan SRAM for int8 TFLite models on MCUs.")
+    parser = _Parser(prog="tinyarena", description="Plan SRAM for int8 TFLite models on MCUs.")
     parser.add_argument("--version", action="version", version=f"tinyarena {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    p = commands.add_parser("plan", help="plan a model's SRAM and print the per-op report")
+    p = commands.add_parser("plan", help="plan a model's SRAM and print the per-op report (and what compile "
+                            "would reject)")
     _add_plan_options(p)
     p.add_argument("--no-scratch", action="store_true", help="plan activations only, no kernel scratch buffers")
-    p.add_argument("--chart", metavar="PATH", help="write the allocation chart (PNG) here")
-    p.add_argument("--json", metavar="PATH", help="write the plan as JSON here")
+    p.add_argument("--chart", metavar="PATH", help="write the allocation chart (PNG) here (folders created)")
+    p.add_argument("--json", metavar="PATH", help="write the plan as JSON here (folders created)")
     p.add_argument("--write-offline-plan", metavar="OUT", help="write a copy of the model carrying the plan as "
                    "TFLite Micro OfflineMemoryAllocation metadata (needs --no-inplace; transforms off unless "
                    "--transforms is given)")
 
     c = commands.add_parser("compile", help="write C sources that run the planned model (model.h, model.c, ...)")
     _add_plan_options(c)
-    c.add_argument("-o", "--output", required=True, help="output directory")
+    c.add_argument("-o", "--output", required=True, help="output directory (created)")
     c.add_argument("--target", choices=TARGETS, default="cortex-m4", help="default target of the Makefile")
-    c.add_argument("--name", help="C name of the model (default: from the file name)")
+    c.add_argument("--name", type=_nonempty("a name"), help="C name of the model (default: from the file name)")
     _add_memory_option(c)
 
     v = commands.add_parser("verify", help="build the generated C, run it and compare every byte with TFLite")
-    v.add_argument("model", help="path to a .tflite model")
+    _add_model_argument(v)
     v.add_argument("--target", choices=TARGETS, default="host", help="host, or Cortex-M4/M7 under QEMU")
     v.add_argument("--inplace", dest="inplace", action="store_true", default=True, help="in-place ops on (default)")
     v.add_argument("--no-inplace", dest="inplace", action="store_false", help="in-place ops off")
-    v.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
-    v.add_argument("--tiling", choices=("none", "auto", "rows", "patches"), default="none",
-                   help="verify the tiled schedule the search chooses (input streamed)")
-    v.add_argument("--max-mac-overhead", type=float, default=1.0, metavar="X", help="with --tiling: the MAC budget")
+    v.add_argument("--seed", type=_number(0, kind=int), default=0, help="seed of the random inputs (>= 0)")
+    _add_tiling_options(v, "verify the tiled schedule the search chooses (input streamed)")
     _add_memory_option(v)
     _add_transform_options(v)
+    _add_output_options(v)
 
     a = commands.add_parser("alloc", help="solve an allocation problem given as MiniMalloc CSV")
-    a.add_argument("problem", help="CSV with id,lower,upper,size[,alignment][,offset] (half-open lifetimes; offset pins)")
-    a.add_argument("--capacity", type=_argument(parse_size), default=0,
-                   help="bytes available: exit 2 if no plan fits (K/M suffix ok)")
-    a.add_argument("--timeout", type=float, default=10.0,
+    a.add_argument("problem", type=_argument(_existing_file),
+                   help="CSV with id,lower,upper,size[,alignment][,offset] (half-open lifetimes; offset pins)")
+    a.add_argument("--capacity", type=_argument(parse_limit),
+                   help="bytes available: exit 2 if no plan fits (K/M/G suffix ok; default: no limit)")
+    a.add_argument("--timeout", type=_number(0.0, MAX_SECONDS, above=True), default=10.0,
                    help="search budget in seconds of work (default 10): deterministic, about that long here")
-    a.add_argument("--wall-timeout", type=float, default=0.0, metavar="S",
+    a.add_argument("--wall-timeout", type=_number(0.0, MAX_SECONDS), default=0.0, metavar="S",
                    help="also stop after S wall-clock seconds (default 0: never); the plan then depends on load")
     a.add_argument("--allocator", choices=allocator_names(), default="exact", help="placement algorithm (default exact)")
     a.add_argument("-o", "--output", metavar="SOLUTION.csv", help="write the problem with every offset here")
+    _add_output_options(a, summary=False)
 
     d = commands.add_parser("demo", help="plan the bundled example network; write the chart and report")
     d.add_argument("-o", "--output", default="tinyarena_demo", help="output directory (default ./tinyarena_demo)")
+    _add_output_options(d, summary=False)
     return parser
+
+
+class _Run:
+    """One run of a command: its arguments, the seconds of each stage, warnings, and the plan
+    it made (for the --summary line)."""
+
+    def __init__(self, args, argv):
+        self.args, self.argv = args, argv
+        self.started = time.perf_counter()
+        self.stages = []  # (name, seconds)
+        self.plan = None
+
+    @contextlib.contextmanager
+    def stage(self, name):
+        start = time.perf_counter()
+        yield
+        self.stages.append((name, time.perf_counter() - start))
+
+    def warn(self, text):
+        if not self.args.quiet:
+            print(f"warning: {text}", file=sys.stderr)
+
+    def seconds(self):
+        return time.perf_counter() - self.started
+
+    def timing_line(self):
+        return ("time: " + ", ".join(f"{name} {s:.2f} s" for name, s in self.stages)
+                + f"; total {self.seconds():.2f} s")
+
+    def flags(self):
+        """The command line after the command word without the model and --summary (abbreviated too)."""
+        flags, skip = [], False
+        for token in self.argv[self.argv.index(self.args.command) + 1:]:
+            name, value = token.partition("=")[::2]
+            summary = len(name) > 3 and "--summary".startswith(name)
+            if not (skip or summary or token == self.args.model):
+                flags.append(token)
+            skip = summary and not value
+        return flags
+
+    def summary_row(self, status):
+        tiled = getattr(self.plan, "tiled", None)
+        tiling = self.args.tiling if tiled is None else (
+            f"{self.args.tiling} ({len(self.plan.segments)} segments, {self.plan.mac_overhead:.3f}x MACs)")
+        return report.summary_row(self.plan, self.args.command, self.args.model, self.flags(), tiling, status,
+                                  self.seconds())
+
+
+def _make_folder(folder, what):
+    try:
+        pathlib.Path(folder).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"{what}: cannot create folder {str(folder)!r} ({e.strerror})") from None
+
+
+def _output_file(path, what):
+    """Checks that ``path`` can be a file and creates its folders (ValueError naming ``what`` if not)."""
+    if path is None:
+        return
+    if os.path.isdir(path):
+        raise ValueError(f"{what} {path!r} is a directory: give a file path")
+    _make_folder(os.path.dirname(path) or ".", what)
+
+
+def _output_dir(path, what):
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise ValueError(f"{what} {path!r} exists and is not a directory")
+    _make_folder(path, what)
+
+
+def _check_tiling_options(args):
+    """Tiling options without --tiling are errors (they would be ignored); fills the defaults."""
+    if args.tiling == "none":
+        given = [flag for flag, value in (("--max-mac-overhead", args.max_mac_overhead),
+                                          ("--no-stream-input", getattr(args, "no_stream_input", False))) if value]
+        if given:
+            verb = "apply" if len(given) > 1 else "applies"
+            raise ValueError(f"{' and '.join(given)} {verb} to tiled schedules only: give --tiling or drop it")
+    args.max_mac_overhead = 1.0 if args.max_mac_overhead is None else args.max_mac_overhead
+
+
+def _check_outputs(args):
+    summary = getattr(args, "summary", None)
+    _output_file(summary, "--summary")
+    if summary:
+        report.check_summary(summary)
+    for path, what in ((getattr(args, "chart", None), "--chart"), (getattr(args, "json", None), "--json"),
+                       (getattr(args, "write_offline_plan", None), "--write-offline-plan")):
+        _output_file(path, what)
 
 
 def _write_outputs(plan, chart=None, json_path=None, offline_plan=None):
@@ -161,7 +318,7 @@ def _write_outputs(plan, chart=None, json_path=None, offline_plan=None):
         print(f"wrote {chart}")
 
 
-def _make_plan(args, scratch=True):
+def _make_plan(args, run, scratch=True):
     """The plan the arguments ask for, and a line on what the tiling search reached (or None)."""
     from .planner import plan as make_plan
 
@@ -170,12 +327,15 @@ def _make_plan(args, scratch=True):
     common = dict(sram=args.sram, align=args.align, allocator=args.allocator, inplace=not args.no_inplace,
                   scratch=scratch, transforms="none" if offline else args.transforms)
     if args.tiling == "none":
-        return make_plan(args.model, **common), None
+        with run.stage("plan"):
+            run.plan = make_plan(args.model, **common)
+        return run.plan, None
     from .tiling import search
 
-    found = search(args.model, tiling=args.tiling, max_mac_overhead=args.max_mac_overhead,
-                   stream_input=not args.no_stream_input, **common)
-    best = found.best
+    with run.stage("tiling search"):
+        found = search(args.model, tiling=args.tiling, max_mac_overhead=args.max_mac_overhead,
+                       stream_input=not args.no_stream_input, **common)
+    best = run.plan = found.best
     summary = (f"tiling {args.tiling}: peak {best.peak_bytes:,} B at {best.mac_overhead:.3f}x MACs "
                f"(untiled {found.untiled_peak_bytes:,} B); Pareto front: "
                + ", ".join(f"{p.peak_bytes:,} B @ {p.mac_overhead:.3f}x" for p in found.front)
@@ -190,14 +350,19 @@ def _does_not_fit(plan, searched):
     return EXIT_DOES_NOT_FIT
 
 
-def _run_plan(args):
+def _run_plan(args, run):
     if args.write_offline_plan and args.tiling != "none":
         raise ValueError("--write-offline-plan describes untiled schedules: drop --tiling")
-    plan, tiling_summary = _make_plan(args, scratch=not args.no_scratch)
+    plan, tiling_summary = _make_plan(args, run, scratch=not args.no_scratch)
+    with run.stage("compile check"):
+        issues = plan.compile_issues
     print(plan.table())
     if tiling_summary:
         print(tiling_summary)
-    _write_outputs(plan, args.chart, args.json, args.write_offline_plan)
+    for issue in issues:
+        run.warn(f"not compilable: {issue}")
+    with run.stage("outputs"):
+        _write_outputs(plan, args.chart, args.json, args.write_offline_plan)
     if not plan.fits:
         return _does_not_fit(plan, tiling_summary is not None)
     return 0
@@ -208,20 +373,24 @@ def _check_rules_have_memories(args):
         raise ValueError("--pin and --block place buffers in the memories of --memory: give --memory")
 
 
-def _run_compile(args):
+def _run_compile(args, run):
     from .codegen import compile as compile_model
     from .memories import place_plan
 
     if args.memory and args.sram:
         raise ValueError("--memory gives each memory's size: drop --sram")
     _check_rules_have_memories(args)
-    plan, tiling_summary = _make_plan(args)
+    _output_dir(args.output, "-o")
+    plan, tiling_summary = _make_plan(args, run)
     if tiling_summary:
         print(tiling_summary)
     if not plan.fits:
         return _does_not_fit(plan, tiling_summary is not None)
-    placement = place_plan(plan, args.memory, pins=args.pin, blocked=args.block) if args.memory else None
-    compiled = compile_model(plan, args.output, target=args.target, name=args.name or args.model, memories=placement)
+    with run.stage("placement"):
+        placement = place_plan(plan, args.memory, pins=args.pin, blocked=args.block) if args.memory else None
+    with run.stage("compile"):
+        compiled = compile_model(plan, args.output, target=args.target, name=args.name or args.model,
+                                 memories=placement)
     arenas = f"arenas {placement.describe()}" if placement else f"arena {compiled.arena_bytes:,} B"
     fragments = ", tinyarena_memory.ld, tinyarena_sections.ld" if placement else ""
     print(f"wrote {compiled.out_dir}/: model.h, model.c ({arenas}, "
@@ -234,7 +403,7 @@ def _run_compile(args):
     return 0
 
 
-def _run_verify(args):
+def _run_verify(args, run):
     from .verify import VerifyError, verify
 
     _check_rules_have_memories(args)
@@ -242,29 +411,30 @@ def _run_verify(args):
     if args.tiling != "none":
         from .tiling import search
 
-        plan = search(args.model, tiling=args.tiling, max_mac_overhead=args.max_mac_overhead, inplace=args.inplace,
-                      transforms=args.transforms).best
+        with run.stage("tiling search"):
+            plan = search(args.model, tiling=args.tiling, max_mac_overhead=args.max_mac_overhead,
+                          inplace=args.inplace, transforms=args.transforms).best
         print(plan.describe())
     try:
-        result = verify(args.model, target=args.target, inplace=args.inplace, seed=args.seed,
-                        transforms=args.transforms, plan=plan, memories=args.memory, pins=args.pin,
-                        blocked=args.block)
+        with run.stage("verify"):
+            result = verify(args.model, target=args.target, inplace=args.inplace, seed=args.seed,
+                            transforms=args.transforms, plan=plan, memories=args.memory, pins=args.pin,
+                            blocked=args.block)
     except VerifyError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_MODEL
+    run.plan = result.plan
     print(result.summary())
     return 0 if result.bit_exact else EXIT_BAD_MODEL
 
 
-def _run_alloc(args):
+def _run_alloc(args, run):
     from .allocation import AllocationProblem
 
-    if args.timeout <= 0:
-        raise ValueError(f"--timeout must be positive, got {args.timeout}")
-    if args.wall_timeout < 0:
-        raise ValueError(f"--wall-timeout must not be negative, got {args.wall_timeout}")
-    problem = AllocationProblem.from_csv(args.problem, capacity=args.capacity)
-    result = problem.solve(args.allocator, seconds=args.timeout, wall_seconds=args.wall_timeout)
+    _output_file(args.output, "-o")
+    problem = AllocationProblem.from_csv(args.problem, capacity=args.capacity or 0)
+    with run.stage("allocation"):
+        result = problem.solve(args.allocator, seconds=args.timeout, wall_seconds=args.wall_timeout)
     print(f"buffers       {len(problem):,}")
     print(f"height        {result.height:,} B")
     print(f"lower bound   {result.lower_bound:,} B")
@@ -282,28 +452,50 @@ def _run_alloc(args):
     return 0
 
 
-def _run_demo(args):
+def _run_demo(args, run):
     from .demo import run_demo
 
-    run_demo(args.output)
+    _output_dir(args.output, "-o")
+    with run.stage("demo"):
+        run_demo(args.output)
     return 0
 
 
-def main(argv=None):
-    args = _parser().parse_args(argv)
+_COMMANDS = {"plan": _run_plan, "compile": _run_compile, "verify": _run_verify, "alloc": _run_alloc,
+             "demo": _run_demo}
+
+
+def _error(text, status):
+    print(f"error: {text}", file=sys.stderr)
+    return status
+
+
+def _run_command(args, run):
+    """The command's exit status; its errors as one line on stderr."""
     try:
-        commands = {"plan": _run_plan, "compile": _run_compile, "verify": _run_verify, "alloc": _run_alloc,
-                    "demo": _run_demo}
-        return commands[args.command](args)
+        if hasattr(args, "tiling"):
+            _check_tiling_options(args)
+        _check_outputs(args)
+        return _COMMANDS[args.command](args, run)
     except (_core.ModelError, _core.UnsupportedError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return EXIT_BAD_MODEL
+        return _error(e, EXIT_BAD_MODEL)
     except ValueError as e:  # valid arguments that do not go together (e.g. an in-place offline plan)
-        print(f"error: {e}", file=sys.stderr)
-        return EXIT_USAGE
+        return _error(e, EXIT_USAGE)
     except OSError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return EXIT_BAD_MODEL
+        return _error(f"{e.strerror}: {e.filename}" if e.filename else e, EXIT_BAD_MODEL)
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = _parser().parse_args(argv)
+    run = _Run(args, argv)
+    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink if args.quiet else sys.stdout):
+        status = _run_command(args, run)
+        if getattr(args, "summary", None) and run.plan is not None:
+            report.append_summary(args.summary, run.summary_row(status))
+        if args.verbose:
+            print(run.timing_line())
+    return status
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import dataclasses
 
 from .allocation import (Buffer, BufferRules, HierarchyProblem, Memory, Problem, hierarchy_from_plan,
                          place_in_hierarchy, validate_hierarchy)
-from .sizes import check_alignment, parse_size
+from .sizes import check_alignment, parse_limit, parse_size
 
 __all__ = ["MemoryPlacement", "parse_block", "parse_memory", "parse_pin", "place_plan"]
 
@@ -56,20 +56,21 @@ class MemoryPlacement:
 def parse_memory(text):
     """``Memory`` from ``NAME:SIZE[:ALIGN[:BASE]]``, e.g. ``dtcm:64K``, ``sram:256K:16:0x20000000``.
 
-    SIZE takes a K/M suffix; ALIGN is in bytes, a power of two (default 16); BASE is the memory's
-    address (decimal or 0x hex, default 0). Raises ``ValueError`` naming the expected syntax.
+    SIZE (at least 1 byte) takes a K/M/G suffix; ALIGN is in bytes, a power of two (default 16);
+    BASE is the memory's address (decimal or 0x hex, default 0; the memory ends within 2^64).
+    Raises ``ValueError`` naming the expected syntax.
     """
     parts = str(text).split(":")
     if not 2 <= len(parts) <= 4 or not parts[0].isidentifier() or not parts[0].isascii():
         raise ValueError(f"invalid memory {text!r}: expected {MEMORY_SYNTAX} with NAME a C identifier, e.g. dtcm:64K")
     try:
-        size = parse_size(parts[1])
+        size = parse_limit(parts[1])
         alignment = check_alignment(parts[2], "ALIGN") if len(parts) > 2 and parts[2] else 16
         base = int(parts[3], 0) if len(parts) > 3 else 0
     except ValueError as e:
         raise ValueError(f"invalid memory {text!r}: expected {MEMORY_SYNTAX} ({e})") from None
-    if base < 0:
-        raise ValueError(f"invalid memory {text!r}: BASE must be >= 0")
+    if base < 0 or base + size > 2**64:
+        raise ValueError(f"invalid memory {text!r}: BASE must be >= 0 and the memory must end within 2^64")
     return Memory(parts[0], size, alignment=alignment, base_address=base)
 
 
@@ -96,7 +97,7 @@ def _memory_name(name, text, syntax):
 def parse_pin(text):
     """``(buffer, memory name)`` or ``(buffer, (memory name, offset))`` from ``BUFFER=MEMORY[:OFFSET]``,
     e.g. ``3=ext``, ``input=sram:0x1000``: BUFFER is an index or a name of ``plan.buffers``, OFFSET
-    bytes from the memory's start (decimal, 0x hex or a K/M suffix). Raises ``ValueError`` naming the
+    bytes from the memory's start (decimal, 0x hex or a K/M/G suffix). Raises ``ValueError`` naming the
     expected syntax; ``place_plan`` resolves the names."""
     buffer, rule = _buffer_rule(text, PIN_SYNTAX, "3=sram:4096")
     name, sep, offset = rule.partition(":")

@@ -6,6 +6,7 @@ It first tries the transforms (``tinyarena.transforms``) and keeps those that he
 """
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -13,7 +14,7 @@ from . import _core, report
 from .allocation import validate
 from .reader import load_model
 from .schedule import schedule_options
-from .sizes import check_alignment, parse_size
+from .sizes import check_alignment, parse_limit
 from .transforms import TransformReport, parse_transforms
 
 __all__ = ["Plan", "PlacedBuffer", "plan"]
@@ -123,6 +124,13 @@ class Plan:
         return self.core.liveness
 
     # Checks and presentation ---------------------------------------------
+    @cached_property
+    def compile_issues(self):
+        """Why ``tinyarena.codegen.compile`` would reject this plan's graph, one message per op the
+        kernel library cannot run (e.g. ``"op 3 (ELU) has no kernel in tinyarena's library"``, or
+        a float32 input): compile's own lowering, run on the graph. Empty when the graph compiles."""
+        return tuple(_core.compile_issues(self.graph))
+
     def validate(self):
         """Violations of the plan (empty list when valid)."""
         return validate(self.core.problem, self.core.solution)
@@ -166,7 +174,7 @@ class Plan:
 def plan_options(sram=None, align=16, allocator="auto", inplace=True, scratch=True, order=None,
                  allocation_seconds=0.3):
     """The core ``PlanOptions`` for these arguments (checked)."""
-    sram_limit = parse_size(sram) if sram is not None else 0
+    sram_limit = parse_limit(sram) if sram is not None else 0
     return _core.PlanOptions(
         alignment=check_alignment(align),
         allocator=allocator,
@@ -266,8 +274,9 @@ def plan(
 ):
     """Plan the SRAM of ``model`` (a path, bytes or ``Graph``) and return a :class:`Plan`.
 
-    - ``sram``: limit in bytes or a size string (``"64K"``); the plan reports
-      ``fits`` against it (it never silently overshoots: check ``plan.fits``).
+    - ``sram``: limit in bytes or a size string (``"64K"``), at least 1 (``None``: no limit); the
+      plan reports ``fits`` against it (it never silently overshoots: check ``plan.fits``).
+      ``ValueError`` for 0, negative or malformed sizes and sizes above ``tinyarena.sizes.MAX_BYTES``.
     - ``align``: alignment of every buffer's offset and size, bytes, a power of two (TFLM uses 16).
     - ``allocator``: a name from ``tinyarena.allocation.allocator_names()``; ``"auto"``
       (default) keeps greedy first fit when it meets the lower bound, else searches

@@ -1,6 +1,8 @@
-"""The plan as text and JSON."""
+"""The plan as text, JSON and a line of the run summary CSV."""
 
+import csv
 import json
+import os
 
 from .sizes import format_bytes
 
@@ -82,6 +84,8 @@ def to_dict(plan):
         "alignment": plan.alignment,
         "sram_limit": plan.sram_limit,
         "fits": plan.fits,
+        "compilable": not plan.compile_issues,
+        "not_compilable_reasons": list(plan.compile_issues),
         "transforms": [r.to_dict() for r in plan.transforms],
         "ops": [
             {
@@ -122,3 +126,35 @@ def to_json(plan, path=None, indent=2):
         with open(path, "w") as f:
             f.write(text + "\n")
     return text
+
+
+SUMMARY_COLUMNS = ("command", "model", "options", "peak_bytes", "lower_bound_bytes", "flash_bytes", "macs",
+                   "tiling", "exit_status", "seconds")
+"""Columns of the ``--summary`` CSV: one line per run of plan, compile or verify."""
+
+
+def summary_row(plan, command, model, options, tiling, exit_status, seconds):
+    """A line of the summary CSV (values in ``SUMMARY_COLUMNS`` order); ``options`` the flags as a list."""
+    return (command, str(model), " ".join(options), plan.peak_bytes, plan.lower_bound_bytes, plan.flash_bytes,
+            plan.macs, tiling, exit_status, f"{seconds:.3f}")
+
+
+def _header(path):
+    with open(path, newline="") as f:
+        return next(csv.reader(f), None)
+
+
+def check_summary(path):
+    """``ValueError`` unless ``path`` is new, empty or a summary CSV with these columns."""
+    if os.path.isfile(path) and os.path.getsize(path) and _header(path) != list(SUMMARY_COLUMNS):
+        raise ValueError(f"--summary {path!r} is a CSV with other columns: give a new file or a tinyarena summary")
+
+
+def append_summary(path, row):
+    """Appends ``row`` to the summary CSV at ``path``, after the header when the file is new or empty."""
+    new = not os.path.isfile(path) or os.path.getsize(path) == 0
+    with open(path, "a", newline="") as f:
+        writer = csv.writer(f)
+        if new:
+            writer.writerow(SUMMARY_COLUMNS)
+        writer.writerow(row)

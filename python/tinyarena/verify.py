@@ -53,6 +53,7 @@ class VerifyResult:
     arena_bytes: int = 0
     stack_bytes: int = None  # stack high-water mark on Cortex-M targets
     arenas: dict = None  # with memories: {memory: arena bytes}
+    plan: object = None  # the plan compiled (a tinyarena.Plan)
 
     def summary(self):
         if self.bit_exact:
@@ -200,4 +201,4 @@ def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator=
     stack = re.search(r"stack_bytes: (\d+)", stdout)
     typed = [o.view(np.asarray(e).dtype) for o, e in zip(outputs, (interpreter.get_tensor(t) for t in graph.outputs))]
     return VerifyResult(target, exact, typed, mismatch, compiled.arena_bytes, int(stack.group(1)) if stack else None,
-                        compiled.arenas or None)
+                        compiled.arenas or None, plan)

@@ -14,6 +14,9 @@ constexpr int32_t kReshape = 22, kSqueeze = 43, kExpandDims = 70;
 
 bool is_view(int32_t opcode) { return opcode == kReshape || opcode == kSqueeze || opcode == kExpandDims; }
 
+// Ops that become a kernel call (views and elided ops emit nothing).
+bool has_call(const graph::Op& op) { return !is_view(op.opcode) && !op.elided; }
+
 // opcode -> lowering function; filled by the lower_*.cpp files' tables.
 const std::map<int32_t, LowerFn>& lowering_table() {
   static const std::map<int32_t, LowerFn> table = [] {
@@ -153,7 +156,7 @@ Program lower_calls(const LoweringContext& context, Program program) {
   for (int32_t t : graph.outputs) program.outputs.push_back(model_io(context, t));
   for (int32_t op_index : plan.liveness.order) {
     const graph::Op& op = graph.ops[op_index];
-    if (!is_view(op.opcode) && !op.elided) program.calls.push_back(lower_call(context, op));
+    if (has_call(op)) program.calls.push_back(lower_call(context, op));
   }
   return program;
 }
@@ -180,6 +183,34 @@ KernelCall lower_call(const LoweringContext& context, const graph::Op& op) {
   if (it == lowering_table().end())
     throw UnsupportedError("op " + std::to_string(op.index) + " (" + op.type + ") has no kernel in tinyarena's library");
   return lower_op(context, op, it->second);
+}
+
+namespace {
+
+// The message of the UnsupportedError `lower` throws, if it throws one.
+template <typename Lower>
+void collect_issue(std::vector<std::string>& issues, Lower lower) {
+  try {
+    lower();
+  } catch (const UnsupportedError& e) {
+    issues.emplace_back(e.what());
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> compile_issues(const graph::Graph& graph) {
+  plan::PlanOptions options;
+  options.allocator = "greedy_size_first_fit";  // where buffers sit does not matter here
+  options.liveness.inplace_depthwise = options.liveness.inplace_elementwise = false;
+  const plan::Plan plan = plan::make_plan(graph, options);
+  const LoweringContext context(graph, plan);
+  std::vector<std::string> issues;
+  for (const std::vector<int32_t>* io : {&graph.inputs, &graph.outputs})
+    for (int32_t t : *io) collect_issue(issues, [&] { model_io(context, t); });
+  for (const graph::Op& op : graph.ops)
+    if (has_call(op)) collect_issue(issues, [&] { lower_call(context, op); });
+  return issues;
 }
 
 std::vector<std::string> supported_op_types() {

@@ -73,6 +73,14 @@ KernelCall lower_call(const LoweringContext& context, const graph::Op& op);
 // The model input or output `tensor` as the API sees it.
 ModelIO model_io(const LoweringContext& context, int32_t tensor);
 
+// Why compile would reject `graph`: one UnsupportedError message per op the
+// library cannot run (e.g. "op 3 (ELU) has no kernel in tinyarena's library")
+// or model input/output without a buffer, ops in file order; empty when all
+// lower. It runs compile's own lowering on a plan of the graph in file order
+// with scratch and no in-place ops (the planner merges an op in place only when
+// its kernel can run so), discarding the calls.
+std::vector<std::string> compile_issues(const graph::Graph& graph);
+
 // Ops the kernel library can run (builtin op names).
 std::vector<std::string> supported_op_types();
 
