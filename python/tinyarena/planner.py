@@ -277,6 +277,22 @@ def _apply_transforms(graph, names, make, schedule, force_reorder):
     return current.graph, current.best, tuple(reports), kept_schedule
 
 
+def _transformed(graph, names, maker, inplace, schedule_options_of, align, scratch, force_reorder):
+    """_apply_transforms with in-place ops as asked. The transforms and the order kept follow
+    the peaks, which in-place ops change, so with them the path without in-place ops is followed
+    too; when it ends lower, its graph and order are planned again with in-place ops where they
+    do not raise the peak (never above that path's end)."""
+    result = _apply_transforms(graph, names, maker(inplace), schedule_options_of(align, inplace, scratch),
+                               force_reorder)
+    if not inplace or not names:
+        return result
+    off = _apply_transforms(graph, names, maker(False), schedule_options_of(align, False, scratch), force_reorder)
+    if off[1].peak_bytes >= result[1].peak_bytes:
+        return result
+    off_graph, off_core, off_reports, off_found = off
+    return off_graph, maker(True)(off_graph, list(off_core.liveness.order)), off_reports, off_found
+
+
 def plan(
     model,
     sram=None,
@@ -329,15 +345,17 @@ def plan(
     if reorder and "reorder" not in names:
         names += ("reorder",)
 
-    def make(g, op_order):
-        return _core.make_plan(g, plan_options(sram, align, allocator, inplace, scratch, op_order, allocation_seconds,
-                                               target))
+    def maker(in_place):
+        def make(g, op_order):
+            return _core.make_plan(g, plan_options(sram, align, allocator, in_place, scratch, op_order,
+                                                   allocation_seconds, target))
+        return make
 
     if order:
-        graph, core, reports, found = graph, make(graph, order), (), None
+        graph, core, reports, found = graph, maker(inplace)(graph, order), (), None
     else:
-        graph, core, reports, found = _apply_transforms(graph, names, make, schedule_options(align, inplace, scratch),
-                                                        reorder)
+        graph, core, reports, found = _transformed(graph, names, maker, inplace, schedule_options, align, scratch,
+                                                   reorder)
     name = str(model) if not isinstance(model, (bytes, bytearray, memoryview, _core.Graph)) else ""
     result = Plan(graph, core, model_name=name)
     result.schedule = found
