@@ -31,12 +31,13 @@ class CodeTally {
   std::map<std::string, int64_t> by_source_;
 };
 
+// The op's flash in the plan's target build; kernel code is estimated for the Cortex-M targets only.
 FlashReport op_flash(const graph::Graph& graph, const graph::Op& op, const Plan& plan, CodeTally& code) {
-  const kernels::Build build = kernels::target_build(plan.options.target);
   FlashReport flash;
-  flash.constants = kernels::constant_bytes(graph, op, build);
-  const bool in_place = std::binary_search(plan.liveness.inplace_ops.begin(), plan.liveness.inplace_ops.end(), op.index);
-  if (plan.options.target != "host") flash.code = code.add(kernels::kernel_function(graph, op, in_place));
+  flash.constants = kernels::constant_bytes(graph, op, kernels::target_build(plan.options.target));
+  const auto& in_place = plan.liveness.inplace_ops;
+  if (plan.options.target != "host")
+    flash.code = code.add(kernels::kernel_function(graph, op, std::binary_search(in_place.begin(), in_place.end(), op.index)));
   return flash;
 }
 
@@ -89,6 +90,14 @@ std::vector<int32_t> minus(const std::vector<int32_t>& all, const std::vector<in
   return rest;
 }
 
+// The first `limit` of `ops` in the order the schedule `order` runs them.
+std::vector<int32_t> in_step_order(const std::vector<int32_t>& ops, const std::vector<int32_t>& order, size_t limit) {
+  std::vector<int32_t> result;
+  for (int32_t op : order)
+    if (result.size() < limit && std::binary_search(ops.begin(), ops.end(), op)) result.push_back(op);
+  return result;
+}
+
 }  // namespace
 
 allocation::Problem make_problem(const liveness::Liveness& liveness, int64_t alignment) {
@@ -113,17 +122,12 @@ void check_alignment(int64_t alignment) {
 Plan make_plan(const graph::Graph& graph, const PlanOptions& options) {
   check_alignment(options.alignment);
   Plan all_on = plan_declining(graph, options, {});
-  const std::vector<int32_t> candidates = all_on.liveness.inplace_ops;
+  const std::vector<int32_t>& candidates = all_on.liveness.inplace_ops;
   if (candidates.empty()) return all_on;
   Plan best = plan_declining(graph, options, candidates);
   if (all_on.peak_bytes <= best.peak_bytes) return all_on;
   std::vector<int32_t> declined = candidates;
-  std::vector<int32_t> by_step = candidates;
-  std::vector<int32_t> step_of(graph.ops.size(), 0);
-  for (size_t s = 0; s < all_on.liveness.order.size(); ++s) step_of[all_on.liveness.order[s]] = static_cast<int32_t>(s);
-  std::sort(by_step.begin(), by_step.end(), [&](int32_t a, int32_t b) { return step_of[a] < step_of[b]; });
-  if (by_step.size() > kMaxInplaceTrials) by_step.resize(kMaxInplaceTrials);
-  for (int32_t op : by_step) {
+  for (int32_t op : in_step_order(candidates, all_on.liveness.order, kMaxInplaceTrials)) {
     std::vector<int32_t> trial_declined;
     std::remove_copy(declined.begin(), declined.end(), std::back_inserter(trial_declined), op);
     Plan trial = plan_declining(graph, options, trial_declined);

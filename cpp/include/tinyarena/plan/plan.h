@@ -82,8 +82,9 @@ void check_alignment(int64_t alignment);
 // The plan of the graph. In-place ops are kept only where they do not raise
 // the peak: when the plan with every allowed in-place op is higher than the
 // one with none, the allowed ops are turned on one at a time in schedule order
-// (at most kMaxInplaceTrials of them) and each is kept if the peak does not
-// grow, so the result is never above the plan without in-place ops.
+// (the first kMaxInplaceTrials of them; any others stay out of place) and each
+// is kept if the peak does not grow, so the result is never above the plan
+// without in-place ops.
 // Throws std::invalid_argument for bad options (alignment not a power of two,
 // unknown allocator or target).
 Plan make_plan(const graph::Graph& graph, const PlanOptions& options = {});
