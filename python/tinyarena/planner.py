@@ -319,7 +319,8 @@ def plan(
       work (about that many seconds on the reference machine): the same plan on every run.
     - ``inplace``: allow in-place depthwise and elementwise ops. Each is kept only where it does
       not raise the peak (``plan.inplace_declined`` lists the others), so the plan is never above
-      the one with ``inplace=False``.
+      the one with ``inplace=False`` (when the transforms and order chosen without in-place ops end
+      lower, those are kept and ``plan.transforms`` reports that path).
     - ``target``: the build whose flash ``plan.flash`` reports (``"cortex-m4"``, ``"cortex-m7"``:
       SIMD kernels with packed int16 weights; ``"host"``: portable kernels, int8 weights).
     - ``scratch``: plan kernel scratch buffers (False: activations only).
