@@ -1,13 +1,24 @@
 """Stages 2-4 on the real models: liveness, allocation, the plan and its report."""
 
 import json
+import re
+import shutil
+import subprocess
+import sys
 
 import pytest
 
 import tinyarena
-from real_models import REAL_MODEL_NAMES, TFLM_ARENA_BYTES, real_model
+from real_models import REPO, REAL_MODEL_NAMES, TFLM_ARENA_BYTES, real_model
+from tinyarena import builder, liveness
+from tinyarena.builder import ModelBuilder
+from tinyarena.codegen import compile as compile_model
+from tinyarena.codegen import kernel_library_dir
 
 VWW_LOWER_BOUND = 55_296
+# int32 words of a CONV_2D channel's requantization record in SIMD builds
+CONV_RQ_WORDS = int(re.search(r"#define TA_CONV_RQ_WORDS (\d+)",
+                              (kernel_library_dir() / "include" / "tinyarena_kernels.h").read_text()).group(1))
 
 
 @pytest.mark.parametrize("name", REAL_MODEL_NAMES)
@@ -52,10 +63,12 @@ def test_inplace_depthwise_shares_its_input_buffer():
     plan = tinyarena.plan(real_model("vww_96_int8"), inplace=True)
     graph = plan.graph
     depthwise = [op for op in graph.ops if op.type == "DEPTHWISE_CONV_2D"]
-    assert set(op.index for op in depthwise) <= set(plan.liveness.inplace_ops)
+    in_place = [op for op in depthwise if op.index in plan.liveness.inplace_ops]
+    assert len(in_place) >= len(depthwise) - 1 and depthwise[0] in in_place
+    assert set(op.index for op in depthwise) <= set(plan.liveness.inplace_ops) | set(plan.inplace_declined)
     buffer_of = plan.liveness.tensor_buffer
     for op in depthwise:
-        assert buffer_of[op.inputs[0]] == buffer_of[op.outputs[0]]
+        assert (buffer_of[op.inputs[0]] == buffer_of[op.outputs[0]]) == (op in in_place)
     # ...and asks for the in-place kernel's scratch (ta_depthwise_conv_s8_inplace_scratch_bytes):
     # for the 48x48 3x3 layer the int16 plane its SIMD path builds, (48 + 2) rows x 52 columns
     # (51 rounded up to even, so rows stay word-aligned) + 2 values, and 48 + 1 int32
@@ -96,10 +109,11 @@ def test_report_rows_and_summary():
     plan = tinyarena.plan(real_model("vww_96_int8"))
     assert len(plan.ops) == len(plan.graph.ops)
     assert sum(r.macs for r in plan.ops) == plan.macs == 7_489_664
-    assert sum(r.flash_bytes for r in plan.ops) == plan.flash_bytes
-    weights = plan.graph.tensors[plan.graph.ops[0].inputs[1]]
-    assert plan.ops[0].weight_bytes == weights.byte_size == 8 * 3 * 3 * 3
-    assert plan.ops[0].bias_bytes == 8 * 4 and plan.ops[0].scale_bytes == 8 * 8
+    assert sum(r.flash_bytes for r in plan.ops) == plan.flash_bytes == plan.flash.total
+    # CONV_2D 8x3x3x3 in the Cortex-M4 build: int16 weights, K = 27 rounded up to 28 per channel
+    first = plan.ops[0].flash
+    assert first.weights == 2 * 8 * 28 and first.biases == 8 * 4
+    assert first.requant == 8 * 4 * 2 + 8 * 4 * CONV_RQ_WORDS  # out_mult, out_shift, the SIMD path's records
     assert plan.ops[0].output_shape == (1, 48, 48, 8)
     peak_row = next(r for r in plan.ops if r.index == plan.peak_op)
     assert peak_row.live_bytes + peak_row.scratch_bytes == plan.lower_bound_bytes
@@ -112,8 +126,10 @@ def test_json_has_the_documented_keys(tmp_path):
     path = tmp_path / "plan.json"
     data = json.loads(plan.to_json(path))
     assert json.loads(path.read_text()) == data
-    for key in ("peak_bytes", "lower_bound_bytes", "flash_bytes", "macs", "ops", "buffers"):
+    for key in ("peak_bytes", "lower_bound_bytes", "flash_bytes", "flash", "target", "macs", "ops", "buffers"):
         assert key in data
+    assert data["flash"]["total"] == data["flash_bytes"] == data["flash"]["constants"] + data["flash"]["code"]
+    assert sum(op["flash"]["constants"] for op in data["ops"]) == data["flash"]["constants"]
     assert data["peak_bytes"] == plan.peak_bytes and data["fits"] is True and data["sram_limit"] == 65536
     assert set(data["buffers"][0]) >= {"name", "first", "last", "size", "offset"}
     assert len(data["ops"]) == len(plan.graph.ops)
@@ -166,3 +182,98 @@ def test_chart_draws_every_buffer_and_the_limit(tmp_path):
     assert len(ax.collections[0].get_paths()) == len(plan.buffers)
     assert ax.get_ylim()[1] >= 64.0 and ax.get_xlim()[1] >= len(plan.ops) - 1
     plt.close(ax.figure)
+
+
+# In-place ops never raise the peak --------------------------------------------------------
+
+
+def ds_cnn_large():
+    """Arm's large DS-CNN for keyword spotting (ML-zoo): a 10x4 conv with (2, 1) strides to
+    25x10x276, a stride-2 depthwise block to 13x5x276, four more blocks, pool, FC, softmax."""
+    mb = ModelBuilder("ds_cnn_large", seed=0)
+    x = mb.conv2d(mb.input([1, 49, 10, 1]), 276, kernel=(10, 4), stride=(2, 1), activation="RELU")
+    for stride in (2, 1, 1, 1, 1):
+        x = mb.depthwise_conv2d(x, kernel=3, stride=stride, activation="RELU")
+        x = mb.conv2d(x, 276, kernel=1, activation="RELU")
+    x = mb.average_pool2d(x, pool=x.shape[1:3])
+    mb.output(mb.softmax(mb.fully_connected(mb.reshape(x, [1, -1]), 12)))
+    return mb.build()
+
+
+def test_inplace_that_keeps_a_large_input_alive_is_declined():
+    # Written over its 69,000 B input, the first (stride-2) depthwise's 17,940 B output would keep
+    # that whole buffer alive through the next conv: 88,064 B there, against 87,648 B out of place.
+    model = ds_cnn_large()
+    on, off = tinyarena.plan(model), tinyarena.plan(model, inplace=False)
+    assert on.inplace_declined == (1,) and on.liveness.inplace_ops == (3, 5, 7, 9)
+    assert on.peak_bytes == off.peak_bytes == 87_648 and on.validate() == []
+    everywhere = liveness.analyze_liveness(on.graph)  # every allowed op in place
+    assert 1 in everywhere.inplace_ops and _lower_bound(everywhere, on.alignment) == 88_064
+
+
+def _lower_bound(liveness, alignment):
+    sizes = [(-(-b.size // alignment) * alignment, b.first, b.last) for b in liveness.buffers]
+    steps = max(last for _, _, last in sizes) + 1
+    return max(sum(size for size, first, last in sizes if first <= s <= last) for s in range(steps))
+
+
+@pytest.mark.parametrize("name", REAL_MODEL_NAMES)
+def test_inplace_never_raises_the_peak_of_a_real_model(name):
+    on, off = tinyarena.plan(real_model(name)), tinyarena.plan(real_model(name), inplace=False)
+    assert on.peak_bytes <= off.peak_bytes and on.validate() == []
+    assert not set(on.inplace_declined) & set(on.liveness.inplace_ops)
+
+
+@pytest.mark.parametrize("transforms", [(), None])
+def test_inplace_never_raises_the_peak_of_a_random_dag(transforms):
+    declined = 0
+    for seed in range(60):
+        for max_ops in (16, 40):
+            data = builder.random_dag(seed, max_ops=max_ops)
+            on = tinyarena.plan(data, transforms=transforms)
+            off = tinyarena.plan(data, inplace=False, transforms=transforms)
+            assert on.peak_bytes <= off.peak_bytes and on.validate() == [], (seed, max_ops)
+            declined += bool(on.inplace_declined)
+    assert declined >= 1  # the choice per op was exercised
+
+
+# Flash of the build the plan targets -------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", REAL_MODEL_NAMES)
+def test_plan_flash_is_the_const_data_compile_reports(name, tmp_path):
+    m4 = tinyarena.plan(real_model(name))  # target cortex-m4, as compile's default
+    host = tinyarena.plan(real_model(name), target="host")
+    compiled = compile_model(m4, tmp_path, target="cortex-m4")
+    assert m4.target == "cortex-m4" and m4.flash.constants == compiled.const_bytes["dsp"]
+    assert host.flash.constants == compiled.const_bytes["portable"] < m4.flash.constants
+    for plan in (m4, host):
+        f = plan.flash
+        assert f.constants == f.weights + f.biases + f.requant + f.tables and f.total == f.constants + f.code
+        for key in ("weights", "biases", "requant", "tables", "code", "total"):
+            assert sum(getattr(r.flash, key) for r in plan.ops) == getattr(f, key)
+    assert m4.flash.code > 0 == host.flash.code
+    assert m4.flash_bytes == m4.flash.total
+
+
+def test_unknown_target_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown target 'cortex-m0'"):
+        tinyarena.plan(real_model("hello_world_int8"), target="cortex-m0")
+
+
+@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None, reason="arm-none-eabi-gcc missing")
+def test_kernel_code_estimate_is_the_measured_size():
+    sys.path.insert(0, str(REPO / "tools"))
+    from kernel_code_bytes import measure
+
+    functions, sources = measure()
+    # hello_world: three FULLY_CONNECTED ops, one kernel.
+    assert tinyarena.plan(real_model("hello_world_int8")).flash.code == functions["ta_fully_connected_s8"]
+    # DS-CNN-L (the first depthwise out of place, the others in place): both depthwise kernels,
+    # which share most of depthwise.c.
+    plan = tinyarena.plan(ds_cnn_large())
+    depthwise = min(functions["ta_depthwise_conv_s8"] + functions["ta_depthwise_conv_s8_inplace"],
+                    sources["depthwise.c"])
+    expected = (functions["ta_conv_s8"] + depthwise + functions["ta_avg_pool_s8"] +
+                functions["ta_fully_connected_s8"] + functions["ta_softmax_s8"])
+    assert plan.flash.code == expected  # else rerun tools/kernel_code_bytes.py into cpp/src/kernels/flash.cpp

@@ -15,18 +15,29 @@ void bind_plan(py::module_& m) {
   using plan::PlanOptions;
   py::class_<PlanOptions>(m, "PlanOptions")
       .def(py::init([](int64_t alignment, std::string allocator, const liveness::LivenessOptions& liveness,
-                       int64_t sram_limit, std::vector<int32_t> order, double allocation_seconds) {
-             return PlanOptions{alignment, std::move(allocator), allocation_seconds, liveness, sram_limit, std::move(order)};
+                       int64_t sram_limit, std::vector<int32_t> order, double allocation_seconds, std::string target) {
+             return PlanOptions{alignment, std::move(allocator), allocation_seconds, liveness, sram_limit,
+                                std::move(order), std::move(target)};
            }),
            py::arg("alignment") = 16, py::arg("allocator") = "auto",
            py::arg("liveness") = liveness::LivenessOptions{}, py::arg("sram_limit") = 0,
-           py::arg("order") = std::vector<int32_t>{}, py::arg("allocation_seconds") = 0.3)
+           py::arg("order") = std::vector<int32_t>{}, py::arg("allocation_seconds") = 0.3,
+           py::arg("target") = "cortex-m4")
       .def_readonly("alignment", &PlanOptions::alignment)
       .def_readonly("allocator", &PlanOptions::allocator)
       .def_readonly("allocation_seconds", &PlanOptions::allocation_seconds)
       .def_readonly("liveness", &PlanOptions::liveness)
       .def_readonly("sram_limit", &PlanOptions::sram_limit)
-      .def_readonly("order", &PlanOptions::order);
+      .def_readonly("order", &PlanOptions::order)
+      .def_readonly("target", &PlanOptions::target);
+  py::class_<plan::FlashReport>(m, "FlashReport", "Flash of an op or a model in the plan's target build.")
+      .def_property_readonly("weights", [](const plan::FlashReport& f) { return f.constants.weights; })
+      .def_property_readonly("biases", [](const plan::FlashReport& f) { return f.constants.biases; })
+      .def_property_readonly("requant", [](const plan::FlashReport& f) { return f.constants.requant; })
+      .def_property_readonly("tables", [](const plan::FlashReport& f) { return f.constants.tables; })
+      .def_property_readonly("constants", [](const plan::FlashReport& f) { return f.constants.total(); })
+      .def_readonly("code", &plan::FlashReport::code)
+      .def_property_readonly("total", &plan::FlashReport::total);
   py::class_<OpReport>(m, "OpReport", "One row of the per-op report.")
       .def_readonly("index", &OpReport::index)
       .def_readonly("step", &OpReport::step)
@@ -36,10 +47,8 @@ void bind_plan(py::module_& m) {
       .def_readonly("scratch_bytes", &OpReport::scratch_bytes)
       .def_readonly("arena_top", &OpReport::arena_top)
       .def_property_readonly("macs", [](const OpReport& r) { return r.metrics.macs; })
-      .def_property_readonly("weight_bytes", [](const OpReport& r) { return r.metrics.weight_bytes; })
-      .def_property_readonly("bias_bytes", [](const OpReport& r) { return r.metrics.bias_bytes; })
-      .def_property_readonly("scale_bytes", [](const OpReport& r) { return r.metrics.scale_bytes; })
-      .def_property_readonly("flash_bytes", [](const OpReport& r) { return r.metrics.flash_bytes(); });
+      .def_readonly("flash", &OpReport::flash)
+      .def_property_readonly("flash_bytes", [](const OpReport& r) { return r.flash.total(); });
   py::class_<Plan>(m, "CorePlan", "The planner's result; tinyarena.Plan wraps it with table, JSON and chart.")
       .def_readonly("options", &Plan::options)
       .def_readonly("liveness", &Plan::liveness)
@@ -51,7 +60,9 @@ void bind_plan(py::module_& m) {
       .def_readonly("peak_bytes", &Plan::peak_bytes)
       .def_readonly("peak_op", &Plan::peak_op)
       .def_readonly("lower_bound_bytes", &Plan::lower_bound_bytes)
-      .def_readonly("flash_bytes", &Plan::flash_bytes)
+      .def_readonly("flash", &Plan::flash)
+      .def_property_readonly("flash_bytes", [](const Plan& p) { return p.flash.total(); })
+      .def_readonly("inplace_declined", &Plan::inplace_declined)
       .def_readonly("macs", &Plan::macs)
       .def_property_readonly("fits", &Plan::fits);
   m.def("make_plan",

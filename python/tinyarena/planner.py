@@ -2,7 +2,8 @@
 
 ``plan(model, ...)`` returns a :class:`Plan`: the chosen offsets, peak SRAM,
 lower bound, flash and MACs, as Python objects, a text table, JSON and a chart.
-It first tries the transforms (``tinyarena.transforms``) and keeps those that help.
+It first tries the transforms (``tinyarena.transforms``) and keeps those that help, and
+keeps an in-place op only where it does not raise the peak.
 """
 
 from dataclasses import dataclass
@@ -67,8 +68,31 @@ class Plan:
         return self.core.lower_bound_bytes
 
     @property
+    def target(self):
+        """The code generation target whose build the flash figures are for."""
+        return self.core.options.target
+
+    @property
+    def flash(self):
+        """Flash of the target's build (a ``FlashReport``): ``weights`` (in the build's layout: packed
+        int16 for Cortex-M4/M7, int8 for host), ``biases``, ``requant`` (per-channel multipliers and
+        shifts, CONV_2D records in SIMD builds, FULLY_CONNECTED scales), ``tables`` (lookup tables,
+        copy sizes), ``constants`` (their sum: what ``compile`` reports as const data for the target),
+        ``code`` (kernel library code, *estimated* from per-kernel sizes measured with
+        arm-none-eabi-gcc for Cortex-M4 by tools/kernel_code_bytes.py; 0 for host) and ``total``.
+        Each op's share is ``plan.ops[i].flash``."""
+        return self.core.flash
+
+    @property
     def flash_bytes(self):
+        """Total flash of the target's build: constant data plus estimated kernel code."""
         return self.core.flash_bytes
+
+    @property
+    def inplace_declined(self):
+        """Ops that could have written over their input but were planned out of place because
+        writing in place raised the peak."""
+        return tuple(self.core.inplace_declined)
 
     @property
     def macs(self):
@@ -172,7 +196,7 @@ class Plan:
 
 
 def plan_options(sram=None, align=16, allocator="auto", inplace=True, scratch=True, order=None,
-                 allocation_seconds=0.3):
+                 allocation_seconds=0.3, target="cortex-m4"):
     """The core ``PlanOptions`` for these arguments (checked)."""
     sram_limit = parse_limit(sram) if sram is not None else 0
     return _core.PlanOptions(
@@ -182,6 +206,7 @@ def plan_options(sram=None, align=16, allocator="auto", inplace=True, scratch=Tr
         sram_limit=sram_limit,
         order=list(order or []),
         allocation_seconds=float(allocation_seconds),
+        target=target,
     )
 
 
@@ -260,6 +285,22 @@ def _apply_transforms(graph, names, make, schedule, force_reorder):
     return current.graph, current.best, tuple(reports), kept_schedule
 
 
+def _transformed(graph, names, maker, inplace, schedule_options_of, align, scratch, force_reorder):
+    """_apply_transforms with in-place ops as asked. The transforms and the order kept follow
+    the peaks, which in-place ops change, so with them the path without in-place ops is followed
+    too; when it ends lower, its graph and order are planned again with in-place ops where they
+    do not raise the peak (never above that path's end)."""
+    result = _apply_transforms(graph, names, maker(inplace), schedule_options_of(align, inplace, scratch),
+                               force_reorder)
+    if not inplace or not names:
+        return result
+    off = _apply_transforms(graph, names, maker(False), schedule_options_of(align, False, scratch), force_reorder)
+    if off[1].peak_bytes >= result[1].peak_bytes:
+        return result
+    off_graph, off_core, off_reports, off_found = off
+    return off_graph, maker(True)(off_graph, list(off_core.liveness.order)), off_reports, off_found
+
+
 def plan(
     model,
     sram=None,
@@ -271,6 +312,7 @@ def plan(
     reorder=False,
     transforms=None,
     allocation_seconds=0.3,
+    target="cortex-m4",
 ):
     """Plan the SRAM of ``model`` (a path, bytes or ``Graph``) and return a :class:`Plan`.
 
@@ -284,7 +326,12 @@ def plan(
       ``plan.proven_optimal`` say what won); ``"greedy_size_first_fit"`` is TFLite Micro's rule.
     - ``allocation_seconds``: budget of the searching allocators, as deterministic search
       work (about that many seconds on the reference machine): the same plan on every run.
-    - ``inplace``: allow in-place depthwise and elementwise ops.
+    - ``inplace``: allow in-place depthwise and elementwise ops. Each is kept only where it does
+      not raise the peak (``plan.inplace_declined`` lists the others), so the plan is never above
+      the one with ``inplace=False`` (when the transforms and order chosen without in-place ops end
+      lower, those are kept and ``plan.transforms`` reports that path).
+    - ``target``: the build whose flash ``plan.flash`` reports (``"cortex-m4"``, ``"cortex-m7"``:
+      SIMD kernels with packed int16 weights; ``"host"``: portable kernels, int8 weights).
     - ``scratch``: plan kernel scratch buffers (False: activations only).
     - ``transforms``: which of ``tinyarena.transforms.TRANSFORMS`` (``fold_pads``, ``zero_copy``,
       ``reorder``) to try, in that order: default all (none when ``order`` is given); ``()`` or
@@ -299,7 +346,7 @@ def plan(
       ``plan.schedule`` (also set when the default ``reorder`` transform is kept).
     """
     graph = load_model(model)
-    plan_options(sram, align, allocator, inplace, scratch)  # checks the arguments once
+    plan_options(sram, align, allocator, inplace, scratch, target=target)  # checks the arguments once
     if order and reorder:
         raise ValueError("give either order or reorder=True, not both")
     names = parse_transforms(() if order and transforms is None else transforms)
@@ -308,14 +355,17 @@ def plan(
     if reorder and "reorder" not in names:
         names += ("reorder",)
 
-    def make(g, op_order):
-        return _core.make_plan(g, plan_options(sram, align, allocator, inplace, scratch, op_order, allocation_seconds))
+    def maker(in_place):
+        def make(g, op_order):
+            return _core.make_plan(g, plan_options(sram, align, allocator, in_place, scratch, op_order,
+                                                   allocation_seconds, target))
+        return make
 
     if order:
-        graph, core, reports, found = graph, make(graph, order), (), None
+        graph, core, reports, found = graph, maker(inplace)(graph, order), (), None
     else:
-        graph, core, reports, found = _apply_transforms(graph, names, make, schedule_options(align, inplace, scratch),
-                                                        reorder)
+        graph, core, reports, found = _transformed(graph, names, maker, inplace, schedule_options, align, scratch,
+                                                   reorder)
     name = str(model) if not isinstance(model, (bytes, bytearray, memoryview, _core.Graph)) else ""
     result = Plan(graph, core, model_name=name)
     result.schedule = found

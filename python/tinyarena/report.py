@@ -33,7 +33,7 @@ def summary_lines(plan):
     lines = [
         f"peak SRAM     {plan.peak_bytes:,} B ({format_bytes(plan.peak_bytes)}) at op {plan.peak_op}{over}",
         f"lower bound   {plan.lower_bound_bytes:,} B",
-        f"flash         {plan.flash_bytes:,} B (weights, biases, requantization tables)",
+        *flash_lines(plan),
         f"MACs          {plan.macs:,}",
         f"allocator     {plan.allocator} (placement by {plan.allocation_method}, "
         f"{'proven optimal' if plan.proven_optimal else 'not proven optimal'}), alignment {plan.alignment} B, "
@@ -43,6 +43,22 @@ def summary_lines(plan):
         verdict = "fits" if plan.fits else f"DOES NOT FIT: needs {plan.peak_bytes:,} B, limit {plan.sram_limit:,} B"
         lines.append(f"SRAM limit    {plan.sram_limit:,} B: {verdict}")
     return lines
+
+
+def flash_lines(plan):
+    """Flash of the plan's target build: total, then constant data and estimated kernel code."""
+    f = plan.flash
+    return [
+        f"flash         {f.total:,} B for {plan.target}: {f.constants:,} B constant data + {f.code:,} B kernel code "
+        "(estimated)",
+        f"              constant data: weights {f.weights:,} B, biases {f.biases:,} B, "
+        f"requantization {f.requant:,} B, tables {f.tables:,} B",
+    ]
+
+
+def _flash_dict(f):
+    return {"weights": f.weights, "biases": f.biases, "requant": f.requant, "tables": f.tables,
+            "constants": f.constants, "code": f.code, "total": f.total}
 
 
 def transform_lines(plan):
@@ -76,7 +92,9 @@ def to_dict(plan):
         "peak_bytes": plan.peak_bytes,
         "peak_op": plan.peak_op,
         "lower_bound_bytes": plan.lower_bound_bytes,
+        "target": plan.target,
         "flash_bytes": plan.flash_bytes,
+        "flash": _flash_dict(plan.flash),
         "macs": plan.macs,
         "allocator": plan.allocator,
         "allocation_method": plan.allocation_method,
@@ -96,10 +114,8 @@ def to_dict(plan):
                 "live_bytes": r.live_bytes,
                 "scratch_bytes": r.scratch_bytes,
                 "arena_top": r.arena_top,
-                "weight_bytes": r.weight_bytes,
-                "bias_bytes": r.bias_bytes,
-                "scale_bytes": r.scale_bytes,
                 "flash_bytes": r.flash_bytes,
+                "flash": _flash_dict(r.flash),
                 "macs": r.macs,
             }
             for r in plan.ops

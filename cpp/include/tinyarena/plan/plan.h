@@ -9,6 +9,7 @@
 #include "tinyarena/allocation/problem.h"
 #include "tinyarena/graph/graph.h"
 #include "tinyarena/graph/op_metrics.h"
+#include "tinyarena/kernels/flash.h"
 #include "tinyarena/liveness/liveness.h"
 
 namespace tinyarena::plan {
@@ -20,6 +21,19 @@ struct PlanOptions {
   liveness::LivenessOptions liveness;
   int64_t sram_limit = 0;  // 0 = no limit; a plan above it reports fits() == false
   std::vector<int32_t> order;  // schedule (op indices); empty = file order
+  // The build whose flash the plan reports: "cortex-m4" or "cortex-m7" (SIMD kernels,
+  // packed int16 weights) or "host" (portable kernels, int8 weights).
+  std::string target = "cortex-m4";
+};
+
+// Flash of one op or of the whole model in the target's build: the constant
+// arrays the generated code holds, and the kernel library code it links
+// (estimated: see kernels::kernel_code_bytes; counted at the first op that calls
+// a kernel; 0 for the host target).
+struct FlashReport {
+  kernels::ConstantBytes constants;
+  int64_t code = 0;
+  int64_t total() const { return constants.total() + code; }
 };
 
 struct OpReport {
@@ -30,7 +44,8 @@ struct OpReport {
   int64_t live_bytes = 0;     // activation buffers live at this step (aligned sizes)
   int64_t scratch_bytes = 0;  // scratch buffers of this step (aligned sizes)
   int64_t arena_top = 0;      // highest address used by buffers live at this step
-  graph::OpMetrics metrics;
+  graph::OpMetrics metrics;   // MACs, and the op's constant tensors as the model stores them
+  FlashReport flash;          // in the target's build
 };
 
 struct Plan {
@@ -44,8 +59,11 @@ struct Plan {
   int64_t peak_bytes = 0;       // arena height
   int32_t peak_op = -1;         // first op with the most bytes in use (live + scratch)
   int64_t lower_bound_bytes = 0;
-  int64_t flash_bytes = 0;
+  FlashReport flash;            // sum of the ops' flash
   int64_t macs = 0;
+  // Ops that could write over their input but were planned out of place, because
+  // writing in place raised the peak (see make_plan), ascending.
+  std::vector<int32_t> inplace_declined;
 
   bool fits() const { return options.sram_limit <= 0 || peak_bytes <= options.sram_limit; }
 };
@@ -61,11 +79,21 @@ inline bool is_power_of_two(int64_t value) { return value >= 1 && (value & (valu
 // aligned to one, so offsets aligned to anything else are not aligned in memory.
 void check_alignment(int64_t alignment);
 
-// Throws std::invalid_argument for bad options (alignment not a power of two, unknown allocator).
+// The plan of the graph. In-place ops are kept only where they do not raise
+// the peak: when the plan with every allowed in-place op is higher than the
+// one with none, the allowed ops are turned on one at a time in schedule order
+// (the first kMaxInplaceTrials of them; any others stay out of place) and each
+// is kept if the peak does not grow, so the result is never above the plan
+// without in-place ops.
+// Throws std::invalid_argument for bad options (alignment not a power of two,
+// unknown allocator or target).
 Plan make_plan(const graph::Graph& graph, const PlanOptions& options = {});
 
+constexpr size_t kMaxInplaceTrials = 32;
+
 // The plan of given buffers (e.g. a tiled schedule's: ring buffers and full
-// tensors): allocation and per-op report exactly as make_plan does them.
+// tensors): allocation and per-op report as make_plan does them, with the
+// liveness's in-place choices as given.
 Plan plan_buffers(const graph::Graph& graph, const PlanOptions& options, liveness::Liveness liveness);
 
 }  // namespace tinyarena::plan

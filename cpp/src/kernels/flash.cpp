@@ -1,0 +1,182 @@
+// Constant arrays per op and build, sized the way the code generator fills
+// them: packed layouts from the library's own *_bytes() functions, requant
+// arrays from the same builders the generated params come from.
+#include "tinyarena/kernels/flash.h"
+
+#include <map>
+#include <stdexcept>
+
+#include "tinyarena/common/errors.h"
+#include "tinyarena/kernels/kernel_params.h"
+
+namespace tinyarena::kernels {
+namespace {
+
+constexpr int64_t kInt32 = 4, kInt16 = 2, kDouble = 8, kLutBytes = 256;
+
+int64_t constant_tensor_bytes(const graph::Tensor* t) {
+  return t && t->is_constant() ? t->byte_size.value_or(static_cast<int64_t>(t->data ? t->data->size : 0)) : 0;
+}
+
+bool emits_no_call(const graph::Op& op) {
+  return op.elided || op.opcode == opcode::kReshape || op.opcode == opcode::kSqueeze ||
+         op.opcode == opcode::kExpandDims;
+}
+
+// Bytes of the constant inputs the call passes as data (an array each).
+int64_t constant_operand_bytes(const graph::Graph& graph, const graph::Op& op) {
+  int64_t bytes = 0;
+  for (size_t position = 0; position < op.inputs.size(); ++position) {
+    const bool data = op.opcode == opcode::kConcatenation ? true
+                      : op.opcode == opcode::kSplit       ? position == 1
+                      : op.opcode == opcode::kAdd || op.opcode == opcode::kMul ? position <= 1
+                                                                               : position == 0;
+    if (data) bytes += constant_tensor_bytes(graph.input(op, position));
+  }
+  return bytes;
+}
+
+int64_t int32s(size_t count) { return kInt32 * static_cast<int64_t>(count); }
+
+// Bias, per-channel multipliers and shifts of CONV_2D and DEPTHWISE_CONV_2D.
+template <typename Kernel>
+void add_channel_arrays(const Kernel& k, ConstantBytes& bytes) {
+  bytes.biases += int32s(k.bias.size());
+  bytes.requant += int32s(k.requant.mult.size()) + int32s(k.requant.shift.size());
+}
+
+ConstantBytes conv_bytes(const graph::Graph& graph, const graph::Op& op, Build build) {
+  const ConvKernel k = conv_kernel(graph, op);
+  const ta_conv_params& p = k.params;
+  ConstantBytes bytes;
+  bytes.weights = build == Build::Simd
+                      ? static_cast<int64_t>(ta_pack_gemm_weights_s16_bytes(p.out_c, p.kernel_h * p.kernel_w * p.in_c))
+                      : graph.input(op, 1)->element_count;
+  add_channel_arrays(k, bytes);
+  if (build == Build::Simd) bytes.requant += int32s(static_cast<size_t>(p.out_c) * TA_CONV_RQ_WORDS);
+  return bytes;
+}
+
+ConstantBytes depthwise_bytes(const graph::Graph& graph, const graph::Op& op, Build build) {
+  const DepthwiseKernel k = depthwise_kernel(graph, op);
+  const ta_dwconv_params& p = k.params;
+  ConstantBytes bytes;
+  bytes.weights = build == Build::Simd
+                      ? static_cast<int64_t>(ta_pack_dw_weights_s16_bytes(p.in_c * p.depth_multiplier, p.kernel_h,
+                                                                          p.kernel_w))
+                      : graph.input(op, 1)->element_count;
+  add_channel_arrays(k, bytes);
+  return bytes;
+}
+
+ConstantBytes fully_connected_bytes(const graph::Graph& graph, const graph::Op& op, Build build) {
+  const FullyConnectedKernel k = fully_connected_kernel(graph, op);
+  const ta_fc_params& p = k.params;
+  ConstantBytes bytes;
+  bytes.weights = build == Build::Simd ? static_cast<int64_t>(ta_pack_gemm_weights_s16_bytes(p.out_depth, p.in_depth))
+                                       : graph.input(op, 1)->element_count;
+  bytes.biases = int32s(k.bias.size());
+  bytes.requant = kDouble * static_cast<int64_t>(k.out_scale_f64.size());
+  return bytes;
+}
+
+// The op's own arrays, besides constant data inputs; throws UnsupportedError as the builders do.
+ConstantBytes call_arrays(const graph::Graph& graph, const graph::Op& op, Build build) {
+  ConstantBytes bytes;
+  switch (op.opcode) {
+    case opcode::kConv2D: return conv_bytes(graph, op, build);
+    case opcode::kDepthwiseConv2D: return depthwise_bytes(graph, op, build);
+    case opcode::kFullyConnected: return fully_connected_bytes(graph, op, build);
+    case opcode::kLogistic: case opcode::kTanh: lut(graph, op); bytes.tables = kLutBytes; return bytes;
+    case opcode::kConcatenation: bytes.tables = int32s(concat_plan(graph, op).copy_sizes.size()); return bytes;
+    case opcode::kSplit: bytes.tables = int32s(split_plan(graph, op).copy_sizes.size()); return bytes;
+    default: return bytes;
+  }
+}
+
+// Every constant input as it is stored in the model (an op the library cannot run).
+ConstantBytes raw_constants(const graph::Graph& graph, const graph::Op& op) {
+  ConstantBytes bytes;
+  for (size_t position = 0; position < op.inputs.size(); ++position)
+    bytes.weights += constant_tensor_bytes(graph.input(op, position));
+  return bytes;
+}
+
+}  // namespace
+
+Build target_build(const std::string& target) {
+  if (target == "cortex-m4" || target == "cortex-m7") return Build::Simd;
+  if (target == "host") return Build::Portable;
+  throw std::invalid_argument("unknown target '" + target + "': use host, cortex-m4 or cortex-m7");
+}
+
+ConstantBytes constant_bytes(const graph::Graph& graph, const graph::Op& op, Build build) {
+  if (emits_no_call(op)) return {};
+  if (kernel_function(graph, op, false).function.empty()) return raw_constants(graph, op);
+  try {
+    ConstantBytes bytes = call_arrays(graph, op, build);
+    bytes.weights += constant_operand_bytes(graph, op);
+    return bytes;
+  } catch (const UnsupportedError&) {
+    return raw_constants(graph, op);
+  }
+}
+
+KernelFunction kernel_function(const graph::Graph& graph, const graph::Op& op, bool in_place) {
+  if (emits_no_call(op)) return {};
+  const graph::Tensor* in = graph.input(op, 0);
+  const bool float_in = in && in->dtype == graph::DType::Float32;
+  switch (op.opcode) {
+    case opcode::kConv2D: return {"ta_conv_s8", "conv.c"};
+    case opcode::kDepthwiseConv2D:
+      return {in_place ? "ta_depthwise_conv_s8_inplace" : "ta_depthwise_conv_s8", "depthwise.c"};
+    case opcode::kFullyConnected: return {"ta_fully_connected_s8", "fully_connected.c"};
+    case opcode::kAveragePool2D: return {"ta_avg_pool_s8", "pooling.c"};
+    case opcode::kMaxPool2D: return {"ta_max_pool_s8", "pooling.c"};
+    case opcode::kAdd: return {"ta_add_s8", "elementwise.c"};
+    case opcode::kMul: return {"ta_mul_s8", "elementwise.c"};
+    case opcode::kSoftmax: return {"ta_softmax_s8", "softmax.c"};
+    case opcode::kLogSoftmax: return {"ta_log_softmax_s8", "softmax.c"};
+    case opcode::kRelu: case opcode::kRelu6: case opcode::kReluN1To1: return {"ta_requantize_s8", "activations.c"};
+    case opcode::kQuantize:
+      return {float_in ? "ta_quantize_f32_s8" : "ta_requantize_s8", "activations.c"};
+    case opcode::kDequantize: return {"ta_dequantize_s8_f32", "activations.c"};
+    case opcode::kLogistic: case opcode::kTanh: return {"ta_lut_s8", "activations.c"};
+    case opcode::kHardSwish: return {"ta_hard_swish_s8", "activations.c"};
+    case opcode::kMean: return {"ta_mean_s8", "mean.c"};
+    case opcode::kPad: case opcode::kPadV2: return {"ta_pad_s8", "data_movement.c"};
+    case opcode::kConcatenation: return {"ta_concat_s8", "data_movement.c"};
+    case opcode::kSplit: return {"ta_split_s8", "data_movement.c"};
+    case opcode::kTranspose: return {"ta_transpose_s8", "data_movement.c"};
+    case opcode::kStridedSlice: return {"ta_strided_slice_s8", "data_movement.c"};
+    case opcode::kResizeNearestNeighbor: return {"ta_resize_nearest_s8", "data_movement.c"};
+    default: return {};
+  }
+}
+
+int64_t kernel_code_bytes(const std::string& function) {
+  // python tools/kernel_code_bytes.py (function lines)
+  static const std::map<std::string, int64_t> kBytes = {
+      {"ta_conv_s8", 11140},          {"ta_depthwise_conv_s8", 8472}, {"ta_depthwise_conv_s8_inplace", 8020},
+      {"ta_fully_connected_s8", 1188}, {"ta_avg_pool_s8", 452},       {"ta_max_pool_s8", 368},
+      {"ta_add_s8", 1128},            {"ta_mul_s8", 872},             {"ta_softmax_s8", 944},
+      {"ta_log_softmax_s8", 2420},    {"ta_requantize_s8", 160},      {"ta_lut_s8", 28},
+      {"ta_hard_swish_s8", 532},      {"ta_quantize_f32_s8", 84},     {"ta_dequantize_s8_f32", 40},
+      {"ta_mean_s8", 732},            {"ta_pad_s8", 456},             {"ta_concat_s8", 80},
+      {"ta_split_s8", 80},            {"ta_transpose_s8", 376},       {"ta_strided_slice_s8", 476},
+      {"ta_resize_nearest_s8", 404}};
+  const auto found = kBytes.find(function);
+  return found == kBytes.end() ? 0 : found->second;
+}
+
+int64_t kernel_source_code_bytes(const std::string& source) {
+  // python tools/kernel_code_bytes.py (source lines)
+  static const std::map<std::string, int64_t> kBytes = {
+      {"conv.c", 11140},  {"depthwise.c", 9152},   {"fully_connected.c", 1188},
+      {"pooling.c", 820}, {"elementwise.c", 2000}, {"softmax.c", 2868},
+      {"activations.c", 844}, {"mean.c", 732},     {"data_movement.c", 1872}};
+  const auto found = kBytes.find(source);
+  return found == kBytes.end() ? 0 : found->second;
+}
+
+}  // namespace tinyarena::kernels

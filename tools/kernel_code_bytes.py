@@ -1,0 +1,73 @@
+"""Measure the Cortex-M4 code bytes of each kernel the generated code calls.
+
+Each kernel library source is compiled as the generated Makefile builds it for
+TARGET=cortex-m4 (-O2, -ffunction-sections), then linked with the kernel as the
+only entry and --gc-sections: the .text left is that kernel and every function of
+its source it reaches (libc and libgcc helpers are not counted). The planner's
+table (cpp/src/kernels/code_bytes.cpp) holds these figures; tests/test_planner.py
+re-measures them when arm-none-eabi-gcc is installed.
+
+    python tools/kernel_code_bytes.py        prints "function bytes" and "source bytes" lines
+"""
+
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+KERNELS = pathlib.Path(__file__).resolve().parents[1] / "cpp" / "kernels"
+ARM_FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard"]
+CFLAGS = ["-std=c99", "-O2", "-ffunction-sections", "-fdata-sections", f"-I{KERNELS / 'include'}"]
+
+# The kernels generated code calls, by source file.
+ENTRY_POINTS = {
+    "conv.c": ("ta_conv_s8",),
+    "depthwise.c": ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace"),
+    "fully_connected.c": ("ta_fully_connected_s8",),
+    "pooling.c": ("ta_avg_pool_s8", "ta_max_pool_s8"),
+    "elementwise.c": ("ta_add_s8", "ta_mul_s8"),
+    "softmax.c": ("ta_softmax_s8", "ta_log_softmax_s8"),
+    "activations.c": ("ta_requantize_s8", "ta_lut_s8", "ta_hard_swish_s8", "ta_quantize_f32_s8",
+                      "ta_dequantize_s8_f32"),
+    "mean.c": ("ta_mean_s8",),
+    "data_movement.c": ("ta_pad_s8", "ta_concat_s8", "ta_split_s8", "ta_transpose_s8", "ta_strided_slice_s8",
+                        "ta_resize_nearest_s8"),
+}
+
+
+def _run(args):
+    subprocess.run(args, check=True, capture_output=True, text=True)
+
+
+def text_bytes(elf):
+    out = subprocess.run(["arm-none-eabi-size", str(elf)], check=True, capture_output=True, text=True).stdout
+    return int(out.splitlines()[1].split()[0])
+
+
+def _linked_bytes(gcc, obj, functions, elf):
+    """.text of `obj` linked with `functions` as its only roots."""
+    roots = [f"-Wl,-u,{f}" for f in functions]
+    _run([gcc, *ARM_FLAGS, "-nostdlib", "-Wl,--gc-sections", f"-Wl,-e,{functions[0]}", *roots,
+          "-Wl,--unresolved-symbols=ignore-all", str(obj), "-o", str(elf)])
+    return text_bytes(elf)
+
+
+def measure(gcc="arm-none-eabi-gcc"):
+    """{kernel function: code bytes} for every function of ENTRY_POINTS, and {source: code bytes
+    of all its entry points linked together} (what a model calling several of them links)."""
+    functions, sources = {}, {}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        for source, entries in ENTRY_POINTS.items():
+            obj = tmp / (source + ".o")
+            _run([gcc, *CFLAGS, *ARM_FLAGS, "-c", str(KERNELS / "src" / source), "-o", str(obj)])
+            for function in entries:
+                functions[function] = _linked_bytes(gcc, obj, [function], tmp / (function + ".elf"))
+            sources[source] = _linked_bytes(gcc, obj, list(entries), tmp / (source + ".elf"))
+    return functions, sources
+
+
+if __name__ == "__main__":
+    functions, sources = measure(*sys.argv[1:2])
+    for name, size in {**functions, **sources}.items():
+        print(name, size)
