@@ -194,26 +194,13 @@ def sweep(model, sram_limits, tiling="auto", max_mac_overhead=1.3, patches=(2, 3
 
 
 def plot_pareto(result, ax=None, path=None, label=None, sram_limit=None):
-    """Peak SRAM (KiB) against MAC overhead for a :class:`TilingResult` (or its ``front``)."""
-    import matplotlib.pyplot as plt
+    """Peak SRAM (KiB) against MAC overhead for a :class:`TilingResult` (with the untiled model's
+    peak as its own point) or a ``front``; returns the ``Axes`` and saves to ``path`` if given."""
+    from .plotting import plot_pareto as draw
 
-    front = result.front if isinstance(result, TilingResult) else result
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4))
-    xs = [p.mac_overhead for p in front]
-    ys = [p.peak_bytes / 1024 for p in front]
-    ax.step(xs, ys, where="post", marker="o", label=label)
-    if sram_limit:
-        ax.axhline(parse_size(sram_limit) / 1024, color="#e45756", linestyle="--", linewidth=1, label="SRAM limit")
-    ax.set_xlabel("MACs / untiled MACs")
-    ax.set_ylabel("peak SRAM (KiB)")
-    ax.set_title("tiling Pareto front")
-    ax.grid(True, alpha=0.3)
-    if label or sram_limit:
-        ax.legend()
-    if path:
-        ax.figure.savefig(path, dpi=120, bbox_inches="tight")
-    return ax
+    if isinstance(result, TilingResult):
+        return draw(result.front, result.untiled_peak_bytes, ax=ax, path=path, label=label, sram_limit=sram_limit)
+    return draw(result, ax=ax, path=path, label=label, sram_limit=sram_limit)
 
 
 def _name(model):
