@@ -131,7 +131,8 @@ def test_json_has_the_documented_keys(tmp_path):
     assert data["flash"]["total"] == data["flash_bytes"] == data["flash"]["constants"] + data["flash"]["code"]
     assert sum(op["flash"]["constants"] for op in data["ops"]) == data["flash"]["constants"]
     assert data["peak_bytes"] == plan.peak_bytes and data["fits"] is True and data["sram_limit"] == 65536
-    assert set(data["buffers"][0]) >= {"name", "first", "last", "size", "offset"}
+    assert set(data["buffers"][0]) >= {"index", "name", "first", "last", "size", "offset"}
+    assert [b["index"] for b in data["buffers"]] == list(range(len(data["buffers"])))
     assert len(data["ops"]) == len(plan.graph.ops)
 
 

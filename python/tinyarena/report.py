@@ -122,6 +122,7 @@ def to_dict(plan):
         ],
         "buffers": [
             {
+                "index": index,  # what the chart labels and --pin INDEX=MEMORY takes
                 "name": b.name,
                 "kind": b.kind,
                 "first": b.first,
@@ -131,7 +132,7 @@ def to_dict(plan):
                 "tensors": list(b.tensors),
                 "tensor_offsets": [int(plan.liveness.tensor_offset[t]) for t in b.tensors],
             }
-            for b in plan.buffers
+            for index, b in enumerate(plan.buffers)
         ],
     }
 
