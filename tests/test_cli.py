@@ -36,7 +36,7 @@ def test_plan_over_the_limit_exits_2_with_needed_bytes():
 
 def test_tflm_comparison_flags():
     result = run("plan", real_model("vww_96_int8"), "--allocator", "greedy_size_first_fit", "--no-inplace",
-                 "--no-scratch", "--align", "16")
+                 "--no-scratch", "--alignment", "16")
     assert result.returncode == 0
     assert "peak SRAM     73,728 B" in result.stdout
 
@@ -45,8 +45,8 @@ def test_tflm_comparison_flags():
     "args, message",
     [
         (["plan", "MODEL", "--sram", "lots"], "invalid size"),
-        (["plan", "MODEL", "--align", "0"], "alignment must be a power of two"),
-        (["plan", "MODEL", "--align", "24"], "alignment must be a power of two"),
+        (["plan", "MODEL", "--alignment", "0"], "alignment must be a power of two"),
+        (["plan", "MODEL", "--alignment", "24"], "alignment must be a power of two"),
         (["compile", "MODEL", "--memory", "tcm:64K:3"], "ALIGN must be a power of two"),
         (["plan", "MODEL", "--allocator", "magic"], "invalid choice"),
         (["frobnicate"], "invalid choice"),
@@ -73,7 +73,7 @@ def test_help_lists_the_commands():
     result = run("--help")
     assert result.returncode == 0 and "plan" in result.stdout and "demo" in result.stdout
     plan_help = run("plan", "--help")
-    for flag in ("--sram", "--align", "--allocator", "--no-inplace", "--no-scratch", "--chart", "--json"):
+    for flag in ("--sram", "--alignment", "--allocator", "--no-inplace", "--no-scratch", "--chart", "--json"):
         assert flag in plan_help.stdout
 
 

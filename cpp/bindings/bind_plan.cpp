@@ -53,7 +53,12 @@ void bind_plan(py::module_& m) {
       .def_readonly("lower_bound_bytes", &Plan::lower_bound_bytes)
       .def_readonly("flash_bytes", &Plan::flash_bytes)
       .def_readonly("macs", &Plan::macs)
-      .def_property_readonly("fits", &Plan::fits);
+      .def_property_readonly("fits", &Plan::fits)
+      .def("__repr__", [](const Plan& p) {
+        return "<CorePlan peak " + std::to_string(p.peak_bytes) + " B at op " + std::to_string(p.peak_op) +
+               ", lower bound " + std::to_string(p.lower_bound_bytes) + " B, " +
+               std::to_string(p.problem.buffers.size()) + " buffers, " + p.allocation_method + ">";
+      });
   m.def("make_plan",
         [](const GraphPtr& graph, const PlanOptions& options) {
           py::gil_scoped_release release;

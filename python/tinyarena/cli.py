@@ -1,17 +1,18 @@
 """The ``tinyarena`` command.
 
-    tinyarena plan MODEL [--sram SIZE] [--align N] [--allocator NAME] [--no-inplace]
+    tinyarena plan MODEL [--sram SIZE] [--alignment N] [--allocator NAME] [--seconds S] [--inplace|--no-inplace]
                          [--transforms LIST | --no-transforms]
                          [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--no-stream-input]
+                         [--stripe-rows LIST] [--patch-grids LIST]
                          [--no-scratch] [--chart PATH] [--json PATH] [--write-offline-plan OUT]
-    tinyarena compile MODEL -o DIR [--target cortex-m4|cortex-m7|host] [--no-inplace] [--sram SIZE]
+    tinyarena compile MODEL -o DIR [--target cortex-m4|cortex-m7|host] [--inplace|--no-inplace] [--sram SIZE]
                          [--tiling rows ...] [--memory NAME:SIZE[:ALIGN[:BASE]] ...]
                          [--pin BUFFER=MEMORY[:OFFSET] ...] [--block BUFFER=MEMORY[,MEMORY...] ...] ...
     tinyarena verify MODEL [--target host|cortex-m4|cortex-m7] [--inplace|--no-inplace] [--seed N]
                            [--transforms LIST | --no-transforms]
-                           [--tiling none|auto|rows|patches] [--max-mac-overhead X]
+                           [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--stripe-rows LIST] ...
                            [--memory NAME:SIZE[:ALIGN[:BASE]] ...] [--pin ...] [--block ...]
-    tinyarena alloc PROBLEM.csv [--capacity N] [--timeout S] [--allocator NAME] [-o SOLUTION.csv]
+    tinyarena alloc PROBLEM.csv [--capacity N] [--seconds S] [--wall-seconds S] [--allocator NAME] [-o SOLUTION.csv]
     tinyarena demo [-o DIR]
 
 Exit status: 0 on success, 1 for a bad or unsupported model (or a failed build or
@@ -65,16 +66,24 @@ def _alignment(text):
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
-def _add_plan_options(p):
-    p.add_argument("model", help="path to a .tflite model")
-    p.add_argument("--sram", type=_argument(parse_size),
-                   help="SRAM limit: bytes or K/M suffix (64K); exit 2 if the plan exceeds it")
-    p.add_argument("--align", type=_alignment, default=16,
-                   help="buffer alignment in bytes, a power of two (default 16, as TFLM)")
-    p.add_argument("--allocator", choices=allocator_names(), default="auto",
-                   help="placement algorithm (default auto: greedy; if it misses the lower bound, exact, nested-cut, "
-                   "time-sweep, pin-repair and skyline search; greedy_size_first_fit is TFLite Micro's rule)")
-    p.add_argument("--no-inplace", action="store_true", help="no in-place depthwise or elementwise ops")
+def _positive_ints(text):
+    """``"2,3,4"`` -> ``(2, 3, 4)``, each at least 1."""
+    try:
+        values = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        values = ()
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected positive integers separated by commas, got {text!r}")
+    return values
+
+
+def _add_inplace_option(p):
+    p.add_argument("--inplace", dest="inplace", action="store_true", default=True,
+                   help="in-place depthwise and elementwise ops (default)")
+    p.add_argument("--no-inplace", dest="inplace", action="store_false", help="no in-place ops")
+
+
+def _add_tiling_options(p):
     p.add_argument("--tiling", choices=("none", "auto", "rows", "patches"), default="none",
                    help="run runs of spatial ops on row stripes (rows, 1.00x MACs) or patches (recomputed halos: "
                         "give --max-mac-overhead above 1); auto searches both")
@@ -82,6 +91,30 @@ def _add_plan_options(p):
                    help="with --tiling: MACs at most X times the untiled model's (default 1.0)")
     p.add_argument("--no-stream-input", action="store_true",
                    help="with --tiling: keep the model input whole in SRAM (default: pulled row by row)")
+    p.add_argument("--stripe-rows", type=_positive_ints, default=(1,), metavar="LIST",
+                   help="with --tiling: stripe heights (output rows per round) to try, e.g. 1,2,4 (default 1)")
+    p.add_argument("--patch-grids", type=_positive_ints, default=(2, 3, 4, 5, 6), metavar="LIST",
+                   help="with --tiling patches or auto: n x n patch grids to try (default 2,3,4,5,6)")
+
+
+def _tiling_keywords(args):
+    return dict(tiling=args.tiling, max_mac_overhead=args.max_mac_overhead, stream_input=not args.no_stream_input,
+                stripe_rows=args.stripe_rows, patch_grids=args.patch_grids)
+
+
+def _add_plan_options(p):
+    p.add_argument("model", help="path to a .tflite model")
+    p.add_argument("--sram", type=_argument(parse_size),
+                   help="SRAM limit: bytes or K/M suffix (64K); exit 2 if the plan exceeds it")
+    p.add_argument("--alignment", type=_alignment, default=16,
+                   help="buffer alignment in bytes, a power of two (default 16, as TFLM)")
+    p.add_argument("--allocator", choices=allocator_names(), default="auto",
+                   help="placement algorithm (default auto: greedy; if it misses the lower bound, exact, nested-cut, "
+                   "time-sweep, pin-repair and skyline search; greedy_size_first_fit is TFLite Micro's rule)")
+    p.add_argument("--seconds", type=float, default=0.3, metavar="S",
+                   help="budget of the searching allocators in seconds of work (default 0.3): deterministic")
+    _add_inplace_option(p)
+    _add_tiling_options(p)
     _add_transform_options(p)
 
 
@@ -118,12 +151,9 @@ def _parser():
     v = commands.add_parser("verify", help="build the generated C, run it and compare every byte with TFLite")
     v.add_argument("model", help="path to a .tflite model")
     v.add_argument("--target", choices=TARGETS, default="host", help="host, or Cortex-M4/M7 under QEMU")
-    v.add_argument("--inplace", dest="inplace", action="store_true", default=True, help="in-place ops on (default)")
-    v.add_argument("--no-inplace", dest="inplace", action="store_false", help="in-place ops off")
+    _add_inplace_option(v)
     v.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
-    v.add_argument("--tiling", choices=("none", "auto", "rows", "patches"), default="none",
-                   help="verify the tiled schedule the search chooses (input streamed)")
-    v.add_argument("--max-mac-overhead", type=float, default=1.0, metavar="X", help="with --tiling: the MAC budget")
+    _add_tiling_options(v)
     _add_memory_option(v)
     _add_transform_options(v)
 
@@ -131,11 +161,12 @@ def _parser():
     a.add_argument("problem", help="CSV with id,lower,upper,size[,alignment][,offset] (half-open lifetimes; offset pins)")
     a.add_argument("--capacity", type=_argument(parse_size), default=0,
                    help="bytes available: exit 2 if no plan fits (K/M suffix ok)")
-    a.add_argument("--timeout", type=float, default=10.0,
+    a.add_argument("--seconds", type=float, default=10.0, metavar="S",
                    help="search budget in seconds of work (default 10): deterministic, about that long here")
-    a.add_argument("--wall-timeout", type=float, default=0.0, metavar="S",
+    a.add_argument("--wall-seconds", type=float, default=0.0, metavar="S",
                    help="also stop after S wall-clock seconds (default 0: never); the plan then depends on load")
-    a.add_argument("--allocator", choices=allocator_names(), default="exact", help="placement algorithm (default exact)")
+    a.add_argument("--allocator", choices=allocator_names(), default="auto",
+                   help="placement algorithm (default auto, as for plan)")
     a.add_argument("-o", "--output", metavar="SOLUTION.csv", help="write the problem with every offset here")
 
     d = commands.add_parser("demo", help="plan the bundled example network; write the chart and report")
@@ -167,14 +198,13 @@ def _make_plan(args, scratch=True):
 
     # An offline plan describes the file's graph in the file's order: no transforms unless asked.
     offline = getattr(args, "write_offline_plan", None) and args.transforms is None
-    common = dict(sram=args.sram, align=args.align, allocator=args.allocator, inplace=not args.no_inplace,
-                  scratch=scratch, transforms="none" if offline else args.transforms)
+    common = dict(sram=args.sram, alignment=args.alignment, allocator=args.allocator, inplace=args.inplace,
+                  scratch=scratch, transforms="none" if offline else args.transforms, seconds=args.seconds)
     if args.tiling == "none":
         return make_plan(args.model, **common), None
     from .tiling import search
 
-    found = search(args.model, tiling=args.tiling, max_mac_overhead=args.max_mac_overhead,
-                   stream_input=not args.no_stream_input, **common)
+    found = search(args.model, **_tiling_keywords(args), **common)
     best = found.best
     summary = (f"tiling {args.tiling}: peak {best.peak_bytes:,} B at {best.mac_overhead:.3f}x MACs "
                f"(untiled {found.untiled_peak_bytes:,} B); Pareto front: "
@@ -242,8 +272,7 @@ def _run_verify(args):
     if args.tiling != "none":
         from .tiling import search
 
-        plan = search(args.model, tiling=args.tiling, max_mac_overhead=args.max_mac_overhead, inplace=args.inplace,
-                      transforms=args.transforms).best
+        plan = search(args.model, inplace=args.inplace, transforms=args.transforms, **_tiling_keywords(args)).best
         print(plan.describe())
     try:
         result = verify(args.model, target=args.target, inplace=args.inplace, seed=args.seed,
@@ -257,20 +286,20 @@ def _run_verify(args):
 
 
 def _run_alloc(args):
-    from .allocation import AllocationProblem
+    from .allocation import Problem
 
-    if args.timeout <= 0:
-        raise ValueError(f"--timeout must be positive, got {args.timeout}")
-    if args.wall_timeout < 0:
-        raise ValueError(f"--wall-timeout must not be negative, got {args.wall_timeout}")
-    problem = AllocationProblem.from_csv(args.problem, capacity=args.capacity)
-    result = problem.solve(args.allocator, seconds=args.timeout, wall_seconds=args.wall_timeout)
+    if args.seconds <= 0:
+        raise ValueError(f"--seconds must be positive, got {args.seconds}")
+    if args.wall_seconds < 0:
+        raise ValueError(f"--wall-seconds must not be negative, got {args.wall_seconds}")
+    problem = Problem.from_csv(args.problem, capacity=args.capacity)
+    result = problem.solve(args.allocator, seconds=args.seconds, wall_seconds=args.wall_seconds)
     print(f"buffers       {len(problem):,}")
     print(f"height        {result.height:,} B")
     print(f"lower bound   {result.lower_bound:,} B")
     print(f"method        {result.method} ({'proven optimal' if result.proven_optimal else 'not proven optimal'})")
     if args.output:
-        problem.to_csv(result, path=args.output)
+        problem.to_csv(args.output, offsets=result)
         print(f"wrote {args.output}")
     if args.capacity and result.height > args.capacity:
         if result.lower_bound > args.capacity:

@@ -99,6 +99,7 @@ class Plan:
 
     @property
     def alignment(self):
+        """The alignment (bytes) of every buffer's offset and size."""
         return self.core.options.alignment
 
     @property
@@ -132,6 +133,9 @@ class Plan:
         return report.table(self)
 
     def to_dict(self):
+        """The plan as plain Python data (what ``to_json`` writes): model, summary figures (peak,
+        lower bound, flash, MACs, allocator and method), the transforms tried, every buffer
+        (name, kind, size, lifetime, offset, tensors) and the per-op rows."""
         return report.to_dict(self)
 
     def to_json(self, path=None, indent=2):
@@ -163,17 +167,18 @@ class Plan:
         )
 
 
-def plan_options(sram=None, align=16, allocator="auto", inplace=True, scratch=True, order=None,
-                 allocation_seconds=0.3):
+def plan_options(sram=None, alignment=16, allocator="auto", inplace=True, scratch=True, order=None, seconds=0.3):
     """The core ``PlanOptions`` for these arguments (checked)."""
     sram_limit = parse_size(sram) if sram is not None else 0
+    if seconds < 0:
+        raise ValueError(f"the allocation budget must not be negative, got {seconds} seconds")
     return _core.PlanOptions(
-        alignment=check_alignment(align),
+        alignment=check_alignment(alignment),
         allocator=allocator,
         liveness=_core.LivenessOptions(inplace_depthwise=inplace, inplace_elementwise=inplace, scratch=scratch),
         sram_limit=sram_limit,
         order=list(order or []),
-        allocation_seconds=float(allocation_seconds),
+        allocation_seconds=float(seconds),
     )
 
 
@@ -255,26 +260,26 @@ def _apply_transforms(graph, names, make, schedule, force_reorder):
 def plan(
     model,
     sram=None,
-    align=16,
+    alignment=16,
     allocator="auto",
     inplace=True,
     scratch=True,
     order=None,
     reorder=False,
     transforms=None,
-    allocation_seconds=0.3,
+    seconds=0.3,
 ):
     """Plan the SRAM of ``model`` (a path, bytes or ``Graph``) and return a :class:`Plan`.
 
     - ``sram``: limit in bytes or a size string (``"64K"``); the plan reports
       ``fits`` against it (it never silently overshoots: check ``plan.fits``).
-    - ``align``: alignment of every buffer's offset and size, bytes, a power of two (TFLM uses 16).
+    - ``alignment``: alignment of every buffer's offset and size, bytes, a power of two (TFLM uses 16).
     - ``allocator``: a name from ``tinyarena.allocation.allocator_names()``; ``"auto"``
       (default) keeps greedy first fit when it meets the lower bound, else searches
-      exactly within ``allocation_seconds`` (``plan.allocation_method`` and
+      exactly within ``seconds`` (``plan.allocation_method`` and
       ``plan.proven_optimal`` say what won); ``"greedy_size_first_fit"`` is TFLite Micro's rule.
-    - ``allocation_seconds``: budget of the searching allocators, as deterministic search
-      work (about that many seconds on the reference machine): the same plan on every run.
+    - ``seconds``: budget of the searching allocators, as deterministic search work (about
+      that many seconds on the reference machine): the same plan on every run (CLI ``--seconds``).
     - ``inplace``: allow in-place depthwise and elementwise ops.
     - ``scratch``: plan kernel scratch buffers (False: activations only).
     - ``transforms``: which of ``tinyarena.transforms.TRANSFORMS`` (``fold_pads``, ``zero_copy``,
@@ -290,7 +295,7 @@ def plan(
       ``plan.schedule`` (also set when the default ``reorder`` transform is kept).
     """
     graph = load_model(model)
-    plan_options(sram, align, allocator, inplace, scratch)  # checks the arguments once
+    plan_options(sram, alignment, allocator, inplace, scratch, seconds=seconds)  # checks the arguments once
     if order and reorder:
         raise ValueError("give either order or reorder=True, not both")
     names = parse_transforms(() if order and transforms is None else transforms)
@@ -300,12 +305,12 @@ def plan(
         names += ("reorder",)
 
     def make(g, op_order):
-        return _core.make_plan(g, plan_options(sram, align, allocator, inplace, scratch, op_order, allocation_seconds))
+        return _core.make_plan(g, plan_options(sram, alignment, allocator, inplace, scratch, op_order, seconds))
 
     if order:
         graph, core, reports, found = graph, make(graph, order), (), None
     else:
-        graph, core, reports, found = _apply_transforms(graph, names, make, schedule_options(align, inplace, scratch),
+        graph, core, reports, found = _apply_transforms(graph, names, make, schedule_options(alignment, inplace, scratch),
                                                         reorder)
     name = str(model) if not isinstance(model, (bytes, bytearray, memoryview, _core.Graph)) else ""
     result = Plan(graph, core, model_name=name)
