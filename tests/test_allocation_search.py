@@ -395,7 +395,7 @@ def test_guillotine_search_gives_up_where_the_bound_leaves_room_to_waste():
 
 def test_one_problem_type_with_its_solvers_as_methods(tmp_path):
     problem = Problem.from_arrays([64, 32, 48], [0, 1, 2], [1, 2, 3], alignment=16)
-    assert isinstance(problem, allocation._core.Problem) and not hasattr(allocation, "AllocationProblem")
+    assert Problem is tinyarena._core.Problem is tinyarena.Problem and not hasattr(allocation, "AllocationProblem")
     assert Problem.from_plan(plan := tinyarena.plan(real_model("kws_ref_model"))) is not None
     assert type(plan.problem) is Problem and len(plan.problem) == len(plan.buffers)
     solved, allocated = problem.solve("auto", seconds=0.1), allocation.allocate(problem, "auto", seconds=0.1)
