@@ -407,6 +407,13 @@ def test_one_problem_type_with_its_solvers_as_methods(tmp_path):
     assert path.read_text() == text and text.splitlines()[0].startswith("id,lower,upper,size")
     assert "offset" in problem.to_csv(offsets=solved).splitlines()[0] and "offset" not in text.splitlines()[0]
     assert "seconds" in Problem.solve.__doc__ and "proven_optimal" in Problem.solve_exact.__doc__
+    assert repr(problem.local_search(iterations=10)).startswith("<LocalSearchResult height ")
+    assert repr(allocation.skyline_search(problem)).startswith("<SkylineResult height 96 B from ")
+    assert repr(allocation.guillotine_search(problem, 96)) == "<GuillotineResult refuted>"  # 16 B spare at step 2
+    exact_fit, _ = allocation.zero_slack_problem(12, capacity=1024, seed=1)
+    assert repr(allocation.guillotine_search(exact_fit, 1024)) == "<GuillotineResult found height 1024 B>"
+    assert repr(allocation.time_sweep_search(problem, 95)).startswith("<TimeSweepResult ")
+    assert repr(allocation.Memory("tcm", 1024)) == "<Memory 'tcm' 1024 B, alignment 16>"
 
 
 def test_cli_alloc_defaults_to_the_plan_allocator(tmp_path):

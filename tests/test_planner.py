@@ -181,6 +181,10 @@ def test_compile_and_verify_are_top_level_and_results_print_what_they_hold(tmp_p
     problem = repr(plan.problem)
     assert f"<Problem {len(plan.buffers)} buffers" in problem and f"lower bound {plan.lower_bound_bytes} B" in problem
     assert f"height {plan.peak_bytes} B" in repr(plan.solution)
+    assert f"<Program kws_ref_model: {len(compiled.program.calls)} kernel calls" in repr(compiled.program)
+    assert f"<Liveness {len(plan.buffers)} buffers" in repr(plan.liveness)
+    assert repr(plan.ops[0]).startswith(f"<OpReport op {plan.ops[0].index} {plan.ops[0].type}: live ")
+    assert "allocator auto" in repr(plan.core.options)
     for documented in (tinyarena.Plan.to_dict, tinyarena.Problem.solve, tinyarena.Problem.solve_exact,
                        tinyarena.Problem.local_search, tinyarena.Problem.to_csv, tinyarena.tiling.Segment):
         assert documented.__doc__ and len(documented.__doc__) > 60, documented

@@ -41,7 +41,11 @@ py::class_<Result> bind_waste_free_result(py::module_& m, const char* name, cons
       .def_property_readonly("solution", [](const Result& r) { return r.solution; })
       .def_property_readonly("found", [](const Result& r) { return r.solution.has_value(); })
       .def_readonly("work", &Result::work)
-      .def_readonly("complete", &Result::complete);
+      .def_readonly("complete", &Result::complete)
+      .def("__repr__", [name](const Result& r) {
+        return "<" + std::string(name) + (r.solution ? " found height " + std::to_string(r.solution->height) + " B"
+                                                      : std::string(r.complete ? " refuted" : " not found")) + ">";
+      });
 }
 
 py::class_<Problem> bind_types(py::module_& m) {
@@ -159,7 +163,11 @@ void bind_exact(py::module_& m, py::class_<Problem>& problem) {
       .def_property_readonly("order", [](const LocalSearchResult& r) { return readonly_array(r.order); })
       .def_readonly("iterations", &LocalSearchResult::iterations)
       .def_readonly("work", &LocalSearchResult::work)
-      .def_readonly("seconds", &LocalSearchResult::seconds);
+      .def_readonly("seconds", &LocalSearchResult::seconds)
+      .def("__repr__", [](const LocalSearchResult& r) {
+        return "<LocalSearchResult height " + std::to_string(r.solution.height) + " B after " +
+               std::to_string(r.iterations) + " iterations>";
+      });
   def_function_and_method(
       m, problem, "local_search",
       [](const Problem& p, int64_t iterations, double seconds, uint64_t seed, double wall_seconds) {
@@ -180,7 +188,11 @@ void bind_exact(py::module_& m, py::class_<Problem>& problem) {
       .def_readonly("constructions", &SkylineResult::constructions)
       .def_readonly("work", &SkylineResult::work)
       .def_readonly("work_to_best", &SkylineResult::work_to_best)
-      .def_readonly("seconds", &SkylineResult::seconds);
+      .def_readonly("seconds", &SkylineResult::seconds)
+      .def("__repr__", [](const SkylineResult& r) {
+        return "<SkylineResult height " + std::to_string(r.solution.height) + " B from " +
+               std::to_string(r.constructions) + " constructions>";
+      });
   m.def("skyline_search",
         [](const Problem& p, int64_t constructions, int64_t backtracks, double seconds, uint64_t seed,
            double wall_seconds) {
@@ -249,7 +261,11 @@ void bind_hierarchy(py::module_& m) {
       .def_readonly("name", &Memory::name)
       .def_readonly("size", &Memory::size)
       .def_readonly("alignment", &Memory::alignment)
-      .def_readonly("base_address", &Memory::base_address);
+      .def_readonly("base_address", &Memory::base_address)
+      .def("__repr__", [](const Memory& mem) {
+        return "<Memory '" + mem.name + "' " + std::to_string(mem.size) + " B, alignment " +
+               std::to_string(mem.alignment) + ">";
+      });
   py::class_<BufferRules>(m, "BufferRules", "Placement rules of one buffer in a hierarchy.")
       .def(py::init([](int32_t memory, std::vector<int32_t> blocked, int32_t inside, int64_t inside_offset,
                        int64_t accessed_bytes) {
@@ -277,7 +293,12 @@ void bind_hierarchy(py::module_& m) {
       .def_property_readonly("offsets", [](const HierarchySolution& s) { return readonly_array(s.offsets); })
       .def_property_readonly("heights", [](const HierarchySolution& s) { return readonly_array(s.heights); })
       .def_property_readonly("accessed_bytes",
-                             [](const HierarchySolution& s) { return readonly_array(s.accessed_bytes); });
+                             [](const HierarchySolution& s) { return readonly_array(s.accessed_bytes); })
+      .def("__repr__", [](const HierarchySolution& s) {
+        std::string heights;
+        for (int64_t h : s.heights) heights += (heights.empty() ? "" : ", ") + std::to_string(h);
+        return "<HierarchySolution " + std::to_string(s.offsets.size()) + " buffers, heights [" + heights + "] B>";
+      });
   m.def("place_in_hierarchy", &allocation::place_in_hierarchy, py::arg("problem"),
         "Place buffers across memories, keeping the most accessed bytes in the fastest ones.");
   m.def("place_fastest_first", &allocation::place_fastest_first, py::arg("problem"),

@@ -26,7 +26,11 @@ void bind_plan(py::module_& m) {
       .def_readonly("allocation_seconds", &PlanOptions::allocation_seconds)
       .def_readonly("liveness", &PlanOptions::liveness)
       .def_readonly("sram_limit", &PlanOptions::sram_limit)
-      .def_readonly("order", &PlanOptions::order);
+      .def_readonly("order", &PlanOptions::order)
+      .def("__repr__", [](const PlanOptions& o) {
+        return "<PlanOptions alignment " + std::to_string(o.alignment) + ", allocator " + o.allocator + ", " +
+               std::to_string(o.allocation_seconds) + " s, sram_limit " + std::to_string(o.sram_limit) + ">";
+      });
   py::class_<OpReport>(m, "OpReport", "One row of the per-op report.")
       .def_readonly("index", &OpReport::index)
       .def_readonly("step", &OpReport::step)
@@ -39,7 +43,11 @@ void bind_plan(py::module_& m) {
       .def_property_readonly("weight_bytes", [](const OpReport& r) { return r.metrics.weight_bytes; })
       .def_property_readonly("bias_bytes", [](const OpReport& r) { return r.metrics.bias_bytes; })
       .def_property_readonly("scale_bytes", [](const OpReport& r) { return r.metrics.scale_bytes; })
-      .def_property_readonly("flash_bytes", [](const OpReport& r) { return r.metrics.flash_bytes(); });
+      .def_property_readonly("flash_bytes", [](const OpReport& r) { return r.metrics.flash_bytes(); })
+      .def("__repr__", [](const OpReport& r) {
+        return "<OpReport op " + std::to_string(r.index) + " " + r.type + ": live " + std::to_string(r.live_bytes) +
+               " B, scratch " + std::to_string(r.scratch_bytes) + " B>";
+      });
   py::class_<Plan>(m, "CorePlan", "The planner's result; tinyarena.Plan wraps it with table, JSON and chart.")
       .def_readonly("options", &Plan::options)
       .def_readonly("liveness", &Plan::liveness)

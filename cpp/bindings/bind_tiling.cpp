@@ -113,7 +113,11 @@ void bind_tiling(py::module_& m) {
       .def_readonly("op_state", &RowStream::op_state)
       .def_readonly("scratch_bytes", &RowStream::scratch_bytes)
       .def_readonly("macs", &RowStream::macs)
-      .def_property_readonly("ring_bytes", &RowStream::ring_bytes);
+      .def_property_readonly("ring_bytes", &RowStream::ring_bytes)
+      .def("__repr__", [](const RowStream& s) {
+        return "<RowStream " + std::to_string(s.ops.size()) + " ops, " + std::to_string(s.rings.size()) + " rings of " +
+               std::to_string(s.ring_bytes()) + " B, " + std::to_string(s.steps.size()) + " steps>";
+      });
   m.def("stream_rows",
         [](const GraphPtr& g, const std::vector<int32_t>& ops, int32_t stripe_rows, bool stream_input) {
           return stream_rows(*g, ops, {stripe_rows, stream_input, true});
@@ -133,7 +137,11 @@ void bind_tiling(py::module_& m) {
       .def_readonly("full_output", &PatchRun::full_output)
       .def_readonly("buffers", &PatchRun::buffers)
       .def_readonly("op_scratch", &PatchRun::op_scratch)
-      .def_readonly("macs", &PatchRun::macs);
+      .def_readonly("macs", &PatchRun::macs)
+      .def("__repr__", [](const PatchRun& r) {
+        return "<PatchRun " + std::to_string(r.ops.size()) + " ops on " + std::to_string(r.grid_h) + "x" +
+               std::to_string(r.grid_w) + " patches, " + std::to_string(r.macs) + " MACs>";
+      });
   m.def("run_patches",
         [](const GraphPtr& g, const std::vector<int32_t>& ops, int32_t grid_h, int32_t grid_w, bool stream_input) {
           return run_patches(*g, ops, grid_h, grid_w, stream_input);
@@ -172,7 +180,7 @@ void bind_tiling(py::module_& m) {
         return "<TilingOptions alignment " + std::to_string(o.plan.alignment) + ", allocator " + o.plan.allocator +
                ", stream_input " + (o.stream_input ? "True" : "False") + ">";
       });
-  py::class_<TiledPlan>(m, "TiledPlan")
+  py::class_<TiledPlan>(m, "CoreTiledPlan", "A tiled schedule's plan; tinyarena.tiling.TiledPlan wraps it.")
       .def_readonly("plan", &TiledPlan::plan)
       .def_readonly("segments", &TiledPlan::segments)
       .def_readonly("streams", &TiledPlan::streams)

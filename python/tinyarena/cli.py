@@ -28,6 +28,7 @@ from .allocation import allocator_names
 from .codegen import TARGETS
 from .memories import BLOCK_SYNTAX, MEMORY_SYNTAX, PIN_SYNTAX, parse_block, parse_memory, parse_pin
 from .sizes import check_alignment, parse_size
+from .tiling import MAX_MAC_OVERHEAD, PATCH_GRIDS, STRIPE_ROWS
 
 EXIT_BAD_MODEL = 1
 EXIT_DOES_NOT_FIT = 2
@@ -87,14 +88,16 @@ def _add_tiling_options(p):
     p.add_argument("--tiling", choices=("none", "auto", "rows", "patches"), default="none",
                    help="run runs of spatial ops on row stripes (rows, 1.00x MACs) or patches (recomputed halos: "
                         "give --max-mac-overhead above 1); auto searches both")
-    p.add_argument("--max-mac-overhead", type=float, default=1.0, metavar="X",
-                   help="with --tiling: MACs at most X times the untiled model's (default 1.0)")
+    p.add_argument("--max-mac-overhead", type=float, default=MAX_MAC_OVERHEAD, metavar="X",
+                   help=f"with --tiling: MACs at most X times the untiled model's (default {MAX_MAC_OVERHEAD})")
     p.add_argument("--no-stream-input", action="store_true",
                    help="with --tiling: keep the model input whole in SRAM (default: pulled row by row)")
-    p.add_argument("--stripe-rows", type=_positive_ints, default=(1,), metavar="LIST",
-                   help="with --tiling: stripe heights (output rows per round) to try, e.g. 1,2,4 (default 1)")
-    p.add_argument("--patch-grids", type=_positive_ints, default=(2, 3, 4, 5, 6), metavar="LIST",
-                   help="with --tiling patches or auto: n x n patch grids to try (default 2,3,4,5,6)")
+    p.add_argument("--stripe-rows", type=_positive_ints, default=STRIPE_ROWS, metavar="LIST",
+                   help="with --tiling: stripe heights (output rows per round) to try, e.g. 1,2,4 (default "
+                   f"{','.join(map(str, STRIPE_ROWS))})")
+    p.add_argument("--patch-grids", type=_positive_ints, default=PATCH_GRIDS, metavar="LIST",
+                   help="with --tiling patches or auto: n x n patch grids to try (default "
+                   f"{','.join(map(str, PATCH_GRIDS))})")
 
 
 def _tiling_keywords(args):
