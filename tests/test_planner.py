@@ -209,3 +209,18 @@ def test_verify_names_the_extra_when_the_interpreter_is_missing(monkeypatch):
     assert "bit-exact" in module.VerifyResult.summary.__doc__
     pyproject = tomllib.loads((pathlib.Path(__file__).parents[1] / "pyproject.toml").read_text())
     assert pyproject["project"]["optional-dependencies"]["verify"] == ["ai-edge-litert"]
+
+
+def test_verify_command_names_the_extra_when_the_interpreter_is_missing(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    for package in ("ai_edge_litert", "tflite_runtime"):  # stand-ins that fail to import, first on the path
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("raise ImportError('not installed')\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    run = subprocess.run([sys.executable, "-m", "tinyarena.cli", "verify", real_model("kws_ref_model")],
+                         capture_output=True, text=True, env=env)
+    assert run.returncode == 1 and "pip install 'tinyarena[verify]'" in run.stderr
+    assert "Traceback" not in run.stderr

@@ -133,9 +133,11 @@ class Plan:
         return report.table(self)
 
     def to_dict(self):
-        """The plan as plain Python data (what ``to_json`` writes): model, summary figures (peak,
-        lower bound, flash, MACs, allocator and method), the transforms tried, every buffer
-        (name, kind, size, lifetime, offset, tensors) and the per-op rows."""
+        """The plan as plain Python data, what ``to_json`` writes: ``model``, ``peak_bytes``,
+        ``peak_op``, ``lower_bound_bytes``, ``flash_bytes``, ``macs``, ``allocator``,
+        ``allocation_method``, ``proven_optimal``, ``alignment``, ``sram_limit``, ``fits``,
+        ``transforms`` (one dict per transform tried), ``ops`` (the per-op rows) and ``buffers``
+        (name, kind, lifetime, size, offset, tensors and their offsets in the buffer)."""
         return report.to_dict(self)
 
     def to_json(self, path=None, indent=2):
