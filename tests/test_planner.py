@@ -224,3 +224,13 @@ def test_verify_command_names_the_extra_when_the_interpreter_is_missing(tmp_path
                          capture_output=True, text=True, env=env)
     assert run.returncode == 1 and "pip install 'tinyarena[verify]'" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_verify_runs_the_plan_that_plan_makes():
+    """One default allocator: `tinyarena.verify(model)` compiles `tinyarena.plan(model)` (auto), as
+    the `plan` and `alloc` commands default to auto."""
+    path = real_model("vww_96_int8")
+    planned = tinyarena.plan(path, inplace=False)
+    assert planned.allocation_method != "greedy_size_first_fit"  # auto did better than greedy here
+    result = tinyarena.verify(path, inplace=False)
+    assert result.bit_exact and result.arena_bytes == planned.peak_bytes

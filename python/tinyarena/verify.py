@@ -165,7 +165,7 @@ def first_mismatch(graph, order, traces, interpreter):
     return None
 
 
-def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator="greedy_size_first_fit", cflags="",
+def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator="auto", cflags="",
            opt=None, transforms=None, plan=None, memories=None, pins=None, blocked=None):
     """Compile ``model`` for ``target``, run it on random inputs and compare with TFLite.
 
@@ -173,7 +173,8 @@ def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator=
     ``-DTA_NO_SIMD`` runs the portable kernels on a DSP core, ``-DTA_SIMD_EMULATE`` the SIMD
     paths (packed weights) in plain C on the host.
 
-    ``transforms`` are those of ``tinyarena.plan`` (default: all that help).
+    ``transforms`` and ``allocator`` are those of ``tinyarena.plan`` (defaults: all transforms
+    that help, ``"auto"``), so ``verify(model)`` runs the plan ``tinyarena.plan(model)`` makes.
 
     ``plan``: compile this plan of ``model`` (e.g. a ``tinyarena.tiling.TiledPlan``) instead of
     planning it here (``inplace``, ``allocator`` and ``transforms`` are then unused; ``model`` may be None).
