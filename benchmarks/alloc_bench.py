@@ -66,7 +66,7 @@ def real_models():
         graph = tinyarena.load_model(data)
         for inplace in (True, False):
             problem = tinyarena.plan(graph, allocator="greedy_size_first_fit", inplace=inplace).problem
-            runs = [timed(lambda: allocation.run_allocator(problem, "auto")) for _ in range(5)]
+            runs = [timed(lambda: allocation.allocate(problem, "auto")) for _ in range(5)]
             result = runs[0][0]
             assert allocation.validate(problem, result.solution) == []
             ms = statistics.median(t for _, t in runs) * 1000
@@ -115,8 +115,8 @@ def fast_columns(runs):
 
 FAST_MODES = {
     "local_search": lambda p: allocation.local_search(p, iterations=0, seconds=0.1),
-    "skyline": lambda p: allocation.run_allocator(p, "skyline", 0.1),
-    "auto(100ms)": lambda p: allocation.run_allocator(p, "auto", 0.1),
+    "skyline": lambda p: allocation.allocate(p, "skyline", 0.1),
+    "auto(100ms)": lambda p: allocation.allocate(p, "auto", 0.1),
 }
 
 
@@ -156,7 +156,7 @@ def write_csv(args, shape):
             for seed in range(count):
                 problem, _ = allocation.zero_slack_problem(size, seed=seed, **VARIANTS[variant], **shape)
                 path = args.write_csv / f"{prefix}{variant}_{size}_{seed}.csv"
-                path.write_text(allocation.AllocationProblem(problem).to_csv())
+                path.write_text(problem.to_csv())
     print(f"wrote the instances to {args.write_csv}")
 
 

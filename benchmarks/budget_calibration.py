@@ -23,7 +23,7 @@ ALLOCATORS = {  # each returns (result, units spent or None)
     "exact": lambda p, s: (lambda r: (r, r.work))(allocation.solve_exact(p, seconds=s)),
     "local_search": lambda p, s: (lambda r: (r, r.work))(allocation.local_search(p, iterations=0, seconds=s)),
     "skyline": lambda p, s: (lambda r: (r, r.work))(allocation.skyline_search(p, constructions=10**9, seconds=s)),
-    "auto": lambda p, s: (allocation.run_allocator(p, "auto", s), None),
+    "auto": lambda p, s: (allocation.allocate(p, "auto", s), None),
 }
 
 

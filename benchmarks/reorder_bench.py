@@ -1,7 +1,7 @@
 """Operator reordering: peak live bytes (allocation lower bound) in file order and
 reordered, with the method, whether it is proven optimal, and the search time.
 
-    python benchmarks/reorder_bench.py [--seeds 20] [--no-inplace] [--align 16]
+    python benchmarks/reorder_bench.py [--seeds 20] [--no-inplace] [--alignment 16]
 
 Models: the real models (tests/data/models), MobileNetV2 0.35@144, the two branchy builder models
 of tests/test_schedule.py, and random DAGs (builder.random_dag) of 40-200 ops.
@@ -20,7 +20,7 @@ from test_schedule import detection_model, inception_model
 
 def row(name, data, args):
     graph = tinyarena.load_model(data)
-    r = schedule.find_schedule(graph, align=args.align, inplace=args.inplace)
+    r = schedule.find_schedule(graph, alignment=args.alignment, inplace=args.inplace)
     saved = 100.0 * (r.file_peak_bytes - r.peak_bytes) / r.file_peak_bytes if r.file_peak_bytes else 0.0
     print(f"{name:28s} {len(graph.ops):5d} {r.file_peak_bytes:10,d} {r.peak_bytes:10,d} {saved:6.1f}% "
           f"{r.method:>7s} {r.proven_optimal!s:>7s} {r.states:9,d} {1000 * r.seconds:9.1f}")
@@ -31,7 +31,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=20, help="random DAGs per size")
     parser.add_argument("--no-inplace", dest="inplace", action="store_false")
-    parser.add_argument("--align", type=int, default=16)
+    parser.add_argument("--alignment", type=int, default=16)
     args = parser.parse_args()
 
     print(f"{'model':28s} {'ops':>5s} {'file B':>10s} {'reorder B':>10s} {'saved':>7s} "

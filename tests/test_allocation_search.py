@@ -1,5 +1,5 @@
 """Exact search, local search, auto and the allocation API: zero-slack instances, real
-models, AllocationProblem, the `tinyarena alloc` command. (The brute-force property test
+models, the Problem API, the `tinyarena alloc` command. (The brute-force property test
 over thousands of small instances is C++: cpp/tests/exact_test.cpp, run by test_cpp.py.)"""
 
 import subprocess
@@ -11,7 +11,7 @@ import pytest
 
 import tinyarena
 from tinyarena import allocation
-from tinyarena.allocation import AllocationProblem
+from tinyarena.allocation import Problem
 
 from real_models import real_model
 
@@ -61,7 +61,7 @@ def test_zero_slack_generator_sweep_variant_cuts_without_nesting():
 
 
 BUDGETED = {  # name -> (run with a budget of s seconds, "the budget stopped it")
-    "auto": (lambda p, s: allocation.run_allocator(p, "auto", s), lambda r: not r.proven_optimal),
+    "auto": (lambda p, s: allocation.allocate(p, "auto", s), lambda r: not r.proven_optimal),
     "exact": (lambda p, s: allocation.solve_exact(p, seconds=s), lambda r: not r.proven_optimal),
     "skyline": (lambda p, s: allocation.skyline_search(p, seconds=s),
                 lambda r: r.constructions < 1000 and r.height > CAPACITY),
@@ -97,8 +97,7 @@ def test_budgeted_search_gives_byte_identical_solutions_under_load(name, variant
     finally:
         stop.set()
         thread.join()
-    csv = AllocationProblem(problem).to_csv
-    assert csv(loaded) == csv(quiet)
+    assert problem.to_csv(offsets=loaded) == problem.to_csv(offsets=quiet)
 
 
 def test_wall_clock_cap_stops_an_unlimited_search():
@@ -119,7 +118,7 @@ def test_local_search_never_worse_than_its_greedy_seed():
 
 
 def test_capacity_below_the_optimum_is_refuted_with_the_bound():
-    problem = AllocationProblem.from_arrays([40, 40, 40], [0, 1, 2], [2, 3, 2], capacity=100).problem
+    problem = Problem.from_arrays([40, 40, 40], [0, 1, 2], [2, 3, 2], capacity=100)
     result = allocation.solve_exact(problem)
     assert result.capacity_refuted and not result.capacity_met and result.lower_bound == 120
     assert "does not fit: needs at least 120 B, capacity 100 B" in allocation.describe_capacity(problem, result)
@@ -155,23 +154,23 @@ def test_allocation_problem_from_arrays_csv_and_plan(tmp_path):
     import matplotlib
 
     matplotlib.use("Agg")
-    arrays = AllocationProblem.from_arrays(np.array([64, 32, 48]), [0, 1, 2], [1, 2, 3], alignment=[16, 1, 8],
-                                           fixed_offsets=[-1, -1, 0])
+    arrays = Problem.from_arrays(np.array([64, 32, 48]), [0, 1, 2], [1, 2, 3], alignment=[16, 1, 8],
+                                 fixed_offsets=[-1, -1, 0])
     assert list(arrays.fixed_offsets) == [-1, -1, 0] and list(arrays.alignment) == [16, 1, 8]
     result = arrays.solve()
     assert isinstance(result.offsets, np.ndarray) and arrays.validate(result) == [] and result.proven_optimal
     path = tmp_path / "problem.csv"
-    arrays.to_csv(path=path)
-    from_csv = AllocationProblem.from_csv(path)
+    assert arrays.to_csv(path) == path.read_text()  # the path first: problem.to_csv("problem.csv")
+    from_csv = Problem.from_csv(path)
     assert (from_csv.sizes == arrays.sizes).all() and list(from_csv.fixed_offsets) == [-1, -1, 0]
     ax = from_csv.plot(from_csv.solve_exact(), path=tmp_path / "chart.png")
     assert (tmp_path / "chart.png").stat().st_size > 0 and len(ax.patches) + len(ax.collections) > 0
-    plan_problem = AllocationProblem.from_plan(tinyarena.plan(real_model("kws_ref_model")))
+    plan_problem = Problem.from_plan(tinyarena.plan(real_model("kws_ref_model")))
     assert plan_problem.solve("exact").height == plan_problem.lower_bound
     with pytest.raises(ValueError, match="last >= first"):
-        AllocationProblem.from_arrays([8], [3], [2])
+        Problem.from_arrays([8], [3], [2])
     with pytest.raises(FileNotFoundError):
-        AllocationProblem.from_csv(tmp_path / "missing.csv")
+        Problem.from_csv(tmp_path / "missing.csv")
 
 
 def run_cli(*args):
@@ -181,19 +180,19 @@ def run_cli(*args):
 def test_cli_alloc_solves_writes_and_refuses_a_capacity(tmp_path):
     problem, _ = allocation.zero_slack_problem(60, seed=1)
     path = tmp_path / "problem.csv"
-    AllocationProblem(problem).to_csv(path=path)
+    problem.to_csv(path)
     out = tmp_path / "solution.csv"
     ok = run_cli("alloc", path, "-o", out)
     assert ok.returncode == 0, ok.stderr
     assert "height        1,048,576 B" in ok.stdout and "guillotine (proven optimal)" in ok.stdout
-    solved = AllocationProblem.from_csv(out)  # offsets written as pins
+    solved = Problem.from_csv(out)  # offsets written as pins
     assert solved.validate(solved.fixed_offsets) == [] and (solved.fixed_offsets >= 0).all()
-    refused = run_cli("alloc", path, "--capacity", 1_000_000, "--timeout", 5)
+    refused = run_cli("alloc", path, "--capacity", 1_000_000, "--seconds", 5)
     assert refused.returncode == 2
     assert "needs at least 1,048,576 bytes (proven), allowed 1,000,000" in refused.stderr
-    assert run_cli("alloc", path, "--timeout", 0).returncode == 2
-    assert run_cli("alloc", path, "--wall-timeout", -1).returncode == 2
-    capped = run_cli("alloc", path, "--wall-timeout", 5)
+    assert run_cli("alloc", path, "--seconds", 0).returncode == 2
+    assert run_cli("alloc", path, "--wall-seconds", -1).returncode == 2
+    capped = run_cli("alloc", path, "--wall-seconds", 5)
     assert capped.returncode == 0 and "proven optimal" in capped.stdout
     assert run_cli("alloc", tmp_path / "missing.csv").returncode == 2  # a bad argument
 
@@ -203,11 +202,11 @@ def test_cli_alloc_solves_writes_and_refuses_a_capacity(tmp_path):
 def test_impossible_pins_are_an_error_for_every_allocator(pins, message):
     """Two pinned buffers sharing time and address (or a pin off its alignment) cannot be
     honoured: every allocator says so instead of returning a plan that fails validation."""
-    problem = AllocationProblem.from_arrays([16, 16, 8], [0, 1, 0], [2, 3, 1], [8, 1, 1], pins).problem
+    problem = Problem.from_arrays([16, 16, 8], [0, 1, 0], [2, 3, 1], [8, 1, 1], pins)
     calls = [lambda: allocation.greedy_size_first_fit(problem), lambda: allocation.greedy_size_best_fit(problem),
              lambda: allocation.skyline_search(problem), lambda: allocation.local_search(problem),
              lambda: allocation.solve_exact(problem)]
-    calls += [lambda name=name: allocation.run_allocator(problem, name) for name in allocation.allocator_names()]
+    calls += [lambda name=name: allocation.allocate(problem, name) for name in allocation.allocator_names()]
     for call in calls:
         with pytest.raises(ValueError, match=message):
             call()
@@ -296,8 +295,8 @@ def test_exact_probes_the_bound_briefly_before_the_skyline_search():
     search applies) is solved with 10 s of work after 0.21 s of work (1.0 s while the first
     probe had a tenth)."""
     problem, _ = allocation.zero_slack_problem(300, seed=1, nested=False)
-    grown = AllocationProblem.from_arrays(np.append(problem.sizes, 1), np.append(problem.first, 0),
-                                          np.append(problem.last, 0)).problem
+    grown = Problem.from_arrays(np.append(problem.sizes, 1), np.append(problem.first, 0),
+                                np.append(problem.last, 0))
     result = allocation.solve_exact(grown, seconds=10.0)
     assert result.proven_optimal and result.height == CAPACITY + 1 and result.method == "skyline"
     assert result.work < 0.3e9
@@ -323,7 +322,7 @@ def test_auto_solves_the_unnested_instances_by_the_time_sweep():
     either way round; trying one order it needs 1.9 M, 1.9 M and 21 M: auto(100 ms) finds all."""
     for seed in (6, 9, 17):
         problem, _ = allocation.zero_slack_problem(450, seed=seed, nested=False)
-        result = allocation.run_allocator(problem, "auto", 0.1)
+        result = allocation.allocate(problem, "auto", 0.1)
         assert result.proven_optimal and result.height == CAPACITY and result.method == "time_sweep"
         assert allocation.validate(problem, result.solution) == []
 
@@ -338,7 +337,7 @@ def test_auto_races_the_skyline_search_on_a_second_thread():
     problem, _ = allocation.zero_slack_problem(450, seed=0, grid=1024, steps=1024)
     alone = allocation.skyline_search(problem, seconds=0.1)
     assert alone.height == CAPACITY and alone.work_to_best == alone.work
-    quiet = allocation.run_allocator(problem, "auto", 0.1)
+    quiet = allocation.allocate(problem, "auto", 0.1)
     stop, thread = busy_thread()
     try:
         loaded = allocation.solve_exact(problem, seconds=1.0)
@@ -364,7 +363,7 @@ def test_pin_repair_puts_the_pins_back_into_the_nested_plan_without_them():
     repaired = allocation.pin_repair_search(problem, CAPACITY, seconds=0.1)
     assert repaired.found and repaired.solution.height == CAPACITY
     assert allocation.validate(problem, repaired.solution) == []
-    result = allocation.run_allocator(problem, "auto", 0.1)
+    result = allocation.allocate(problem, "auto", 0.1)
     assert result.proven_optimal and result.height == CAPACITY and result.method == "pin_repair"
     assert list(result.offsets) == list(repaired.solution.offsets)
     unlimited = allocation.solve_exact(problem, seconds=0)  # the nested-cut search alone ran for ages
@@ -387,8 +386,39 @@ def test_searches_survive_problems_deeper_than_a_thread_stack():
 
 def test_guillotine_search_gives_up_where_the_bound_leaves_room_to_waste():
     problem, _ = allocation.zero_slack_problem(60, seed=1)
-    grown = AllocationProblem.from_arrays(np.append(problem.sizes, 1), np.append(problem.first, 0),
-                                          np.append(problem.last, 0)).problem  # one step 1 byte over
+    grown = Problem.from_arrays(np.append(problem.sizes, 1), np.append(problem.first, 0),
+                                np.append(problem.last, 0))  # one step 1 byte over
     assert allocation.lower_bound_bytes(grown) == CAPACITY + 1  # so every other step has a byte to spare
     result = allocation.guillotine_search(grown, CAPACITY + 1, seconds=1.0)
     assert not result.found and result.complete and result.solution is None
+
+
+def test_one_problem_type_with_its_solvers_as_methods(tmp_path):
+    problem = Problem.from_arrays([64, 32, 48], [0, 1, 2], [1, 2, 3], alignment=16)
+    assert Problem is tinyarena._core.Problem is tinyarena.Problem and not hasattr(allocation, "AllocationProblem")
+    assert Problem.from_plan(plan := tinyarena.plan(real_model("kws_ref_model"))) is not None
+    assert type(plan.problem) is Problem and len(plan.problem) == len(plan.buffers)
+    solved, allocated = problem.solve("auto", seconds=0.1), allocation.allocate(problem, "auto", seconds=0.1)
+    assert list(solved.offsets) == list(allocated.offsets) and solved.method == allocated.method
+    assert problem.solve_exact().proven_optimal and problem.local_search(iterations=10).height >= problem.lower_bound
+    assert repr(problem) == "<Problem 3 buffers, 144 B in all, lower bound 96 B>"
+    path = tmp_path / "problem.csv"
+    text = problem.to_csv(str(path))  # the path first, offsets by keyword
+    assert path.read_text() == text and text.splitlines()[0].startswith("id,lower,upper,size")
+    assert "offset" in problem.to_csv(offsets=solved).splitlines()[0] and "offset" not in text.splitlines()[0]
+    assert "seconds" in Problem.solve.__doc__ and "proven_optimal" in Problem.solve_exact.__doc__
+    assert repr(problem.local_search(iterations=10)).startswith("<LocalSearchResult height ")
+    assert repr(allocation.skyline_search(problem)).startswith("<SkylineResult height 96 B from ")
+    assert repr(allocation.guillotine_search(problem, 96)) == "<GuillotineResult refuted>"  # 16 B spare at step 2
+    exact_fit, _ = allocation.zero_slack_problem(12, capacity=1024, seed=1)
+    assert repr(allocation.guillotine_search(exact_fit, 1024)) == "<GuillotineResult found height 1024 B>"
+    assert repr(allocation.time_sweep_search(problem, 95)).startswith("<TimeSweepResult ")
+    assert repr(allocation.Memory("tcm", 1024)) == "<Memory 'tcm' 1024 B, alignment 16>"
+
+
+def test_cli_alloc_defaults_to_the_plan_allocator(tmp_path):
+    path = tmp_path / "problem.csv"
+    Problem.from_arrays([64, 32, 48], [0, 1, 2], [1, 2, 3]).to_csv(path)
+    done = run_cli("alloc", path, "--seconds", 1)
+    assert done.returncode == 0 and "method        greedy_size_first_fit (proven optimal)" in done.stdout
+    assert run_cli("alloc", path, "--timeout", 1).returncode == 2  # one name: --seconds

@@ -40,7 +40,7 @@ def test_plan_over_the_limit_exits_2_with_needed_bytes():
 
 def test_tflm_comparison_flags():
     result = run("plan", real_model("vww_96_int8"), "--allocator", "greedy_size_first_fit", "--no-inplace",
-                 "--no-scratch", "--align", "16")
+                 "--no-scratch", "--alignment", "16")
     assert result.returncode == 0
     assert "peak SRAM     73,728 B" in result.stdout
     assert result.stderr == ""  # compile plans its own scratch: no not-compilable warning for --no-scratch
@@ -50,8 +50,8 @@ def test_tflm_comparison_flags():
     "args, message",
     [
         (["plan", "MODEL", "--sram", "lots"], "invalid size"),
-        (["plan", "MODEL", "--align", "0"], "alignment must be a power of two"),
-        (["plan", "MODEL", "--align", "24"], "alignment must be a power of two"),
+        (["plan", "MODEL", "--alignment", "0"], "alignment must be a power of two"),
+        (["plan", "MODEL", "--alignment", "24"], "alignment must be a power of two"),
         (["compile", "MODEL", "--memory", "tcm:64K:3"], "ALIGN must be a power of two"),
         (["plan", "MODEL", "--allocator", "magic"], "invalid choice"),
         (["frobnicate"], "invalid choice"),
@@ -60,9 +60,10 @@ def test_tflm_comparison_flags():
         (["plan", "MODEL", "--sram", "0"], "a limit must be at least 1 byte"),
         (["plan", "MODEL", "--sram", "-5"], "invalid size"),
         (["plan", "MODEL", "--sram", "0.3K"], "not a whole number of bytes"),
-        (["plan", "MODEL", "--align", str(2**62)], "alignment must be a power of two"),
+        (["plan", "MODEL", "--alignment", str(2**62)], "alignment must be a power of two"),
         (["plan", "MODEL", "--max-mac-overhead", "1.2"], "--max-mac-overhead applies to tiled schedules only"),
         (["plan", "MODEL", "--no-stream-input"], "--no-stream-input applies to tiled schedules only"),
+        (["plan", "MODEL", "--stripe-rows", "2"], "--stripe-rows applies to tiled schedules only"),
         (["plan", "MODEL", "--tiling", "rows", "--max-mac-overhead", "0.5"], "must be at least 1.0"),
         (["plan", "MODEL", "--tiling", "rows", "--max-mac-overhead", "nan"], "must be at least 1.0"),
         (["plan", "MODEL", "--tiling", "rows", "--max-mac-overhead", "x"], "expected a number"),
@@ -84,9 +85,9 @@ def test_tflm_comparison_flags():
         (["plan", "."], "'.' is a directory, not a file"),
         (["alloc", "missing.csv"], "cannot open 'missing.csv': no such file"),
         (["alloc", "PROBLEM", "--capacity", "0"], "a limit must be at least 1 byte"),
-        (["alloc", "PROBLEM", "--timeout", "0"], "must be above 0.0"),
-        (["alloc", "PROBLEM", "--timeout", "inf"], "must be above 0.0 and at most 1e+06"),
-        (["alloc", "PROBLEM", "--wall-timeout", "-1"], "must be at least 0.0"),
+        (["alloc", "PROBLEM", "--seconds", "0"], "must be above 0.0"),
+        (["alloc", "PROBLEM", "--seconds", "inf"], "must be above 0.0 and at most 1e+06"),
+        (["alloc", "PROBLEM", "--wall-seconds", "-1"], "must be at least 0.0"),
         (["plan", "MODEL", "-q", "-v"], "not allowed with argument"),
     ],
 )
@@ -264,7 +265,7 @@ def test_help_lists_the_commands():
     result = run("--help")
     assert result.returncode == 0 and "plan" in result.stdout and "demo" in result.stdout
     plan_help = run("plan", "--help")
-    for flag in ("--sram", "--align", "--allocator", "--no-inplace", "--no-scratch", "--chart", "--json",
+    for flag in ("--sram", "--alignment", "--allocator", "--no-inplace", "--no-scratch", "--chart", "--json",
                  "--summary", "--quiet", "--verbose"):
         assert flag in plan_help.stdout
 

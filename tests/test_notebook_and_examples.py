@@ -39,3 +39,7 @@ def test_tiling_notebook_runs_top_to_bottom():
     assert not [o for o in outputs if o.output_type == "error"]
     assert any("image/png" in o.get("data", {}) for o in outputs)
     assert any("bit-exact on host" in o.get("text", "") for o in outputs)
+    first = "".join(o.get("text", "") for o in nb.cells[1].outputs)
+    assert first.startswith("untiled: peak ") and all(line.strip() for line in first.splitlines())
+    printed = "".join(o.get("text", "") for o in outputs)
+    assert "<ParetoPoint peak " in printed and "object at 0x" not in printed

@@ -23,7 +23,7 @@ CONV_RQ_WORDS = int(re.search(r"#define TA_CONV_RQ_WORDS (\d+)",
 
 @pytest.mark.parametrize("name", REAL_MODEL_NAMES)
 def test_greedy_first_fit_predicts_tflite_micro_arena(name):
-    plan = tinyarena.plan(real_model(name), allocator="greedy_size_first_fit", inplace=False, scratch=False, align=16)
+    plan = tinyarena.plan(real_model(name), allocator="greedy_size_first_fit", inplace=False, scratch=False, alignment=16)
     assert plan.validate() == []
     assert plan.peak_bytes == TFLM_ARENA_BYTES[name]
     if name == "vww_96_int8":
@@ -44,7 +44,7 @@ def test_best_fit_also_misses_the_vww_lower_bound():
 @pytest.mark.parametrize("scratch", [True, False])
 @pytest.mark.parametrize("align", [1, 16])
 def test_every_plan_validates(name, allocator, inplace, scratch, align):
-    plan = tinyarena.plan(real_model(name), allocator=allocator, inplace=inplace, scratch=scratch, align=align)
+    plan = tinyarena.plan(real_model(name), allocator=allocator, inplace=inplace, scratch=scratch, alignment=align)
     assert plan.validate() == []
     assert plan.peak_bytes >= plan.lower_bound_bytes > 0
     assert all(b.offset % align == 0 and b.size % align == 0 for b in plan.buffers)
@@ -154,7 +154,7 @@ def test_bad_options_are_clear_errors():
         tinyarena.plan(path, allocator="magic")
     for align in (0, 3, 24):  # a 16-aligned arena keeps offsets aligned to powers of two only
         with pytest.raises(ValueError, match="alignment must be a power of two"):
-            tinyarena.plan(path, align=align)
+            tinyarena.plan(path, alignment=align)
     with pytest.raises(ValueError, match="invalid size"):
         tinyarena.plan(path, sram="lots")
 
@@ -278,3 +278,71 @@ def test_kernel_code_estimate_is_the_measured_size():
     expected = (functions["ta_conv_s8"] + depthwise + functions["ta_avg_pool_s8"] +
                 functions["ta_fully_connected_s8"] + functions["ta_softmax_s8"])
     assert plan.flash.code == expected  # else rerun tools/kernel_code_bytes.py into cpp/src/kernels/flash.cpp
+
+
+def test_compile_and_verify_are_top_level_and_results_print_what_they_hold(tmp_path):
+    from tinyarena import codegen
+    from tinyarena.verify import verify as verify_function
+
+    assert tinyarena.compile is codegen.compile and tinyarena.verify is verify_function
+    plan = tinyarena.plan(real_model("kws_ref_model"))
+    compiled = tinyarena.compile(plan, tmp_path)
+    assert compiled.arena_bytes == plan.peak_bytes and (tmp_path / "model.c").exists()
+    core = repr(plan.core)
+    assert core.startswith("<CorePlan peak ") and f"{plan.peak_bytes} B" in core and plan.allocation_method in core
+    problem = repr(plan.problem)
+    assert f"<Problem {len(plan.buffers)} buffers" in problem and f"lower bound {plan.lower_bound_bytes} B" in problem
+    assert f"height {plan.peak_bytes} B" in repr(plan.solution)
+    assert f"<Program kws_ref_model: {len(compiled.program.calls)} kernel calls" in repr(compiled.program)
+    assert f"<Liveness {len(plan.buffers)} buffers" in repr(plan.liveness)
+    assert repr(plan.ops[0]).startswith(f"<OpReport op {plan.ops[0].index} {plan.ops[0].type}: live ")
+    assert "allocator auto" in repr(plan.core.options)
+    for documented in (tinyarena.Plan.to_dict, tinyarena.Problem.solve, tinyarena.Problem.solve_exact,
+                       tinyarena.Problem.local_search, tinyarena.Problem.to_csv, tinyarena.tiling.Segment):
+        assert documented.__doc__ and len(documented.__doc__) > 60, documented
+
+
+def test_verify_names_the_extra_when_the_interpreter_is_missing(monkeypatch):
+    import importlib
+    import pathlib
+    import tomllib
+
+    module = importlib.import_module("tinyarena.verify")
+    real_import = importlib.import_module
+
+    def without_interpreter(name, *args):
+        if name.endswith(".interpreter"):
+            raise ImportError(f"No module named {name!r}")
+        return real_import(name, *args)
+
+    monkeypatch.setattr(importlib, "import_module", without_interpreter)
+    with pytest.raises(module.VerifyError, match=r"pip install 'tinyarena\[verify\]'"):
+        tinyarena.verify(real_model("kws_ref_model"))
+    assert "bit-exact" in module.VerifyResult.summary.__doc__
+    pyproject = tomllib.loads((pathlib.Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert pyproject["project"]["optional-dependencies"]["verify"] == ["ai-edge-litert"]
+
+
+def test_verify_command_names_the_extra_when_the_interpreter_is_missing(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    for package in ("ai_edge_litert", "tflite_runtime"):  # stand-ins that fail to import, first on the path
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("raise ImportError('not installed')\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    run = subprocess.run([sys.executable, "-m", "tinyarena.cli", "verify", real_model("kws_ref_model")],
+                         capture_output=True, text=True, env=env)
+    assert run.returncode == 1 and "pip install 'tinyarena[verify]'" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_verify_runs_the_plan_that_plan_makes():
+    """One default allocator: `tinyarena.verify(model)` compiles `tinyarena.plan(model)` (auto), as
+    the `plan` and `alloc` commands default to auto."""
+    path = real_model("vww_96_int8")
+    planned = tinyarena.plan(path, inplace=False)
+    assert planned.allocation_method != "greedy_size_first_fit"  # auto did better than greedy here
+    result = tinyarena.verify(path, inplace=False)
+    assert result.bit_exact and result.arena_bytes == planned.peak_bytes

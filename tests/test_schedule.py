@@ -97,7 +97,7 @@ def test_greedy_beam_and_file_methods_and_budget_fallback():
     with pytest.raises(ValueError):
         schedule.find_schedule(graph, method="fastest")
     with pytest.raises(ValueError):
-        schedule.find_schedule(graph, align=0)
+        schedule.find_schedule(graph, alignment=0)
 
 
 def detection_model():
@@ -158,8 +158,8 @@ def test_plan_reorder_plans_the_order_found():
     assert reordered.lower_bound_bytes == found.peak_bytes < found.file_peak_bytes
     assert reordered.peak_bytes < tinyarena.plan(data, transforms=()).peak_bytes
     assert reordered.validate() == []
-    assert tinyarena.plan(data, reorder=True, inplace=False, align=1).schedule.file_peak_bytes == \
-        schedule.order_peak_bytes(data, inplace=False, align=1)
+    assert tinyarena.plan(data, reorder=True, inplace=False, alignment=1).schedule.file_peak_bytes == \
+        schedule.order_peak_bytes(data, inplace=False, alignment=1)
     with pytest.raises(ValueError):
         tinyarena.plan(data, reorder=True, order=list(found.order))
 

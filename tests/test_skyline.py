@@ -6,7 +6,7 @@ import random
 import pytest
 
 from tinyarena import allocation
-from tinyarena.allocation import AllocationProblem
+from tinyarena.allocation import Problem
 
 CAPACITY = 1 << 20
 
@@ -20,10 +20,10 @@ def random_problem(seed, n=12, pin_fraction=0.25):
     first = [rng.randint(0, 10) for _ in range(n)]
     last = [f + rng.randint(0, 6) for f in first]
     alignment = [rng.choice([1, 1, 2, 4, 8, 16]) for _ in range(n)]
-    free = AllocationProblem.from_arrays(sizes, first, last, alignment).problem
+    free = Problem.from_arrays(sizes, first, last, alignment)
     placed = allocation.greedy_size_first_fit(free).offsets
     fixed = [int(o) if rng.random() < pin_fraction else -1 for o in placed]
-    return AllocationProblem.from_arrays(sizes, first, last, alignment, fixed).problem
+    return Problem.from_arrays(sizes, first, last, alignment, fixed)
 
 
 def test_skyline_plans_validate_on_random_instances_with_alignment_and_pins():
@@ -34,7 +34,7 @@ def test_skyline_plans_validate_on_random_instances_with_alignment_and_pins():
         result = allocation.skyline_search(problem, constructions=8, seconds=0)
         assert allocation.validate(problem, result.solution) == [], seed
         assert result.height >= allocation.lower_bound_bytes(problem)
-        named = allocation.run_allocator(problem, "skyline")
+        named = allocation.allocate(problem, "skyline")
         assert named.method == "skyline" and allocation.validate(problem, named.solution) == [], seed
     assert pinned > 100  # the corpus does exercise pins
 
@@ -71,7 +71,7 @@ def test_skyline_is_deterministic_for_a_seed():
 def test_skyline_rejects_an_unknown_allocator_name_with_the_list():
     problem, _ = allocation.zero_slack_problem(20, seed=0)
     with pytest.raises(ValueError, match="skyline"):
-        allocation.run_allocator(problem, "skylin")
+        allocation.allocate(problem, "skylin")
 
 
 def test_auto_is_never_worse_than_greedy_first_fit():
@@ -79,7 +79,7 @@ def test_auto_is_never_worse_than_greedy_first_fit():
     problems += [allocation.zero_slack_problem(100, seed=seed, **v)[0]
                  for seed in range(2) for v in ({}, {"aligned": True}, {"pinned": 0.1})]
     for problem in problems:
-        result = allocation.run_allocator(problem, "auto", 0.02)
+        result = allocation.allocate(problem, "auto", 0.02)
         assert allocation.validate(problem, result.solution) == []
         assert result.height <= allocation.greedy_size_first_fit(problem).height
         assert result.lower_bound <= result.height

@@ -17,5 +17,5 @@ def test_first_fit_equals_tflm_arena_head(name):
     path = real_model(name)
     measured = tflm_arena_head(path)
     assert measured == TFLM_ARENA_BYTES[name]
-    plan = tinyarena.plan(path, allocator="greedy_size_first_fit", inplace=False, scratch=False, align=16)
+    plan = tinyarena.plan(path, allocator="greedy_size_first_fit", inplace=False, scratch=False, alignment=16)
     assert plan.peak_bytes == measured

@@ -213,6 +213,84 @@ def test_sweep_records_fit_exactly_when_the_peak_is_within_the_limit():
     assert records[-1].mac_overhead == 1.0  # with room to spare, no recomputation
 
 
+def test_every_front_point_is_a_plan_that_tile_makes_again():
+    """A front point carries its plan and options; tile()'s defaults are search()'s, so
+    tile(model, point.segments) gives the peak the front shows (with tile()'s old defaults,
+    stream_input=False and no transforms, the first segment's input stays whole)."""
+    path = real_model("person_detect")
+    result = tiling.search(path, tiling="auto", max_mac_overhead=1.5)
+    assert len(result.front) >= 3 and all(p.segments for p in result.front)
+    for point in result.front:
+        assert isinstance(point.plan, tiling.TiledPlan) and point.plan.validate() == []
+        assert point.plan.peak_bytes == point.peak_bytes and point.plan.macs == point.macs
+        assert list(point.plan.segments) == list(point.segments)
+        assert tiling.tile(path, point.segments).peak_bytes == point.peak_bytes
+        assert tiling.tile(path, point.segments, **point.options).peak_bytes == point.peak_bytes
+    old_defaults = tiling.tile(path, result.front[0].segments, stream_input=False, transforms="none")
+    assert old_defaults.peak_bytes > result.front[0].peak_bytes
+    assert result.best is result.front[-1].plan  # the smallest peak within the budget
+    resident = tiling.search(path, tiling="rows", stream_input=False, transforms="none").front[-1]
+    assert resident.options["stream_input"] is False and resident.options["transforms"] == "none"
+    assert tiling.tile(path, resident.segments, **resident.options).peak_bytes == resident.peak_bytes
+
+
+def test_tile_defaults_equal_search_defaults():
+    import inspect
+
+    def defaults(function):
+        return {k: v.default for k, v in inspect.signature(function).parameters.items()
+                if v.default is not inspect.Parameter.empty}
+
+    tile, search, sweep = defaults(tiling.tile), defaults(tiling.search), defaults(tiling.sweep)
+    shared = set(tile) & set(search)
+    assert {"stream_input", "transforms", "alignment", "allocator", "inplace", "scratch", "seconds"} <= shared
+    assert {k: tile[k] for k in shared} == {k: search[k] for k in shared}
+    assert sweep["max_mac_overhead"] == search["max_mac_overhead"] == tiling.MAX_MAC_OVERHEAD == 1.0
+    assert sweep["patch_grids"] == search["patch_grids"] and "patches" not in sweep
+
+
+def test_results_print_what_they_hold(mix):
+    segment = tiling.Segment([1, 2, 3], mode="patches", patches_h=2, patches_w=3)
+    assert repr(segment) == "Segment([1, 2, 3], mode='patches', patches_h=2, patches_w=3)"
+    assert eval(repr(segment), {"Segment": tiling.Segment}) == segment
+    assert repr(tiling.Segment([4])) == "Segment([4], mode='rows', stripe_rows=1)"
+    result = tiling.search(mix, tiling="auto", max_mac_overhead=1.5)
+    point = result.front[-1]
+    text = repr(point)
+    assert text.startswith("<ParetoPoint peak ") and f"{point.peak_bytes:,} B" in text
+    assert f"MACs x{point.mac_overhead:.3f}" in text
+    assert f"{point.segments[0].mode} {point.segments[0].ops[0]}..{point.segments[0].ops[-1]}" in text
+    assert _core.describe_segments([]) == "untiled" and repr(tiling.tile(mix, transforms="none")).endswith("untiled>")
+    assert f"{result.best.peak_bytes:,} B" in repr(result) and f"{len(result.front)} Pareto points" in repr(result)
+    assert f"peak {point.peak_bytes:,} B" in repr(point.plan) and "object at 0x" not in repr(point.plan.tiled)
+
+
+def test_sweep_records_carry_their_plans():
+    path = real_model("person_detect")
+    records = tiling.sweep(path, sram_limits=["20K", "64K"], max_mac_overhead=1.1, patch_grids=(2, 3))
+    for record in records:
+        assert record.plan.peak_bytes == record.peak_bytes and record.plan.mac_overhead == record.mac_overhead
+        assert record.plan.validate() == [] and "object at 0x" not in repr(record)
+    with pytest.raises(TypeError):
+        tiling.sweep(path, sram_limits=["20K"], patches=(2,))  # one name: patch_grids
+    with pytest.raises(ValueError, match="positive"):
+        tiling.search(path, patch_grids=(0,))
+
+
+def test_cli_takes_stripe_heights_and_patch_grids(tmp_path):
+    path = real_model("person_detect")
+    run = subprocess.run([sys.executable, "-m", "tinyarena.cli", "plan", path, "--tiling", "auto",
+                          "--max-mac-overhead", "1.1", "--stripe-rows", "1,2", "--patch-grids", "2"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    best = tiling.search(path, tiling="auto", max_mac_overhead=1.1, stripe_rows=(1, 2), patch_grids=(2,)).best
+    assert f"tiling auto: peak {best.peak_bytes:,} B" in run.stdout
+    assert all(s.mode == "rows" or (s.patches_h, s.patches_w) == (2, 2) for s in best.segments)
+    bad = subprocess.run([sys.executable, "-m", "tinyarena.cli", "plan", path, "--patch-grids", "2,x"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "positive integers" in bad.stderr and "Traceback" not in bad.stderr
+
+
 # ---------------------------------------------------------------- code generation
 def check_exact(graph, tiled, target, tmp_path):
     result = verify(None, target=target, plan=tiled, work_dir=tmp_path)

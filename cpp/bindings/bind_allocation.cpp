@@ -25,24 +25,12 @@ using allocation::Buffer;
 using allocation::Problem;
 using allocation::Solution;
 
-// A problem from parallel arrays (sizes, inclusive first/last steps).
-Problem problem_from_arrays(py::array_t<int64_t> sizes, py::array_t<int32_t> first, py::array_t<int32_t> last,
-                            int64_t alignment, int64_t capacity) {
-  if (sizes.ndim() != 1 || first.ndim() != 1 || last.ndim() != 1 || sizes.size() != first.size() ||
-      sizes.size() != last.size())
-    throw std::invalid_argument("sizes, first and last must be 1-D arrays of equal length");
-  if (alignment < 1) throw std::invalid_argument("alignment must be at least 1");
-  Problem problem;
-  problem.capacity = capacity;
-  auto s = sizes.unchecked<1>();
-  auto f = first.unchecked<1>();
-  auto l = last.unchecked<1>();
-  for (py::ssize_t i = 0; i < sizes.size(); ++i) {
-    if (s(i) < 0 || l(i) < f(i) || f(i) < 0)
-      throw std::invalid_argument("buffer " + std::to_string(i) + " has a negative size or an empty lifetime");
-    problem.buffers.push_back(Buffer{std::to_string(i), s(i), f(i), l(i), alignment, std::nullopt});
-  }
-  return problem;
+// `name` as a function of a Problem (tinyarena.allocation.name(problem, ...)) and as its method.
+template <class F, class... Extra>
+void def_function_and_method(py::module_& m, py::class_<Problem>& problem, const char* name, F&& f,
+                             const Extra&... extra) {
+  m.def(name, f, py::arg("problem"), extra...);
+  problem.def(name, f, extra...);
 }
 
 // The outcome of a search for a plan without waste: its plan (None if not
@@ -53,10 +41,14 @@ py::class_<Result> bind_waste_free_result(py::module_& m, const char* name, cons
       .def_property_readonly("solution", [](const Result& r) { return r.solution; })
       .def_property_readonly("found", [](const Result& r) { return r.solution.has_value(); })
       .def_readonly("work", &Result::work)
-      .def_readonly("complete", &Result::complete);
+      .def_readonly("complete", &Result::complete)
+      .def("__repr__", [name](const Result& r) {
+        return "<" + std::string(name) + (r.solution ? " found height " + std::to_string(r.solution->height) + " B"
+                                                      : std::string(r.complete ? " refuted" : " not found")) + ">";
+      });
 }
 
-void bind_types(py::module_& m) {
+py::class_<Problem> bind_types(py::module_& m) {
   py::class_<Buffer>(m, "Buffer", "A buffer to place: size, inclusive lifetime [first, last], alignment, pin.")
       .def(py::init([](int64_t size, int32_t first, int32_t last, int64_t alignment, std::optional<int64_t> offset,
                        std::string name) { return Buffer{std::move(name), size, first, last, alignment, offset}; }),
@@ -72,11 +64,13 @@ void bind_types(py::module_& m) {
         return "<Buffer '" + b.name + "' " + std::to_string(b.size) + " B [" + std::to_string(b.first) + ", " +
                std::to_string(b.last) + "]>";
       });
-  py::class_<Problem>(m, "Problem", "Buffers to place; capacity 0 means unlimited.")
-      .def(py::init([](std::vector<Buffer> buffers, int64_t capacity) { return Problem{std::move(buffers), capacity}; }),
+  py::class_<Problem> problem(m, "Problem",
+                      "An allocation problem: buffers to place (size, inclusive lifetime [first, last], alignment, "
+                      "optional pin) and a capacity (0: unlimited). Build it from Buffers, "
+                      "Problem.from_arrays, Problem.from_csv or plan.problem; solve it with solve(), solve_exact() "
+                      "or local_search().");
+  problem.def(py::init([](std::vector<Buffer> buffers, int64_t capacity) { return Problem{std::move(buffers), capacity}; }),
            py::arg("buffers"), py::arg("capacity") = 0)
-      .def_static("from_arrays", &problem_from_arrays, py::arg("sizes"), py::arg("first"), py::arg("last"),
-                  py::arg("alignment") = 1, py::arg("capacity") = 0)
       .def_readonly("buffers", &Problem::buffers)
       .def_readonly("capacity", &Problem::capacity)
       .def_property_readonly("sizes", [](const Problem& p) {
@@ -94,15 +88,38 @@ void bind_types(py::module_& m) {
         for (const auto& b : p.buffers) v.push_back(b.last);
         return readonly_array(v);
       })
-      .def("__len__", [](const Problem& p) { return p.buffers.size(); });
+      .def_property_readonly("alignment", [](const Problem& p) {
+        std::vector<int64_t> v;
+        for (const auto& b : p.buffers) v.push_back(b.alignment);
+        return readonly_array(v);
+      })
+      .def_property_readonly("fixed_offsets", [](const Problem& p) {
+        std::vector<int64_t> v;
+        for (const auto& b : p.buffers) v.push_back(b.fixed_offset.value_or(-1));
+        return readonly_array(v);
+      }, "The pinned offset of every buffer, -1 where it is free.")
+      .def_property_readonly("lower_bound", &allocation::lower_bound_bytes,
+                             "The largest total size live at one step: no placement is lower.")
+      .def("__len__", [](const Problem& p) { return p.buffers.size(); })
+      .def("__repr__", [](const Problem& p) {
+        int64_t total = 0;
+        for (const auto& b : p.buffers) total += b.size;
+        return "<Problem " + std::to_string(p.buffers.size()) + " buffers, " + std::to_string(total) +
+               " B in all, lower bound " + std::to_string(allocation::lower_bound_bytes(p)) + " B" +
+               (p.capacity ? ", capacity " + std::to_string(p.capacity) + " B>" : ">");
+      });
   py::class_<Solution>(m, "Solution", "An offset per buffer and the resulting height.")
       .def(py::init([](std::vector<int64_t> offsets, int64_t height) { return Solution{std::move(offsets), height}; }),
            py::arg("offsets"), py::arg("height"))
       .def_property_readonly("offsets", [](const Solution& s) { return readonly_array(s.offsets); })
-      .def_readonly("height", &Solution::height);
+      .def_readonly("height", &Solution::height)
+      .def("__repr__", [](const Solution& s) {
+        return "<Solution height " + std::to_string(s.height) + " B, " + std::to_string(s.offsets.size()) + " offsets>";
+      });
+  return problem;
 }
 
-void bind_exact(py::module_& m) {
+void bind_exact(py::module_& m, py::class_<Problem>& problem) {
   using allocation::ExactResult;
   using allocation::SearchBudget;
   py::class_<ExactResult>(m, "ExactResult", "Best plan found, proven lower bound, and whether it is optimal.")
@@ -118,15 +135,25 @@ void bind_exact(py::module_& m) {
       .def_readonly("seconds", &ExactResult::seconds)
       .def_property_readonly("gap", &ExactResult::gap)
       .def_property_readonly("offsets", [](const ExactResult& r) { return readonly_array(r.solution.offsets); })
-      .def_property_readonly("height", [](const ExactResult& r) { return r.solution.height; });
-  m.def("solve_exact",
-        [](const Problem& p, double seconds, int64_t node_limit, std::optional<Solution> start, double wall_seconds) {
-          py::gil_scoped_release release;
-          return allocation::solve_exact(p, SearchBudget{WorkBudget(seconds, wall_seconds), node_limit},
-                                         start ? &*start : nullptr);
-        },
-        py::arg("problem"), py::arg("seconds") = 1.0, py::arg("node_limit") = 0, py::arg("start") = py::none(),
-        py::arg("wall_seconds") = 0.0);
+      .def_property_readonly("height", [](const ExactResult& r) { return r.solution.height; })
+      .def("__repr__", [](const ExactResult& r) {
+        return "<ExactResult height " + std::to_string(r.solution.height) + " B by " + r.method + ", lower bound " +
+               std::to_string(r.lower_bound) + " B" + (r.proven_optimal ? ", proven optimal>" : ">");
+      });
+  const auto exact = [](const Problem& p, double seconds, int64_t node_limit, std::optional<Solution> start,
+                        double wall_seconds) {
+    py::gil_scoped_release release;
+    return allocation::solve_exact(p, SearchBudget{WorkBudget(seconds, wall_seconds), node_limit},
+                                   start ? &*start : nullptr);
+  };
+  const char* exact_doc =
+      "The exact search (MiniMalloc-class: canonical placements, timeline sections, dominance, with the "
+      "nested-cut, time-sweep, pin-repair and skyline searches as primal heuristics) for the lowest plan "
+      "within `seconds` of deterministic work (same plan on every run) and `node_limit` nodes (0: none); "
+      "`start`: a Solution to improve on; `wall_seconds` > 0 adds a wall-clock cap (load-dependent). Returns "
+      "an ExactResult: solution, lower_bound, proven_optimal, capacity_met/refuted and the method that found it.";
+  def_function_and_method(m, problem, "solve_exact", exact, py::arg("seconds") = 1.0, py::arg("node_limit") = 0,
+                          py::arg("start") = py::none(), py::arg("wall_seconds") = 0.0, exact_doc);
   using allocation::LocalSearchOptions;
   using allocation::LocalSearchResult;
   py::class_<LocalSearchResult>(m, "LocalSearchResult", "Best plan of the hill climbing and its order.")
@@ -136,15 +163,22 @@ void bind_exact(py::module_& m) {
       .def_property_readonly("order", [](const LocalSearchResult& r) { return readonly_array(r.order); })
       .def_readonly("iterations", &LocalSearchResult::iterations)
       .def_readonly("work", &LocalSearchResult::work)
-      .def_readonly("seconds", &LocalSearchResult::seconds);
-  m.def("local_search",
-        [](const Problem& p, int64_t iterations, double seconds, uint64_t seed, double wall_seconds) {
-          py::gil_scoped_release release;
-          return allocation::local_search(p, LocalSearchOptions{iterations, WorkBudget(seconds, wall_seconds), seed});
-        },
-        py::arg("problem"), py::arg("iterations") = LocalSearchOptions{}.iterations,
-        py::arg("seconds") = LocalSearchOptions::kDefaultSeconds, py::arg("seed") = 1,
-        py::arg("wall_seconds") = 0.0);
+      .def_readonly("seconds", &LocalSearchResult::seconds)
+      .def("__repr__", [](const LocalSearchResult& r) {
+        return "<LocalSearchResult height " + std::to_string(r.solution.height) + " B after " +
+               std::to_string(r.iterations) + " iterations>";
+      });
+  def_function_and_method(
+      m, problem, "local_search",
+      [](const Problem& p, int64_t iterations, double seconds, uint64_t seed, double wall_seconds) {
+        py::gil_scoped_release release;
+        return allocation::local_search(p, LocalSearchOptions{iterations, WorkBudget(seconds, wall_seconds), seed});
+      },
+      py::arg("iterations") = LocalSearchOptions{}.iterations, py::arg("seconds") = LocalSearchOptions::kDefaultSeconds,
+      py::arg("seed") = 1, py::arg("wall_seconds") = 0.0,
+      "Hill climbing over first-fit orders, seeded by the greedy orders: at most `iterations` moves (0: no limit) "
+      "within `seconds` of deterministic work; `seed` picks the moves; `wall_seconds` > 0 adds a wall-clock cap. "
+      "Returns a LocalSearchResult (solution, order, iterations).");
   using allocation::SkylineOptions;
   using allocation::SkylineResult;
   py::class_<SkylineResult>(m, "SkylineResult", "Lowest plan of the skyline constructions.")
@@ -154,7 +188,11 @@ void bind_exact(py::module_& m) {
       .def_readonly("constructions", &SkylineResult::constructions)
       .def_readonly("work", &SkylineResult::work)
       .def_readonly("work_to_best", &SkylineResult::work_to_best)
-      .def_readonly("seconds", &SkylineResult::seconds);
+      .def_readonly("seconds", &SkylineResult::seconds)
+      .def("__repr__", [](const SkylineResult& r) {
+        return "<SkylineResult height " + std::to_string(r.solution.height) + " B from " +
+               std::to_string(r.constructions) + " constructions>";
+      });
   m.def("skyline_search",
         [](const Problem& p, int64_t constructions, int64_t backtracks, double seconds, uint64_t seed,
            double wall_seconds) {
@@ -223,7 +261,11 @@ void bind_hierarchy(py::module_& m) {
       .def_readonly("name", &Memory::name)
       .def_readonly("size", &Memory::size)
       .def_readonly("alignment", &Memory::alignment)
-      .def_readonly("base_address", &Memory::base_address);
+      .def_readonly("base_address", &Memory::base_address)
+      .def("__repr__", [](const Memory& mem) {
+        return "<Memory '" + mem.name + "' " + std::to_string(mem.size) + " B, alignment " +
+               std::to_string(mem.alignment) + ">";
+      });
   py::class_<BufferRules>(m, "BufferRules", "Placement rules of one buffer in a hierarchy.")
       .def(py::init([](int32_t memory, std::vector<int32_t> blocked, int32_t inside, int64_t inside_offset,
                        int64_t accessed_bytes) {
@@ -251,7 +293,12 @@ void bind_hierarchy(py::module_& m) {
       .def_property_readonly("offsets", [](const HierarchySolution& s) { return readonly_array(s.offsets); })
       .def_property_readonly("heights", [](const HierarchySolution& s) { return readonly_array(s.heights); })
       .def_property_readonly("accessed_bytes",
-                             [](const HierarchySolution& s) { return readonly_array(s.accessed_bytes); });
+                             [](const HierarchySolution& s) { return readonly_array(s.accessed_bytes); })
+      .def("__repr__", [](const HierarchySolution& s) {
+        std::string heights;
+        for (int64_t h : s.heights) heights += (heights.empty() ? "" : ", ") + std::to_string(h);
+        return "<HierarchySolution " + std::to_string(s.offsets.size()) + " buffers, heights [" + heights + "] B>";
+      });
   m.def("place_in_hierarchy", &allocation::place_in_hierarchy, py::arg("problem"),
         "Place buffers across memories, keeping the most accessed bytes in the fastest ones.");
   m.def("place_fastest_first", &allocation::place_fastest_first, py::arg("problem"),
@@ -262,14 +309,13 @@ void bind_hierarchy(py::module_& m) {
 }  // namespace
 
 void bind_allocation(py::module_& m) {
-  bind_types(m);
+  py::class_<Problem> problem = bind_types(m);
   bind_hierarchy(m);
-  bind_exact(m);
+  bind_exact(m, problem);
   m.def("greedy_size_first_fit", &allocation::greedy_size_first_fit, py::arg("problem"),
         "TFLite Micro's greedy planner: size descending (ties last-first), first fit.");
   m.def("greedy_size_best_fit", &allocation::greedy_size_best_fit, py::arg("problem"),
         "Size descending, best fit (Pisarchyk & Lee 2020).");
-  m.def("allocate", &allocation::allocate, py::arg("problem"), py::arg("allocator"), "Run an allocator by name.");
   using allocation::AllocationResult;
   py::class_<AllocationResult>(m, "AllocationResult", "A plan, the allocator that made it, and whether it is optimal.")
       .def_readonly("solution", &AllocationResult::solution)
@@ -283,18 +329,22 @@ void bind_allocation(py::module_& m) {
         return "<AllocationResult height " + std::to_string(r.solution.height) + " B by " + r.method + ", lower bound " +
                std::to_string(r.lower_bound) + " B" + (r.proven_optimal ? ", proven optimal>" : ">");
       });
-  m.def("run_allocator",
-        [](const Problem& p, const std::string& allocator, double seconds, int64_t node_limit, uint64_t seed,
-           double wall_seconds) {
-          py::gil_scoped_release release;
-          return allocation::run_allocator(p, allocator,
-                                           allocation::AllocatorOptions{seconds, node_limit, seed, wall_seconds});
-        },
-        py::arg("problem"), py::arg("allocator") = "auto", py::arg("seconds") = 0.3, py::arg("node_limit") = 0,
-        py::arg("seed") = 1, py::arg("wall_seconds") = 0.0,
-        "Run an allocator by name with a search budget (deterministic work worth about `seconds` here; "
-        "`wall_seconds` > 0 adds a wall-clock cap that makes results load-dependent when it binds); "
-        "says which method won and if it is optimal.");
+  const auto run = [](const Problem& p, const std::string& allocator, double seconds, int64_t node_limit, uint64_t seed,
+                      double wall_seconds) {
+    py::gil_scoped_release release;
+    return allocation::run_allocator(p, allocator, allocation::AllocatorOptions{seconds, node_limit, seed, wall_seconds});
+  };
+  const char* run_doc =
+      "Place the buffers with the allocator named `allocator` (one of allocator_names(); 'auto': greedy first "
+      "fit, and if it misses the lower bound the exact search from the better greedy plan). `seconds`: budget "
+      "of the searching allocators as deterministic work (about that many seconds on the reference machine: "
+      "the same plan on every run); `node_limit`: exact-search nodes (0: none); `seed`: of the randomised "
+      "searches; `wall_seconds` > 0 adds a wall-clock cap (the plan then depends on load). Returns an "
+      "AllocationResult: solution, height, method (what found the plan), lower_bound, proven_optimal.";
+  m.def("allocate", run, py::arg("problem"), py::arg("allocator") = "auto", py::arg("seconds") = 0.3,
+        py::arg("node_limit") = 0, py::arg("seed") = 1, py::arg("wall_seconds") = 0.0, run_doc);
+  problem.def("solve", run, py::arg("allocator") = "auto", py::arg("seconds") = 0.3, py::arg("node_limit") = 0,
+              py::arg("seed") = 1, py::arg("wall_seconds") = 0.0, run_doc);
   m.def("allocator_names", &allocation::allocator_names);
   m.def("lower_bound_bytes", &allocation::lower_bound_bytes, py::arg("problem"),
         "The largest total size live at one step: no allocation can be lower.");

@@ -40,6 +40,10 @@ void bind_codegen(py::module_& m) {
       .def_property_readonly("kernel_sources", [](const Program& p) {
         const auto used = codegen::kernel_sources_used(p);
         return std::vector<std::string>(used.begin(), used.end());
+      })
+      .def("__repr__", [](const Program& p) {
+        return "<Program " + p.name + ": " + std::to_string(p.calls.size()) + " kernel calls, arena " +
+               std::to_string(p.arena_bytes) + " B>";
       });
   m.def(
       "lower_program",

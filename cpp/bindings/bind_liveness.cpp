@@ -43,7 +43,11 @@ void bind_liveness(py::module_& m) {
                              "Buffer index of each tensor (-1 for constants and unused tensors).")
       .def_property_readonly("tensor_offset", [](const Liveness& l) { return readonly_array(l.tensor_offset); },
                              "Bytes from each tensor's buffer start to the tensor (placed slices), else 0.")
-      .def_property_readonly("inplace_ops", [](const Liveness& l) { return py::tuple(py::cast(l.inplace_ops)); });
+      .def_property_readonly("inplace_ops", [](const Liveness& l) { return py::tuple(py::cast(l.inplace_ops)); })
+      .def("__repr__", [](const Liveness& l) {
+        return "<Liveness " + std::to_string(l.buffers.size()) + " buffers over " + std::to_string(l.order.size()) +
+               " steps, " + std::to_string(l.inplace_ops.size()) + " in-place ops>";
+      });
   m.def("analyze_liveness",
         [](const GraphPtr& graph, const LivenessOptions& options, std::vector<int32_t> order) {
           return liveness::analyze_liveness(*graph, options, std::move(order));

@@ -29,7 +29,12 @@ void bind_plan(py::module_& m) {
       .def_readonly("liveness", &PlanOptions::liveness)
       .def_readonly("sram_limit", &PlanOptions::sram_limit)
       .def_readonly("order", &PlanOptions::order)
-      .def_readonly("target", &PlanOptions::target);
+      .def_readonly("target", &PlanOptions::target)
+      .def("__repr__", [](const PlanOptions& o) {
+        return "<PlanOptions alignment " + std::to_string(o.alignment) + ", allocator " + o.allocator + ", " +
+               std::to_string(o.allocation_seconds) + " s, sram_limit " + std::to_string(o.sram_limit) +
+               ", target " + o.target + ">";
+      });
   py::class_<plan::FlashReport>(m, "FlashReport", "Flash of an op or a model in the plan's target build.")
       .def_property_readonly("weights", [](const plan::FlashReport& f) { return f.constants.weights; })
       .def_property_readonly("biases", [](const plan::FlashReport& f) { return f.constants.biases; })
@@ -37,7 +42,11 @@ void bind_plan(py::module_& m) {
       .def_property_readonly("tables", [](const plan::FlashReport& f) { return f.constants.tables; })
       .def_property_readonly("constants", [](const plan::FlashReport& f) { return f.constants.total(); })
       .def_readonly("code", &plan::FlashReport::code)
-      .def_property_readonly("total", &plan::FlashReport::total);
+      .def_property_readonly("total", &plan::FlashReport::total)
+      .def("__repr__", [](const plan::FlashReport& f) {
+        return "<FlashReport " + std::to_string(f.total()) + " B: constants " + std::to_string(f.constants.total()) +
+               " B, code " + std::to_string(f.code) + " B>";
+      });
   py::class_<OpReport>(m, "OpReport", "One row of the per-op report.")
       .def_readonly("index", &OpReport::index)
       .def_readonly("step", &OpReport::step)
@@ -48,7 +57,11 @@ void bind_plan(py::module_& m) {
       .def_readonly("arena_top", &OpReport::arena_top)
       .def_property_readonly("macs", [](const OpReport& r) { return r.metrics.macs; })
       .def_readonly("flash", &OpReport::flash)
-      .def_property_readonly("flash_bytes", [](const OpReport& r) { return r.flash.total(); });
+      .def_property_readonly("flash_bytes", [](const OpReport& r) { return r.flash.total(); })
+      .def("__repr__", [](const OpReport& r) {
+        return "<OpReport op " + std::to_string(r.index) + " " + r.type + ": live " + std::to_string(r.live_bytes) +
+               " B, scratch " + std::to_string(r.scratch_bytes) + " B>";
+      });
   py::class_<Plan>(m, "CorePlan", "The planner's result; tinyarena.Plan wraps it with table, JSON and chart.")
       .def_readonly("options", &Plan::options)
       .def_readonly("liveness", &Plan::liveness)
@@ -64,7 +77,12 @@ void bind_plan(py::module_& m) {
       .def_property_readonly("flash_bytes", [](const Plan& p) { return p.flash.total(); })
       .def_readonly("inplace_declined", &Plan::inplace_declined)
       .def_readonly("macs", &Plan::macs)
-      .def_property_readonly("fits", &Plan::fits);
+      .def_property_readonly("fits", &Plan::fits)
+      .def("__repr__", [](const Plan& p) {
+        return "<CorePlan peak " + std::to_string(p.peak_bytes) + " B at op " + std::to_string(p.peak_op) +
+               ", lower bound " + std::to_string(p.lower_bound_bytes) + " B, " +
+               std::to_string(p.problem.buffers.size()) + " buffers, " + p.allocation_method + ">";
+      });
   m.def("make_plan",
         [](const GraphPtr& graph, const PlanOptions& options) {
           py::gil_scoped_release release;

@@ -1,6 +1,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdio>
+#include <string>
+
 #include "bindings.h"
 #include "graph_handles.h"
 #include "tinyarena/codegen/tiled_lowering.h"
@@ -36,6 +39,37 @@ const char* step_kind_name(tiling::StepKind kind) {
     case tiling::StepKind::Shift: return "shift";
   }
   return "?";
+}
+
+// "Segment([3, 4, 5], mode='rows', stripe_rows=1)": the call that makes it.
+std::string segment_repr(const tiling::Segment& s) {
+  std::string ops;
+  for (int32_t op : s.ops) ops += (ops.empty() ? "" : ", ") + std::to_string(op);
+  const std::string how = s.mode == tiling::Mode::Rows
+                              ? "mode='rows', stripe_rows=" + std::to_string(s.stripe_rows)
+                              : "mode='patches', patches_h=" + std::to_string(s.patches_h) +
+                                    ", patches_w=" + std::to_string(s.patches_w);
+  return "Segment([" + ops + "], " + how + ")";
+}
+
+// "rows 0..5 (1-row stripes), patches 6..9 (2x2)", or "untiled".
+std::string segments_summary(const std::vector<tiling::Segment>& segments) {
+  std::string text;
+  for (const tiling::Segment& s : segments) {
+    text += text.empty() ? "" : ", ";
+    text += (s.mode == tiling::Mode::Rows ? "rows " : "patches ") + std::to_string(s.ops.front()) + ".." +
+            std::to_string(s.ops.back());
+    text += s.mode == tiling::Mode::Rows
+                ? " (" + std::to_string(s.stripe_rows) + "-row stripes)"
+                : " (" + std::to_string(s.patches_h) + "x" + std::to_string(s.patches_w) + ")";
+  }
+  return text.empty() ? "untiled" : text;
+}
+
+std::string overhead_text(double overhead) {
+  char text[32];
+  std::snprintf(text, sizeof text, "x%.3f", overhead);
+  return text;
 }
 
 }  // namespace
@@ -79,7 +113,11 @@ void bind_tiling(py::module_& m) {
       .def_readonly("op_state", &RowStream::op_state)
       .def_readonly("scratch_bytes", &RowStream::scratch_bytes)
       .def_readonly("macs", &RowStream::macs)
-      .def_property_readonly("ring_bytes", &RowStream::ring_bytes);
+      .def_property_readonly("ring_bytes", &RowStream::ring_bytes)
+      .def("__repr__", [](const RowStream& s) {
+        return "<RowStream " + std::to_string(s.ops.size()) + " ops, " + std::to_string(s.rings.size()) + " rings of " +
+               std::to_string(s.ring_bytes()) + " B, " + std::to_string(s.steps.size()) + " steps>";
+      });
   m.def("stream_rows",
         [](const GraphPtr& g, const std::vector<int32_t>& ops, int32_t stripe_rows, bool stream_input) {
           return stream_rows(*g, ops, {stripe_rows, stream_input, true});
@@ -99,14 +137,22 @@ void bind_tiling(py::module_& m) {
       .def_readonly("full_output", &PatchRun::full_output)
       .def_readonly("buffers", &PatchRun::buffers)
       .def_readonly("op_scratch", &PatchRun::op_scratch)
-      .def_readonly("macs", &PatchRun::macs);
+      .def_readonly("macs", &PatchRun::macs)
+      .def("__repr__", [](const PatchRun& r) {
+        return "<PatchRun " + std::to_string(r.ops.size()) + " ops on " + std::to_string(r.grid_h) + "x" +
+               std::to_string(r.grid_w) + " patches, " + std::to_string(r.macs) + " MACs>";
+      });
   m.def("run_patches",
         [](const GraphPtr& g, const std::vector<int32_t>& ops, int32_t grid_h, int32_t grid_w, bool stream_input) {
           return run_patches(*g, ops, grid_h, grid_w, stream_input);
         },
         py::arg("graph"), py::arg("ops"), py::arg("grid_h"), py::arg("grid_w"), py::arg("stream_input") = false);
 
-  py::class_<Segment>(m, "Segment")
+  py::class_<Segment>(m, "Segment",
+                      "A run of consecutive ops of the schedule and how it runs: mode 'rows' (row stripes of "
+                      "stripe_rows output rows; rings hold only the rows still needed, no recompute) or "
+                      "'patches' (a patches_h x patches_w grid of output patches, halos recomputed). Op indices "
+                      "are those of the graph the plan or search works on (after its transforms).")
       .def(py::init([](std::vector<int32_t> ops, const std::string& mode, int32_t stripe_rows, int32_t patches_h,
                        int32_t patches_w) {
              return Segment{std::move(ops), parse_mode(mode), stripe_rows, patches_h, patches_w};
@@ -117,20 +163,35 @@ void bind_tiling(py::module_& m) {
       .def_property_readonly("mode", [](const Segment& s) { return s.mode == Mode::Rows ? "rows" : "patches"; })
       .def_readonly("stripe_rows", &Segment::stripe_rows)
       .def_readonly("patches_h", &Segment::patches_h)
-      .def_readonly("patches_w", &Segment::patches_w);
+      .def_readonly("patches_w", &Segment::patches_w)
+      .def("__eq__", [](const Segment& a, const Segment& b) {
+        return a.ops == b.ops && a.mode == b.mode && a.stripe_rows == b.stripe_rows && a.patches_h == b.patches_h &&
+               a.patches_w == b.patches_w;
+      })
+      .def("__repr__", &segment_repr);
+  m.def("describe_segments", &segments_summary, py::arg("segments"),
+        "One line naming each segment's mode, ops and stripe height or grid ('untiled' when there are none).");
   py::class_<TilingOptions>(m, "TilingOptions")
       .def(py::init([](const plan::PlanOptions& plan, bool stream_input) { return TilingOptions{plan, stream_input}; }),
            py::arg("plan") = plan::PlanOptions{}, py::arg("stream_input") = false)
       .def_readonly("plan", &TilingOptions::plan)
-      .def_readonly("stream_input", &TilingOptions::stream_input);
-  py::class_<TiledPlan>(m, "TiledPlan")
+      .def_readonly("stream_input", &TilingOptions::stream_input)
+      .def("__repr__", [](const TilingOptions& o) {
+        return "<TilingOptions alignment " + std::to_string(o.plan.alignment) + ", allocator " + o.plan.allocator +
+               ", stream_input " + (o.stream_input ? "True" : "False") + ">";
+      });
+  py::class_<TiledPlan>(m, "CoreTiledPlan", "A tiled schedule's plan; tinyarena.tiling.TiledPlan wraps it.")
       .def_readonly("plan", &TiledPlan::plan)
       .def_readonly("segments", &TiledPlan::segments)
       .def_readonly("streams", &TiledPlan::streams)
       .def_readonly("patch_runs", &TiledPlan::patch_runs)
       .def_readonly("macs", &TiledPlan::macs)
       .def_readonly("untiled_macs", &TiledPlan::untiled_macs)
-      .def_property_readonly("mac_overhead", &TiledPlan::mac_overhead);
+      .def_property_readonly("mac_overhead", &TiledPlan::mac_overhead)
+      .def("__repr__", [](const TiledPlan& t) {
+        return "<CoreTiledPlan peak " + std::to_string(t.plan.peak_bytes) + " B, MACs " +
+               overhead_text(t.mac_overhead()) + ", " + segments_summary(t.segments) + ">";
+      });
   m.def("make_tiled_plan",
         [](const GraphPtr& g, const std::vector<Segment>& segments, const TilingOptions& options) {
           py::gil_scoped_release release;
@@ -147,17 +208,27 @@ void bind_tiling(py::module_& m) {
            py::arg("tiling") = TilingOptions{}, py::arg("rows") = true, py::arg("patches") = false,
            py::arg("max_mac_overhead") = 1.0, py::arg("stripe_rows") = SearchOptions{}.stripe_rows,
            py::arg("patch_grids") = SearchOptions{}.patch_grids, py::arg("max_front") = SearchOptions{}.max_front);
-  py::class_<ParetoPoint>(m, "ParetoPoint")
+  py::class_<ParetoPoint>(m, "CoreParetoPoint",
+                          "A point of the search's front; tinyarena.tiling.ParetoPoint wraps it with a plan of the graph.")
       .def_readonly("peak_bytes", &ParetoPoint::peak_bytes)
       .def_readonly("macs", &ParetoPoint::macs)
       .def_readonly("mac_overhead", &ParetoPoint::mac_overhead)
-      .def_readonly("segments", &ParetoPoint::segments);
+      .def_readonly("segments", &ParetoPoint::segments)
+      .def_readonly("plan", &ParetoPoint::plan)
+      .def("__repr__", [](const ParetoPoint& p) {
+        return "<CoreParetoPoint peak " + std::to_string(p.peak_bytes) + " B, MACs " + overhead_text(p.mac_overhead) +
+               ", " + segments_summary(p.segments) + ">";
+      });
   py::class_<TilingSearch>(m, "TilingSearch")
       .def_readonly("best", &TilingSearch::best)
       .def_readonly("front", &TilingSearch::front)
       .def_readonly("untiled_peak_bytes", &TilingSearch::untiled_peak_bytes)
       .def_readonly("candidates", &TilingSearch::candidates)
-      .def_readonly("seconds", &TilingSearch::seconds);
+      .def_readonly("seconds", &TilingSearch::seconds)
+      .def("__repr__", [](const TilingSearch& t) {
+        return "<TilingSearch " + std::to_string(t.front.size()) + " Pareto points, best peak " +
+               std::to_string(t.best.plan.peak_bytes) + " B, untiled " + std::to_string(t.untiled_peak_bytes) + " B>";
+      });
   m.def("search_tiling",
         [](const GraphPtr& g, const SearchOptions& options) {
           py::gil_scoped_release release;

@@ -8,6 +8,9 @@ The pipeline, one module per stage (each wraps the C++ core in ``_core``):
 - ``tinyarena.allocation`` -- the allocation problem, allocators, lower bound, validator
 - ``tinyarena.planner``    -- ``plan``: all of the above -> ``Plan`` (table, JSON, chart)
 - ``tinyarena.tiling``     -- row-streamed and patch segments: ``search``, ``tile``, ``sweep``
+- ``tinyarena.codegen``    -- ``compile``: a plan -> C sources, Makefile and kernel library
+- ``tinyarena.verify``     -- ``verify``: build and run the C, compare every byte with TFLite
+  (needs the TFLite interpreter: ``pip install 'tinyarena[verify]'``)
 - ``tinyarena.builder``    -- write int8 TFLite models (layers and ready architectures)
 - ``tinyarena.cli``        -- the ``tinyarena`` command
 
@@ -17,14 +20,18 @@ Quick start::
     plan = tinyarena.plan("model.tflite", sram="256K")
     print(plan.table())
     plan.plot("allocation.png")
+    tinyarena.compile(plan, "out/")          # C sources; make -C out TARGET=host
+    print(tinyarena.verify("model.tflite").summary())
 """
 
 from ._core import ModelError, UnsupportedError
 from .allocation import Buffer, Problem, Solution
+from .codegen import compile  # noqa: A004 -- the product's verb
 from .planner import Plan, plan
 from .reader import load_model
 from .sizes import parse_size
 from .tiling import sweep
+from .verify import verify  # tinyarena.verify is the function; `from tinyarena.verify import X` reads the module
 
 __all__ = [
     "Buffer",
@@ -33,9 +40,11 @@ __all__ = [
     "Problem",
     "Solution",
     "UnsupportedError",
+    "compile",
     "load_model",
     "parse_size",
     "plan",
     "sweep",
+    "verify",
 ]
 __version__ = "0.1.0"

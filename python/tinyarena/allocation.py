@@ -28,10 +28,10 @@ One ``Problem`` type and one ``Solution`` type serve every allocator:
   rearranging a nested-cut plan of the problem without its pins: in each stack of layers the
   ones with pins go in the order of their lowest pins, each where its pins land, and the others
   fill the gaps between them exactly -- or ``None``;
-- ``run_allocator(problem, name, seconds=...)``: any of them by name, including
-  ``"auto"`` (greedy; if above the lower bound, the exact search, nested-cut and skyline
-  searches included, from the better greedy plan within the budget; ``method`` names
-  what found the plan).
+- ``allocate(problem, allocator="auto", seconds=...)`` (or ``problem.solve(...)``): any of
+  them by name, including ``"auto"`` (greedy; if above the lower bound, the exact search,
+  nested-cut and skyline searches included, from the better greedy plan within the budget;
+  ``method`` names what found the plan).
 
 Search budgets are deterministic: ``seconds`` is converted into an amount of search work
 (about that many seconds on the reference machine, see ``benchmarks/budget_calibration.py``),
@@ -41,8 +41,10 @@ plan depends on the machine and its load.
 
 ``zero_slack_problem(n, seed=...)`` generates hard instances with a known optimum.
 
-``AllocationProblem`` wraps a problem (from a plan, a MiniMalloc CSV or numpy arrays)
-with numpy views, the solvers, validation, CSV output and ``plot()``.
+``Problem`` is the one problem type: ``Problem(buffers, capacity)``, ``Problem.from_arrays``,
+``Problem.from_csv`` (MiniMalloc CSV) or ``plan.problem``; numpy views (``sizes``, ``first``,
+``last``, ``alignment``, ``fixed_offsets``), the solvers as methods (``solve``, ``solve_exact``,
+``local_search``), ``validate``, ``to_csv`` and ``plot``.
 
 ``lower_bound_bytes`` is the largest total live at one step; ``validate``
 lists violations (overlap in time and address, misalignment, pins, height).
@@ -78,7 +80,6 @@ from ._core import (
     pin_repair_search,
     place_fastest_first,
     place_in_hierarchy,
-    run_allocator,
     skyline_search,
     solve_exact,
     time_sweep_search,
@@ -87,7 +88,6 @@ from ._core import (
 )
 
 __all__ = [
-    "AllocationProblem",
     "AllocationResult",
     "Buffer",
     "BufferRules",
@@ -110,7 +110,6 @@ __all__ = [
     "local_search",
     "lower_bound_bytes",
     "pin_repair_search",
-    "run_allocator",
     "skyline_search",
     "solve_exact",
     "time_sweep_search",
@@ -119,112 +118,77 @@ __all__ = [
 ]
 
 
-class AllocationProblem:
-    """An allocation problem with numpy views and its solvers; from a plan, a CSV or arrays.
+def _from_arrays(sizes, first, last, alignment=1, fixed_offsets=None, capacity=0):
+    """A ``Problem`` from equal-length arrays (inclusive lifetimes ``[first, last]``);
+    ``alignment`` a scalar or an array; ``fixed_offsets`` -1 (or None) where a buffer is free.
+    Buffers are named by their index."""
+    sizes, first, last = (np.asarray(a, dtype=np.int64).ravel() for a in (sizes, first, last))
+    n = len(sizes)
+    alignment = np.broadcast_to(np.asarray(alignment, dtype=np.int64), (n,))
+    fixed = np.full(n, -1, dtype=np.int64) if fixed_offsets is None else np.asarray(fixed_offsets, dtype=np.int64)
+    if not (len(first) == len(last) == len(fixed) == n):
+        raise ValueError("sizes, first, last and fixed_offsets must have equal lengths")
+    if n and (sizes.min() < 0 or first.min() < 0 or (last < first).any() or alignment.min() < 1):
+        raise ValueError("sizes and first must be >= 0, last >= first, alignment >= 1")
+    buffers = [Buffer(int(s), int(f), int(l), alignment=int(a), fixed_offset=int(o) if o >= 0 else None, name=str(i))
+               for i, (s, f, l, a, o) in enumerate(zip(sizes, first, last, alignment, fixed))]
+    return Problem(buffers, int(capacity))
 
-    Lifetimes are inclusive ``[first, last]`` steps. Solvers return core results with
-    ``offsets`` (numpy), ``height`` and, for ``solve``/``solve_exact``, the proven
-    ``lower_bound`` and ``proven_optimal``. ``seconds`` is a deterministic work budget
-    (same plan on every run); ``wall_seconds`` > 0 adds a wall-clock cap (load-dependent).
-    """
 
-    def __init__(self, problem):
-        self.problem = problem
+def _from_csv(source, capacity=0):
+    """A ``Problem`` from a MiniMalloc CSV (a path or the text); an ``offset`` column pins buffers."""
+    import os
 
-    @classmethod
-    def from_plan(cls, plan):
-        return cls(plan.problem)
+    from .interchange import read_problem_csv
 
-    @classmethod
-    def from_csv(cls, source, capacity=0):
-        """From a MiniMalloc CSV (path or text); an ``offset`` column pins buffers."""
-        import os
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source):
+        if not os.path.exists(source):
+            raise FileNotFoundError(f"no such problem file: {source}")
+    problem, _ = read_problem_csv(source)
+    return Problem(list(problem.buffers), int(capacity))
 
-        from .interchange import read_problem_csv
 
-        if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source):
-            if not os.path.exists(source):
-                raise FileNotFoundError(f"no such problem file: {source}")
-        problem, _ = read_problem_csv(source)
-        return cls(Problem(list(problem.buffers), int(capacity)))
+def _from_plan(plan):
+    """The allocation problem of a plan (``plan.problem``)."""
+    return plan.problem
 
-    @classmethod
-    def from_arrays(cls, sizes, first, last, alignment=1, fixed_offsets=None, capacity=0):
-        """From equal-length arrays; ``alignment`` a scalar or array; ``fixed_offsets`` -1 (or None) = free."""
-        sizes, first, last = (np.asarray(a, dtype=np.int64).ravel() for a in (sizes, first, last))
-        n = len(sizes)
-        alignment = np.broadcast_to(np.asarray(alignment, dtype=np.int64), (n,))
-        fixed = np.full(n, -1, dtype=np.int64) if fixed_offsets is None else np.asarray(fixed_offsets, dtype=np.int64)
-        if not (len(first) == len(last) == len(fixed) == n):
-            raise ValueError("sizes, first, last and fixed_offsets must have equal lengths")
-        if n and (sizes.min() < 0 or first.min() < 0 or (last < first).any() or alignment.min() < 1):
-            raise ValueError("sizes and first must be >= 0, last >= first, alignment >= 1")
-        buffers = [Buffer(int(s), int(f), int(l), alignment=int(a), fixed_offset=int(o) if o >= 0 else None, name=str(i))
-                   for i, (s, f, l, a, o) in enumerate(zip(sizes, first, last, alignment, fixed))]
-        return cls(Problem(buffers, int(capacity)))
 
-    def __len__(self):
-        return len(self.problem)
+def _solution(problem, offsets):
+    """A ``Solution`` from an offsets array or any result with ``offsets``."""
+    offsets = np.asarray(getattr(offsets, "offsets", offsets), dtype=np.int64)
+    height = int((offsets + problem.sizes).max(initial=0)) if len(offsets) == len(problem) else 0
+    return Solution(offsets.tolist(), height)
 
-    @property
-    def sizes(self):
-        return self.problem.sizes
 
-    @property
-    def first(self):
-        return self.problem.first
+def _validate(problem, offsets):
+    """Violations of a placement (an offsets array or a result with ``offsets``); empty when valid."""
+    return validate(problem, _solution(problem, offsets))
 
-    @property
-    def last(self):
-        return self.problem.last
 
-    @property
-    def alignment(self):
-        return np.array([b.alignment for b in self.problem.buffers], dtype=np.int64)
+def _to_csv(problem, path=None, offsets=None):
+    """The problem as MiniMalloc CSV text (``id,lower,upper,size,alignment`` with half-open
+    lifetimes, and an ``offset`` column when ``offsets`` -- an array or a result -- is given);
+    also written to ``path`` when given."""
+    from .interchange import write_problem_csv
 
-    @property
-    def fixed_offsets(self):
-        """Pinned offset per buffer, -1 where free."""
-        return np.array([-1 if b.fixed_offset is None else b.fixed_offset for b in self.problem.buffers], dtype=np.int64)
+    return write_problem_csv(problem, None if offsets is None else _solution(problem, offsets), path)
 
-    @property
-    def capacity(self):
-        return self.problem.capacity
 
-    @property
-    def lower_bound(self):
-        return lower_bound_bytes(self.problem)
+def _plot(problem, offsets, path=None, ax=None, title=None):
+    """The allocation chart of a placement (an offsets array or a result); returns the ``Axes``."""
+    from .plotting import plot_allocation
 
-    def solve(self, allocator="auto", seconds=0.3, node_limit=0, seed=1, wall_seconds=0.0):
-        return run_allocator(self.problem, allocator, seconds, node_limit, seed, wall_seconds)
+    return plot_allocation(problem.sizes, problem.first, problem.last, _solution(problem, offsets).offsets,
+                           sram_limit=problem.capacity or None, ax=ax, title=title, path=path)
 
-    def solve_exact(self, seconds=1.0, node_limit=0, wall_seconds=0.0):
-        return solve_exact(self.problem, seconds, node_limit, wall_seconds=wall_seconds)
 
-    def local_search(self, iterations=3000, seconds=0.1, seed=1, wall_seconds=0.0):
-        return local_search(self.problem, iterations, seconds, seed, wall_seconds)
-
-    def _solution(self, offsets):
-        offsets = np.asarray(getattr(offsets, "offsets", offsets), dtype=np.int64)
-        height = int((offsets + self.sizes).max(initial=0)) if len(offsets) == len(self) else 0
-        return Solution(offsets.tolist(), height)
-
-    def validate(self, offsets):
-        """Violations of a placement (offsets array or a result); empty when valid."""
-        return validate(self.problem, self._solution(offsets))
-
-    def to_csv(self, offsets=None, path=None):
-        from .interchange import write_problem_csv
-
-        return write_problem_csv(self.problem, None if offsets is None else self._solution(offsets), path)
-
-    def plot(self, offsets, path=None, ax=None, title=None):
-        """The allocation chart of a placement (offsets array or a result); returns the ``Axes``."""
-        from .plotting import plot_allocation
-
-        limit = self.capacity or None
-        return plot_allocation(self.sizes, self.first, self.last, self._solution(offsets).offsets,
-                               sram_limit=limit, ax=ax, title=title, path=path)
+# The bound Problem is the one problem type; its conversions and file/chart helpers are these.
+Problem.from_arrays = staticmethod(_from_arrays)
+Problem.from_csv = staticmethod(_from_csv)
+Problem.from_plan = staticmethod(_from_plan)
+Problem.validate = _validate
+Problem.to_csv = _to_csv
+Problem.plot = _plot
 
 
 def accessed_bytes(plan):

@@ -1,17 +1,18 @@
 """The ``tinyarena`` command.
 
-    tinyarena plan MODEL [--sram SIZE] [--align N] [--allocator NAME] [--no-inplace]
+    tinyarena plan MODEL [--sram SIZE] [--alignment N] [--allocator NAME] [--seconds S] [--inplace|--no-inplace]
                          [--transforms LIST | --no-transforms]
                          [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--no-stream-input]
+                         [--stripe-rows LIST] [--patch-grids LIST]
                          [--no-scratch] [--chart PATH] [--json PATH] [--write-offline-plan OUT]
-    tinyarena compile MODEL -o DIR [--target cortex-m4|cortex-m7|host] [--no-inplace] [--sram SIZE]
+    tinyarena compile MODEL -o DIR [--target cortex-m4|cortex-m7|host] [--inplace|--no-inplace] [--sram SIZE]
                          [--tiling rows ...] [--memory NAME:SIZE[:ALIGN[:BASE]] ...]
                          [--pin BUFFER=MEMORY[:OFFSET] ...] [--block BUFFER=MEMORY[,MEMORY...] ...] ...
     tinyarena verify MODEL [--target host|cortex-m4|cortex-m7] [--inplace|--no-inplace] [--seed N]
                            [--transforms LIST | --no-transforms]
-                           [--tiling none|auto|rows|patches] [--max-mac-overhead X]
+                           [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--stripe-rows LIST] ...
                            [--memory NAME:SIZE[:ALIGN[:BASE]] ...] [--pin ...] [--block ...]
-    tinyarena alloc PROBLEM.csv [--capacity N] [--timeout S] [--allocator NAME] [-o SOLUTION.csv]
+    tinyarena alloc PROBLEM.csv [--capacity N] [--seconds S] [--wall-seconds S] [--allocator NAME] [-o SOLUTION.csv]
     tinyarena demo [-o DIR]
 
 Every command takes ``-q`` (print errors only) and ``-v`` (also the seconds each stage took);
@@ -37,6 +38,7 @@ from .allocation import allocator_names
 from .codegen import TARGETS
 from .memories import BLOCK_SYNTAX, MEMORY_SYNTAX, PIN_SYNTAX, parse_block, parse_memory, parse_pin
 from .sizes import check_alignment, parse_limit
+from .tiling import MAX_MAC_OVERHEAD, PATCH_GRIDS, STRIPE_ROWS
 
 EXIT_BAD_MODEL = 1
 EXIT_DOES_NOT_FIT = 2
@@ -125,26 +127,57 @@ def _add_model_argument(p):
     p.add_argument("model", type=_argument(_existing_file), help="path to a .tflite model")
 
 
-def _add_tiling_options(p, help_tiling):
-    p.add_argument("--tiling", choices=("none", "auto", "rows", "patches"), default="none", help=help_tiling)
+def _positive_ints(text):
+    """``"2,3,4"`` -> ``(2, 3, 4)``, each at least 1."""
+    try:
+        values = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        values = ()
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected positive integers separated by commas, got {text!r}")
+    return values
+
+
+def _add_inplace_option(p):
+    p.add_argument("--inplace", dest="inplace", action="store_true", default=True,
+                   help="in-place depthwise and elementwise ops (default)")
+    p.add_argument("--no-inplace", dest="inplace", action="store_false", help="no in-place ops")
+
+
+def _add_tiling_options(p):
+    p.add_argument("--tiling", choices=("none", "auto", "rows", "patches"), default="none",
+                   help="run runs of spatial ops on row stripes (rows, 1.00x MACs) or patches (recomputed halos: "
+                        "give --max-mac-overhead above 1); auto searches both")
     p.add_argument("--max-mac-overhead", type=_number(1.0), metavar="X",
-                   help="with --tiling: MACs at most X times the untiled model's, X >= 1 (default 1.0)")
+                   help=f"with --tiling: MACs at most X times the untiled model's, X >= 1 (default {MAX_MAC_OVERHEAD})")
+    p.add_argument("--no-stream-input", action="store_true",
+                   help="with --tiling: keep the model input whole in SRAM (default: pulled row by row)")
+    p.add_argument("--stripe-rows", type=_positive_ints, metavar="LIST",
+                   help="with --tiling: stripe heights (output rows per round) to try, e.g. 1,2,4 (default "
+                   f"{','.join(map(str, STRIPE_ROWS))})")
+    p.add_argument("--patch-grids", type=_positive_ints, metavar="LIST",
+                   help="with --tiling patches or auto: n x n patch grids to try (default "
+                   f"{','.join(map(str, PATCH_GRIDS))})")
+
+
+def _tiling_keywords(args):
+    return dict(tiling=args.tiling, max_mac_overhead=args.max_mac_overhead, stream_input=not args.no_stream_input,
+                stripe_rows=args.stripe_rows, patch_grids=args.patch_grids)
 
 
 def _add_plan_options(p):
     _add_model_argument(p)
     p.add_argument("--sram", type=_argument(parse_limit),
                    help="SRAM limit: bytes or K/M/G suffix (64K); exit 2 if the plan exceeds it (no limit: leave out)")
-    p.add_argument("--align", type=_argument(check_alignment), default=16,
+    p.add_argument("--alignment", type=_argument(check_alignment), default=16,
                    help="buffer alignment in bytes, a power of two (default 16, as TFLM)")
     p.add_argument("--allocator", choices=allocator_names(), default="auto",
                    help="placement algorithm (default auto: greedy; if it misses the lower bound, exact, nested-cut, "
                    "time-sweep, pin-repair and skyline search; greedy_size_first_fit is TFLite Micro's rule)")
-    p.add_argument("--no-inplace", action="store_true", help="no in-place depthwise or elementwise ops")
-    _add_tiling_options(p, "run runs of spatial ops on row stripes (rows, 1.00x MACs) or patches (recomputed "
-                        "halos: give --max-mac-overhead above 1); auto searches both")
-    p.add_argument("--no-stream-input", action="store_true",
-                   help="with --tiling: keep the model input whole in SRAM (default: pulled row by row)")
+    p.add_argument("--seconds", type=_number(0.0, MAX_SECONDS, above=True), default=0.3, metavar="S",
+                   help="budget of the searching allocators in seconds of work (default 0.3): deterministic")
+    _add_inplace_option(p)
+    _add_tiling_options(p)
     _add_transform_options(p)
     _add_output_options(p)
 
@@ -184,10 +217,9 @@ def _parser():
     v = commands.add_parser("verify", help="build the generated C, run it and compare every byte with TFLite")
     _add_model_argument(v)
     v.add_argument("--target", choices=TARGETS, default="host", help="host, or Cortex-M4/M7 under QEMU")
-    v.add_argument("--inplace", dest="inplace", action="store_true", default=True, help="in-place ops on (default)")
-    v.add_argument("--no-inplace", dest="inplace", action="store_false", help="in-place ops off")
+    _add_inplace_option(v)
     v.add_argument("--seed", type=_number(0, kind=int), default=0, help="seed of the random inputs (>= 0)")
-    _add_tiling_options(v, "verify the tiled schedule the search chooses (input streamed)")
+    _add_tiling_options(v)
     _add_memory_option(v)
     _add_transform_options(v)
     _add_output_options(v)
@@ -197,11 +229,12 @@ def _parser():
                    help="CSV with id,lower,upper,size[,alignment][,offset] (half-open lifetimes; offset pins)")
     a.add_argument("--capacity", type=_argument(parse_limit),
                    help="bytes available: exit 2 if no plan fits (K/M/G suffix ok; default: no limit)")
-    a.add_argument("--timeout", type=_number(0.0, MAX_SECONDS, above=True), default=10.0,
+    a.add_argument("--seconds", type=_number(0.0, MAX_SECONDS, above=True), default=10.0, metavar="S",
                    help="search budget in seconds of work (default 10): deterministic, about that long here")
-    a.add_argument("--wall-timeout", type=_number(0.0, MAX_SECONDS), default=0.0, metavar="S",
+    a.add_argument("--wall-seconds", type=_number(0.0, MAX_SECONDS), default=0.0, metavar="S",
                    help="also stop after S wall-clock seconds (default 0: never); the plan then depends on load")
-    a.add_argument("--allocator", choices=allocator_names(), default="exact", help="placement algorithm (default exact)")
+    a.add_argument("--allocator", choices=allocator_names(), default="auto",
+                   help="placement algorithm (default auto, as for plan)")
     a.add_argument("-o", "--output", metavar="SOLUTION.csv", help="write the problem with every offset here")
     _add_output_options(a, summary=False)
 
@@ -283,11 +316,15 @@ def _check_tiling_options(args):
     """Tiling options without --tiling are errors (they would be ignored); fills the defaults."""
     if args.tiling == "none":
         given = [flag for flag, value in (("--max-mac-overhead", args.max_mac_overhead),
-                                          ("--no-stream-input", getattr(args, "no_stream_input", False))) if value]
+                                          ("--no-stream-input", args.no_stream_input),
+                                          ("--stripe-rows", args.stripe_rows),
+                                          ("--patch-grids", args.patch_grids)) if value]
         if given:
             verb = "apply" if len(given) > 1 else "applies"
             raise ValueError(f"{' and '.join(given)} {verb} to tiled schedules only: give --tiling or drop it")
-    args.max_mac_overhead = 1.0 if args.max_mac_overhead is None else args.max_mac_overhead
+    args.max_mac_overhead = MAX_MAC_OVERHEAD if args.max_mac_overhead is None else args.max_mac_overhead
+    args.stripe_rows = args.stripe_rows or STRIPE_ROWS
+    args.patch_grids = args.patch_grids or PATCH_GRIDS
 
 
 def _check_outputs(args):
@@ -324,8 +361,8 @@ def _make_plan(args, run, scratch=True):
 
     # An offline plan describes the file's graph in the file's order: no transforms unless asked.
     offline = getattr(args, "write_offline_plan", None) and args.transforms is None
-    common = dict(sram=args.sram, align=args.align, allocator=args.allocator, inplace=not args.no_inplace,
-                  scratch=scratch, transforms="none" if offline else args.transforms)
+    common = dict(sram=args.sram, alignment=args.alignment, allocator=args.allocator, inplace=args.inplace,
+                  scratch=scratch, transforms="none" if offline else args.transforms, seconds=args.seconds)
     if args.tiling == "none":
         with run.stage("plan"):
             run.plan = make_plan(args.model, **common)
@@ -333,8 +370,7 @@ def _make_plan(args, run, scratch=True):
     from .tiling import search
 
     with run.stage("tiling search"):
-        found = search(args.model, tiling=args.tiling, max_mac_overhead=args.max_mac_overhead,
-                       stream_input=not args.no_stream_input, **common)
+        found = search(args.model, **_tiling_keywords(args), **common)
     best = run.plan = found.best
     summary = (f"tiling {args.tiling}: peak {best.peak_bytes:,} B at {best.mac_overhead:.3f}x MACs "
                f"(untiled {found.untiled_peak_bytes:,} B); Pareto front: "
@@ -412,8 +448,7 @@ def _run_verify(args, run):
         from .tiling import search
 
         with run.stage("tiling search"):
-            plan = search(args.model, tiling=args.tiling, max_mac_overhead=args.max_mac_overhead,
-                          inplace=args.inplace, transforms=args.transforms).best
+            plan = search(args.model, inplace=args.inplace, transforms=args.transforms, **_tiling_keywords(args)).best
         print(plan.describe())
     try:
         with run.stage("verify"):
@@ -429,18 +464,18 @@ def _run_verify(args, run):
 
 
 def _run_alloc(args, run):
-    from .allocation import AllocationProblem
+    from .allocation import Problem
 
     _output_file(args.output, "-o")
-    problem = AllocationProblem.from_csv(args.problem, capacity=args.capacity or 0)
+    problem = Problem.from_csv(args.problem, capacity=args.capacity or 0)
     with run.stage("allocation"):
-        result = problem.solve(args.allocator, seconds=args.timeout, wall_seconds=args.wall_timeout)
+        result = problem.solve(args.allocator, seconds=args.seconds, wall_seconds=args.wall_seconds)
     print(f"buffers       {len(problem):,}")
     print(f"height        {result.height:,} B")
     print(f"lower bound   {result.lower_bound:,} B")
     print(f"method        {result.method} ({'proven optimal' if result.proven_optimal else 'not proven optimal'})")
     if args.output:
-        problem.to_csv(result, path=args.output)
+        problem.to_csv(args.output, offsets=result)
         print(f"wrote {args.output}")
     if args.capacity and result.height > args.capacity:
         if result.lower_bound > args.capacity:

@@ -1,6 +1,6 @@
 """Stage 5: C code generation -- a plan becomes portable C for Cortex-M.
 
-``compile(plan, out_dir)`` writes ``model.h`` (the API), ``model.c`` (one static arena of
+``compile(plan, out_dir)`` (also ``tinyarena.compile``) writes ``model.h`` (the API), ``model.c`` (one static arena of
 exactly the planned size, weights and parameters as ``const`` data in flash, one kernel call
 per op at the planned offsets), ``main.c`` (a test harness), a ``Makefile`` and copies of the
 kernel library sources the model uses (``kernels/``) and the Cortex-M start-up files

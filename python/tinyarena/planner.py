@@ -124,6 +124,7 @@ class Plan:
 
     @property
     def alignment(self):
+        """The alignment (bytes) of every buffer's offset and size."""
         return self.core.options.alignment
 
     @property
@@ -164,6 +165,11 @@ class Plan:
         return report.table(self)
 
     def to_dict(self):
+        """The plan as plain Python data, what ``to_json`` writes: ``model``, ``peak_bytes``,
+        ``peak_op``, ``lower_bound_bytes``, ``flash_bytes``, ``macs``, ``allocator``,
+        ``allocation_method``, ``proven_optimal``, ``alignment``, ``sram_limit``, ``fits``,
+        ``transforms`` (one dict per transform tried), ``ops`` (the per-op rows) and ``buffers``
+        (name, kind, lifetime, size, offset, tensors and their offsets in the buffer)."""
         return report.to_dict(self)
 
     def to_json(self, path=None, indent=2):
@@ -195,17 +201,19 @@ class Plan:
         )
 
 
-def plan_options(sram=None, align=16, allocator="auto", inplace=True, scratch=True, order=None,
-                 allocation_seconds=0.3, target="cortex-m4"):
+def plan_options(sram=None, alignment=16, allocator="auto", inplace=True, scratch=True, order=None, seconds=0.3,
+                 target="cortex-m4"):
     """The core ``PlanOptions`` for these arguments (checked)."""
     sram_limit = parse_limit(sram) if sram is not None else 0
+    if seconds < 0:
+        raise ValueError(f"the allocation budget must not be negative, got {seconds} seconds")
     return _core.PlanOptions(
-        alignment=check_alignment(align),
+        alignment=check_alignment(alignment),
         allocator=allocator,
         liveness=_core.LivenessOptions(inplace_depthwise=inplace, inplace_elementwise=inplace, scratch=scratch),
         sram_limit=sram_limit,
         order=list(order or []),
-        allocation_seconds=float(allocation_seconds),
+        allocation_seconds=float(seconds),
         target=target,
     )
 
@@ -285,16 +293,16 @@ def _apply_transforms(graph, names, make, schedule, force_reorder):
     return current.graph, current.best, tuple(reports), kept_schedule
 
 
-def _transformed(graph, names, maker, inplace, schedule_options_of, align, scratch, force_reorder):
+def _transformed(graph, names, maker, inplace, schedule_options_of, alignment, scratch, force_reorder):
     """_apply_transforms with in-place ops as asked. The transforms and the order kept follow
     the peaks, which in-place ops change, so with them the path without in-place ops is followed
     too; when it ends lower, its graph and order are planned again with in-place ops where they
     do not raise the peak (never above that path's end)."""
-    result = _apply_transforms(graph, names, maker(inplace), schedule_options_of(align, inplace, scratch),
+    result = _apply_transforms(graph, names, maker(inplace), schedule_options_of(alignment, inplace, scratch),
                                force_reorder)
     if not inplace or not names:
         return result
-    off = _apply_transforms(graph, names, maker(False), schedule_options_of(align, False, scratch), force_reorder)
+    off = _apply_transforms(graph, names, maker(False), schedule_options_of(alignment, False, scratch), force_reorder)
     if off[1].peak_bytes >= result[1].peak_bytes:
         return result
     off_graph, off_core, off_reports, off_found = off
@@ -304,14 +312,14 @@ def _transformed(graph, names, maker, inplace, schedule_options_of, align, scrat
 def plan(
     model,
     sram=None,
-    align=16,
+    alignment=16,
     allocator="auto",
     inplace=True,
     scratch=True,
     order=None,
     reorder=False,
     transforms=None,
-    allocation_seconds=0.3,
+    seconds=0.3,
     target="cortex-m4",
 ):
     """Plan the SRAM of ``model`` (a path, bytes or ``Graph``) and return a :class:`Plan`.
@@ -319,13 +327,13 @@ def plan(
     - ``sram``: limit in bytes or a size string (``"64K"``), at least 1 (``None``: no limit); the
       plan reports ``fits`` against it (it never silently overshoots: check ``plan.fits``).
       ``ValueError`` for 0, negative or malformed sizes and sizes above ``tinyarena.sizes.MAX_BYTES``.
-    - ``align``: alignment of every buffer's offset and size, bytes, a power of two (TFLM uses 16).
+    - ``alignment``: alignment of every buffer's offset and size, bytes, a power of two (TFLM uses 16).
     - ``allocator``: a name from ``tinyarena.allocation.allocator_names()``; ``"auto"``
       (default) keeps greedy first fit when it meets the lower bound, else searches
-      exactly within ``allocation_seconds`` (``plan.allocation_method`` and
+      exactly within ``seconds`` (``plan.allocation_method`` and
       ``plan.proven_optimal`` say what won); ``"greedy_size_first_fit"`` is TFLite Micro's rule.
-    - ``allocation_seconds``: budget of the searching allocators, as deterministic search
-      work (about that many seconds on the reference machine): the same plan on every run.
+    - ``seconds``: budget of the searching allocators, as deterministic search work (about
+      that many seconds on the reference machine): the same plan on every run (CLI ``--seconds``).
     - ``inplace``: allow in-place depthwise and elementwise ops. Each is kept only where it does
       not raise the peak (``plan.inplace_declined`` lists the others), so the plan is never above
       the one with ``inplace=False`` (when the transforms and order chosen without in-place ops end
@@ -346,7 +354,7 @@ def plan(
       ``plan.schedule`` (also set when the default ``reorder`` transform is kept).
     """
     graph = load_model(model)
-    plan_options(sram, align, allocator, inplace, scratch, target=target)  # checks the arguments once
+    plan_options(sram, alignment, allocator, inplace, scratch, seconds=seconds, target=target)  # checks the arguments
     if order and reorder:
         raise ValueError("give either order or reorder=True, not both")
     names = parse_transforms(() if order and transforms is None else transforms)
@@ -357,15 +365,15 @@ def plan(
 
     def maker(in_place):
         def make(g, op_order):
-            return _core.make_plan(g, plan_options(sram, align, allocator, in_place, scratch, op_order,
-                                                   allocation_seconds, target))
+            return _core.make_plan(g, plan_options(sram, alignment, allocator, in_place, scratch, op_order,
+                                                   seconds, target))
         return make
 
     if order:
         graph, core, reports, found = graph, maker(inplace)(graph, order), (), None
     else:
-        graph, core, reports, found = _transformed(graph, names, maker, inplace, schedule_options, align, scratch,
-                                                   reorder)
+        graph, core, reports, found = _transformed(graph, names, maker, inplace, schedule_options, alignment,
+                                                   scratch, reorder)
     name = str(model) if not isinstance(model, (bytes, bytearray, memoryview, _core.Graph)) else ""
     result = Plan(graph, core, model_name=name)
     result.schedule = found

@@ -5,7 +5,7 @@
 their base's buffer, in-place ops write over an input that dies there, kernel
 scratch lives during its op. Graphs of up to ``exact_max_ops`` ops get an exact
 dynamic program over the sets of ops already run (optimal unless it runs out of
-``max_states`` or ``time_limit``, a deterministic work budget worth about that many
+``max_states`` or ``seconds``, a deterministic work budget worth about that many
 seconds, so the order is the same on every run); larger ones, or when it runs out, a beam
 search (the same program keeping ``beam_width`` states per step). Both start
 from the best of the file order and two greedy orders; the result is never
@@ -29,38 +29,38 @@ def _liveness(inplace, scratch):
     return _core.LivenessOptions(inplace_depthwise=inplace, inplace_elementwise=inplace, scratch=scratch)
 
 
-def schedule_options(align=16, inplace=True, scratch=True, method="auto", exact_max_ops=None, max_states=None,
-                     time_limit=None, beam_width=None):
+def schedule_options(alignment=16, inplace=True, scratch=True, method="auto", exact_max_ops=None, max_states=None,
+                     seconds=None, beam_width=None):
     """``ScheduleOptions`` from the planner's keywords (``None`` keeps a default)."""
-    check_alignment(align)
-    limits = {"exact_max_ops": exact_max_ops, "max_states": max_states, "time_limit_seconds": time_limit,
+    check_alignment(alignment)
+    limits = {"exact_max_ops": exact_max_ops, "max_states": max_states, "time_limit_seconds": seconds,
               "beam_width": beam_width}
     return _core.ScheduleOptions(
         liveness=_liveness(inplace, scratch),
-        alignment=int(align),
+        alignment=int(alignment),
         method=method,
         **{key: value for key, value in limits.items() if value is not None},
     )
 
 
-def find_schedule(model, align=16, inplace=True, scratch=True, method="auto", exact_max_ops=None, max_states=None,
-                  time_limit=None, beam_width=None):
+def find_schedule(model, alignment=16, inplace=True, scratch=True, method="auto", exact_max_ops=None, max_states=None,
+                  seconds=None, beam_width=None):
     """The op order of ``model`` (path, bytes or ``Graph``) with the lowest peak found.
 
     - ``method``: ``"auto"`` (exact when small enough, else beam), ``"exact"``
       (regardless of size, within the budgets), ``"beam"``, ``"greedy"`` or ``"file"``.
     - ``exact_max_ops`` (default 100), ``max_states`` (default 1,000,000) and
-      ``time_limit`` (seconds per search as deterministic work, default 10; 0 = none) bound the exact
+      ``seconds`` (per search as deterministic work, default 10; 0 = none) bound the exact
       search; past them it falls back to beam search (``beam_width``, default 64).
 
     Returns a ``ScheduleResult``: ``order``, ``peak_bytes``, ``file_peak_bytes``,
     ``method`` (the last search run; ``"exact"`` when a search covered every order),
     ``proven_optimal``, ``states``, ``seconds``.
     """
-    options = schedule_options(align, inplace, scratch, method, exact_max_ops, max_states, time_limit, beam_width)
+    options = schedule_options(alignment, inplace, scratch, method, exact_max_ops, max_states, seconds, beam_width)
     return _core.find_schedule(load_model(model), options)
 
 
-def order_peak_bytes(model, order=(), align=16, inplace=True, scratch=True):
+def order_peak_bytes(model, order=(), alignment=16, inplace=True, scratch=True):
     """The allocation lower bound of ``order`` (op indices; empty = file order)."""
-    return _core.order_peak_bytes(load_model(model), list(order), _liveness(inplace, scratch), int(align))
+    return _core.order_peak_bytes(load_model(model), list(order), _liveness(inplace, scratch), int(alignment))

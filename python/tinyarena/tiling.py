@@ -15,7 +15,7 @@ real liveness and allocator. ``tile(model, segments)`` plans a given segmentatio
 ``sweep(model, sram_limits=[...])`` gives records for many limits at once. The search works on
 the graph after the graph rewrites of ``tinyarena.transforms`` (PAD folding first: a PAD cannot
 stream); elided ops and zero-copy slices end a segment.
-``tinyarena.codegen.compile`` compiles tiled plans, both modes and mixed (bit-exact with the
+``tinyarena.compile`` compiles tiled plans, both modes and mixed (bit-exact with the
 untiled model): a segment becomes a loop replaying its fixed schedule of kernel calls on row
 ranges (rows) or on regions (patches, through params copies whose padding fields shift the
 region to the origin), with virtual bases into rings and patch buffers; with ``memories`` the
@@ -34,11 +34,19 @@ from .reader import load_model
 from .sizes import parse_size
 from .transforms import parse_transforms
 
-__all__ = ["MODES", "Segment", "TiledPlan", "TilingResult", "SweepRecord", "input_range", "plot_pareto", "search",
-           "sweep", "tile", "transformed_graph"]
+__all__ = ["MODES", "ParetoPoint", "Segment", "TiledPlan", "TilingResult", "SweepRecord", "input_range",
+           "plot_pareto", "search", "sweep", "tile", "transformed_graph"]
 
 MODES = ("none", "auto", "rows", "patches")
 Segment = _core.Segment
+PATCH_GRIDS = (2, 3, 4, 5, 6)
+"""The n x n patch grids the search tries by default."""
+STRIPE_ROWS = (1,)
+"""The stripe heights (output rows per round) the search tries by default."""
+MAX_MAC_OVERHEAD = 1.0
+"""Default MAC budget of :func:`search` and :func:`sweep`: no MACs beyond the untiled model's.
+Row streaming recomputes nothing, so the smallest peak it reaches costs no speed; patches
+(recomputed halos) trade speed for memory and are tried only when the caller raises the budget."""
 
 
 def input_range(model, op, position=0, axis="rows", begin=0, end=1):
@@ -48,7 +56,7 @@ def input_range(model, op, position=0, axis="rows", begin=0, end=1):
 
 class TiledPlan(Plan):
     """A :class:`Plan` of a tiled schedule (table, chart, JSON and validation as any plan) with
-    its segments, MACs and MAC overhead; ``tinyarena.codegen.compile`` accepts it."""
+    its segments, MACs and MAC overhead; ``tinyarena.compile`` accepts it."""
 
     def __init__(self, graph, core_tiled, model_name=""):
         super().__init__(graph, core_tiled.plan, model_name)
@@ -79,16 +87,36 @@ class TiledPlan(Plan):
         return "\n".join(lines) or "no segments (untiled)"
 
     def __repr__(self):
-        return (f"<TiledPlan {self.model_name or 'model'}: peak {self.peak_bytes} B, {len(self.segments)} segments, "
-                f"MACs x{self.mac_overhead:.3f}>")
+        return (f"<TiledPlan {self.model_name or 'model'}: peak {self.peak_bytes:,} B, MACs x{self.mac_overhead:.3f}, "
+                f"{_core.describe_segments(self.segments)}>")
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)
+class ParetoPoint:
+    """One point of the tiling front (peak SRAM against MACs), planned exactly.
+
+    ``plan`` is its :class:`TiledPlan` (table, chart, ``tinyarena.compile``); ``options`` the
+    keywords of :func:`tile` it was made with, so ``tile(model, point.segments, **point.options)``
+    plans it again (op indices are those of ``point.plan.graph``, after the transforms)."""
+
+    peak_bytes: int
+    macs: int
+    mac_overhead: float
+    segments: tuple
+    plan: TiledPlan
+    options: dict
+
+    def __repr__(self):
+        return (f"<ParetoPoint peak {self.peak_bytes:,} B, MACs x{self.mac_overhead:.3f}, "
+                f"{_core.describe_segments(self.segments)}>")
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
 class TilingResult:
     """What :func:`search` found: the best plan within the MAC budget and the Pareto front."""
 
     best: TiledPlan
-    front: tuple  # ParetoPoint (peak_bytes, macs, mac_overhead, segments), MACs ascending
+    front: tuple  # ParetoPoint, MACs ascending
     untiled_peak_bytes: int
     candidates: int
     seconds: float
@@ -98,22 +126,34 @@ class TilingResult:
         """The lowest peak of any Pareto point (whatever its MACs)."""
         return min(p.peak_bytes for p in self.front) if self.front else self.best.peak_bytes
 
+    def __repr__(self):
+        return (f"<TilingResult best peak {self.best.peak_bytes:,} B at MACs x{self.best.mac_overhead:.3f} "
+                f"(untiled {self.untiled_peak_bytes:,} B), {len(self.front)} Pareto points>")
 
-@dataclasses.dataclass(frozen=True)
+
+@dataclasses.dataclass(frozen=True, eq=False)
 class SweepRecord:
+    """The point :func:`sweep` chose for one SRAM limit and its plan."""
+
     sram_limit: int
     fits: bool
     peak_bytes: int  # of the chosen point: the fewest MACs that fit, else the smallest peak
     macs: int
     mac_overhead: float
+    plan: TiledPlan
+
+    def __repr__(self):
+        return (f"<SweepRecord limit {self.sram_limit:,} B: {'fits' if self.fits else 'does not fit'}, peak "
+                f"{self.peak_bytes:,} B, MACs x{self.mac_overhead:.3f}>")
 
 
-def _options(sram, align, allocator, inplace, scratch, stream_input):
-    return _core.TilingOptions(plan=plan_options(sram, align, allocator, inplace, scratch), stream_input=stream_input)
+def _options(sram, alignment, allocator, inplace, scratch, stream_input, seconds):
+    return _core.TilingOptions(plan=plan_options(sram, alignment, allocator, inplace, scratch, seconds=seconds),
+                               stream_input=stream_input)
 
 
-def transformed_graph(model, transforms=None, align=16, allocator="auto", inplace=True,
-                      scratch=True):
+def transformed_graph(model, transforms=None, alignment=16, allocator="auto", inplace=True, scratch=True,
+                      seconds=0.3):
     """``model``'s graph after the graph rewrites of ``transforms`` (as in ``tinyarena.plan``:
     default all, each kept when the untiled peak does not grow; ``reorder`` is left out, tiled
     schedules run in the graph's order) and the TransformReports. PAD folding comes first so
@@ -122,19 +162,25 @@ def transformed_graph(model, transforms=None, align=16, allocator="auto", inplac
     names = tuple(n for n in parse_transforms(transforms) if n != "reorder")
     if not names:
         return graph, ()
-    planned = make_plan(graph, align=align, allocator=allocator, inplace=inplace, scratch=scratch, transforms=names)
+    planned = make_plan(graph, alignment=alignment, allocator=allocator, inplace=inplace, scratch=scratch,
+                        transforms=names, seconds=seconds)
     return planned.graph, planned.transforms
 
 
-def tile(model, segments=(), sram=None, align=16, allocator="auto", inplace=True, scratch=True,
-         stream_input=False, transforms="none"):
+def tile(model, segments=(), sram=None, alignment=16, allocator="auto", inplace=True, scratch=True,
+         stream_input=True, transforms=None, seconds=0.3):
     """Plan ``model`` with the given segments (``Segment(ops, mode="rows", stripe_rows=1)`` or
     ``Segment(ops, mode="patches", patches_h=2, patches_w=2)``); returns a :class:`TiledPlan`.
-    Op indices are those of the graph after ``transforms`` (default none: the file's graph)."""
-    graph, reports = transformed_graph(model, transforms, align, allocator, inplace, scratch)
+
+    The defaults are :func:`search`'s, so ``tile(model, point.segments)`` plans a front point
+    of a default search again. Op indices are those of the graph after ``transforms``
+    (default all that help, as in ``search``: see :func:`transformed_graph`; ``"none"`` for the
+    file's graph). ``stream_input``: pull the model input row by row (or patch by patch) when a
+    segment reads it first."""
+    graph, reports = transformed_graph(model, transforms, alignment, allocator, inplace, scratch, seconds)
     segments = [s if isinstance(s, _core.Segment) else _core.Segment(list(s)) for s in segments]
-    core = _core.make_tiled_plan(graph, segments, _options(sram, align, allocator, inplace, scratch, stream_input))
-    return _tiled(graph, core, model, reports)
+    options = _options(sram, alignment, allocator, inplace, scratch, stream_input, seconds)
+    return _tiled(graph, _core.make_tiled_plan(graph, segments, options), model, reports)
 
 
 def _tiled(graph, core, model, reports):
@@ -143,25 +189,35 @@ def _tiled(graph, core, model, reports):
     return result
 
 
-def search(model, tiling="auto", max_mac_overhead=1.0, stream_input=True, sram=None, align=16,
-           allocator="auto", inplace=True, scratch=True, stripe_rows=(1,), patch_grids=(2, 3, 4, 5, 6),
-           transforms=None):
+def _check_grid(name, values):
+    values = tuple(int(v) for v in values)
+    if not values or min(values) < 1:
+        raise ValueError(f"{name} must be one or more positive integers, got {values}")
+    return values
+
+
+def search(model, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, stream_input=True, sram=None, alignment=16,
+           allocator="auto", inplace=True, scratch=True, stripe_rows=STRIPE_ROWS, patch_grids=PATCH_GRIDS,
+           transforms=None, seconds=0.3):
     """Choose segments for ``model`` with MACs at most ``max_mac_overhead`` times the untiled
-    model's: the smallest peak SRAM, or with ``sram`` the fewest MACs whose peak fits (the
-    smallest peak when none fits; ``best.fits`` tells). Returns a :class:`TilingResult`.
+    model's (default 1.0, see ``MAX_MAC_OVERHEAD``): the smallest peak SRAM, or with ``sram`` the
+    fewest MACs whose peak fits (the smallest peak when none fits; ``best.fits`` tells).
+    Returns a :class:`TilingResult` whose ``front`` points carry their plans.
 
     ``tiling``: ``"rows"`` (row streaming only, 1.00x MACs), ``"patches"`` (patches only),
     ``"auto"`` (both, mixed; patches only when the budget allows more MACs), ``"none"``.
+    ``stripe_rows``: stripe heights tried; ``patch_grids``: n x n patch grids tried.
     ``transforms``: the graph rewrites applied first (see :func:`transformed_graph`; default all).
+    The other keywords are :func:`tinyarena.plan`'s.
     """
     if tiling not in MODES:
         raise ValueError(f"unknown tiling {tiling!r}: use one of {', '.join(MODES)}")
     if max_mac_overhead < 1.0:
         raise ValueError(f"the MAC overhead budget must be at least 1.0, got {max_mac_overhead}")
-    graph, reports = transformed_graph(model, transforms, align, allocator, inplace, scratch)
-    tiling_options = _options(sram, align, allocator, inplace, scratch, stream_input)
+    stripe_rows, patch_grids = _check_grid("stripe_rows", stripe_rows), _check_grid("patch_grids", patch_grids)
+    graph, reports = transformed_graph(model, transforms, alignment, allocator, inplace, scratch, seconds)
     options = _core.TilingSearchOptions(
-        tiling=tiling_options,
+        tiling=_options(sram, alignment, allocator, inplace, scratch, stream_input, seconds),
         rows=tiling in ("auto", "rows"),
         patches=tiling == "patches" or (tiling == "auto" and max_mac_overhead > 1.0),
         max_mac_overhead=float(max_mac_overhead),
@@ -169,27 +225,33 @@ def search(model, tiling="auto", max_mac_overhead=1.0, stream_input=True, sram=N
         patch_grids=list(patch_grids),
     )
     found = _core.search_tiling(graph, options)
-    best = found.best
-    fitting = [p for p in found.front if sram is not None and p.peak_bytes <= parse_size(sram)
-               and p.mac_overhead <= max_mac_overhead + 1e-12]
+    tile_options = dict(sram=sram, alignment=alignment, allocator=allocator, inplace=inplace, scratch=scratch,
+                        stream_input=stream_input, transforms=transforms, seconds=seconds)
+    front = tuple(ParetoPoint(p.peak_bytes, p.macs, p.mac_overhead, tuple(p.segments),
+                              _tiled(graph, p.plan, model, reports), tile_options) for p in found.front)
+    within = [p for p in front if p.mac_overhead <= max_mac_overhead + 1e-12]
+    fitting = [p for p in within if sram is not None and p.peak_bytes <= parse_size(sram)]
     if fitting:  # the fewest MACs that fit
-        best = _core.make_tiled_plan(graph, min(fitting, key=lambda p: p.macs).segments, tiling_options)
-    return TilingResult(_tiled(graph, best, model, reports), tuple(found.front), found.untiled_peak_bytes,
-                        found.candidates, found.seconds)
+        best = min(fitting, key=lambda p: p.macs).plan
+    else:  # the smallest peak within the budget (the core's choice: fewest MACs on ties)
+        best = min(within, key=lambda p: (p.peak_bytes, p.macs)).plan
+    return TilingResult(best, front, found.untiled_peak_bytes, found.candidates, found.seconds)
 
 
-def sweep(model, sram_limits, tiling="auto", max_mac_overhead=1.3, patches=(2, 3, 4, 5, 6), stream_input=True,
-          **plan_kwargs):
-    """One record per SRAM limit: the fewest MACs (within ``max_mac_overhead``) whose peak fits,
-    or, when none fits, the smallest peak. The Pareto front is searched once."""
+def sweep(model, sram_limits, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, patch_grids=PATCH_GRIDS,
+          stream_input=True, **plan_kwargs):
+    """One :class:`SweepRecord` per SRAM limit: the fewest MACs (within ``max_mac_overhead``,
+    default 1.0 as in :func:`search`) whose peak fits, or, when none fits, the smallest peak;
+    each record carries that point's plan. The Pareto front is searched once; other keywords
+    go to :func:`search`."""
     result = search(model, tiling=tiling, max_mac_overhead=max_mac_overhead, stream_input=stream_input,
-                    patch_grids=patches, **plan_kwargs)
-    front = result.front or ()
+                    patch_grids=patch_grids, **plan_kwargs)
+    front = [p for p in result.front if p.mac_overhead <= max_mac_overhead + 1e-12]
     records = []
     for limit in (parse_size(s) for s in sram_limits):
         fitting = [p for p in front if p.peak_bytes <= limit]
         point = min(fitting, key=lambda p: p.macs) if fitting else min(front, key=lambda p: p.peak_bytes)
-        records.append(SweepRecord(limit, bool(fitting), point.peak_bytes, point.macs, point.mac_overhead))
+        records.append(SweepRecord(limit, bool(fitting), point.peak_bytes, point.macs, point.mac_overhead, point.plan))
     return records
 
 

@@ -1,7 +1,8 @@
 """``verify``: build the generated C, run it, compare every output byte with TFLite.
 
 The reference is the TFLite interpreter with its reference kernels
-(``OpResolverType.BUILTIN_REF``; PyPI ``ai-edge-litert``, or ``tflite-runtime``), run on the
+(``OpResolverType.BUILTIN_REF``; PyPI ``ai-edge-litert``, the ``verify`` extra:
+``pip install 'tinyarena[verify]'``, or ``tflite-runtime``), run on the
 same random inputs. The generated program is built with per-op tracing, so a mismatch names
 the first op (in execution order) whose output differs. Targets: ``host`` (the machine's C
 compiler), ``cortex-m4`` (QEMU ``mps2-an386``) and ``cortex-m7`` (QEMU ``mps2-an500``), built
@@ -29,6 +30,8 @@ from .reader import load_model
 __all__ = ["VerifyError", "VerifyResult", "verify"]
 
 RUN_TIMEOUT_S = 600
+INTERPRETER_MISSING = ("verify needs the TFLite interpreter: pip install 'tinyarena[verify]' "
+                       "(from a checkout: pip install '.[verify]')")
 
 
 class VerifyError(RuntimeError):
@@ -56,6 +59,8 @@ class VerifyResult:
     plan: object = None  # the plan compiled (a tinyarena.Plan)
 
     def summary(self):
+        """One line: ``bit-exact on TARGET (arena N B[, per-memory arenas][, stack N B])``, or
+        ``MISMATCH on TARGET: first difference at op I (TYPE): N bytes differ, max |diff| D``."""
         if self.bit_exact:
             stack = f", stack {self.stack_bytes} B" if self.stack_bytes is not None else ""
             arenas = "".join(f", {memory} {size:,} B" for memory, size in (self.arenas or {}).items())
@@ -66,19 +71,27 @@ class VerifyResult:
         return f"MISMATCH on {self.target}: first difference at {where}{detail}"
 
 
+def interpreter_module():
+    """The installed TFLite interpreter module (``ai_edge_litert`` or ``tflite_runtime``);
+    :class:`VerifyError` naming the ``verify`` extra when neither is installed."""
+    import importlib
+
+    for name in ("ai_edge_litert.interpreter", "tflite_runtime.interpreter"):
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            continue
+    raise VerifyError(INTERPRETER_MISSING)
+
+
 def reference_interpreter(model_bytes):
     """TFLite's interpreter with reference kernels, keeping every intermediate tensor.
 
     It is given a copy of the model with stale ``quantized_dimension`` fields zeroed (the
     interpreter refuses them; ``person_detect.tflite`` has them on its 1-D biases).
     """
-    try:
-        from ai_edge_litert.interpreter import Interpreter, OpResolverType
-    except ImportError:
-        try:
-            from tflite_runtime.interpreter import Interpreter, OpResolverType
-        except ImportError as e:
-            raise VerifyError("verify needs the TFLite interpreter: pip install ai-edge-litert") from e
+    module = interpreter_module()
+    Interpreter, OpResolverType = module.Interpreter, module.OpResolverType
     model_bytes = _core.with_valid_quantized_dimensions(bytes(model_bytes))
     interpreter = Interpreter(model_content=model_bytes, experimental_op_resolver_type=OpResolverType.BUILTIN_REF,
                               experimental_preserve_all_tensors=True)
@@ -153,7 +166,7 @@ def first_mismatch(graph, order, traces, interpreter):
     return None
 
 
-def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator="greedy_size_first_fit", cflags="",
+def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator="auto", cflags="",
            opt=None, transforms=None, plan=None, memories=None, pins=None, blocked=None):
     """Compile ``model`` for ``target``, run it on random inputs and compare with TFLite.
 
@@ -161,19 +174,22 @@ def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator=
     ``-DTA_NO_SIMD`` runs the portable kernels on a DSP core, ``-DTA_SIMD_EMULATE`` the SIMD
     paths (packed weights) in plain C on the host.
 
-    ``transforms`` are those of ``tinyarena.plan`` (default: all that help).
+    ``transforms`` and ``allocator`` are those of ``tinyarena.plan`` (defaults: all transforms
+    that help, ``"auto"``), so ``verify(model)`` runs the plan ``tinyarena.plan(model)`` makes.
 
     ``plan``: compile this plan of ``model`` (e.g. a ``tinyarena.tiling.TiledPlan``) instead of
     planning it here (``inplace``, ``allocator`` and ``transforms`` are then unused; ``model`` may be None).
 
-    ``memories``: as in ``tinyarena.codegen.compile`` (a list of ``Memory`` or a ``MemoryPlacement``);
+    ``memories``: as in ``tinyarena.compile`` (a list of ``Memory`` or a ``MemoryPlacement``);
     with a list, ``pins`` and ``blocked`` (as in ``tinyarena.memories.place_plan``) constrain the placement.
 
     Returns a :class:`VerifyResult`; ``bit_exact`` is True when every output byte matches.
-    Raises :class:`VerifyError` when the program cannot be built or run.
+    Raises :class:`VerifyError` when the program cannot be built or run, or when the TFLite
+    interpreter is not installed (``pip install 'tinyarena[verify]'``).
     """
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: use one of {', '.join(TARGETS)}")
+    interpreter_module()  # before building anything: the reference must be there
     # The file's graph: the reference runs it (a transformed graph keeps the file's tensors and bytes).
     graph = load_model(model) if model is not None else plan.graph
     plan = plan or make_plan(graph, inplace=inplace, allocator=allocator, transforms=transforms)

@@ -178,6 +178,14 @@ std::vector<State> pareto(std::vector<State> states, int32_t limit) {
   return spread;
 }
 
+// A Pareto point planned exactly: its segments and the plan they make.
+ParetoPoint planned_point(const graph::Graph& graph, std::vector<Segment> segments, const TilingOptions& options) {
+  TiledPlan tiled = make_tiled_plan(graph, segments, options);
+  const int64_t peak = tiled.plan.peak_bytes, macs = tiled.macs;
+  const double overhead = tiled.mac_overhead();
+  return {peak, macs, overhead, std::move(segments), std::move(tiled)};
+}
+
 }  // namespace
 
 TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& options) {
@@ -254,7 +262,6 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
   plan::Plan untiled = plan::make_plan(graph, options.tiling.plan);
   result.untiled_peak_bytes = untiled.peak_bytes;
   std::vector<ParetoPoint> planned;
-  std::vector<TiledPlan> plans;
   for (const State& final_state : fronts[n]) {
     std::vector<Segment> segments;
     size_t end = n;
@@ -266,13 +273,10 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
       index = s.prev_index;
       end = static_cast<size_t>(c.begin);
     }
-    TiledPlan tiled = make_tiled_plan(graph, segments, options.tiling);
-    planned.push_back({tiled.plan.peak_bytes, tiled.macs, tiled.mac_overhead(), segments});
-    plans.push_back(std::move(tiled));
+    planned.push_back(planned_point(graph, std::move(segments), options.tiling));
   }
   // The untiled schedule (with every in-place op the estimate leaves out) is always a candidate.
-  plans.push_back(make_tiled_plan(graph, {}, options.tiling));
-  planned.push_back({plans.back().plan.peak_bytes, plans.back().macs, plans.back().mac_overhead(), {}});
+  planned.push_back(planned_point(graph, {}, options.tiling));
   // Exact peaks may reorder the estimate's points: keep the exact Pareto set, MACs ascending.
   std::vector<size_t> order(planned.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -281,15 +285,15 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
     if (planned[a].peak_bytes != planned[b].peak_bytes) return planned[a].peak_bytes < planned[b].peak_bytes;
     return planned[a].segments.size() < planned[b].segments.size();
   });
-  int32_t best_plan = -1;
+  int32_t best_point = -1;
   for (size_t i : order) {
     if (!result.front.empty() && planned[i].peak_bytes >= result.front.back().peak_bytes) continue;
-    result.front.push_back(planned[i]);
     if (planned[i].mac_overhead <= options.max_mac_overhead + 1e-12 &&
-        (best_plan < 0 || planned[i].peak_bytes < plans[best_plan].plan.peak_bytes))
-      best_plan = static_cast<int32_t>(i);
+        (best_point < 0 || planned[i].peak_bytes < result.front[best_point].peak_bytes))
+      best_point = static_cast<int32_t>(result.front.size());
+    result.front.push_back(std::move(planned[i]));
   }
-  result.best = std::move(plans[best_plan]);
+  result.best = result.front[best_point].plan;
   result.seconds = clock.seconds();
   return result;
 }

@@ -29,6 +29,7 @@ struct ParetoPoint {
   int64_t macs = 0;
   double mac_overhead = 1.0;
   std::vector<Segment> segments;
+  TiledPlan plan;          // the point's plan, made with the search's TilingOptions
 };
 
 struct TilingSearch {
