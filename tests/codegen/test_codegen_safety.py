@@ -11,7 +11,7 @@ import pytest
 
 import tinyarena
 from real_models import REAL_MODEL_NAMES, real_model
-from tinyarena import cli
+from tinyarena import builder, cli
 from tinyarena.codegen import compile as compile_model
 from tinyarena.codegen import kernel_library_dir, lower
 
@@ -99,6 +99,17 @@ def test_a_multiplier_too_large_to_shift_is_refused(tmp_path):
     model = patched(data, scale.tobytes(), np.float32(1e-30).tobytes())
     with pytest.raises(tinyarena.UnsupportedError,
                        match=rf"op {op.index} \(CONV_2D\): the output multiplier .* too large for the kernel"):
+        compile_model(tinyarena.plan(model), tmp_path)
+
+
+def test_an_int8_zero_point_outside_int8_is_refused(tmp_path):
+    """The kernels add zero points to int8 values in int32; TFLite keeps them in [-128, 127]."""
+    mb = builder.ModelBuilder("zero_point")
+    x = mb.input([1, 4, 4, 3], scale=0.02, zero_point=-77)
+    mb.output(mb.conv2d(x, 4, kernel=1))
+    model = patched(mb.build(), np.int64(-77).tobytes(), np.int64(300).tobytes())
+    with pytest.raises(tinyarena.UnsupportedError,
+                       match=r"op 0 \(CONV_2D\): zero point 300 of the input is outside the int8 range"):
         compile_model(tinyarena.plan(model), tmp_path)
 
 

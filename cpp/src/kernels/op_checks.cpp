@@ -28,7 +28,7 @@ const graph::Tensor& present(const graph::Op& op, const graph::Tensor* tensor, c
 void require_int8_zero_points(const graph::Op& op, const graph::Tensor& t, const std::string& what) {
   for (int64_t zp : t.quantization.zero_point)
     if (zp < -128 || zp > 127)
-      unsupported(op, what + " has zero point " + std::to_string(zp) + ", outside the int8 range");
+      unsupported(op, "zero point " + std::to_string(zp) + " of " + what + " is outside the int8 range [-128, 127]");
 }
 
 }  // namespace
