@@ -70,16 +70,31 @@ def test_a_bias_at_the_edge_compiles_and_one_past_it_does_not(tmp_path):
                 lower(tinyarena.plan(model))
 
 
-def test_cli_refuses_in_one_line(tmp_path, capsys):
+def float_relu_model():
+    """A model the kernel library cannot run (a float32 RELU): the CLI's other unsupported case."""
+    mb = builder.ModelBuilder("float_relu")
+    x = mb.input([1, 4], dtype="float32")
+    y = mb._new_tensor("relu", np.zeros([1, 4]), dtype="float32")
+    mb._emit("RELU", [x], [y])
+    mb.output(mb.quantize(y, 0.01, 0))
+    return mb.build()
+
+
+def test_cli_refuses_in_one_line_like_any_unsupported_model(tmp_path, capsys):
     model, op_index = with_bias(3, np.iinfo(np.int32).min)
-    path = tmp_path / "overflow.tflite"
-    path.write_bytes(model)
-    for command in (["compile", str(path), "-o", str(tmp_path / "c")], ["verify", str(path)]):
+    overflow, other = tmp_path / "overflow.tflite", tmp_path / "float_relu.tflite"
+    overflow.write_bytes(model)
+    other.write_bytes(float_relu_model())
+    unsupported_status = cli.main(["compile", str(other), "-o", str(tmp_path / "other")])
+    assert unsupported_status != 0
+    capsys.readouterr()
+    for command in (["compile", str(overflow), "-o", str(tmp_path / "c")], ["verify", str(overflow)]):
         status = cli.main(command)
         err = capsys.readouterr().err
-        assert status == cli.EXIT_BAD_MODEL != 0, command
-        assert err.count("\n") == 1 and "Traceback" not in err, err
+        assert status == unsupported_status, command
+        assert err.count("\n") == 1 and err.startswith("error: ") and "Traceback" not in err, err
         assert f"op {op_index} (CONV_2D)" in err and "output channel 3" in err, err
+    assert not (tmp_path / "c" / "model.c").exists()
 
 
 @pytest.mark.parametrize("name", REAL_MODEL_NAMES)
