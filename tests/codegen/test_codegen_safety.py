@@ -104,16 +104,20 @@ def test_real_models_pass_the_proof(name):
     assert any(call.op_type in weight_ops for call in program.calls)
 
 
-def test_a_multiplier_too_large_to_shift_is_refused(tmp_path):
-    """The first conv's output scale made tiny: in*w/out >= 2^30 would shift by more than the
-    fixed-point kernels can (TFLite assumes shift <= 30)."""
+@pytest.mark.parametrize("scale,why", [
+    (1e-30, r"is \d\.\d+e\+\d+, at least 2\^30: too large for the kernel's fixed-point shift"),
+    (0.0, r"is inf; it must be finite and not negative"),
+    (-0.5, r"is -\d.*; it must be finite and not negative"),
+])
+def test_a_requantization_scale_the_kernel_cannot_apply_is_refused(scale, why, tmp_path):
+    """The first conv's output scale changed: in*w/out >= 2^30 would shift by more than the
+    fixed-point kernels can (TFLite assumes shift <= 30); 0 or negative gives no multiplier."""
     data = real_model(MODEL).read_bytes()
     plan = tinyarena.plan(data)
     op, _ = weight_layer(plan, "CONV_2D")
-    scale = np.float32(plan.graph.tensors[op.outputs[0]].scale[0])
-    model = patched(data, scale.tobytes(), np.float32(1e-30).tobytes())
-    with pytest.raises(tinyarena.UnsupportedError,
-                       match=rf"op {op.index} \(CONV_2D\): the output multiplier .* too large for the kernel"):
+    old = np.float32(plan.graph.tensors[op.outputs[0]].scale[0])
+    model = patched(data, old.tobytes(), np.float32(scale).tobytes())
+    with pytest.raises(tinyarena.UnsupportedError, match=rf"^op {op.index} \(CONV_2D\): the output multiplier .*{why}"):
         compile_model(tinyarena.plan(model), tmp_path)
 
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <sstream>
 
 #include "tinyarena/common/errors.h"
 #include "tinyarena/kernels/quantization.h"
@@ -29,6 +30,13 @@ void require_int8_zero_points(const graph::Op& op, const graph::Tensor& t, const
   for (int64_t zp : t.quantization.zero_point)
     if (zp < -128 || zp > 127)
       unsupported(op, "zero point " + std::to_string(zp) + " of " + what + " is outside the int8 range [-128, 127]");
+}
+
+// A scale ratio as printf's %g writes it (1e+30, not thirty-one digits).
+std::string ratio_text(double real) {
+  std::ostringstream text;
+  text << real;
+  return text.str();
 }
 
 }  // namespace
@@ -119,7 +127,7 @@ int32_t weights_zero_point(const graph::Op& op, const graph::Tensor& weights) {
 
 double requant_scale(const graph::Op& op, double real, const char* what) {
   if (!(real >= 0.0 && std::isfinite(real)))
-    unsupported(op, std::string(what) + " (a ratio of scales) is " + std::to_string(real) +
+    unsupported(op, std::string(what) + " (a ratio of scales) is " + ratio_text(real) +
                         "; it must be finite and not negative");
   return real;
 }
@@ -127,7 +135,7 @@ double requant_scale(const graph::Op& op, double real, const char* what) {
 Multiplier requant_multiplier(const graph::Op& op, double real, const char* what, int max_shift) {
   const Multiplier m = quantize_multiplier(requant_scale(op, real, what));
   if (m.shift > max_shift)
-    unsupported(op, std::string(what) + " (a ratio of scales) is " + std::to_string(real) + ", at least 2^" +
+    unsupported(op, std::string(what) + " (a ratio of scales) is " + ratio_text(real) + ", at least 2^" +
                         std::to_string(max_shift) + ": too large for the kernel's fixed-point shift");
   return m;
 }
