@@ -62,14 +62,14 @@ void bind_codegen(py::module_& m) {
       "The same with the buffers placed across memories (a place_in_hierarchy solution): one arena per used memory.");
   m.def(
       "emit_sources",
-      [](const Program& program) {
+      [](const Program& program, const std::string& target) {
         std::vector<std::pair<std::string, std::string>> files;
-        for (const auto& f : codegen::emit_sources(program)) files.emplace_back(f.path, f.contents);
+        for (const auto& f : codegen::emit_sources(program, target)) files.emplace_back(f.path, f.contents);
         return files;
       },
-      py::arg("program"),
-      "The generated files as (path, contents) pairs: model.h, model.c, main.c, Makefile (and with arenas per "
-      "memory tinyarena_memory.ld, tinyarena_sections.ld).");
+      py::arg("program"), py::arg("target") = "host",
+      "The generated files as (path, contents) pairs: model.h, model.c, main.c, Makefile (plain `make` builds "
+      "`target`; and with arenas per memory tinyarena_memory.ld, tinyarena_sections.ld).");
   m.def(
       "compile_issues", [](const GraphPtr& graph) { return codegen::compile_issues(*graph); }, py::arg("graph"),
       "Why compile would reject the graph: one message per op the kernel library cannot run (empty: it compiles).");

@@ -112,9 +112,7 @@ def compile(plan, out_dir, target="cortex-m4", name=None, memories=None):  # noq
     program = lower(plan, name, memories)
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    for path, contents in _core.emit_sources(program):
-        if path == "Makefile":
-            contents = contents.replace("TARGET ?= host", f"TARGET ?= {target}", 1)
+    for path, contents in _core.emit_sources(program, target):
         (out_dir / path).write_text(contents)
     _copy_library(program, out_dir)
     return CompiledModel(out_dir, program.name, program)

@@ -164,7 +164,8 @@ typedef struct ta_fc_params {
   const int32_t *bias;    /* [N] or NULL */
   const int32_t *out_mult, *out_shift; /* integer requantization (TFLM / CMSIS-NN, older TFLite) */
   /* If non-NULL: requantize as TFLite's current reference FULLY_CONNECTED does, in double:
-   * out = (int32)round((double)acc * out_scale_f64[n]) + output_offset, with
+   * out = (int32)round((double)acc * out_scale_f64[n]) + output_offset (limited to the activation
+   * range before the cast, so a product outside int32 is defined), with
    * out_scale_f64 = (double)in_scale * (double)w_scale / (double)out_scale (per channel or [0]).
    * On cores without a double FPU this uses the compiler's soft-float (IEEE exact). */
   const double *out_scale_f64;

@@ -201,11 +201,19 @@ TA_INLINE int32_t ta_rq4_apply(ta_rq4 q, int32_t x) {
   return ((int32_t)(v >> 32) >> q.rs) + q.oo;
 }
 
+/*
+ * clamp(y + offset, lo, hi) for a requantized y, without forming y + offset: y may lie anywhere in
+ * int32 (a multiplier near or above 1 on a large accumulator), where that sum could overflow.
+ * Equal to TFLite's add-then-clamp wherever that is defined; offset, lo and hi are int8 values.
+ */
+TA_INLINE int32_t ta_offset_clamp(int32_t y, int32_t offset, int32_t lo, int32_t hi) {
+  return ta_clamp32(y, lo - offset, hi - offset) + offset;
+}
+
 /* Requantize a conv/FC accumulator: multiplier, output offset, clamp to the activation range. */
 TA_INLINE int8_t ta_requant_acc(int32_t acc, int32_t m, int32_t shift, int32_t out_offset, int32_t act_min,
                                 int32_t act_max) {
-  int32_t v = ta_mbqm(acc, m, shift) + out_offset;
-  return (int8_t)ta_clamp32(v, act_min, act_max);
+  return (int8_t)ta_offset_clamp(ta_mbqm(acc, m, shift), out_offset, act_min, act_max);
 }
 
 #ifdef __cplusplus

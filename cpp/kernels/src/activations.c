@@ -13,8 +13,8 @@
 void ta_requantize_s8(const ta_requant_params *p, const int8_t *input, int8_t *output, int32_t n) {
   int32_t i;
   for (i = 0; i < n; ++i) {
-    const int32_t v = p->output_zero_point + ta_mbqm(input[i] - p->input_zero_point, p->mult, p->shift);
-    output[i] = (int8_t)ta_clamp32(v, p->act_min, p->act_max);
+    const int32_t y = ta_mbqm(input[i] - p->input_zero_point, p->mult, p->shift);
+    output[i] = (int8_t)ta_offset_clamp(y, p->output_zero_point, p->act_min, p->act_max);
   }
 }
 
@@ -102,8 +102,9 @@ void ta_hard_swish_s8(const ta_hard_swish_params *p, const int8_t *input, int8_t
 void ta_quantize_f32_s8(const float *input, int8_t *output, int32_t n, float scale, int32_t zero_point) {
   int32_t i;
   for (i = 0; i < n; ++i) {
-    const int32_t v = (int32_t)roundf(input[i] / scale) + zero_point;
-    output[i] = (int8_t)ta_clamp32(v, -128, 127);
+    /* limited in float before the cast: any input (huge, infinite, NaN -> -128) is defined */
+    const float q = roundf(input[i] / scale), lo = (float)(-128 - zero_point), hi = (float)(127 - zero_point);
+    output[i] = (int8_t)((int32_t)(q > lo ? (q < hi ? q : hi) : lo) + zero_point);
   }
 }
 

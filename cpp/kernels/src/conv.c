@@ -444,7 +444,7 @@ TA_INLINE int8_t conv_out(const conv_ch *ch, int32_t acc, int32_t m, int32_t shi
   if (rq_usable(ch, doubled))
     v = doubled ? ta_rqd_apply(ch->q.rqd, acc) : ta_rq4_apply(ch->q.rq4, acc);
   else
-    v = ta_mbqm(doubled ? acc >> 1 : acc, m, shift) + oo;
+    v = ta_offset_clamp(ta_mbqm(doubled ? acc >> 1 : acc, m, shift), oo, lo, hi);
   return (int8_t)conv_act(v, lo, hi, full);
 }
 

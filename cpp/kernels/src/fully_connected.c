@@ -16,9 +16,10 @@
 
 static int8_t rq(const ta_fc_params *p, int32_t acc, int32_t n) {
   const int32_t i = p->per_channel ? n : 0;
-  if (p->out_scale_f64) {
-    const int32_t v = (int32_t)round((double)acc * p->out_scale_f64[i]) + p->output_offset;
-    return (int8_t)ta_clamp32(v, p->act_min, p->act_max);
+  if (p->out_scale_f64) { /* limited in double first: the rounded product may lie outside int32 */
+    const double lo = p->act_min - p->output_offset, hi = p->act_max - p->output_offset;
+    const double y = round((double)acc * p->out_scale_f64[i]);
+    return (int8_t)((int32_t)(y < lo ? lo : y > hi ? hi : y) + p->output_offset);
   }
   return ta_requant_acc(acc, p->out_mult[i], p->out_shift[i], p->output_offset, p->act_min, p->act_max);
 }

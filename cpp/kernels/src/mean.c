@@ -14,8 +14,8 @@ static int8_t mean_of_sum(const ta_mean_params *p, int32_t sum, int32_t n) {
   log2n = ta_min32(log2n, 31 + p->shift);
   mult = (int32_t)(((int64_t)p->mult << log2n) / n);
   shift = p->shift - log2n;
-  v = ta_mbqm((int32_t)((int64_t)sum - (int64_t)p->input_zero_point * n), mult, shift) + p->output_zero_point;
-  return (int8_t)ta_clamp32(v, -128, 127);
+  v = ta_mbqm((int32_t)((int64_t)sum - (int64_t)p->input_zero_point * n), mult, shift);
+  return (int8_t)ta_offset_clamp(v, p->output_zero_point, -128, 127);
 }
 
 void ta_mean_s8(const ta_mean_params *p, const int8_t *input, int8_t *output) {

@@ -103,8 +103,8 @@ std::string loop_text(const graph::Graph& graph, const RowStream& stream, const 
   std::ostringstream c;
   c << "{\n  /* row-streamed segment: ops " << stream.ops.front() << ".." << stream.ops.back() << ", "
     << stream.rings.size() << " rings, " << stream.steps.size() << " steps */\n";
-  const size_t rings = std::max<size_t>(stream.rings.size(), 1);
-  c << "  int32_t lo[" << rings << "] = {0}, hi[" << rings << "] = {0};\n";
+  const size_t rings = stream.rings.size();  // a segment without rings keeps no held rows
+  if (rings) c << "  int32_t lo[" << rings << "] = {0}, hi[" << rings << "] = {0};\n";
   c << "  for (int32_t i = 0; i < " << stream.steps.size() << "; ++i) {\n"
     << "    const int16_t *s = " << table << " + 4 * i;\n"
     << "    const int32_t y0 = s[2], y1 = s[3];\n"

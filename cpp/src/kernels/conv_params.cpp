@@ -2,6 +2,7 @@
 // Prepare with reference_integer_ops::ConvPerChannel / DepthwiseConvPerChannel).
 #include <tuple>
 
+#include "accumulators.h"
 #include "geometry.h"
 #include "op_checks.h"
 #include "tinyarena/kernels/kernel_params.h"
@@ -19,8 +20,9 @@ ChannelRequant channel_requant(const graph::Op& op, const graph::Tensor& in, con
   if (weights_zero_point(op, weights) != 0) unsupported(op, "the weights must be symmetric (zero point 0)");
   ChannelRequant requant;
   for (float w_scale : weight_scales(op, weights, channels, axis)) {
-    const Multiplier m = quantize_multiplier(static_cast<double>(scale_of(in)) * static_cast<double>(w_scale) /
-                                             static_cast<double>(scale_of(out)));
+    const Multiplier m = requant_multiplier(
+        op, static_cast<double>(scale_of(in)) * static_cast<double>(w_scale) / static_cast<double>(scale_of(out)),
+        "the output multiplier");
     requant.mult.push_back(m.mult);
     requant.shift.push_back(m.shift);
   }
@@ -90,6 +92,8 @@ ConvKernel conv_kernel(const graph::Graph& graph, const graph::Op& op) {
   k.requant = channel_requant(op, in, *graph.input(op, 1), out, k.params.out_c, 0);
   k.bias = bias_values(graph, op, 2, k.params.out_c);
   const auto* weights = reinterpret_cast<const int8_t*>(graph.constant_data(*graph.input(op, 1)));
+  const int64_t taps = int64_t{k.params.kernel_h} * k.params.kernel_w * k.params.in_c;  // OHWI: a channel's taps in a row
+  prove_weight_accumulators(op, {weights, k.params.out_c, taps, taps, 1}, k.bias, k.params.input_offset, 0);
   k.params.packed_doubled = conv_can_double(k, weights);  // the SIMD path's 2x weights, where exact
   return k;
 }
@@ -101,6 +105,9 @@ DepthwiseKernel depthwise_kernel(const graph::Graph& graph, const graph::Op& op)
   fill_quantization(k.params, op, in, out);
   k.requant = channel_requant(op, in, *graph.input(op, 1), out, out_c, 3);
   k.bias = bias_values(graph, op, 2, out_c);
+  const auto* weights = reinterpret_cast<const int8_t*>(graph.constant_data(*graph.input(op, 1)));
+  const int64_t taps = int64_t{k.params.kernel_h} * k.params.kernel_w;  // [1][kh][kw][out_c]: channel c every out_c
+  prove_weight_accumulators(op, {weights, out_c, taps, 1, out_c}, k.bias, k.params.input_offset, 0);
   return k;
 }
 

@@ -67,9 +67,13 @@ ta_binary_params binary_params(const graph::Graph& graph, const graph::Op& op) {
   if (op.opcode == opcode::kAdd) {
     // twice_max_input_scale = 2 * max(float scales), then every ratio in double.
     const double twice_max = 2.0 * static_cast<double>(std::max(scale_of(a), scale_of(b)));
-    const Multiplier input1 = quantize_multiplier(static_cast<double>(scale_of(a)) / twice_max);
-    const Multiplier input2 = quantize_multiplier(static_cast<double>(scale_of(b)) / twice_max);
-    output = quantize_multiplier(twice_max / (static_cast<double>(1 << kAddLeftShift) * scale_of(out)));
+    // Each is applied as MultiplyByQuantizedMultiplierSmallerThanOneExp: shift <= 0.
+    const Multiplier input1 =
+        requant_multiplier(op, static_cast<double>(scale_of(a)) / twice_max, "the first input's multiplier", 0);
+    const Multiplier input2 =
+        requant_multiplier(op, static_cast<double>(scale_of(b)) / twice_max, "the second input's multiplier", 0);
+    output = requant_multiplier(op, twice_max / (static_cast<double>(1 << kAddLeftShift) * scale_of(out)),
+                                "the output multiplier", 0);
     p.left_shift = kAddLeftShift;
     p.input1_mult = input1.mult;
     p.input1_shift = input1.shift;
@@ -78,7 +82,7 @@ ta_binary_params binary_params(const graph::Graph& graph, const graph::Op& op) {
   } else {
     // MUL: input1_scale * input2_scale / output_scale, all float32.
     const float real = scale_of(a) * scale_of(b) / scale_of(out);
-    output = quantize_multiplier(static_cast<double>(real));
+    output = requant_multiplier(op, static_cast<double>(real), "the output multiplier");
   }
   p.output_mult = output.mult;
   p.output_shift = output.shift;
@@ -93,12 +97,13 @@ ta_requant_params requant_params(const graph::Graph& graph, const graph::Op& op)
   Multiplier m;
   if (op.opcode == opcode::kQuantize) {
     // Requantize: double(input_scale) / double(output_scale), full int8 range.
-    m = quantize_multiplier(static_cast<double>(scale_of(*in)) / static_cast<double>(scale_of(*out)));
+    m = requant_multiplier(op, static_cast<double>(scale_of(*in)) / static_cast<double>(scale_of(*out)),
+                           "the multiplier");
     p.act_min = -128;
     p.act_max = 127;
   } else {
     // ReluPrepare: the scale ratio in float32; QuantizedReluX clamps like a fused activation.
-    m = quantize_multiplier(static_cast<double>(scale_of(*in) / scale_of(*out)));
+    m = requant_multiplier(op, static_cast<double>(scale_of(*in) / scale_of(*out)), "the multiplier");
     std::tie(p.act_min, p.act_max) = activation_range(relu_activation(op.opcode), scale_of(*out), p.output_zero_point);
   }
   p.mult = m.mult;
@@ -112,9 +117,10 @@ ta_hard_swish_params hard_swish_params(const graph::Graph& graph, const graph::O
   // value at 3/32768, both as int16 fixed-point multipliers.
   const float hires_input_scale = (1.0f / 128.0f) * scale_of(*in);
   const float reluish_scale = 3.0f / 32768.0f;
-  const Multiplier output = quantize_multiplier(static_cast<double>(hires_input_scale / scale_of(*out)));
-  const Multiplier reluish = quantize_multiplier(static_cast<double>(hires_input_scale / reluish_scale));
-  if (output.shift > 0) unsupported(op, "the output scale is too small for the reference kernel");
+  const Multiplier output =
+      requant_multiplier(op, static_cast<double>(hires_input_scale / scale_of(*out)), "the output multiplier", 0);
+  const Multiplier reluish =
+      requant_multiplier(op, static_cast<double>(hires_input_scale / reluish_scale), "the reluish multiplier");
   ta_hard_swish_params p{};
   p.input_zero_point = zero_point_of(*in);
   p.output_zero_point = zero_point_of(*out);

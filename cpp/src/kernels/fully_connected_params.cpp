@@ -2,6 +2,7 @@
 // reference kernel, which rescales the int32 accumulator in double).
 #include <tuple>
 
+#include "accumulators.h"
 #include "geometry.h"
 #include "op_checks.h"
 #include "tinyarena/kernels/kernel_params.h"
@@ -41,9 +42,13 @@ FullyConnectedKernel fully_connected_kernel(const graph::Graph& graph, const gra
   p.per_channel = weights.quantization.scale.size() > 1;
   // double(input_scale) * double(filter_scale) / double(output_scale), per channel or once.
   for (float w_scale : p.per_channel ? weight_scales(op, weights, p.out_depth, 0) : std::vector<float>{scale_of(weights)})
-    kernel.out_scale_f64.push_back(static_cast<double>(scale_of(in)) * static_cast<double>(w_scale) /
-                                   static_cast<double>(scale_of(out)));
+    kernel.out_scale_f64.push_back(requant_scale(
+        op, static_cast<double>(scale_of(in)) * static_cast<double>(w_scale) / static_cast<double>(scale_of(out)),
+        "the output scale"));
   kernel.bias = bias_values(graph, op, 2, p.out_depth);
+  prove_weight_accumulators(op, {reinterpret_cast<const int8_t*>(graph.constant_data(weights)), p.out_depth,
+                                 p.in_depth, p.in_depth, 1},
+                            kernel.bias, p.input_offset, p.weights_offset);
   return kernel;
 }
 

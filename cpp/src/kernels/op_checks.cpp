@@ -1,7 +1,9 @@
 #include "op_checks.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <sstream>
 
 #include "tinyarena/common/errors.h"
 #include "tinyarena/kernels/quantization.h"
@@ -23,6 +25,20 @@ const graph::Tensor& present(const graph::Op& op, const graph::Tensor* tensor, c
   return *tensor;
 }
 
+// The kernels add int8 zero points to int8 values in int32; TFLite keeps them in [-128, 127].
+void require_int8_zero_points(const graph::Op& op, const graph::Tensor& t, const std::string& what) {
+  for (int64_t zp : t.quantization.zero_point)
+    if (zp < -128 || zp > 127)
+      unsupported(op, "zero point " + std::to_string(zp) + " of " + what + " is outside the int8 range [-128, 127]");
+}
+
+// A scale ratio as printf's %g writes it (1e+30, not thirty-one digits).
+std::string ratio_text(double real) {
+  std::ostringstream text;
+  text << real;
+  return text.str();
+}
+
 }  // namespace
 
 void unsupported(const graph::Op& op, const std::string& why) {
@@ -40,6 +56,7 @@ const graph::Tensor& activation(const graph::Op& op, const graph::Tensor* tensor
     unsupported(op, std::string(what) + " has shape " + shape_text(t.shape) + "; the kernel takes " +
                         (rank > 0 ? std::to_string(rank) : "at most " + std::to_string(TA_MAX_DIMS)) + " dimensions");
   if (t.element_count > kMaxElements) unsupported(op, std::string(what) + " has too many elements");
+  if (dtype == graph::DType::Int8) require_int8_zero_points(op, t, what);
   return t;
 }
 
@@ -104,7 +121,23 @@ int32_t weights_zero_point(const graph::Op& op, const graph::Tensor& weights) {
   const std::vector<int64_t>& zero_points = weights.quantization.zero_point;
   for (int64_t zp : zero_points)
     if (zp != zero_points[0]) unsupported(op, "the weights' zero points differ between channels");
-  return zero_points.empty() ? 0 : to_int32(op, zero_points[0], "the weights' zero point");
+  require_int8_zero_points(op, weights, "the weights");
+  return zero_points.empty() ? 0 : static_cast<int32_t>(zero_points[0]);
+}
+
+double requant_scale(const graph::Op& op, double real, const char* what) {
+  if (!(real >= 0.0 && std::isfinite(real)))
+    unsupported(op, std::string(what) + " (a ratio of scales) is " + ratio_text(real) +
+                        "; it must be finite and not negative");
+  return real;
+}
+
+Multiplier requant_multiplier(const graph::Op& op, double real, const char* what, int max_shift) {
+  const Multiplier m = quantize_multiplier(requant_scale(op, real, what));
+  if (m.shift > max_shift)
+    unsupported(op, std::string(what) + " (a ratio of scales) is " + ratio_text(real) + ", at least 2^" +
+                        std::to_string(max_shift) + ": too large for the kernel's fixed-point shift");
+  return m;
 }
 
 void require_shape(const graph::Op& op, const graph::Tensor& tensor, const std::vector<int64_t>& shape,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tinyarena/graph/graph.h"
+#include "tinyarena/kernels/quantization.h"
 
 namespace tinyarena::kernels::detail {
 
@@ -35,6 +36,14 @@ std::vector<int32_t> bias_values(const graph::Graph& graph, const graph::Op& op,
 std::vector<float> weight_scales(const graph::Op& op, const graph::Tensor& weights, int64_t channels, int axis);
 // The weights' zero point, which every channel must share (0 when absent).
 int32_t weights_zero_point(const graph::Op& op, const graph::Tensor& weights);
+
+// QuantizeMultiplier of a requantization's `real` scale ratio (`what`), for a
+// kernel that takes shifts up to `max_shift`: refuses a ratio that is negative,
+// not finite, or so large that the shift would exceed it (TFLite's kernels
+// assume shift <= 30; the "smaller than one" forms shift <= 0).
+Multiplier requant_multiplier(const graph::Op& op, double real, const char* what, int max_shift = 30);
+// The ratio itself, for kernels that rescale in floating point: finite and >= 0.
+double requant_scale(const graph::Op& op, double real, const char* what);
 
 // Checks that `tensor` has exactly `shape`.
 void require_shape(const graph::Op& op, const graph::Tensor& tensor, const std::vector<int64_t>& shape,

@@ -1,7 +1,9 @@
 // AVERAGE_POOL_2D / MAX_POOL_2D params (TFLite's pooling.cc Prepare:
 // ComputePaddingHeightWidth, fused activation range of the output).
+#include <algorithm>
 #include <tuple>
 
+#include "accumulators.h"
 #include "op_checks.h"
 #include "tinyarena/kernels/kernel_params.h"
 
@@ -22,6 +24,9 @@ PoolKernel pool_kernel(const graph::Graph& graph, const graph::Op& op) {
   p.filter_h = o.filter_h;
   p.filter_w = o.filter_w;
   std::tie(p.act_min, p.act_max) = fused_activation_range(op, out);
+  if (op.opcode == opcode::kAveragePool2D)  // sums the window's taps inside the input
+    prove_int8_sum(op, std::min<int64_t>(o.filter_h, in.shape[1]) * std::min<int64_t>(o.filter_w, in.shape[2]),
+                   "the window");
   k.images = in.shape[0];
   return k;
 }

@@ -1,6 +1,7 @@
 // Params of the data-movement kernels (values pass through unchanged): PAD /
 // PADV2, CONCATENATION, SPLIT, TRANSPOSE, STRIDED_SLICE (strided_slice_logic)
 // and RESIZE_NEAREST_NEIGHBOR; and of MEAN (QuantizedMeanOrSum).
+#include "accumulators.h"
 #include "op_checks.h"
 #include "tinyarena/kernels/kernel_params.h"
 #include "tinyarena/kernels/quantization.h"
@@ -65,10 +66,12 @@ ta_mean_params mean_params(const graph::Graph& graph, const graph::Op& op) {
     if (!(p.reduce_mask >> d & 1)) kept *= in.shape[d];
   if (out.element_count != kept) unsupported(op, "the output size does not match the kept dimensions");
   if (in.element_count == 0) unsupported(op, "the input is empty");
+  prove_int8_sum(op, in.element_count / kept, "each mean");
   p.input_zero_point = zero_point_of(in);
   p.output_zero_point = zero_point_of(out);
   // double(input_scale) / double(output_scale); the kernel folds in 1/n.
-  const Multiplier m = quantize_multiplier(static_cast<double>(scale_of(in)) / static_cast<double>(scale_of(out)));
+  const Multiplier m = requant_multiplier(
+      op, static_cast<double>(scale_of(in)) / static_cast<double>(scale_of(out)), "the multiplier");
   p.mult = m.mult;
   p.shift = m.shift;
   return p;

@@ -15,10 +15,10 @@ using namespace detail;
 constexpr int kScaledDiffIntegerBits = 5;
 
 // PreprocessSoftmaxScaling, in double.
-Multiplier softmax_scaling(double beta, double input_scale) {
+Multiplier softmax_scaling(const graph::Op& op, double beta, double input_scale) {
   const double real = std::min(beta * input_scale * static_cast<double>(1 << (31 - kScaledDiffIntegerBits)),
                                static_cast<double>((int64_t{1} << 31) - 1));
-  return quantize_multiplier(real);
+  return requant_multiplier(op, real, "beta times the input scale", 31);
 }
 
 // CalculateInputRadius, floored.
@@ -44,7 +44,7 @@ ta_softmax_params softmax_params(const graph::Graph& graph, const graph::Op& op)
     unsupported(op, "the output quantization must be the reference kernel's fixed one");
   // LOG_SOFTMAX has no beta; SOFTMAX's is a float32 option widened to double.
   const double beta = log ? 1.0 : static_cast<double>(op.options.beta);
-  const Multiplier scaling = softmax_scaling(beta, static_cast<double>(scale_of(in)));
+  const Multiplier scaling = softmax_scaling(op, beta, static_cast<double>(scale_of(in)));
   if (scaling.shift < 0) unsupported(op, "the input scale is too small for the fixed-point exp");
   ta_softmax_params p{};
   p.depth = in.shape.back();

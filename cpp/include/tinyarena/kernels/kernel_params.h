@@ -4,9 +4,11 @@
 // kernel asks for. Stage-neutral: liveness asks it for scratch sizes, the
 // code generator for the values it emits, so both always agree.
 //
-// Every builder validates what the kernel needs (int8 activations, ranks,
-// constant weights, the output shape it computes against the tensor's) and
-// throws UnsupportedError naming the op's index and type otherwise. Pointer
+// Every builder validates what the kernel needs (int8 activations with int8
+// zero points, ranks, constant weights, the output shape it computes against
+// the tensor's, requantization shifts the kernel can apply, int32 accumulators
+// that cannot overflow for any int8 input) and throws UnsupportedError naming
+// the op's index and type (and output channel) otherwise. Pointer
 // fields of the C structs are left NULL: weights, biases and per-channel
 // arrays are the caller's to place (they come back as vectors here).
 #pragma once
