@@ -9,7 +9,8 @@ import re
 import pytest
 
 import tinyarena
-from tinyarena import tiling
+from tinyarena import _core, tiling
+from tinyarena.verify import verify
 
 CONVERTED_DIR = pathlib.Path(__file__).resolve().parent / "data" / "converted"
 CONVERTED = sorted(p.name for p in CONVERTED_DIR.glob("*.tflite"))
@@ -85,3 +86,19 @@ def test_tiled_plan_validates_and_peaks_at_most_the_untiled_one(name):
     assert found.best.validate() == []
     assert found.best.peak_bytes >= found.best.lower_bound_bytes > 0
     assert found.best.peak_bytes <= found.untiled_peak_bytes
+
+
+def has_every_kernel(name):
+    return set(op_counts(SOURCES[name]["ops"])) <= set(_core.supported_op_types())
+
+
+# The files whose every op has a kernel today; the others stop at the first op without one.
+KERNEL_COMPLETE = [n for n in CONVERTED if has_every_kernel(n)]
+
+
+@pytest.mark.parametrize("name", KERNEL_COMPLETE)
+def test_verify_is_bit_exact_untiled_and_tiled(name, tmp_path):
+    untiled = verify(path(name), work_dir=tmp_path / "untiled")
+    tiled = verify(None, plan=tiling.search(path(name)).best, work_dir=tmp_path / "tiled")
+    assert untiled.bit_exact, untiled.summary()
+    assert tiled.bit_exact, tiled.summary()

@@ -412,7 +412,9 @@ UNIDIRECTIONAL_SEQUENCE_LSTM, and only with a fixed batch (`Input(batch_size=1)`
 batch it fails on `tf.TensorListReserve`); GRU has no fused op. Keras 3's `UpSampling2D`
 becomes SHAPE/STRIDED_SLICE/EXPAND_DIMS/TILE/CONCATENATION/RESHAPE, `Resizing(nearest)`
 becomes RESIZE_NEAREST_NEIGHBOR; a Keras `Reshape` or `Flatten` under a free batch becomes
-SHAPE/STRIDED_SLICE/PACK feeding RESHAPE.
+SHAPE/STRIDED_SLICE/PACK feeding RESHAPE. A squeeze-excite gate is MEAN, two 1x1 CONV_2D, then
+LOGISTIC (sigmoid) or, for hard-sigmoid, nothing but a MUL by a rank-0 constant (relu6(x + 3)
+folds into the second conv), then the MUL that broadcasts [1,1,1,C] over the map.
 
 MACs count CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and UNIDIRECTIONAL_SEQUENCE_LSTM
 (input and recurrent matrices, every step).
