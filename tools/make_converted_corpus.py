@@ -57,8 +57,8 @@ MODELS = {
                           "FC 12, softmax"),
     "gru_kws_unrolled": ("tf_keras", ("int8io",), "tf_keras GRU(32, unroll=True) over [49,10], "
                          "FC 12, softmax"),
-    "mobilenet_v2_torch_64": ("torch", (), "MobileNetV2 (width 0.35, 11 blocks, 256-ch head) in "
-                              "plain torch.nn, NCHW [1,3,64,64], 10 classes; litert-torch PT2E "
+    "mobilenet_v2_torch_64": ("torch", (), "MobileNetV2 (its 17 blocks, widths 8..64, 256-ch head) "
+                              "in plain torch.nn, NCHW [1,3,64,64], 10 classes; litert-torch PT2E "
                               "quantizer, symmetric per-channel static int8"),
 }
 PACKAGES = ["tensorflow-cpu", "keras", "tf_keras", "numpy", "torch", "torchao", "litert-torch"]
@@ -247,9 +247,10 @@ def make_keras_part(part, names, out_dir):
 
 # ---------------------------------------------------------------- PyTorch (child process)
 
-# MobileNetV2 stages at width 0.35: (expansion, output channels, blocks, first stride)
-TORCH_MOBILENET_STAGES = [(1, 8, 1, 1), (6, 8, 2, 2), (6, 16, 2, 2), (6, 24, 2, 2), (6, 32, 1, 1),
-                          (6, 48, 2, 2), (6, 96, 1, 1)]
+# MobileNetV2's stages (its block counts and strides, narrow widths):
+# (expansion, output channels, blocks, first stride)
+TORCH_MOBILENET_STAGES = [(1, 8, 1, 1), (6, 8, 2, 2), (6, 16, 3, 2), (6, 24, 4, 2), (6, 32, 3, 1),
+                          (6, 40, 3, 2), (6, 64, 1, 1)]
 TORCH_MOBILENET_HEAD = 256
 TORCH_INPUT = (1, 3, 64, 64)
 
@@ -398,7 +399,12 @@ the input, DEQUANTIZE at the output), `_int8io` files set `inference_input_type 
 inference_output_type = tf.int8`. The PyTorch model goes through litert-torch's PT2E int8
 quantizer (symmetric, per-channel weights, static activations). It quantizes the graph input
 itself, so the file's I/O is int8; its input stays NCHW, so a TRANSPOSE to NHWC comes first,
-and each stride-2 convolution gets an explicit PAD (PyTorch's symmetric padding).
+and each stride-2 convolution gets an explicit PAD (PyTorch's symmetric padding). In the
+stages of three or more blocks, where a residual ADD's skip input is the previous ADD's output,
+the quantizer leaves those ADDs in float: the skip input is dequantized right after it is made
+and stays float32 across the block, the block's output is dequantized, the float ADD's output
+is quantized for the next block and kept in float32 as the next skip (the ADD of the 2-block
+stage stays int8).
 
 Versions: {versions}.
 
