@@ -1,0 +1,113 @@
+"""The converter-made corpus in tests/data/converted (made by tools/make_converted_corpus.py,
+one row per file in its SOURCES.md): what tinyarena does today with the graphs that
+TFLiteConverter and litert-torch produce. Only what works today is asserted here."""
+
+import collections
+import pathlib
+import re
+
+import pytest
+
+import tinyarena
+from tinyarena import _core, tiling
+from tinyarena.verify import verify
+
+CONVERTED_DIR = pathlib.Path(__file__).resolve().parent / "data" / "converted"
+CONVERTED = sorted(p.name for p in CONVERTED_DIR.glob("*.tflite"))
+MAX_FILE_BYTES = 1 << 20
+
+
+def sources_rows():
+    """SOURCES.md's table as {file: {column: cell}}."""
+    lines = [l for l in (CONVERTED_DIR / "SOURCES.md").read_text().splitlines() if l.startswith("| ")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = [dict(zip(header, (c.strip() for c in l.strip("|").split("|")))) for l in lines[1:]]
+    return {row["file"]: row for row in rows}
+
+
+SOURCES = sources_rows()
+
+
+def op_counts(cell):
+    """'CONV_2D x5, ADD' -> Counter({'CONV_2D': 5, 'ADD': 1})."""
+    counts = collections.Counter()
+    for item in cell.split(", "):
+        name, _, times = item.partition(" x")
+        counts[name] += int(times or 1)
+    return counts
+
+
+def io_cells(cell):
+    """'int8 [1, 49, 10], int8 [1, 12]' -> [('int8', (1, 49, 10)), ('int8', (1, 12))]."""
+    return [(dtype, tuple(int(n) for n in dims.split(", "))) for dtype, dims in
+            re.findall(r"(\w+) \[([\d, ]+)\]", cell)]
+
+
+def path(name):
+    return CONVERTED_DIR / name
+
+
+def test_sources_lists_every_file_and_its_size():
+    assert CONVERTED and sorted(SOURCES) == CONVERTED
+    for name in CONVERTED:
+        size = path(name).stat().st_size
+        assert size < MAX_FILE_BYTES
+        assert int(SOURCES[name]["bytes"].replace(",", "")) == size
+
+
+@pytest.mark.parametrize("name", CONVERTED)
+def test_reader_sees_the_ops_and_io_the_converter_wrote(name):
+    graph = tinyarena.load_model(path(name))
+    assert collections.Counter(op.type for op in graph.ops) == op_counts(SOURCES[name]["ops"])
+    io = lambda indices: [(graph.tensors[i].dtype, tuple(graph.tensors[i].shape)) for i in indices]
+    assert io(graph.inputs) == io_cells(SOURCES[name]["input"])
+    assert io(graph.outputs) == io_cells(SOURCES[name]["output"])
+
+
+@pytest.mark.parametrize("name", CONVERTED)
+def test_plan_validates_and_respects_its_lower_bound(name):
+    plan = tinyarena.plan(path(name))
+    assert plan.validate() == []
+    assert plan.peak_bytes >= plan.lower_bound_bytes > 0
+
+
+# tinyarena counts no MACs for UNIDIRECTIONAL_SEQUENCE_LSTM today (SOURCES.md counts its matrices).
+MAC_COUNTED = [n for n in CONVERTED if "UNIDIRECTIONAL_SEQUENCE_LSTM" not in SOURCES[n]["ops"]]
+
+
+@pytest.mark.parametrize("name", MAC_COUNTED)
+def test_macs_agree_with_sources(name):
+    assert tinyarena.plan(path(name)).macs == int(SOURCES[name]["MACs"].replace(",", ""))
+
+
+@pytest.mark.parametrize("name", CONVERTED)
+def test_tiled_plan_validates_and_peaks_at_most_the_untiled_one(name):
+    found = tiling.search(path(name))
+    assert found.best.validate() == []
+    assert found.best.peak_bytes >= found.best.lower_bound_bytes > 0
+    assert found.best.peak_bytes <= found.untiled_peak_bytes
+
+
+def has_every_kernel(name):
+    return set(op_counts(SOURCES[name]["ops"])) <= set(_core.supported_op_types())
+
+
+def is_int8_inside(name):
+    """No float tensor but the model's own inputs and outputs (litert-torch leaves some ADDs in
+    float between DEQUANTIZE and QUANTIZE; the kernels take int8)."""
+    graph = tinyarena.load_model(path(name))
+    io = set(graph.inputs) | set(graph.outputs)
+    return all(t.dtype != "float32" or t.index in io for t in graph.tensors)
+
+
+# The files whose every op has a kernel today and computes in int8; the others stop at the first
+# op without one (or at the first float ADD).
+KERNEL_COMPLETE = [n for n in CONVERTED if has_every_kernel(n) and is_int8_inside(n)]
+
+
+@pytest.mark.parametrize("name", KERNEL_COMPLETE)
+def test_verify_is_bit_exact_untiled_and_tiled(name, tmp_path):
+    untiled = verify(path(name), work_dir=tmp_path / "untiled")
+    tiled = verify(None, plan=tiling.search(path(name)).best, work_dir=tmp_path / "tiled")
+    assert untiled.bit_exact, untiled.summary()
+    assert tiled.bit_exact, tiled.summary()
