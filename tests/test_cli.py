@@ -278,3 +278,13 @@ def test_demo_writes_model_chart_and_report(tmp_path):
         assert (tmp_path / "out" / name).stat().st_size > 0
     data = json.loads((tmp_path / "out" / "plan.json").read_text())
     assert data["peak_bytes"] >= data["lower_bound_bytes"] > 0 and len(data["ops"]) >= 10
+
+
+def test_plan_reports_the_flash_of_the_target_build(tmp_path):
+    for target in ("cortex-m4", "host"):
+        js = tmp_path / f"{target}.json"
+        assert run("plan", real_model("kws_ref_model"), "--target", target, "--json", js).returncode == 0
+        data = json.loads(js.read_text())
+        expected = tinyarena.plan(real_model("kws_ref_model"), target=target).flash_bytes
+        assert data["target"] == target and data["flash_bytes"] == expected
+    assert json.loads((tmp_path / "host.json").read_text())["flash"]["code"] == 0  # the host links no Cortex-M code

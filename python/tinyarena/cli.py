@@ -4,7 +4,8 @@
                          [--transforms LIST | --no-transforms]
                          [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--no-stream-input]
                          [--stripe-rows LIST] [--patch-grids LIST]
-                         [--no-scratch] [--chart PATH] [--json PATH] [--write-offline-plan OUT]
+                         [--no-scratch] [--target cortex-m4|cortex-m7|host]
+                         [--chart PATH] [--json PATH] [--write-offline-plan OUT]
     tinyarena compile MODEL -o DIR [--target cortex-m4|cortex-m7|host] [--inplace|--no-inplace] [--sram SIZE]
                          [--tiling rows ...] [--memory NAME:SIZE[:ALIGN[:BASE]] ...]
                          [--pin BUFFER=MEMORY[:OFFSET] ...] [--block BUFFER=MEMORY[,MEMORY...] ...] ...
@@ -201,6 +202,8 @@ def _parser():
                             "would reject)")
     _add_plan_options(p)
     p.add_argument("--no-scratch", action="store_true", help="plan activations only, no kernel scratch buffers")
+    p.add_argument("--target", choices=TARGETS, default="cortex-m4",
+                   help="the build whose flash the plan reports (default cortex-m4, as compile's)")
     p.add_argument("--chart", metavar="PATH", help="write the allocation chart (PNG) here (folders created)")
     p.add_argument("--json", metavar="PATH", help="write the plan as JSON here (folders created)")
     p.add_argument("--write-offline-plan", metavar="OUT", help="write a copy of the model carrying the plan as "
@@ -210,7 +213,8 @@ def _parser():
     c = commands.add_parser("compile", help="write C sources that run the planned model (model.h, model.c, ...)")
     _add_plan_options(c)
     c.add_argument("-o", "--output", required=True, help="output directory (created)")
-    c.add_argument("--target", choices=TARGETS, default="cortex-m4", help="default target of the Makefile")
+    c.add_argument("--target", choices=TARGETS, default="cortex-m4",
+                   help="default target of the Makefile, and the build whose flash is reported")
     c.add_argument("--name", type=_nonempty("a name"), help="C name of the model (default: from the file name)")
     _add_memory_option(c)
 
@@ -362,7 +366,8 @@ def _make_plan(args, run, scratch=True):
     # An offline plan describes the file's graph in the file's order: no transforms unless asked.
     offline = getattr(args, "write_offline_plan", None) and args.transforms is None
     common = dict(sram=args.sram, alignment=args.alignment, allocator=args.allocator, inplace=args.inplace,
-                  scratch=scratch, transforms="none" if offline else args.transforms, seconds=args.seconds)
+                  scratch=scratch, transforms="none" if offline else args.transforms, seconds=args.seconds,
+                  target=args.target)
     if args.tiling == "none":
         with run.stage("plan"):
             run.plan = make_plan(args.model, **common)

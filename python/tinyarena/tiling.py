@@ -147,8 +147,9 @@ class SweepRecord:
                 f"{self.peak_bytes:,} B, MACs x{self.mac_overhead:.3f}>")
 
 
-def _options(sram, alignment, allocator, inplace, scratch, stream_input, seconds):
-    return _core.TilingOptions(plan=plan_options(sram, alignment, allocator, inplace, scratch, seconds=seconds),
+def _options(sram, alignment, allocator, inplace, scratch, stream_input, seconds, target):
+    return _core.TilingOptions(plan=plan_options(sram, alignment, allocator, inplace, scratch, seconds=seconds,
+                                                 target=target),
                                stream_input=stream_input)
 
 
@@ -168,7 +169,7 @@ def transformed_graph(model, transforms=None, alignment=16, allocator="auto", in
 
 
 def tile(model, segments=(), sram=None, alignment=16, allocator="auto", inplace=True, scratch=True,
-         stream_input=True, transforms=None, seconds=0.3):
+         stream_input=True, transforms=None, seconds=0.3, target="cortex-m4"):
     """Plan ``model`` with the given segments (``Segment(ops, mode="rows", stripe_rows=1)`` or
     ``Segment(ops, mode="patches", patches_h=2, patches_w=2)``); returns a :class:`TiledPlan`.
 
@@ -179,7 +180,7 @@ def tile(model, segments=(), sram=None, alignment=16, allocator="auto", inplace=
     segment reads it first."""
     graph, reports = transformed_graph(model, transforms, alignment, allocator, inplace, scratch, seconds)
     segments = [s if isinstance(s, _core.Segment) else _core.Segment(list(s)) for s in segments]
-    options = _options(sram, alignment, allocator, inplace, scratch, stream_input, seconds)
+    options = _options(sram, alignment, allocator, inplace, scratch, stream_input, seconds, target)
     return _tiled(graph, _core.make_tiled_plan(graph, segments, options), model, reports)
 
 
@@ -198,7 +199,7 @@ def _check_grid(name, values):
 
 def search(model, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, stream_input=True, sram=None, alignment=16,
            allocator="auto", inplace=True, scratch=True, stripe_rows=STRIPE_ROWS, patch_grids=PATCH_GRIDS,
-           transforms=None, seconds=0.3):
+           transforms=None, seconds=0.3, target="cortex-m4"):
     """Choose segments for ``model`` with MACs at most ``max_mac_overhead`` times the untiled
     model's (default 1.0, see ``MAX_MAC_OVERHEAD``): the smallest peak SRAM, or with ``sram`` the
     fewest MACs whose peak fits (the smallest peak when none fits; ``best.fits`` tells).
@@ -217,7 +218,7 @@ def search(model, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, stream_input
     stripe_rows, patch_grids = _check_grid("stripe_rows", stripe_rows), _check_grid("patch_grids", patch_grids)
     graph, reports = transformed_graph(model, transforms, alignment, allocator, inplace, scratch, seconds)
     options = _core.TilingSearchOptions(
-        tiling=_options(sram, alignment, allocator, inplace, scratch, stream_input, seconds),
+        tiling=_options(sram, alignment, allocator, inplace, scratch, stream_input, seconds, target),
         rows=tiling in ("auto", "rows"),
         patches=tiling == "patches" or (tiling == "auto" and max_mac_overhead > 1.0),
         max_mac_overhead=float(max_mac_overhead),
@@ -226,7 +227,7 @@ def search(model, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, stream_input
     )
     found = _core.search_tiling(graph, options)
     tile_options = dict(sram=sram, alignment=alignment, allocator=allocator, inplace=inplace, scratch=scratch,
-                        stream_input=stream_input, transforms=transforms, seconds=seconds)
+                        stream_input=stream_input, transforms=transforms, seconds=seconds, target=target)
     front = tuple(ParetoPoint(p.peak_bytes, p.macs, p.mac_overhead, tuple(p.segments),
                               _tiled(graph, p.plan, model, reports), tile_options) for p in found.front)
     within = [p for p in front if p.mac_overhead <= max_mac_overhead + 1e-12]
