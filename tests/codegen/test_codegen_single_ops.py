@@ -40,7 +40,8 @@ def test_case_count_and_coverage():
     assert {f for f, _ in CASES} >= {"conv2d", "depthwise_conv2d", "fully_connected", "add", "mul", "mean", "pad",
                                      "concatenation", "split", "transpose", "strided_slice", "resize_nearest_neighbor",
                                      "logistic", "tanh", "hard_swish", "relu", "relu6", "quantize_f32", "requantize",
-                                     "dequantize"}
+                                     "dequantize", "sub", "squared_difference", "leaky_relu", "split_v", "gather",
+                                     "pack", "unpack"}
 
 
 @pytest.mark.parametrize("variant", range(len(VARIANTS)))

@@ -1,6 +1,7 @@
 // Params of the data-movement kernels (values pass through unchanged): PAD /
-// PADV2, CONCATENATION, SPLIT, TRANSPOSE, STRIDED_SLICE (strided_slice_logic)
-// and RESIZE_NEAREST_NEIGHBOR; and of MEAN (QuantizedMeanOrSum).
+// PADV2, CONCATENATION / PACK, SPLIT / SPLIT_V / UNPACK, GATHER, TRANSPOSE,
+// STRIDED_SLICE (strided_slice_logic) and RESIZE_NEAREST_NEIGHBOR; and of MEAN
+// (QuantizedMeanOrSum).
 #include "op_checks.h"
 #include "tinyarena/kernels/kernel_params.h"
 #include "tinyarena/kernels/quantization.h"
@@ -38,6 +39,21 @@ CopyPlan copy_plan(const graph::Op& op, const std::vector<const graph::Tensor*>&
     plan.copy_sizes.push_back(static_cast<int32_t>(expected[axis] * inner));
   }
   if (total != whole.shape[axis]) unsupported(op, "the parts do not add up along the axis");
+  plan.outer_size = static_cast<int32_t>(product(whole.shape, 0, axis));
+  return plan;
+}
+
+// The copy plan of tensors `parts` stacked along a new `axis` into `whole`
+// (PACK, UNPACK): each part is `whole` without that axis, one per index of it.
+CopyPlan stack_plan(const graph::Op& op, const std::vector<const graph::Tensor*>& parts, const graph::Tensor& whole,
+                    int32_t axis) {
+  std::vector<int64_t> part_shape(whole.shape.begin(), whole.shape.end());
+  part_shape.erase(part_shape.begin() + axis);
+  if (static_cast<int64_t>(parts.size()) != whole.shape[axis])
+    unsupported(op, "the number of parts does not match the stacked axis");
+  for (const graph::Tensor* part : parts) require_shape(op, *part, part_shape, "a part");
+  CopyPlan plan;
+  plan.copy_sizes.assign(parts.size(), static_cast<int32_t>(product(whole.shape, axis + 1, whole.shape.size())));
   plan.outer_size = static_cast<int32_t>(product(whole.shape, 0, axis));
   return plan;
 }
@@ -171,20 +187,47 @@ ta_resize_params resize_nearest_params(const graph::Graph& graph, const graph::O
 
 CopyPlan concat_plan(const graph::Graph& graph, const graph::Op& op) {
   const graph::Tensor& out = int8_output(graph, op, 0);
-  if (op.options.activation != graph::Activation::None)
-    unsupported(op, "a fused activation on CONCATENATION is not supported");
   std::vector<const graph::Tensor*> inputs;
   for (size_t i = 0; i < op.inputs.size(); ++i) inputs.push_back(&int8_input(graph, op, i));
+  if (op.opcode == opcode::kPack) return stack_plan(op, inputs, out, resolve_axis(op, op.options.axis, out.shape.size()));
+  if (op.options.activation != graph::Activation::None)
+    unsupported(op, "a fused activation on CONCATENATION is not supported");
   return copy_plan(op, inputs, out, resolve_axis(op, op.options.axis, out.shape.size()));
 }
 
+size_t split_input(const graph::Op& op) { return op.opcode == opcode::kSplit ? 1 : 0; }
+
 CopyPlan split_plan(const graph::Graph& graph, const graph::Op& op) {
-  const std::vector<int32_t> axis = int_values(graph, op, 0);
-  const graph::Tensor& in = int8_input(graph, op, 1);
-  if (axis.size() != 1) unsupported(op, "the axis input must be one value");
+  const graph::Tensor& in = int8_input(graph, op, split_input(op));
   std::vector<const graph::Tensor*> outputs;
   for (size_t i = 0; i < op.outputs.size(); ++i) outputs.push_back(&int8_output(graph, op, i));
+  if (op.opcode == opcode::kUnpack) return stack_plan(op, outputs, in, resolve_axis(op, op.options.axis, in.shape.size()));
+  // SPLIT: (axis, input); SPLIT_V: (input, size_splits, axis). The outputs' shapes carry the sizes.
+  const std::vector<int32_t> axis = int_values(graph, op, op.opcode == opcode::kSplit ? 0 : 2);
+  if (axis.size() != 1) unsupported(op, "the axis input must be one value");
   return copy_plan(op, outputs, in, resolve_axis(op, axis[0], in.shape.size()));
+}
+
+GatherKernel gather_kernel(const graph::Graph& graph, const graph::Op& op) {
+  const graph::Tensor& in = int8_input(graph, op, 0);
+  const graph::Tensor& out = int8_output(graph, op, 0);
+  if (op.options.batch_dims != 0) unsupported(op, "batch_dims other than 0 is not supported");
+  const graph::Tensor* indices_tensor = graph.input(op, 1);
+  if (!indices_tensor || !indices_tensor->is_constant()) unsupported(op, "the indices must be constant");
+  const int32_t axis = resolve_axis(op, op.options.axis, in.shape.size());
+  GatherKernel k;
+  k.indices = int_values(graph, op, 1);
+  for (int32_t index : k.indices)
+    if (index < 0 || index >= in.shape[axis]) unsupported(op, "index " + std::to_string(index) + " is out of range");
+  std::vector<int64_t> shape(in.shape.begin(), in.shape.begin() + axis);
+  shape.insert(shape.end(), indices_tensor->shape.begin(), indices_tensor->shape.end());
+  shape.insert(shape.end(), in.shape.begin() + axis + 1, in.shape.end());
+  require_shape(op, out, shape, "the output");
+  k.params.outer_size = static_cast<int32_t>(product(in.shape, 0, axis));
+  k.params.axis_size = in.shape[axis];
+  k.params.inner_size = static_cast<int32_t>(product(in.shape, axis + 1, in.shape.size()));
+  k.params.num_indices = static_cast<int32_t>(k.indices.size());
+  return k;
 }
 
 }  // namespace tinyarena::kernels
