@@ -60,11 +60,12 @@ FAMILIES = {
     "gather": 16,
     "pack": 12,
     "unpack": 12,
+    "shape_fill": 8,
 }
 
 # Families the ctypes runner (runner.run_op, kernel_params.py) does not derive params for; they
 # run through the whole pipeline only (tests/codegen/test_codegen_single_ops.py, C++ params).
-PIPELINE_ONLY = {"sub", "squared_difference", "leaky_relu", "split_v", "gather", "pack", "unpack"}
+PIPELINE_ONLY = {"sub", "squared_difference", "leaky_relu", "split_v", "gather", "pack", "unpack", "shape_fill"}
 
 MODES = [{}, {"stripes": 3}, {"out_pix_pad": 5}, {"inplace": True}]
 
@@ -236,6 +237,11 @@ def make_case(family: str, i: int):
     elif family == "unpack":
         shape = [r(1, 4) for _ in range(r(2, 4))]
         y = mb.unpack(_input(mb, rng, shape), axis=r(-len(shape), len(shape) - 1))
+    elif family == "shape_fill":
+        # x + FILL(SHAPE(x), c): the SHAPE and FILL fold into a constant before planning.
+        x = _input(mb, rng, [r(1, 3), r(1, 5), r(1, 6)])
+        scale, zp = _qparams(rng)
+        y = mb.add(x, mb.fill(mb.shape(x), int(rng.integers(-128, 128)), scale, zp), activation=act)
     elif family == "resize_nearest_neighbor":
         x = _input(mb, rng, [1 + (i % 5 == 0), r(1, 6), r(1, 6), r(1, 4)])
         flags = [(False, False), (True, False), (False, True)][i % 3]

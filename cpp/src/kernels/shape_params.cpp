@@ -3,6 +3,7 @@
 // STRIDED_SLICE (strided_slice_logic) and RESIZE_NEAREST_NEIGHBOR; and of MEAN
 // (QuantizedMeanOrSum).
 #include "op_checks.h"
+#include "tinyarena/graph/slicing.h"
 #include "tinyarena/kernels/kernel_params.h"
 #include "tinyarena/kernels/quantization.h"
 
@@ -56,15 +57,6 @@ CopyPlan stack_plan(const graph::Op& op, const std::vector<const graph::Tensor*>
   plan.copy_sizes.assign(parts.size(), static_cast<int32_t>(product(whole.shape, axis + 1, whole.shape.size())));
   plan.outer_size = static_cast<int32_t>(product(whole.shape, 0, axis));
   return plan;
-}
-
-// StartForAxis / StopForAxis of TFLite's strided_slice_logic (no ellipsis or
-// new axes): masked ends take the extreme, negative indices count from the
-// end, and the result is clamped to the dimension (to -1 .. dim-1 going backwards).
-int32_t slice_bound(int32_t index, int32_t dim, int32_t stride, bool masked, bool is_start) {
-  if (masked) return stride > 0 ? (is_start ? 0 : dim) : (is_start ? dim - 1 : -1);
-  const int32_t i = index < 0 ? index + dim : index;
-  return stride > 0 ? std::min(std::max(i, 0), dim) : std::min(std::max(i, -1), dim - 1);
 }
 
 }  // namespace
@@ -152,15 +144,11 @@ ta_slice_params strided_slice_params(const graph::Graph& graph, const graph::Op&
   for (size_t a = 0; a < rank; ++a) {
     const int32_t dim = in.shape[a], stride = strides[a];
     if (stride == 0) unsupported(op, "stride 0");
-    const int32_t start = slice_bound(begin[a], dim, stride, o.begin_mask >> a & 1, true);
-    // A shrunk axis keeps exactly the element at `start`.
-    const int32_t stop = o.shrink_axis_mask >> a & 1 ? start + 1
-                                                     : slice_bound(end[a], dim, stride, o.end_mask >> a & 1, false);
-    const int64_t span = stride > 0 ? int64_t{stop} - start : int64_t{start} - stop;
-    const int64_t step = stride > 0 ? stride : -int64_t{stride};
-    p.start[a] = start;
+    const graph::SliceAxis axis = graph::slice_axis(begin[a], end[a], stride, dim, o.begin_mask >> a & 1,
+                                                    o.end_mask >> a & 1, o.shrink_axis_mask >> a & 1);
+    p.start[a] = axis.start;
     p.step[a] = stride;
-    p.count[a] = span > 0 ? static_cast<int32_t>((span + step - 1) / step) : 0;
+    p.count[a] = axis.count;
     elements *= p.count[a];
   }
   if (out.element_count != elements) unsupported(op, "the output size does not match the slice");

@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "tinyarena/common/errors.h"
+#include "tinyarena/graph/fold_shape_ops.h"
 #include "tinyarena/graph/op_names.h"
 #include "tinyarena/reader/flatbuffer_view.h"
 
@@ -278,7 +279,7 @@ Graph read_tflite(std::vector<uint8_t> bytes) {
   const FlatbufferView view(owned->data(), owned->size());
   Graph graph = read_model(view);
   graph.model_bytes = std::move(owned);
-  return graph::link_graph(std::move(graph));
+  return graph::fold_shape_ops(graph::link_graph(std::move(graph)));
 }
 
 Graph read_tflite_file(const std::string& path) {

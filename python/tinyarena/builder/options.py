@@ -145,6 +145,11 @@ def leaky_relu_options(alpha: float) -> OptionsTable:
     return OptionsTable(BuiltinOptions.LeakyReluOptions, (Field(0, "float32", alpha),))
 
 
+def shape_options(out_type: int) -> OptionsTable:
+    """``ShapeOptions`` (``out_type`` a ``TensorType``)."""
+    return OptionsTable(BuiltinOptions.ShapeOptions, (Field(0, "int8", out_type),))
+
+
 def empty_options(type_code: int) -> OptionsTable:
     """An options table without fields (PAD, TRANSPOSE, QUANTIZE, HARD_SWISH, ...)."""
     return OptionsTable(type_code)

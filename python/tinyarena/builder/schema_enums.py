@@ -67,8 +67,10 @@ class BuiltinOptions:
     LogSoftmaxOptions = 36
     DequantizeOptions = 38
     ExpandDimsOptions = 52
+    ShapeOptions = 55
     PackOptions = 59
     UnpackOptions = 64
+    FillOptions = 68
     ResizeNearestNeighborOptions = 74
     LeakyReluOptions = 75
     SquaredDifferenceOptions = 76
