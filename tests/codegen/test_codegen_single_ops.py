@@ -16,6 +16,9 @@ import pytest
 from single_op_cases import all_cases, make_case
 from tinyarena import builder
 from tinyarena.builder import opcodes, options
+from tinyarena.builder.flatbuffer_writer import Field
+from tinyarena.builder.graph import OptionsTable
+from tinyarena.builder.schema_enums import BuiltinOptions
 from tinyarena.reader import load_model
 from tinyarena.verify import verify
 
@@ -97,3 +100,24 @@ def test_unrolled_lstm_folds_its_shape_ops_and_is_bit_exact(seed):
     assert not ops & {"SHAPE", "STRIDED_SLICE", "FILL"}, ops  # folded into constants by the reader
     assert ops >= {"UNPACK", "FULLY_CONNECTED", "ADD", "SPLIT", "LOGISTIC", "TANH", "MUL", "PACK"}
     check(model, seed, seed)
+
+
+def test_op_support_table_names_every_family_and_reports_what_cannot_compile(monkeypatch):
+    from tinyarena import codegen
+
+    supported = set(codegen.supported_op_types())
+    assert supported >= {"SUB", "SQUARED_DIFFERENCE", "LEAKY_RELU", "SPLIT_V", "GATHER", "PACK", "UNPACK", "RESHAPE"}
+    for family in {f for f, _ in CASES}:
+        assert codegen.unsupported_ops(make_case(family, 0)[0]) == {}, family
+    # ABS (code 101) has no kernel; GATHER has one, but not for batch_dims 1.
+    monkeypatch.setitem(opcodes.OPCODES, "ABS", opcodes.OpCode(101, 1))
+    mb = builder.ModelBuilder("abs", seed=0)
+    mb.output(mb._unary("ABS", "abs", mb.input([1, 4]), np.abs))
+    assert codegen.unsupported_ops(mb.build()) == {0: "op 0 (ABS) has no kernel in tinyarena's library"}
+    mb = builder.ModelBuilder("gather_batch_dims", seed=0)
+    x = mb.input([2, 3])
+    out = mb._new_tensor("out", np.zeros((2, 1)), qparams=(x.scale, x.zero_point))
+    batch_dims_1 = OptionsTable(BuiltinOptions.GatherOptions, (Field(0, "int32", 1), Field(1, "int32", 1)))
+    mb._emit("GATHER", [x, mb._int32_constant("indices", [[0], [2]])], [out], batch_dims_1)
+    mb.output(out)
+    assert codegen.unsupported_ops(mb.build()) == {0: "op 0 (GATHER): batch_dims other than 0 is not supported"}

@@ -73,7 +73,8 @@ KernelCall lower_call(const LoweringContext& context, const graph::Op& op);
 // The model input or output `tensor` as the API sees it.
 ModelIO model_io(const LoweringContext& context, int32_t tensor);
 
-// Ops the kernel library can run (builtin op names).
+// Ops the kernel library can run (builtin op names): kernels::supported_ops(),
+// each checked to have its lowering.
 std::vector<std::string> supported_op_types();
 
 }  // namespace tinyarena::codegen
