@@ -107,6 +107,8 @@ void bind_options(py::module_& m) {
       .def_readonly("filter_h", &OpOptions::filter_h)
       .def_readonly("depth_multiplier", &OpOptions::depth_multiplier)
       .def_readonly("axis", &OpOptions::axis)
+      .def_readonly("batch_dims", &OpOptions::batch_dims)
+      .def_readonly("alpha", &OpOptions::alpha)
       .def_readonly("num_splits", &OpOptions::num_splits)
       .def_readonly("keep_dims", &OpOptions::keep_dims)
       .def_readonly("keep_num_dims", &OpOptions::keep_num_dims)

@@ -27,7 +27,8 @@ from . import _core
 from .boards import QEMU_MACHINES, harness_memory_script
 from .memories import MemoryPlacement, place_plan
 
-__all__ = ["TARGETS", "CompiledModel", "compile", "kernel_library_dir", "lower"]
+__all__ = ["TARGETS", "CompiledModel", "compile", "kernel_library_dir", "lower", "supported_op_types",
+           "unsupported_ops"]
 
 TARGETS = ("host", "cortex-m4", "cortex-m7")
 _DATA_DIR = pathlib.Path(_core.__file__).resolve().parent
@@ -62,6 +63,20 @@ class CompiledModel:
     def arenas(self):
         """{memory name: arena bytes} of a hierarchy compile (empty for the single arena)."""
         return {a.memory: a.bytes for a in self.program.arenas}
+
+
+def supported_op_types():
+    """Names of the op types the kernel library runs (its one op table; views included)."""
+    return list(_core.supported_op_types())
+
+
+def unsupported_ops(model):
+    """``{op index: reason}`` of the ops of ``model`` (path, bytes or ``Graph``) that cannot be
+    compiled: no kernel for the type, or options/quantization/shapes the kernel does not take.
+    Empty when every op compiles (what depends on the plan, e.g. scratch, is checked by ``lower``)."""
+    from .reader import load_model
+
+    return dict(_core.unsupported_ops(load_model(model)))
 
 
 def c_identifier(text):

@@ -17,7 +17,10 @@ def load_model(source):
 
     ``graph.ops`` are in execution order; ``graph.tensors`` expose name, shape,
     dtype, quantization (``scale``/``zero_point`` numpy arrays) and, for
-    constants, ``data`` as a read-only numpy array.
+    constants, ``data`` as a read-only numpy array. Compile-time shape computations are
+    folded into constants on reading: SHAPE, the int32 / int64 shape vectors made from it
+    (STRIDED_SLICE, PACK, CONCATENATION of constants) and FILL of constant dimensions and value
+    (``graph.model_bytes`` then holds the file's bytes followed by the folded values).
     """
     if isinstance(source, Graph):
         return source

@@ -15,7 +15,11 @@ import pytest
 
 from single_op_cases import all_cases, make_case
 from tinyarena import builder
-from tinyarena.builder import opcodes
+from tinyarena.builder import opcodes, options
+from tinyarena.builder.flatbuffer_writer import Field
+from tinyarena.builder.graph import OptionsTable
+from tinyarena.builder.schema_enums import BuiltinOptions
+from tinyarena.reader import load_model
 from tinyarena.verify import verify
 
 CASES = all_cases()
@@ -40,7 +44,8 @@ def test_case_count_and_coverage():
     assert {f for f, _ in CASES} >= {"conv2d", "depthwise_conv2d", "fully_connected", "add", "mul", "mean", "pad",
                                      "concatenation", "split", "transpose", "strided_slice", "resize_nearest_neighbor",
                                      "logistic", "tanh", "hard_swish", "relu", "relu6", "quantize_f32", "requantize",
-                                     "dequantize"}
+                                     "dequantize", "sub", "squared_difference", "leaky_relu", "split_v", "gather",
+                                     "pack", "unpack", "shape_fill"}
 
 
 @pytest.mark.parametrize("variant", range(len(VARIANTS)))
@@ -52,3 +57,67 @@ def test_relu_n1_to_1(monkeypatch, variant):
     x = mb.input([1, 3, 4, 5], scale=float(rng.uniform(0.005, 0.05)), zero_point=[-128, 127, 0, 9][variant])
     mb.output(mb._unary("RELU_N1_TO_1", "relu_n1_to_1", x, lambda v: np.clip(v, -1.0, 1.0)))
     check(mb.build(), variant, variant)
+
+
+def _int32_op(mb, op, inputs, value, options=None):
+    """An int32 op of builder tensors/constants whose (static) value is ``value``."""
+    out = mb._new_tensor(mb._scope(op.lower()), np.asarray(value, np.float32), dtype="int32")
+    mb._emit(op, inputs, [out], options)
+    return out
+
+
+def unrolled_lstm(seed, steps=3, features=5, units=4):
+    """A Keras-style unrolled LSTM layer: the zero state made by SHAPE -> STRIDED_SLICE -> PACK
+    -> FILL (what the converter writes for a dynamic batch), UNPACK over time, per step two
+    FULLY_CONNECTED, ADD, SPLIT into gates, LOGISTIC / TANH, MUL, ADD; the outputs PACKed."""
+    rng = np.random.default_rng(seed)
+    mb = builder.ModelBuilder(f"unrolled_lstm_{seed}", seed=seed)
+    x = mb.input([1, steps, features], scale=float(rng.uniform(0.01, 0.05)), zero_point=int(rng.integers(-20, 20)))
+    batch = _int32_op(mb, "STRIDED_SLICE", [_int32_op(mb, "SHAPE", [x], [1, steps, features],
+                                                      options.shape_options(2)),
+                                            mb._int32_constant("begin", [0]), mb._int32_constant("end", [1]),
+                                            mb._int32_constant("strides", [1])],
+                      1, options.strided_slice_options(0, 0, 1))
+    dims = _int32_op(mb, "PACK", [batch, mb._int32_constant("units", [units], shape=())], [1, units],
+                     options.pack_options(2, 0))
+    h = mb.fill(dims, 0, 1.0 / 128, 0)
+    c = mb.fill(dims, 0, 1.0 / 128, 0)
+    outs = []
+    for x_t in mb.unpack(x, axis=1):
+        z = mb.add(mb.fully_connected(x_t, 4 * units), mb.fully_connected(h, 4 * units))
+        i, f, g, o = mb.split(z, 4, axis=1)
+        c = mb.add(mb.mul(mb.logistic(f), c), mb.mul(mb.logistic(i), mb.tanh(g)))
+        h = mb.mul(mb.logistic(o), mb.tanh(c))
+        outs.append(h)
+    mb.output(mb.pack(outs, axis=1))
+    return mb.build()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_unrolled_lstm_folds_its_shape_ops_and_is_bit_exact(seed):
+    model = unrolled_lstm(seed)
+    ops = {op.type for op in load_model(model).ops}
+    assert not ops & {"SHAPE", "STRIDED_SLICE", "FILL"}, ops  # folded into constants by the reader
+    assert ops >= {"UNPACK", "FULLY_CONNECTED", "ADD", "SPLIT", "LOGISTIC", "TANH", "MUL", "PACK"}
+    check(model, seed, seed)
+
+
+def test_op_support_table_names_every_family_and_reports_what_cannot_compile(monkeypatch):
+    from tinyarena import codegen
+
+    supported = set(codegen.supported_op_types())
+    assert supported >= {"SUB", "SQUARED_DIFFERENCE", "LEAKY_RELU", "SPLIT_V", "GATHER", "PACK", "UNPACK", "RESHAPE"}
+    for family in {f for f, _ in CASES}:
+        assert codegen.unsupported_ops(make_case(family, 0)[0]) == {}, family
+    # ABS (code 101) has no kernel; GATHER has one, but not for batch_dims 1.
+    monkeypatch.setitem(opcodes.OPCODES, "ABS", opcodes.OpCode(101, 1))
+    mb = builder.ModelBuilder("abs", seed=0)
+    mb.output(mb._unary("ABS", "abs", mb.input([1, 4]), np.abs))
+    assert codegen.unsupported_ops(mb.build()) == {0: "op 0 (ABS) has no kernel in tinyarena's library"}
+    mb = builder.ModelBuilder("gather_batch_dims", seed=0)
+    x = mb.input([2, 3])
+    out = mb._new_tensor("out", np.zeros((2, 1)), qparams=(x.scale, x.zero_point))
+    batch_dims_1 = OptionsTable(BuiltinOptions.GatherOptions, (Field(0, "int32", 1), Field(1, "int32", 1)))
+    mb._emit("GATHER", [x, mb._int32_constant("indices", [[0], [2]])], [out], batch_dims_1)
+    mb.output(out)
+    assert codegen.unsupported_ops(mb.build()) == {0: "op 0 (GATHER): batch_dims other than 0 is not supported"}

@@ -53,7 +53,19 @@ FAMILIES = {
     "strided_slice": 25,
     "split": 10,
     "resize_nearest_neighbor": 20,
+    "sub": 24,
+    "squared_difference": 20,
+    "leaky_relu": 16,
+    "split_v": 12,
+    "gather": 16,
+    "pack": 12,
+    "unpack": 12,
+    "shape_fill": 8,
 }
+
+# Families the ctypes runner (runner.run_op, kernel_params.py) does not derive params for; they
+# run through the whole pipeline only (tests/codegen/test_codegen_single_ops.py, C++ params).
+PIPELINE_ONLY = {"sub", "squared_difference", "leaky_relu", "split_v", "gather", "pack", "unpack", "shape_fill"}
 
 MODES = [{}, {"stripes": 3}, {"out_pix_pad": 5}, {"inplace": True}]
 
@@ -109,7 +121,7 @@ def make_case(family: str, i: int):
         shape = [r(1, 3)] + [r(1, 6) for _ in range(rank - 1)]
         x = _input(mb, rng, shape)
         y = mb.fully_connected(x, r(1, 20), activation=act, keep_num_dims=bool(i % 3 == 1), per_channel=bool(i % 2))
-    elif family in ("add", "mul"):
+    elif family in ("add", "mul", "sub", "squared_difference"):
         rank = r(1, 4)
         out = [r(1, 5) for _ in range(rank)]
         a_shape = [d if rng.random() < 0.7 else 1 for d in out]
@@ -117,7 +129,10 @@ def make_case(family: str, i: int):
         if i % 4 == 0:
             a_shape, b_shape = out, out
         a, b = _input(mb, rng, a_shape), _input(mb, rng, b_shape or [1])
-        y = (mb.add if family == "add" else mb.mul)(a, b, activation=act)
+        if family == "squared_difference":
+            y = mb.squared_difference(a, b)
+        else:
+            y = getattr(mb, family)(a, b, activation=act)
     elif family in ("softmax", "log_softmax"):
         shape = [r(1, 3), r(1, 40)] if i % 2 else [1, r(1, 4), r(1, 4), r(1, 12)]
         x = _input(mb, rng, shape)
@@ -196,6 +211,37 @@ def make_case(family: str, i: int):
         shape[axis] *= n
         x = _input(mb, rng, shape)
         y = mb.split(x, n, axis)
+    elif family == "leaky_relu":
+        x = _input(mb, rng, [1, r(1, 6), r(1, 6), r(1, 8)])
+        y = mb.leaky_relu(x, alpha=float(rng.choice([0.0, 0.01, 0.2, 0.3, 1.5, float(rng.uniform(0, 2))])))
+    elif family == "split_v":
+        rank = r(1, 4)
+        shape = [r(1, 4) for _ in range(rank)]
+        axis = r(0, rank - 1)
+        sizes = [r(1, 4) for _ in range(r(1, 4))]
+        shape[axis] = sum(sizes)
+        if i % 3 == 1:
+            sizes[r(0, len(sizes) - 1)] = -1
+        y = mb.split_v(_input(mb, rng, shape), sizes, axis - rank if i % 2 else axis)
+    elif family == "gather":
+        rank = r(1, 4)
+        shape = [r(1, 5) for _ in range(rank)]
+        axis = r(0, rank - 1)
+        indices = rng.integers(0, shape[axis], size=[r(1, 4) for _ in range(r(0, 2))])
+        y = mb.gather(_input(mb, rng, shape), indices, axis - rank if i % 2 else axis)
+    elif family == "pack":
+        shape = [r(1, 4) for _ in range(r(1, 4))]
+        scale, zp = _qparams(rng)
+        xs = [mb.input(shape, scale=scale, zero_point=zp) for _ in range(r(1, 4))]
+        y = mb.pack(xs, axis=r(-len(shape) - 1, len(shape)))
+    elif family == "unpack":
+        shape = [r(1, 4) for _ in range(r(2, 4))]
+        y = mb.unpack(_input(mb, rng, shape), axis=r(-len(shape), len(shape) - 1))
+    elif family == "shape_fill":
+        # x + FILL(SHAPE(x), c): the SHAPE and FILL fold into a constant before planning.
+        x = _input(mb, rng, [r(1, 3), r(1, 5), r(1, 6)])
+        scale, zp = _qparams(rng)
+        y = mb.add(x, mb.fill(mb.shape(x), int(rng.integers(-128, 128)), scale, zp), activation=act)
     elif family == "resize_nearest_neighbor":
         x = _input(mb, rng, [1 + (i % 5 == 0), r(1, 6), r(1, 6), r(1, 4)])
         flags = [(False, False), (True, False), (False, True)][i % 3]
@@ -206,5 +252,6 @@ def make_case(family: str, i: int):
     return mb.build(), mode
 
 
-def all_cases():
-    return [(f, i) for f, n in FAMILIES.items() for i in range(n)]
+def all_cases(families=None):
+    """(family, i) of every case, or of the families named in ``families``."""
+    return [(f, i) for f, n in FAMILIES.items() for i in range(n) if families is None or f in families]

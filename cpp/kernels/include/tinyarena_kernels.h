@@ -189,14 +189,15 @@ typedef struct ta_pool_params {
 void ta_avg_pool_s8(const ta_pool_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1);
 void ta_max_pool_s8(const ta_pool_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1);
 
-/* ----------------------------------------------------------------- ADD / MUL */
+/* ------------------------------------------ ADD / SUB / MUL / SQUARED_DIFFERENCE */
 /* Broadcasting follows TFLite (numpy rules, up to 6 dims): shapes are right-aligned into
- * TA_MAX_DIMS entries (leading 1s). `out` may alias an input whose shape equals the output's. */
+ * TA_MAX_DIMS entries (leading 1s). `out` may alias an input whose shape equals the output's.
+ * SUB is ta_add_s8 with input2_mult negated (TFLite's int8 SUB runs its ADD kernel so). */
 typedef struct ta_binary_params {
   int32_t input1_offset, input2_offset, output_offset; /* -zp1, -zp2, +zp_out */
-  int32_t left_shift;                                  /* ADD only: 20 for int8 */
-  int32_t input1_mult, input1_shift;                   /* ADD only */
-  int32_t input2_mult, input2_shift;                   /* ADD only */
+  int32_t left_shift;                                  /* ADD/SUB: 20, SQUARED_DIFFERENCE: 7 */
+  int32_t input1_mult, input1_shift;                   /* not MUL */
+  int32_t input2_mult, input2_shift;                   /* not MUL; negative for SUB */
   int32_t output_mult, output_shift;
   int32_t act_min, act_max;
   int32_t shape1[TA_MAX_DIMS], shape2[TA_MAX_DIMS], out_shape[TA_MAX_DIMS];
@@ -204,6 +205,7 @@ typedef struct ta_binary_params {
 
 void ta_add_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out);
 void ta_mul_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out);
+void ta_squared_difference_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out);
 
 /* ------------------------------------------------------ SOFTMAX / LOG_SOFTMAX */
 typedef struct ta_softmax_params {
@@ -239,6 +241,15 @@ typedef struct ta_hard_swish_params {
 } ta_hard_swish_params;
 void ta_hard_swish_s8(const ta_hard_swish_params *p, const int8_t *input, int8_t *output, int32_t n);
 
+/* LEAKY_RELU (reference_ops::QuantizeLeakyRelu): v = in - input_zero_point, then
+ * out = clamp(output_zero_point + mbqm(v, v >= 0 ? identity : alpha), -128, 127). In place ok. */
+typedef struct ta_leaky_relu_params {
+  int32_t input_zero_point, output_zero_point;
+  int32_t identity_mult, identity_shift;  /* QuantizeMultiplier(in_scale / out_scale) */
+  int32_t alpha_mult, alpha_shift;        /* QuantizeMultiplier(in_scale * alpha / out_scale) */
+} ta_leaky_relu_params;
+void ta_leaky_relu_s8(const ta_leaky_relu_params *p, const int8_t *input, int8_t *output, int32_t n);
+
 /* ---------------------------------------------------------- QUANTIZE / DEQUANTIZE */
 void ta_quantize_f32_s8(const float *input, int8_t *output, int32_t n, float scale, int32_t zero_point);
 void ta_dequantize_s8_f32(const int8_t *input, float *output, int32_t n, float scale, int32_t zero_point);
@@ -268,6 +279,7 @@ typedef struct ta_pad_params {
 } ta_pad_params;
 void ta_pad_s8(const ta_pad_params *p, const int8_t *input, int8_t *output);
 
+/* CONCATENATION and PACK (a concatenation along a new axis). */
 typedef struct ta_concat_params {
   int32_t num_inputs;
   int32_t outer_size;             /* product of the dims before the axis */
@@ -275,12 +287,22 @@ typedef struct ta_concat_params {
 } ta_concat_params;
 void ta_concat_s8(const ta_concat_params *p, const int8_t *const *inputs, int8_t *output);
 
+/* SPLIT, SPLIT_V and UNPACK (a split along an axis that the outputs drop). */
 typedef struct ta_split_params {
   int32_t num_outputs;
   int32_t outer_size;
   const int32_t *copy_sizes;      /* per output, as for concat */
 } ta_split_params;
 void ta_split_s8(const ta_split_params *p, const int8_t *input, int8_t *const *outputs);
+
+/* GATHER (batch_dims 0): out[o][j][k] = in[o][indices[j]][k] for o < outer_size, j < num_indices,
+ * k < inner_size; every index is in [0, axis_size) (checked by the generator). */
+typedef struct ta_gather_params {
+  int32_t outer_size, axis_size, inner_size;
+  int32_t num_indices;
+  const int32_t *indices;
+} ta_gather_params;
+void ta_gather_s8(const ta_gather_params *p, const int8_t *input, int8_t *output);
 
 typedef struct ta_transpose_params {
   int32_t ndims;

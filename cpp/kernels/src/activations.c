@@ -5,6 +5,7 @@
  *  - ta_lut_s8 + host LUT builders: LOGISTIC and TANH, which the reference resolver evaluates
  *    through a 256-entry table built with float math (LUTPopulate<int8_t>).
  *  - ta_hard_swish_s8: reference_ops::HardSwish<int8_t> (16-bit fixed point).
+ *  - ta_leaky_relu_s8: reference_ops::QuantizeLeakyRelu (one multiplier per sign).
  */
 #include <math.h>
 
@@ -15,6 +16,16 @@ void ta_requantize_s8(const ta_requant_params *p, const int8_t *input, int8_t *o
   for (i = 0; i < n; ++i) {
     const int32_t y = ta_mbqm(input[i] - p->input_zero_point, p->mult, p->shift);
     output[i] = (int8_t)ta_offset_clamp(y, p->output_zero_point, p->act_min, p->act_max);
+  }
+}
+
+void ta_leaky_relu_s8(const ta_leaky_relu_params *p, const int8_t *input, int8_t *output, int32_t n) {
+  int32_t i;
+  for (i = 0; i < n; ++i) {
+    const int32_t v = input[i] - p->input_zero_point;
+    const int32_t scaled = v >= 0 ? ta_mbqm(v, p->identity_mult, p->identity_shift)
+                                  : ta_mbqm(v, p->alpha_mult, p->alpha_shift);
+    output[i] = (int8_t)ta_clamp32(p->output_zero_point + scaled, -128, 127);
   }
 }
 

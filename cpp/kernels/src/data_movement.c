@@ -1,6 +1,6 @@
 /*
- * Data movement kernels (int8, value-preserving): PAD, CONCATENATION, SPLIT, TRANSPOSE,
- * STRIDED_SLICE, RESIZE_NEAREST_NEIGHBOR. Shapes of rank < 6 are right-aligned internally.
+ * Data movement kernels (int8, value-preserving): PAD, CONCATENATION (and PACK), SPLIT (and
+ * SPLIT_V, UNPACK), GATHER, TRANSPOSE, STRIDED_SLICE, RESIZE_NEAREST_NEIGHBOR. Shapes of rank < 6 are right-aligned internally.
  */
 #include <math.h>
 #include <string.h>
@@ -70,6 +70,19 @@ void ta_split_s8(const ta_split_params *p, const int8_t *input, int8_t *const *o
       const int32_t n = p->copy_sizes[i];
       memcpy(outputs[i] + (size_t)o * n, input, (size_t)n);
       input += n;
+    }
+  }
+}
+
+/* ---------------------------------------------------------------------------- GATHER */
+void ta_gather_s8(const ta_gather_params *p, const int8_t *input, int8_t *output) {
+  const size_t inner = (size_t)p->inner_size;
+  int32_t o, j;
+  for (o = 0; o < p->outer_size; ++o) {
+    const int8_t *block = input + (size_t)o * p->axis_size * inner;
+    for (j = 0; j < p->num_indices; ++j) {
+      memcpy(output, block + (size_t)p->indices[j] * inner, inner);
+      output += inner;
     }
   }
 }

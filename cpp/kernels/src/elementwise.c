@@ -1,9 +1,12 @@
 /*
- * ADD / MUL int8 with numpy broadcasting (TFLite reference_integer_ops::Add/Mul and
- * BroadcastAdd6DSlow/BroadcastMul6DSlow).
+ * ADD / SUB / MUL / SQUARED_DIFFERENCE int8 with numpy broadcasting (TFLite
+ * reference_integer_ops::Add/Mul and the broadcasting loops around them).
  * ADD: both inputs are shifted left by left_shift (20), scaled to a common scale with their
  * own multipliers, summed, then scaled to the output (MultiplyByQuantizedMultiplierSmallerThanOneExp).
+ * SUB runs as ADD with input2_mult negated (what TFLite's sub.cc does for int8).
  * MUL: (in1 + off1) * (in2 + off2) scaled by one multiplier.
+ * SQUARED_DIFFERENCE: as ADD with left_shift 7, but the scaled inputs' difference is squared
+ * before the output multiplier (its square fits int32: |diff| < 2^15).
  * Each output element is written after both of its inputs are read, in row-major order, so
  * `out` may alias an input that has the output's shape (in-place ADD/MUL).
  */
@@ -14,6 +17,13 @@ static inline int8_t add_one(const ta_binary_params *p, int32_t x, int32_t y) {
   const int32_t b = ta_mbqm_lt1(ta_wrap_shl(y + p->input2_offset, p->left_shift), p->input2_mult, p->input2_shift);
   const int32_t r = ta_mbqm_lt1(ta_wrap_add(a, b), p->output_mult, p->output_shift);
   return (int8_t)ta_offset_clamp(r, p->output_offset, p->act_min, p->act_max);
+}
+
+static inline int8_t squared_difference_one(const ta_binary_params *p, int32_t x, int32_t y) {
+  const int32_t a = ta_mbqm_lt1((x + p->input1_offset) * (1 << p->left_shift), p->input1_mult, p->input1_shift);
+  const int32_t b = ta_mbqm_lt1((y + p->input2_offset) * (1 << p->left_shift), p->input2_mult, p->input2_shift);
+  const int32_t r = ta_mbqm_lt1((a - b) * (a - b), p->output_mult, p->output_shift) + p->output_offset;
+  return (int8_t)ta_clamp32(r, p->act_min, p->act_max);
 }
 
 static inline int8_t mul_one(const ta_binary_params *p, int32_t x, int32_t y) {
@@ -73,4 +83,8 @@ void ta_add_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, 
 
 void ta_mul_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out) {
   TA_BINARY_LOOP(mul_one);
+}
+
+void ta_squared_difference_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out) {
+  TA_BINARY_LOOP(squared_difference_one);
 }

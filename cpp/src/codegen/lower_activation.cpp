@@ -1,7 +1,7 @@
 // Elementwise one-input ops (kernels in activations.c), all safe in place:
 //   RELU, RELU6, RELU_N1_TO_1, QUANTIZE int8->int8 -> ta_requantize_s8
 //   LOGISTIC, TANH -> ta_lut_s8 with the table TFLite builds (computed here, on the host)
-//   HARD_SWISH -> ta_hard_swish_s8
+//   HARD_SWISH -> ta_hard_swish_s8, LEAKY_RELU -> ta_leaky_relu_s8
 //   QUANTIZE float32->int8 -> ta_quantize_f32_s8, DEQUANTIZE -> ta_dequantize_s8_f32
 #include "tinyarena/codegen/op_lowering.h"
 #include "tinyarena/kernels/kernel_params.h"
@@ -66,6 +66,19 @@ KernelCall lower_hard_swish(const LoweringContext& context, const graph::Op& op)
   return call;
 }
 
+KernelCall lower_leaky_relu(const LoweringContext& context, const graph::Op& op) {
+  const ta_leaky_relu_params p = kernels::leaky_relu_params(context.graph(), op);
+  KernelCall call = start_call(context, op, kSource);
+  call.params_type = "ta_leaky_relu_params";
+  call.params = Fields()
+                    .add("input_zero_point", p.input_zero_point).add("output_zero_point", p.output_zero_point)
+                    .add("identity_mult", p.identity_mult).add("identity_shift", p.identity_shift)
+                    .add("alpha_mult", p.alpha_mult).add("alpha_shift", p.alpha_shift)
+                    .take();
+  call.call = elementwise_call(context, call, op, "ta_leaky_relu_s8", params_ref(op));
+  return call;
+}
+
 // float32 <-> int8 with the int8 side's scale and zero point.
 KernelCall lower_float_conversion(const LoweringContext& context, const graph::Op& op, const char* kernel) {
   const kernels::AffineQuantization q = kernels::float_conversion(context.graph(), op);
@@ -94,6 +107,7 @@ std::vector<OpLowering> activation_lowerings() {
           {op_code::kLogistic, "LOGISTIC", lower_lut},
           {op_code::kTanh, "TANH", lower_lut},
           {op_code::kHardSwish, "HARD_SWISH", lower_hard_swish},
+          {op_code::kLeakyRelu, "LEAKY_RELU", lower_leaky_relu},
           {op_code::kQuantize, "QUANTIZE", lower_quantize},
           {op_code::kDequantize, "DEQUANTIZE", lower_dequantize}};
 }

@@ -1,4 +1,5 @@
-// ADD -> ta_add_s8 and MUL -> ta_mul_s8 (TFLite's broadcasting int8 kernels).
+// ADD and SUB -> ta_add_s8 (SUB with input2_mult negated), MUL -> ta_mul_s8,
+// SQUARED_DIFFERENCE -> ta_squared_difference_s8 (TFLite's broadcasting int8 kernels).
 // The output may share an input's buffer (planned in place): the kernels read
 // each element before writing it.
 #include "tinyarena/codegen/op_lowering.h"
@@ -31,6 +32,10 @@ KernelCall lower_add(const LoweringContext& context, const graph::Op& op) {
   return lower_binary(context, op, "ta_add_s8");
 }
 
+KernelCall lower_squared_difference(const LoweringContext& context, const graph::Op& op) {
+  return lower_binary(context, op, "ta_squared_difference_s8");
+}
+
 KernelCall lower_mul(const LoweringContext& context, const graph::Op& op) {
   return lower_binary(context, op, "ta_mul_s8");
 }
@@ -38,7 +43,10 @@ KernelCall lower_mul(const LoweringContext& context, const graph::Op& op) {
 }  // namespace
 
 std::vector<OpLowering> binary_lowerings() {
-  return {{kernels::opcode::kAdd, "ADD", lower_add}, {kernels::opcode::kMul, "MUL", lower_mul}};
+  return {{kernels::opcode::kAdd, "ADD", lower_add},
+          {kernels::opcode::kSub, "SUB", lower_add},
+          {kernels::opcode::kMul, "MUL", lower_mul},
+          {kernels::opcode::kSquaredDifference, "SQUARED_DIFFERENCE", lower_squared_difference}};
 }
 
 }  // namespace tinyarena::codegen

@@ -1,7 +1,8 @@
 // Data movement (values copied unchanged; kernels in data_movement.c):
-// PAD / PADV2, TRANSPOSE, STRIDED_SLICE, RESIZE_NEAREST_NEIGHBOR, and
-// CONCATENATION / SPLIT, whose several tensors are passed as a local array
-// of arena addresses.
+// PAD / PADV2, TRANSPOSE, STRIDED_SLICE, RESIZE_NEAREST_NEIGHBOR, GATHER, and
+// CONCATENATION / PACK -> ta_concat_s8 and SPLIT / SPLIT_V / UNPACK ->
+// ta_split_s8, whose several tensors are passed as a local array of arena
+// addresses.
 #include "tinyarena/codegen/op_lowering.h"
 #include "tinyarena/kernels/kernel_params.h"
 
@@ -94,7 +95,22 @@ KernelCall lower_split(const LoweringContext& context, const graph::Op& op) {
   std::vector<std::string> outputs;
   for (int32_t t : op.outputs) outputs.push_back(context.address(t));
   call.call = "{\n  int8_t *const outputs[" + std::to_string(outputs.size()) + "] = " + braced(outputs) + ";\n  " +
-              call_text("ta_split_s8", {params_ref(op), operand(context, call, op, 1), "outputs"}) + "\n}";
+              call_text("ta_split_s8", {params_ref(op), operand(context, call, op, kernels::split_input(op)), "outputs"}) +
+              "\n}";
+  return call;
+}
+
+KernelCall lower_gather(const LoweringContext& context, const graph::Op& op) {
+  const kernels::GatherKernel k = kernels::gather_kernel(context.graph(), op);
+  KernelCall call = start_call(context, op, kSource);
+  call.params_type = "ta_gather_params";
+  call.arrays.push_back(int32_array(op, "indices", k.indices));
+  call.params = Fields()
+                    .add("outer_size", k.params.outer_size).add("axis_size", k.params.axis_size)
+                    .add("inner_size", k.params.inner_size).add("num_indices", k.params.num_indices)
+                    .add("indices", call.arrays.back().name)
+                    .take();
+  call.call = call_text("ta_gather_s8", {params_ref(op), operand(context, call, op, 0), context.address(op.outputs[0])});
   return call;
 }
 
@@ -107,7 +123,11 @@ std::vector<OpLowering> data_movement_lowerings() {
           {op_code::kStridedSlice, "STRIDED_SLICE", lower_strided_slice},
           {op_code::kResizeNearestNeighbor, "RESIZE_NEAREST_NEIGHBOR", lower_resize_nearest},
           {op_code::kConcatenation, "CONCATENATION", lower_concatenation},
-          {op_code::kSplit, "SPLIT", lower_split}};
+          {op_code::kPack, "PACK", lower_concatenation},
+          {op_code::kSplit, "SPLIT", lower_split},
+          {op_code::kSplitV, "SPLIT_V", lower_split},
+          {op_code::kUnpack, "UNPACK", lower_split},
+          {op_code::kGather, "GATHER", lower_gather}};
 }
 
 }  // namespace tinyarena::codegen

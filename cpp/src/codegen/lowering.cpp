@@ -2,26 +2,42 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
+#include <string>
 
 #include "memory_arenas.h"
 #include "tinyarena/codegen/op_lowering.h"
 #include "tinyarena/common/errors.h"
+#include "tinyarena/kernels/op_support.h"
 
 namespace tinyarena::codegen {
 namespace {
 
-constexpr int32_t kReshape = 22, kSqueeze = 43, kExpandDims = 70;
-
-bool is_view(int32_t opcode) { return opcode == kReshape || opcode == kSqueeze || opcode == kExpandDims; }
+bool is_view(int32_t opcode) {
+  const auto& ops = kernels::supported_ops();
+  return std::any_of(ops.begin(), ops.end(), [&](const kernels::SupportedOp& s) { return s.view && s.opcode == opcode; });
+}
 
 // Ops that become a kernel call (views and elided ops emit nothing).
 bool has_call(const graph::Op& op) { return !is_view(op.opcode) && !op.elided; }
 
-// opcode -> lowering function; filled by the lower_*.cpp files' tables.
+// opcode -> lowering function; filled by the lower_*.cpp files' tables, one
+// per op of the library's table (kernels::supported_ops) that is not a view.
 const std::map<int32_t, LowerFn>& lowering_table() {
   static const std::map<int32_t, LowerFn> table = [] {
     std::map<int32_t, LowerFn> t;
-    for (const auto& entry : all_op_lowerings()) t[entry.opcode] = entry.lower;
+    std::map<int32_t, std::string> names;
+    for (const auto& entry : all_op_lowerings()) {
+      t[entry.opcode] = entry.lower;
+      names[entry.opcode] = entry.name;
+    }
+    size_t kernel_ops = 0;
+    for (const kernels::SupportedOp& op : kernels::supported_ops()) {
+      if (op.view) continue;
+      ++kernel_ops;
+      if (names[op.opcode] != op.name) throw std::logic_error(std::string("no lowering registered for ") + op.name);
+    }
+    if (kernel_ops != t.size()) throw std::logic_error("a lowering is registered for an op the library table lacks");
     return t;
   }();
   return table;
@@ -214,8 +230,9 @@ std::vector<std::string> compile_issues(const graph::Graph& graph) {
 }
 
 std::vector<std::string> supported_op_types() {
-  std::vector<std::string> names = {"RESHAPE", "SQUEEZE", "EXPAND_DIMS"};
-  for (const auto& entry : all_op_lowerings()) names.push_back(entry.name);
+  (void)lowering_table();  // checks that every op of the table has its lowering
+  std::vector<std::string> names;
+  for (const kernels::SupportedOp& op : kernels::supported_ops()) names.push_back(op.name);
   return names;
 }
 

@@ -1,4 +1,6 @@
-// Params of the elementwise kernels: ADD and MUL (add.cc / mul.cc Prepare),
+// Params of the elementwise kernels: ADD, SUB, MUL and SQUARED_DIFFERENCE
+// (add.cc / sub.cc / mul.cc / squared_difference.cc Prepare), LEAKY_RELU
+// (LeakyReluPrepare),
 // RELU / RELU6 / RELU_N1_TO_1 (ReluPrepare + QuantizedReluX), QUANTIZE
 // (int8 <-> int8 requantize, float32 <-> int8 affine), HARD_SWISH
 // (HardSwishPrepare) and LOGISTIC / TANH (LUTPopulate<int8_t>).
@@ -14,7 +16,46 @@ namespace {
 
 using namespace detail;
 
-constexpr int32_t kAddLeftShift = 20;  // int8 ADD rescales both inputs << 20 first
+constexpr int32_t kAddLeftShift = 20;  // int8 ADD / SUB rescale both inputs << 20 first
+constexpr int32_t kSquaredDifferenceLeftShift = 7;
+
+// ADD, SUB and SQUARED_DIFFERENCE: each input brought to twice the larger input
+// scale, shifted left by `left_shift` first (every ratio in double).
+// Each is applied as MultiplyByQuantizedMultiplierSmallerThanOneExp: shift <= 0.
+void fill_input_multipliers(ta_binary_params& p, const graph::Op& op, const graph::Tensor& a, const graph::Tensor& b,
+                            int32_t left_shift) {
+  const double twice_max = 2.0 * static_cast<double>(std::max(scale_of(a), scale_of(b)));
+  const Multiplier input1 =
+      requant_multiplier(op, static_cast<double>(scale_of(a)) / twice_max, "the first input's multiplier", 0);
+  const Multiplier input2 =
+      requant_multiplier(op, static_cast<double>(scale_of(b)) / twice_max, "the second input's multiplier", 0);
+  p.left_shift = left_shift;
+  p.input1_mult = input1.mult;
+  p.input1_shift = input1.shift;
+  p.input2_mult = input2.mult;
+  p.input2_shift = input2.shift;
+}
+
+// The output multiplier of each binary op, as its Prepare computes it.
+Multiplier binary_output_multiplier(const graph::Op& op, const graph::Tensor& a, const graph::Tensor& b,
+                                    const graph::Tensor& out) {
+  const double twice_max = 2.0 * static_cast<double>(std::max(scale_of(a), scale_of(b)));
+  switch (op.opcode) {
+    case opcode::kAdd:
+    case opcode::kSub:
+      return requant_multiplier(op, twice_max / (static_cast<double>(1 << kAddLeftShift) * scale_of(out)),
+                                "the output multiplier", 0);
+    case opcode::kSquaredDifference: {
+      // The square of the common scale over 2^14 * output scale (that product in float32).
+      const float shifted_out = static_cast<float>(1 << (2 * kSquaredDifferenceLeftShift)) * scale_of(out);
+      return requant_multiplier(op, twice_max * twice_max / static_cast<double>(shifted_out),
+                                "the output multiplier", 0);
+    }
+    default:  // MUL: input1_scale * input2_scale / output_scale, all float32.
+      return requant_multiplier(op, static_cast<double>(scale_of(a) * scale_of(b) / scale_of(out)),
+                                "the output multiplier");
+  }
+}
 
 // NumPy-style broadcasting of the right-aligned shapes, as TFLite's
 // ProcessBroadcastShapes: every dimension equal or 1 on one side.
@@ -59,31 +100,15 @@ ta_binary_params binary_params(const graph::Graph& graph, const graph::Op& op) {
   p.input1_offset = -zero_point_of(a);
   p.input2_offset = -zero_point_of(b);
   p.output_offset = zero_point_of(out);
-  std::tie(p.act_min, p.act_max) = fused_activation_range(op, out);
+  std::tie(p.act_min, p.act_max) = op.opcode == opcode::kSquaredDifference ? std::pair<int32_t, int32_t>{-128, 127}
+                                                                           : fused_activation_range(op, out);
   fill6(p.shape1, shape6(a.shape));
   fill6(p.shape2, shape6(b.shape));
   fill6(p.out_shape, shape6(out.shape));
-  Multiplier output;
-  if (op.opcode == opcode::kAdd) {
-    // twice_max_input_scale = 2 * max(float scales), then every ratio in double.
-    const double twice_max = 2.0 * static_cast<double>(std::max(scale_of(a), scale_of(b)));
-    // Each is applied as MultiplyByQuantizedMultiplierSmallerThanOneExp: shift <= 0.
-    const Multiplier input1 =
-        requant_multiplier(op, static_cast<double>(scale_of(a)) / twice_max, "the first input's multiplier", 0);
-    const Multiplier input2 =
-        requant_multiplier(op, static_cast<double>(scale_of(b)) / twice_max, "the second input's multiplier", 0);
-    output = requant_multiplier(op, twice_max / (static_cast<double>(1 << kAddLeftShift) * scale_of(out)),
-                                "the output multiplier", 0);
-    p.left_shift = kAddLeftShift;
-    p.input1_mult = input1.mult;
-    p.input1_shift = input1.shift;
-    p.input2_mult = input2.mult;
-    p.input2_shift = input2.shift;
-  } else {
-    // MUL: input1_scale * input2_scale / output_scale, all float32.
-    const float real = scale_of(a) * scale_of(b) / scale_of(out);
-    output = requant_multiplier(op, static_cast<double>(real), "the output multiplier");
-  }
+  if (op.opcode == opcode::kSquaredDifference) fill_input_multipliers(p, op, a, b, kSquaredDifferenceLeftShift);
+  if (op.opcode == opcode::kAdd || op.opcode == opcode::kSub) fill_input_multipliers(p, op, a, b, kAddLeftShift);
+  if (op.opcode == opcode::kSub) p.input2_mult = -p.input2_mult;
+  const Multiplier output = binary_output_multiplier(op, a, b, out);
   p.output_mult = output.mult;
   p.output_shift = output.shift;
   return p;
@@ -128,6 +153,25 @@ ta_hard_swish_params hard_swish_params(const graph::Graph& graph, const graph::O
   p.reluish_multiplier_exponent = reluish.shift;
   p.output_multiplier_fixedpoint_int16 = downscale_to_int16_multiplier(output.mult);
   p.output_multiplier_exponent = output.shift;
+  return p;
+}
+
+ta_leaky_relu_params leaky_relu_params(const graph::Graph& graph, const graph::Op& op) {
+  const auto [in, out] = unary(graph, op);
+  // Both ratios in float32, then widened (LeakyReluPrepare).
+  const float alpha = op.options.alpha;
+  if (!(alpha >= 0.0f)) unsupported(op, "a negative alpha is not supported");
+  const Multiplier identity =
+      requant_multiplier(op, static_cast<double>(scale_of(*in) / scale_of(*out)), "the identity multiplier");
+  const Multiplier scaled_alpha =
+      requant_multiplier(op, static_cast<double>(scale_of(*in) * alpha / scale_of(*out)), "the alpha multiplier");
+  ta_leaky_relu_params p{};
+  p.input_zero_point = zero_point_of(*in);
+  p.output_zero_point = zero_point_of(*out);
+  p.identity_mult = identity.mult;
+  p.identity_shift = identity.shift;
+  p.alpha_mult = scaled_alpha.mult;
+  p.alpha_shift = scaled_alpha.shift;
   return p;
 }
 

@@ -1,8 +1,10 @@
 // Params of the data-movement kernels (values pass through unchanged): PAD /
-// PADV2, CONCATENATION, SPLIT, TRANSPOSE, STRIDED_SLICE (strided_slice_logic)
-// and RESIZE_NEAREST_NEIGHBOR; and of MEAN (QuantizedMeanOrSum).
+// PADV2, CONCATENATION / PACK, SPLIT / SPLIT_V / UNPACK, GATHER, TRANSPOSE,
+// STRIDED_SLICE (strided_slice_logic) and RESIZE_NEAREST_NEIGHBOR; and of MEAN
+// (QuantizedMeanOrSum).
 #include "accumulators.h"
 #include "op_checks.h"
+#include "tinyarena/graph/slicing.h"
 #include "tinyarena/kernels/kernel_params.h"
 #include "tinyarena/kernels/quantization.h"
 
@@ -43,13 +45,19 @@ CopyPlan copy_plan(const graph::Op& op, const std::vector<const graph::Tensor*>&
   return plan;
 }
 
-// StartForAxis / StopForAxis of TFLite's strided_slice_logic (no ellipsis or
-// new axes): masked ends take the extreme, negative indices count from the
-// end, and the result is clamped to the dimension (to -1 .. dim-1 going backwards).
-int32_t slice_bound(int32_t index, int32_t dim, int32_t stride, bool masked, bool is_start) {
-  if (masked) return stride > 0 ? (is_start ? 0 : dim) : (is_start ? dim - 1 : -1);
-  const int32_t i = index < 0 ? index + dim : index;
-  return stride > 0 ? std::min(std::max(i, 0), dim) : std::min(std::max(i, -1), dim - 1);
+// The copy plan of tensors `parts` stacked along a new `axis` into `whole`
+// (PACK, UNPACK): each part is `whole` without that axis, one per index of it.
+CopyPlan stack_plan(const graph::Op& op, const std::vector<const graph::Tensor*>& parts, const graph::Tensor& whole,
+                    int32_t axis) {
+  std::vector<int64_t> part_shape(whole.shape.begin(), whole.shape.end());
+  part_shape.erase(part_shape.begin() + axis);
+  if (static_cast<int64_t>(parts.size()) != whole.shape[axis])
+    unsupported(op, "the number of parts does not match the stacked axis");
+  for (const graph::Tensor* part : parts) require_shape(op, *part, part_shape, "a part");
+  CopyPlan plan;
+  plan.copy_sizes.assign(parts.size(), static_cast<int32_t>(product(whole.shape, axis + 1, whole.shape.size())));
+  plan.outer_size = static_cast<int32_t>(product(whole.shape, 0, axis));
+  return plan;
 }
 
 }  // namespace
@@ -139,15 +147,11 @@ ta_slice_params strided_slice_params(const graph::Graph& graph, const graph::Op&
   for (size_t a = 0; a < rank; ++a) {
     const int32_t dim = in.shape[a], stride = strides[a];
     if (stride == 0) unsupported(op, "stride 0");
-    const int32_t start = slice_bound(begin[a], dim, stride, o.begin_mask >> a & 1, true);
-    // A shrunk axis keeps exactly the element at `start`.
-    const int32_t stop = o.shrink_axis_mask >> a & 1 ? start + 1
-                                                     : slice_bound(end[a], dim, stride, o.end_mask >> a & 1, false);
-    const int64_t span = stride > 0 ? int64_t{stop} - start : int64_t{start} - stop;
-    const int64_t step = stride > 0 ? stride : -int64_t{stride};
-    p.start[a] = start;
+    const graph::SliceAxis axis = graph::slice_axis(begin[a], end[a], stride, dim, o.begin_mask >> a & 1,
+                                                    o.end_mask >> a & 1, o.shrink_axis_mask >> a & 1);
+    p.start[a] = axis.start;
     p.step[a] = stride;
-    p.count[a] = span > 0 ? static_cast<int32_t>((span + step - 1) / step) : 0;
+    p.count[a] = axis.count;
     elements *= p.count[a];
   }
   if (out.element_count != elements) unsupported(op, "the output size does not match the slice");
@@ -174,20 +178,47 @@ ta_resize_params resize_nearest_params(const graph::Graph& graph, const graph::O
 
 CopyPlan concat_plan(const graph::Graph& graph, const graph::Op& op) {
   const graph::Tensor& out = int8_output(graph, op, 0);
-  if (op.options.activation != graph::Activation::None)
-    unsupported(op, "a fused activation on CONCATENATION is not supported");
   std::vector<const graph::Tensor*> inputs;
   for (size_t i = 0; i < op.inputs.size(); ++i) inputs.push_back(&int8_input(graph, op, i));
+  if (op.opcode == opcode::kPack) return stack_plan(op, inputs, out, resolve_axis(op, op.options.axis, out.shape.size()));
+  if (op.options.activation != graph::Activation::None)
+    unsupported(op, "a fused activation on CONCATENATION is not supported");
   return copy_plan(op, inputs, out, resolve_axis(op, op.options.axis, out.shape.size()));
 }
 
+size_t split_input(const graph::Op& op) { return op.opcode == opcode::kSplit ? 1 : 0; }
+
 CopyPlan split_plan(const graph::Graph& graph, const graph::Op& op) {
-  const std::vector<int32_t> axis = int_values(graph, op, 0);
-  const graph::Tensor& in = int8_input(graph, op, 1);
-  if (axis.size() != 1) unsupported(op, "the axis input must be one value");
+  const graph::Tensor& in = int8_input(graph, op, split_input(op));
   std::vector<const graph::Tensor*> outputs;
   for (size_t i = 0; i < op.outputs.size(); ++i) outputs.push_back(&int8_output(graph, op, i));
+  if (op.opcode == opcode::kUnpack) return stack_plan(op, outputs, in, resolve_axis(op, op.options.axis, in.shape.size()));
+  // SPLIT: (axis, input); SPLIT_V: (input, size_splits, axis). The outputs' shapes carry the sizes.
+  const std::vector<int32_t> axis = int_values(graph, op, op.opcode == opcode::kSplit ? 0 : 2);
+  if (axis.size() != 1) unsupported(op, "the axis input must be one value");
   return copy_plan(op, outputs, in, resolve_axis(op, axis[0], in.shape.size()));
+}
+
+GatherKernel gather_kernel(const graph::Graph& graph, const graph::Op& op) {
+  const graph::Tensor& in = int8_input(graph, op, 0);
+  const graph::Tensor& out = int8_output(graph, op, 0);
+  if (op.options.batch_dims != 0) unsupported(op, "batch_dims other than 0 is not supported");
+  const graph::Tensor* indices_tensor = graph.input(op, 1);
+  if (!indices_tensor || !indices_tensor->is_constant()) unsupported(op, "the indices must be constant");
+  const int32_t axis = resolve_axis(op, op.options.axis, in.shape.size());
+  GatherKernel k;
+  k.indices = int_values(graph, op, 1);
+  for (int32_t index : k.indices)
+    if (index < 0 || index >= in.shape[axis]) unsupported(op, "index " + std::to_string(index) + " is out of range");
+  std::vector<int64_t> shape(in.shape.begin(), in.shape.begin() + axis);
+  shape.insert(shape.end(), indices_tensor->shape.begin(), indices_tensor->shape.end());
+  shape.insert(shape.end(), in.shape.begin() + axis + 1, in.shape.end());
+  require_shape(op, out, shape, "the output");
+  k.params.outer_size = static_cast<int32_t>(product(in.shape, 0, axis));
+  k.params.axis_size = in.shape[axis];
+  k.params.inner_size = static_cast<int32_t>(product(in.shape, axis + 1, in.shape.size()));
+  k.params.num_indices = static_cast<int32_t>(k.indices.size());
+  return k;
 }
 
 }  // namespace tinyarena::kernels

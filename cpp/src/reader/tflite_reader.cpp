@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "tinyarena/common/errors.h"
+#include "tinyarena/graph/fold_shape_ops.h"
 #include "tinyarena/graph/op_names.h"
 #include "tinyarena/reader/flatbuffer_view.h"
 
@@ -40,8 +41,8 @@ namespace options_type {
 constexpr uint8_t kConv2D = 1, kDepthwiseConv2D = 2, kPool2D = 5, kFullyConnected = 8, kSoftmax = 9,
                   kConcatenation = 10, kAdd = 11, kResizeBilinear = 15, kReshape = 17, kMul = 21,
                   kGather = 23, kReducer = 27, kSub = 28, kDiv = 29, kSqueeze = 30,
-                  kStridedSlice = 32, kSplit = 35, kTransposeConv = 49, kPack = 59,
-                  kResizeNearestNeighbor = 74, kSplitV = 79;
+                  kStridedSlice = 32, kSplit = 35, kTransposeConv = 49, kPack = 59, kUnpack = 64,
+                  kResizeNearestNeighbor = 74, kLeakyRelu = 75, kSplitV = 79;
 }  // namespace options_type
 
 struct Opcode {
@@ -140,8 +141,12 @@ void read_options(uint8_t type, const Table& t, OpOptions& o) {
       o.slice_offset = t.scalar<uint8_t>(5, 0) != 0;
       break;
     case ot::kSplit: case ot::kSplitV: o.num_splits = t.scalar<int32_t>(0, 0); break;
-    case ot::kGather: o.axis = t.scalar<int32_t>(0, 0); break;
-    case ot::kPack: o.axis = t.scalar<int32_t>(1, 0); break;
+    case ot::kGather:
+      o.axis = t.scalar<int32_t>(0, 0);
+      o.batch_dims = t.scalar<int32_t>(1, 0);
+      break;
+    case ot::kPack: case ot::kUnpack: o.axis = t.scalar<int32_t>(1, 0); break;
+    case ot::kLeakyRelu: o.alpha = t.scalar<float>(0, 0.0f); break;
     default: break;  // options this compiler does not use
   }
 }
@@ -275,7 +280,7 @@ Graph read_tflite(std::vector<uint8_t> bytes) {
   const FlatbufferView view(owned->data(), owned->size());
   Graph graph = read_model(view);
   graph.model_bytes = std::move(owned);
-  return graph::link_graph(std::move(graph));
+  return graph::fold_shape_ops(graph::link_graph(std::move(graph)));
 }
 
 Graph read_tflite_file(const std::string& path) {

@@ -5,11 +5,13 @@ Used for tests, benchmarks and the bundled demo; needs only numpy and flatbuffer
 Offers:
 
 - ``ModelBuilder(name, seed)``: a layer API returning ``Tensor`` handles -- ``input``,
-  ``conv2d``, ``depthwise_conv2d``, ``fully_connected``, ``add``, ``mul``, ``average_pool2d``,
-  ``max_pool2d``, ``mean``, ``pad``, ``reshape``, ``squeeze``, ``expand_dims``, ``transpose``,
-  ``strided_slice``, ``split``, ``concatenation``, ``resize_nearest_neighbor``, ``relu``,
-  ``relu6``, ``logistic``, ``tanh``, ``hard_swish``, ``softmax``, ``log_softmax``, ``quantize``,
-  ``dequantize``; then ``output``, ``build`` (bytes) and ``save`` (file);
+  ``conv2d``, ``depthwise_conv2d``, ``fully_connected``, ``add``, ``sub``, ``mul``,
+  ``squared_difference``, ``average_pool2d``, ``max_pool2d``, ``mean``, ``pad``, ``reshape``,
+  ``squeeze``, ``expand_dims``, ``transpose``, ``strided_slice``, ``split``, ``split_v``,
+  ``gather``, ``unpack``, ``concatenation``, ``pack``, ``resize_nearest_neighbor``, ``shape``,
+  ``fill``, ``relu``, ``relu6``, ``leaky_relu``, ``logistic``, ``tanh``, ``hard_swish``,
+  ``softmax``, ``log_softmax``, ``quantize``, ``dequantize``; then ``output``, ``build``
+  (bytes) and ``save`` (file);
 - ready architectures returning ``.tflite`` bytes: ``mobilenet_v1``, ``mobilenet_v2``,
   ``ds_cnn``, ``resnet8`` (the MLPerf Tiny structures), ``chain`` (long single path for
   benchmarks) and ``demo_model`` (what ``tinyarena demo`` plans);

@@ -1,4 +1,5 @@
-"""Standalone activation layers: RELU, RELU6, LOGISTIC, TANH, HARD_SWISH, SOFTMAX, LOG_SOFTMAX.
+"""Standalone activation layers: RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH, HARD_SWISH, SOFTMAX,
+LOG_SOFTMAX.
 
 LOGISTIC, TANH, SOFTMAX and LOG_SOFTMAX get the fixed output quantization the TFLite int8
 kernels require; the others are calibrated.
@@ -7,7 +8,7 @@ kernels require; the others are calibrated.
 import numpy as np
 
 from . import float_ops
-from .options import empty_options, softmax_options
+from .options import empty_options, leaky_relu_options, softmax_options
 from .schema_enums import BuiltinOptions
 from .tensor import Tensor
 
@@ -27,6 +28,16 @@ class ActivationLayers:
     def relu6(self, x: Tensor) -> Tensor:
         """RELU6."""
         return self._unary("RELU6", "relu6", x, lambda s: np.clip(s, 0.0, 6.0))
+
+    def leaky_relu(self, x: Tensor, alpha: float = 0.2) -> Tensor:
+        """LEAKY_RELU: ``x`` for ``x >= 0``, else ``alpha * x`` (``alpha`` >= 0)."""
+        alpha = float(alpha)
+        if not np.isfinite(alpha) or alpha < 0:
+            raise ValueError(f"leaky_relu alpha must be a non-negative number, got {alpha}")
+        alpha = float(np.float32(alpha))
+        return self._unary(
+            "LEAKY_RELU", "leaky_relu", x, lambda s: np.where(s >= 0, s, alpha * s), options=leaky_relu_options(alpha)
+        )
 
     def logistic(self, x: Tensor) -> Tensor:
         """LOGISTIC (sigmoid); output scale 1/256, zero point -128."""

@@ -1,10 +1,10 @@
-"""Element-wise binary layers with numpy broadcasting: ADD and MUL."""
+"""Element-wise binary layers with numpy broadcasting: ADD, SUB, MUL and SQUARED_DIFFERENCE."""
 
 import numpy as np
 
 from . import float_ops
 from .args import activation_code
-from .options import activation_only_options
+from .options import activation_only_options, empty_options
 from .schema_enums import BuiltinOptions
 from .shapes import broadcast_shapes
 from .tensor import Tensor
@@ -17,6 +17,11 @@ def _add_min_output_scale(a: Tensor, b: Tensor) -> float:
     return 1.01 * 2 * max(a.scale, b.scale) / (1 << _ADD_LEFT_SHIFT)
 
 
+def _squared_difference_min_output_scale(a: Tensor, b: Tensor) -> float:
+    """TFLite's int8 SQUARED_DIFFERENCE needs ``(2 * max_input_scale)**2 / (2**14 * output_scale) < 1``."""
+    return 1.01 * (2 * max(a.scale, b.scale)) ** 2 / (1 << 14)
+
+
 def _no_min_output_scale(a: Tensor, b: Tensor) -> float:
     return 0.0
 
@@ -27,6 +32,25 @@ class BinaryLayers:
     def add(self, a: Tensor, b: Tensor, activation: str = "NONE") -> Tensor:
         """ADD (e.g. a residual connection); shapes broadcast like numpy."""
         return self._binary("ADD", "add", BuiltinOptions.AddOptions, np.add, a, b, activation, _add_min_output_scale)
+
+    def sub(self, a: Tensor, b: Tensor, activation: str = "NONE") -> Tensor:
+        """SUB: ``a - b``; shapes broadcast like numpy."""
+        return self._binary(
+            "SUB", "sub", BuiltinOptions.SubOptions, np.subtract, a, b, activation, _add_min_output_scale
+        )
+
+    def squared_difference(self, a: Tensor, b: Tensor) -> Tensor:
+        """SQUARED_DIFFERENCE: ``(a - b)**2``; shapes broadcast like numpy (no fused activation)."""
+        return self._binary(
+            "SQUARED_DIFFERENCE",
+            "squared_difference",
+            None,
+            lambda x, y: np.square(x - y),
+            a,
+            b,
+            "NONE",
+            _squared_difference_min_output_scale,
+        )
 
     def mul(self, a: Tensor, b: Tensor, activation: str = "NONE") -> Tensor:
         """MUL; shapes broadcast like numpy."""
@@ -49,5 +73,10 @@ class BinaryLayers:
         act = activation_code(activation)
         sample = float_ops.apply_activation(compute(self._sample(a), self._sample(b)), act)
         out = self._new_tensor(self._scope(what), sample, min_scale=min_scale(a, b))
-        self._emit(op, [a, b], [out], activation_only_options(options_code, act))
+        options = (
+            empty_options(BuiltinOptions.SquaredDifferenceOptions)
+            if options_code is None
+            else activation_only_options(options_code, act)
+        )
+        self._emit(op, [a, b], [out], options)
         return out

@@ -1,5 +1,7 @@
 """Layers that move values without changing them: RESHAPE, SQUEEZE, EXPAND_DIMS, TRANSPOSE,
 PAD and RESIZE_NEAREST_NEIGHBOR. All keep the input's quantization (as the int8 kernels need).
+And the shape ops: SHAPE (an int32 tensor of a tensor's dimensions) and FILL (a tensor of one
+constant int8 value with the dimensions an int32 tensor holds).
 """
 
 import numpy as np
@@ -17,9 +19,11 @@ from .options import (
     empty_options,
     reshape_options,
     resize_nearest_neighbor_options,
+    shape_options,
     squeeze_options,
 )
-from .schema_enums import BuiltinOptions
+from .quantize import QuantParams
+from .schema_enums import BuiltinOptions, TensorType
 from .tensor import Tensor
 
 MAX_PAD_RANK = 5
@@ -105,6 +109,33 @@ class ShapeLayers:
         out = self._same_quant_tensor(scope, x, sample)
         options = resize_nearest_neighbor_options(bool(align_corners), bool(half_pixel_centers))
         self._emit("RESIZE_NEAREST_NEIGHBOR", [x, size_tensor], [out], options)
+        return out
+
+    def shape(self, x: Tensor) -> Tensor:
+        """SHAPE: the int32 vector of ``x``'s dimensions."""
+        x = self._check_tensor(x, "shape", dtype=None)
+        out = self._new_tensor(self._scope("shape"), np.asarray(x.shape, np.float32), dtype="int32")
+        self._emit("SHAPE", [x], [out], shape_options(TensorType.INT32))
+        return out
+
+    def fill(self, dims, value: int, scale: float, zero_point: int) -> Tensor:
+        """FILL: an int8 tensor of shape ``dims`` (an int32 vector tensor, e.g. from ``shape``, or a
+        list of ints) holding the quantized ``value`` everywhere; its quantization is
+        (``scale``, ``zero_point``), that of the scalar constant ``value`` too."""
+        scope = self._scope("fill")
+        if isinstance(dims, Tensor):
+            dims_tensor = self._check_tensor(dims, "fill dims", dtype="int32", rank=1)
+            shape = check_shape([int(d) for d in self._sample(dims_tensor)], "fill dims")
+        else:
+            shape = check_shape(int_list(dims, "fill dims"), "fill dims")
+            dims_tensor = self._int32_constant(f"{scope}/dims", list(shape))
+        if not -128 <= int(value) <= 127:
+            raise ValueError(f"fill: value must be an int8, got {value!r}")
+        quant = QuantParams.per_tensor(float(scale), int(zero_point))
+        value_tensor = self._constant(f"{scope}/value", np.asarray(int(value), np.int8), "int8", quant)
+        sample = np.full(shape, float(scale) * (int(value) - int(zero_point)))
+        out = self._new_tensor(scope, sample, qparams=(float(scale), int(zero_point)))
+        self._emit("FILL", [dims_tensor, value_tensor], [out], empty_options(BuiltinOptions.FillOptions))
         return out
 
     # ------------------------------------------------------------------ helpers

@@ -1,11 +1,20 @@
-"""Layers that cut tensors apart or join them: STRIDED_SLICE, SPLIT and CONCATENATION."""
+"""Layers that cut tensors apart or join them: STRIDED_SLICE, SPLIT, SPLIT_V, GATHER, UNPACK,
+CONCATENATION and PACK."""
 
 from typing import List, Sequence
 
 import numpy as np
 
 from .args import activation_code, int_list, is_int, normalize_axis, positive_int
-from .options import concatenation_options, split_options, strided_slice_options
+from .options import (
+    concatenation_options,
+    gather_options,
+    pack_options,
+    split_options,
+    split_v_options,
+    strided_slice_options,
+    unpack_options,
+)
 from .quantize import qparams_from_range, real_range
 from .schema_enums import Activation
 from .tensor import Tensor
@@ -64,6 +73,75 @@ class SliceLayers:
         outs = [self._same_quant_tensor(f"{scope}/{i}", x, part) for i, part in enumerate(parts)]
         self._emit("SPLIT", [axis_tensor, x], outs, split_options(num_splits))
         return outs
+
+    def split_v(self, x: Tensor, size_splits, axis: int) -> List[Tensor]:
+        """SPLIT_V into parts of ``size_splits`` along ``axis`` (one size may be -1: the rest)."""
+        x = self._check_tensor(x, "split_v")
+        axis = normalize_axis(axis, x.rank, "split_v axis")
+        sizes = int_list(size_splits, "split_v size_splits")
+        if not sizes or sizes.count(-1) > 1 or any(v < 1 and v != -1 for v in sizes):
+            raise ValueError(f"split_v: size_splits must be positive sizes with at most one -1, got {sizes}")
+        if -1 in sizes:
+            sizes[sizes.index(-1)] = x.shape[axis] - (sum(sizes) + 1)
+        if sum(sizes) != x.shape[axis] or min(sizes) < 1:
+            raise ValueError(f"split_v: size_splits {size_splits} do not split dimension {axis} of {x.shape}")
+        scope = self._scope("split_v")
+        inputs = [x, self._int32_constant(f"{scope}/size_splits", list(size_splits)),
+                  self._int32_constant(f"{scope}/axis", [axis], shape=())]
+        parts = np.split(self._sample(x), np.cumsum(sizes)[:-1], axis=axis)
+        outs = [self._same_quant_tensor(f"{scope}/{i}", x, part) for i, part in enumerate(parts)]
+        self._emit("SPLIT_V", inputs, outs, split_v_options(len(sizes)))
+        return outs
+
+    def gather(self, x: Tensor, indices, axis: int = 0) -> Tensor:
+        """GATHER along ``axis`` with constant int32 ``indices`` (any shape; each in range)."""
+        x = self._check_tensor(x, "gather")
+        axis = normalize_axis(axis, x.rank, "gather axis")
+        idx = np.asarray(indices)
+        if idx.dtype.kind not in "iu" or idx.size == 0:
+            raise ValueError(f"gather: indices must be a non-empty array of integers, got {indices!r}")
+        if idx.min() < 0 or idx.max() >= x.shape[axis]:
+            raise ValueError(f"gather: indices must lie in [0, {x.shape[axis]}) for axis {axis} of {x.shape}")
+        if x.rank + idx.ndim - 1 > 6:
+            raise ValueError("gather: the output would have more than 6 dimensions")
+        scope = self._scope("gather")
+        idx_tensor = self._int32_constant(f"{scope}/indices", idx.astype(np.int32))
+        out = self._same_quant_tensor(scope, x, np.take(self._sample(x), idx, axis=axis))
+        self._emit("GATHER", [x, idx_tensor], [out], gather_options(axis))
+        return out
+
+    def unpack(self, x: Tensor, axis: int = 0) -> List[Tensor]:
+        """UNPACK: the ``x.shape[axis]`` slices along ``axis``, each without that dimension."""
+        x = self._check_tensor(x, "unpack")
+        if x.rank < 2:
+            raise ValueError(f"unpack: needs rank >= 2, got shape {x.shape}")
+        axis = normalize_axis(axis, x.rank, "unpack axis")
+        scope = self._scope("unpack")
+        sample = self._sample(x)
+        outs = [
+            self._same_quant_tensor(f"{scope}/{i}", x, np.take(sample, i, axis=axis)) for i in range(x.shape[axis])
+        ]
+        self._emit("UNPACK", [x], outs, unpack_options(len(outs), axis))
+        return outs
+
+    def pack(self, xs: Sequence[Tensor], axis: int = 0) -> Tensor:
+        """PACK (stack) same-shaped tensors along a new ``axis``; inputs with other quantization
+        than the common one are requantized first (TFLite's int8 PACK needs them equal)."""
+        xs = list(xs) if not isinstance(xs, Tensor) else [xs]
+        if not xs:
+            raise ValueError("pack needs at least one input")
+        xs = [self._check_tensor(x, "pack") for x in xs]
+        if any(x.shape != xs[0].shape for x in xs):
+            raise ValueError(f"pack: every input needs shape {xs[0].shape}")
+        if xs[0].rank >= 6:
+            raise ValueError("pack: the output would have more than 6 dimensions")
+        axis = normalize_axis(axis, xs[0].rank + 1, "pack axis")
+        scale, zero_point = self._common_qparams(xs)
+        xs = [x if (x.scale, x.zero_point) == (scale, zero_point) else self.quantize(x, scale, zero_point) for x in xs]
+        sample = np.stack([self._sample(x) for x in xs], axis=axis)
+        out = self._new_tensor(self._scope("pack"), sample, qparams=(scale, zero_point))
+        self._emit("PACK", xs, [out], pack_options(len(xs), axis))
+        return out
 
     def concatenation(self, xs: Sequence[Tensor], axis: int = -1, activation: str = "NONE") -> Tensor:
         """CONCATENATION along ``axis``.

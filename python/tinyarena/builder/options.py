@@ -120,6 +120,36 @@ def split_options(num_splits: int) -> OptionsTable:
     return OptionsTable(BuiltinOptions.SplitOptions, (Field(0, "int32", num_splits),))
 
 
+def split_v_options(num_splits: int) -> OptionsTable:
+    """``SplitVOptions``."""
+    return OptionsTable(BuiltinOptions.SplitVOptions, (Field(0, "int32", num_splits),))
+
+
+def gather_options(axis: int) -> OptionsTable:
+    """``GatherOptions`` (batch_dims 0)."""
+    return OptionsTable(BuiltinOptions.GatherOptions, (Field(0, "int32", axis), Field(1, "int32", 0)))
+
+
+def pack_options(values_count: int, axis: int) -> OptionsTable:
+    """``PackOptions``."""
+    return OptionsTable(BuiltinOptions.PackOptions, (Field(0, "int32", values_count), Field(1, "int32", axis)))
+
+
+def unpack_options(num: int, axis: int) -> OptionsTable:
+    """``UnpackOptions``."""
+    return OptionsTable(BuiltinOptions.UnpackOptions, (Field(0, "int32", num), Field(1, "int32", axis)))
+
+
+def leaky_relu_options(alpha: float) -> OptionsTable:
+    """``LeakyReluOptions``."""
+    return OptionsTable(BuiltinOptions.LeakyReluOptions, (Field(0, "float32", alpha),))
+
+
+def shape_options(out_type: int) -> OptionsTable:
+    """``ShapeOptions`` (``out_type`` a ``TensorType``)."""
+    return OptionsTable(BuiltinOptions.ShapeOptions, (Field(0, "int8", out_type),))
+
+
 def empty_options(type_code: int) -> OptionsTable:
     """An options table without fields (PAD, TRANSPOSE, QUANTIZE, HARD_SWISH, ...)."""
     return OptionsTable(type_code)

@@ -81,7 +81,8 @@ ModelIO model_io(const LoweringContext& context, int32_t tensor);
 // its kernel can run so), discarding the calls.
 std::vector<std::string> compile_issues(const graph::Graph& graph);
 
-// Ops the kernel library can run (builtin op names).
+// Ops the kernel library can run (builtin op names): kernels::supported_ops(),
+// each checked to have its lowering.
 std::vector<std::string> supported_op_types();
 
 }  // namespace tinyarena::codegen

@@ -26,10 +26,10 @@ std::vector<OpLowering> pool_lowerings();
 std::vector<OpLowering> softmax_lowerings();
 std::vector<OpLowering> conv_lowerings();             // CONV_2D, DEPTHWISE_CONV_2D
 std::vector<OpLowering> fully_connected_lowerings();  // FULLY_CONNECTED
-std::vector<OpLowering> binary_lowerings();           // ADD, MUL
-std::vector<OpLowering> activation_lowerings();       // RELU*, LOGISTIC, TANH, HARD_SWISH, (DE)QUANTIZE
+std::vector<OpLowering> binary_lowerings();           // ADD, SUB, MUL, SQUARED_DIFFERENCE
+std::vector<OpLowering> activation_lowerings();       // RELU*, LOGISTIC, TANH, HARD_SWISH, LEAKY_RELU, (DE)QUANTIZE
 std::vector<OpLowering> mean_lowerings();             // MEAN
-std::vector<OpLowering> data_movement_lowerings();    // PAD, CONCATENATION, SPLIT, TRANSPOSE, ...
+std::vector<OpLowering> data_movement_lowerings();    // PAD, CONCATENATION, PACK, SPLIT(_V), UNPACK, GATHER, ...
 
 // Builds a params initializer field by field, in the struct's order.
 class Fields {

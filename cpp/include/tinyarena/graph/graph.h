@@ -78,7 +78,9 @@ struct OpOptions {
   int32_t filter_w = 1, filter_h = 1;  // pooling window
   int32_t depth_multiplier = 1;
   Activation activation = Activation::None;
-  int32_t axis = 0;  // concatenation
+  int32_t axis = 0;        // CONCATENATION, GATHER, PACK, UNPACK
+  int32_t batch_dims = 0;  // GATHER
+  float alpha = 0.0f;      // LEAKY_RELU
   int32_t num_splits = 0;
   bool keep_dims = false;      // reducers (MEAN, ...)
   bool keep_num_dims = false;  // fully connected

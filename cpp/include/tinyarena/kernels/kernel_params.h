@@ -27,9 +27,11 @@ namespace opcode {
 constexpr int32_t kAdd = 0, kAveragePool2D = 1, kConcatenation = 2, kConv2D = 3, kDepthwiseConv2D = 4,
                   kDequantize = 6, kFullyConnected = 9, kLogistic = 14, kMaxPool2D = 17, kMul = 18,
                   kRelu = 19, kReluN1To1 = 20, kRelu6 = 21, kReshape = 22, kSoftmax = 25, kTanh = 28,
-                  kPad = 34, kTranspose = 39, kMean = 40, kSqueeze = 43, kStridedSlice = 45, kSplit = 49,
-                  kLogSoftmax = 50, kPadV2 = 60, kExpandDims = 70, kResizeNearestNeighbor = 97,
-                  kQuantize = 114, kHardSwish = 117;
+                  kPad = 34, kGather = 36, kTranspose = 39, kMean = 40, kSub = 41, kSqueeze = 43,
+                  kStridedSlice = 45, kSplit = 49, kLogSoftmax = 50, kPadV2 = 60, kExpandDims = 70,
+                  kShape = 77, kPack = 83, kUnpack = 88, kFill = 94, kResizeNearestNeighbor = 97,
+                  kLeakyRelu = 98, kSquaredDifference = 99, kSplitV = 102, kQuantize = 114,
+                  kHardSwish = 117;
 }  // namespace opcode
 
 // Per-output-channel requantization, (mult, shift) pairs as QuantizeMultiplier gives them.
@@ -72,10 +74,12 @@ struct PoolKernel {
 PoolKernel pool_kernel(const graph::Graph& graph, const graph::Op& op);
 
 ta_softmax_params softmax_params(const graph::Graph& graph, const graph::Op& op);  // SOFTMAX, LOG_SOFTMAX
-ta_binary_params binary_params(const graph::Graph& graph, const graph::Op& op);    // ADD, MUL
+// ADD, SUB, MUL, SQUARED_DIFFERENCE (SUB: ADD's params with input2_mult negated).
+ta_binary_params binary_params(const graph::Graph& graph, const graph::Op& op);
 // RELU, RELU6, RELU_N1_TO_1 and QUANTIZE int8 -> int8.
 ta_requant_params requant_params(const graph::Graph& graph, const graph::Op& op);
 ta_hard_swish_params hard_swish_params(const graph::Graph& graph, const graph::Op& op);
+ta_leaky_relu_params leaky_relu_params(const graph::Graph& graph, const graph::Op& op);
 // LOGISTIC / TANH as the 256-entry table TFLite's reference kernel builds.
 std::array<int8_t, 256> lut(const graph::Graph& graph, const graph::Op& op);
 
@@ -93,15 +97,27 @@ ta_transpose_params transpose_params(const graph::Graph& graph, const graph::Op&
 ta_slice_params strided_slice_params(const graph::Graph& graph, const graph::Op& op);
 ta_resize_params resize_nearest_params(const graph::Graph& graph, const graph::Op& op);
 
-// CONCATENATION / SPLIT: outer size and one copy size per input (output).
+// CONCATENATION / PACK (ta_concat_s8) and SPLIT / SPLIT_V / UNPACK (ta_split_s8):
+// outer size and one copy size per input (output). PACK and UNPACK are the
+// copies of a concatenation / split along a new axis of size one per part.
 struct CopyPlan {
   int32_t outer_size = 0;
   std::vector<int32_t> copy_sizes;
 };
-CopyPlan concat_plan(const graph::Graph& graph, const graph::Op& op);
-CopyPlan split_plan(const graph::Graph& graph, const graph::Op& op);
+CopyPlan concat_plan(const graph::Graph& graph, const graph::Op& op);  // CONCATENATION, PACK
+CopyPlan split_plan(const graph::Graph& graph, const graph::Op& op);   // SPLIT, SPLIT_V, UNPACK
+// The input position of the tensor a SPLIT / SPLIT_V / UNPACK cuts apart.
+size_t split_input(const graph::Op& op);
 
-// Element count of an elementwise op's output (RELU*, LUT ops, HARD_SWISH, requantize).
+// GATHER along one axis with constant indices (batch_dims 0); `indices` is
+// left NULL, their values come back here.
+struct GatherKernel {
+  ta_gather_params params{};
+  std::vector<int32_t> indices;
+};
+GatherKernel gather_kernel(const graph::Graph& graph, const graph::Op& op);
+
+// Element count of an elementwise op's output (RELU*, LUT ops, HARD_SWISH, LEAKY_RELU, requantize).
 int32_t elementwise_count(const graph::Graph& graph, const graph::Op& op);
 
 // Scratch bytes the op's kernel asks for (the library's *_scratch_bytes(), the

@@ -1,0 +1,26 @@
+#include <pybind11/stl.h>
+
+#include "bindings.h"
+#include "graph_handles.h"
+#include "tinyarena/kernels/op_support.h"
+
+namespace py = pybind11;
+
+namespace tinyarena::bindings {
+
+void bind_kernels(py::module_& m) {
+  m.def(
+      "unsupported_ops",
+      [](const GraphPtr& graph) {
+        std::vector<std::pair<int32_t, std::string>> reasons;
+        for (const graph::Op& op : graph->ops) {
+          std::string why = kernels::unsupported_reason(*graph, op);
+          if (!why.empty()) reasons.emplace_back(op.index, std::move(why));
+        }
+        return reasons;
+      },
+      py::arg("graph"),
+      "(op index, reason) of every op the kernel library cannot run, from the library's one op table.");
+}
+
+}  // namespace tinyarena::bindings
