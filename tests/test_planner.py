@@ -277,7 +277,7 @@ def test_kernel_code_estimate_is_the_measured_size():
                     sources["depthwise.c"])
     expected = (functions["ta_conv_s8"] + depthwise + functions["ta_avg_pool_s8"] +
                 functions["ta_fully_connected_s8"] + functions["ta_softmax_s8"])
-    assert plan.flash.code == expected  # else rerun tools/kernel_code_bytes.py into cpp/src/kernels/flash.cpp
+    assert plan.flash.code == expected  # else: python tools/kernel_code_bytes.py --write
 
 
 def test_compile_and_verify_are_top_level_and_results_print_what_they_hold(tmp_path):

@@ -4,18 +4,21 @@ Each kernel library source is compiled as the generated Makefile builds it for
 TARGET=cortex-m4 (-O2, -ffunction-sections), then linked with the kernel as the
 only entry and --gc-sections: the .text left is that kernel and every function of
 its source it reaches (libc and libgcc helpers are not counted). The planner's
-table (cpp/src/kernels/code_bytes.cpp) holds these figures; tests/test_planner.py
+table (cpp/src/kernels/flash.cpp) holds these figures; tests/test_planner.py
 re-measures them when arm-none-eabi-gcc is installed.
 
-    python tools/kernel_code_bytes.py        prints "function bytes" and "source bytes" lines
+    python tools/kernel_code_bytes.py          prints "function bytes" and "source bytes" lines
+    python tools/kernel_code_bytes.py --write  rewrites the two tables in cpp/src/kernels/flash.cpp
 """
 
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
 
 KERNELS = pathlib.Path(__file__).resolve().parents[1] / "cpp" / "kernels"
+FLASH_CPP = KERNELS.parent / "src" / "kernels" / "flash.cpp"
 ARM_FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard"]
 CFLAGS = ["-std=c99", "-O2", "-ffunction-sections", "-fdata-sections", f"-I{KERNELS / 'include'}"]
 
@@ -25,13 +28,13 @@ ENTRY_POINTS = {
     "depthwise.c": ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace"),
     "fully_connected.c": ("ta_fully_connected_s8",),
     "pooling.c": ("ta_avg_pool_s8", "ta_max_pool_s8"),
-    "elementwise.c": ("ta_add_s8", "ta_mul_s8"),
+    "elementwise.c": ("ta_add_s8", "ta_mul_s8", "ta_squared_difference_s8"),
     "softmax.c": ("ta_softmax_s8", "ta_log_softmax_s8"),
     "activations.c": ("ta_requantize_s8", "ta_lut_s8", "ta_hard_swish_s8", "ta_quantize_f32_s8",
-                      "ta_dequantize_s8_f32"),
+                      "ta_dequantize_s8_f32", "ta_leaky_relu_s8"),
     "mean.c": ("ta_mean_s8",),
     "data_movement.c": ("ta_pad_s8", "ta_concat_s8", "ta_split_s8", "ta_transpose_s8", "ta_strided_slice_s8",
-                        "ta_resize_nearest_s8"),
+                        "ta_resize_nearest_s8", "ta_gather_s8"),
 }
 
 
@@ -67,7 +70,21 @@ def measure(gcc="arm-none-eabi-gcc"):
     return functions, sources
 
 
+def write_tables(functions, sources, path=FLASH_CPP):
+    """Replaces the bodies of flash.cpp's two `kBytes` tables (functions first, then sources)."""
+    text = path.read_text()
+    for sizes in (functions, sources):
+        body = ",\n".join(f'      {{"{name}", {size}}}' for name, size in sizes.items())
+        text, count = re.subn(r"(static const std::map<std::string, int64_t> kBytes = \{\n)(?!// written)(.*?)(\};)",
+                              lambda m: m.group(1) + "// written\n" + body + m.group(3), text, count=1, flags=re.S)
+        assert count == 1, "flash.cpp's kBytes tables not found"
+    path.write_text(text.replace("// written\n", ""))
+
+
 if __name__ == "__main__":
-    functions, sources = measure(*sys.argv[1:2])
+    args = [a for a in sys.argv[1:] if a != "--write"]
+    functions, sources = measure(*args[:1])
+    if "--write" in sys.argv:
+        write_tables(functions, sources)
     for name, size in {**functions, **sources}.items():
         print(name, size)

@@ -3,11 +3,13 @@
 // arrays from the same builders the generated params come from.
 #include "tinyarena/kernels/flash.h"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
 #include "tinyarena/common/errors.h"
 #include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/kernels/op_support.h"
 
 namespace tinyarena::kernels {
 namespace {
@@ -124,57 +126,60 @@ ConstantBytes constant_bytes(const graph::Graph& graph, const graph::Op& op, Bui
 
 KernelFunction kernel_function(const graph::Graph& graph, const graph::Op& op, bool in_place) {
   if (emits_no_call(op)) return {};
+  const auto& ops = supported_ops();
+  const auto it = std::find_if(ops.begin(), ops.end(), [&](const SupportedOp& s) { return s.opcode == op.opcode; });
+  if (it == ops.end() || it->view) return {};
   const graph::Tensor* in = graph.input(op, 0);
-  const bool float_in = in && in->dtype == graph::DType::Float32;
-  switch (op.opcode) {
-    case opcode::kConv2D: return {"ta_conv_s8", "conv.c"};
-    case opcode::kDepthwiseConv2D:
-      return {in_place ? "ta_depthwise_conv_s8_inplace" : "ta_depthwise_conv_s8", "depthwise.c"};
-    case opcode::kFullyConnected: return {"ta_fully_connected_s8", "fully_connected.c"};
-    case opcode::kAveragePool2D: return {"ta_avg_pool_s8", "pooling.c"};
-    case opcode::kMaxPool2D: return {"ta_max_pool_s8", "pooling.c"};
-    case opcode::kAdd: return {"ta_add_s8", "elementwise.c"};
-    case opcode::kMul: return {"ta_mul_s8", "elementwise.c"};
-    case opcode::kSoftmax: return {"ta_softmax_s8", "softmax.c"};
-    case opcode::kLogSoftmax: return {"ta_log_softmax_s8", "softmax.c"};
-    case opcode::kRelu: case opcode::kRelu6: case opcode::kReluN1To1: return {"ta_requantize_s8", "activations.c"};
-    case opcode::kQuantize:
-      return {float_in ? "ta_quantize_f32_s8" : "ta_requantize_s8", "activations.c"};
-    case opcode::kDequantize: return {"ta_dequantize_s8_f32", "activations.c"};
-    case opcode::kLogistic: case opcode::kTanh: return {"ta_lut_s8", "activations.c"};
-    case opcode::kHardSwish: return {"ta_hard_swish_s8", "activations.c"};
-    case opcode::kMean: return {"ta_mean_s8", "mean.c"};
-    case opcode::kPad: case opcode::kPadV2: return {"ta_pad_s8", "data_movement.c"};
-    case opcode::kConcatenation: return {"ta_concat_s8", "data_movement.c"};
-    case opcode::kSplit: return {"ta_split_s8", "data_movement.c"};
-    case opcode::kTranspose: return {"ta_transpose_s8", "data_movement.c"};
-    case opcode::kStridedSlice: return {"ta_strided_slice_s8", "data_movement.c"};
-    case opcode::kResizeNearestNeighbor: return {"ta_resize_nearest_s8", "data_movement.c"};
-    default: return {};
-  }
+  if (op.opcode == opcode::kQuantize && in && in->dtype == graph::DType::Float32)
+    return {"ta_quantize_f32_s8", it->source};
+  if (op.opcode == opcode::kDepthwiseConv2D && in_place) return {"ta_depthwise_conv_s8_inplace", it->source};
+  return {it->function, it->source};
 }
 
 int64_t kernel_code_bytes(const std::string& function) {
-  // python tools/kernel_code_bytes.py (function lines)
+  // written by python tools/kernel_code_bytes.py --write
   static const std::map<std::string, int64_t> kBytes = {
-      {"ta_conv_s8", 11140},          {"ta_depthwise_conv_s8", 8472}, {"ta_depthwise_conv_s8_inplace", 8020},
-      {"ta_fully_connected_s8", 1188}, {"ta_avg_pool_s8", 452},       {"ta_max_pool_s8", 368},
-      {"ta_add_s8", 1128},            {"ta_mul_s8", 872},             {"ta_softmax_s8", 944},
-      {"ta_log_softmax_s8", 2420},    {"ta_requantize_s8", 160},      {"ta_lut_s8", 28},
-      {"ta_hard_swish_s8", 532},      {"ta_quantize_f32_s8", 84},     {"ta_dequantize_s8_f32", 40},
-      {"ta_mean_s8", 732},            {"ta_pad_s8", 456},             {"ta_concat_s8", 80},
-      {"ta_split_s8", 80},            {"ta_transpose_s8", 376},       {"ta_strided_slice_s8", 476},
-      {"ta_resize_nearest_s8", 404}};
+      {"ta_conv_s8", 11476},
+      {"ta_depthwise_conv_s8", 8492},
+      {"ta_depthwise_conv_s8_inplace", 8040},
+      {"ta_fully_connected_s8", 1232},
+      {"ta_avg_pool_s8", 452},
+      {"ta_max_pool_s8", 368},
+      {"ta_add_s8", 1132},
+      {"ta_mul_s8", 892},
+      {"ta_squared_difference_s8", 1088},
+      {"ta_softmax_s8", 944},
+      {"ta_log_softmax_s8", 2420},
+      {"ta_requantize_s8", 180},
+      {"ta_lut_s8", 28},
+      {"ta_hard_swish_s8", 532},
+      {"ta_quantize_f32_s8", 144},
+      {"ta_dequantize_s8_f32", 40},
+      {"ta_leaky_relu_s8", 304},
+      {"ta_mean_s8", 748},
+      {"ta_pad_s8", 456},
+      {"ta_concat_s8", 80},
+      {"ta_split_s8", 80},
+      {"ta_transpose_s8", 376},
+      {"ta_strided_slice_s8", 476},
+      {"ta_resize_nearest_s8", 404},
+      {"ta_gather_s8", 96}};
   const auto found = kBytes.find(function);
   return found == kBytes.end() ? 0 : found->second;
 }
 
 int64_t kernel_source_code_bytes(const std::string& source) {
-  // python tools/kernel_code_bytes.py (source lines)
+  // written by python tools/kernel_code_bytes.py --write
   static const std::map<std::string, int64_t> kBytes = {
-      {"conv.c", 11140},  {"depthwise.c", 9152},   {"fully_connected.c", 1188},
-      {"pooling.c", 820}, {"elementwise.c", 2000}, {"softmax.c", 2868},
-      {"activations.c", 844}, {"mean.c", 732},     {"data_movement.c", 1872}};
+      {"conv.c", 11476},
+      {"depthwise.c", 9164},
+      {"fully_connected.c", 1232},
+      {"pooling.c", 820},
+      {"elementwise.c", 3112},
+      {"softmax.c", 2868},
+      {"activations.c", 1228},
+      {"mean.c", 748},
+      {"data_movement.c", 1968}};
   const auto found = kBytes.find(source);
   return found == kBytes.end() ? 0 : found->second;
 }

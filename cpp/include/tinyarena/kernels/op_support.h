@@ -15,7 +15,10 @@ namespace tinyarena::kernels {
 struct SupportedOp {
   int32_t opcode;
   const char* name;
-  bool view;  // moves no data and runs no kernel (RESHAPE, SQUEEZE, EXPAND_DIMS)
+  bool view;             // moves no data and runs no kernel (RESHAPE, SQUEEZE, EXPAND_DIMS)
+  const char* function;  // the C kernel generated code calls (nullptr for views); QUANTIZE of a
+                         // float input calls ta_quantize_f32_s8, an in-place depthwise its _inplace twin
+  const char* source;    // the kernel library file that defines it (cpp/kernels/src/)
 };
 
 // Every supported op type, by opcode.
