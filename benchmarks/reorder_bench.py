@@ -6,7 +6,7 @@ reordered, with the method, whether it is proven optimal, and the search time.
 
 Models: the real models (tests/data/models), MobileNetV2 0.35@144, the two branchy builder models
 of tests/test_schedule.py, and random DAGs (builder.random_dag) of 40-200 ops. With --scale:
-random DAGs of 1,000, 2,000 and 5,000 ops and the 49-step unrolled LSTM of tests/test_schedule.py
+random DAGs of about 1,000, 2,000 and 5,000 ops and the 49-step unrolled LSTM of tests/test_schedule.py
 (projections first, as converters write it), against its one-time-step order.
 """
 
@@ -37,10 +37,11 @@ def scale(args):
                                          inplace=args.inplace)
     r = row("unrolled_lstm(49)", data, args)
     print(f"  -> one time step {one_step:,d} B; reordered / one step = {r.peak_bytes / one_step:.3f}")
-    for max_ops in (1000, 2000, 5000):
+    for target in (1000, 2000, 5000):
+        max_ops = target * 8 // 5  # random_dag's graphs come out with about 5/8 of max_ops ops
         results = [row(f"random_dag({seed}, {max_ops})", builder.random_dag(seed, max_ops=max_ops), args)
                    for seed in range(args.seeds)]
-        print(f"  -> max_ops {max_ops}: {sum(r.peak_bytes < r.file_peak_bytes for r in results)}/{len(results)} "
+        print(f"  -> about {target} ops: {sum(r.peak_bytes < r.file_peak_bytes for r in results)}/{len(results)} "
               f"improved, none worse: {all(r.peak_bytes <= r.file_peak_bytes for r in results)}, "
               f"max {max(r.seconds for r in results):.2f} s")
 

@@ -12,7 +12,8 @@ then local improvement: each op moved just before its first consumer, or just af
 last producer, when that shrinks the bytes live over the ops it passes without raising the
 peak (an op with a smaller output than input runs early, one with a larger output late),
 and exact search in windows of 12 consecutive ops around the peak, kept when the peak drops.
-All start from the best of the file order and two greedy orders; the result is never
+All start from the best of the file order, two greedy orders and a demand-driven order (each
+op as late as its consumers allow, the longest chain first); the result is never
 worse than the file's order (it keeps the file order on ties).
 ``tinyarena.plan(model, reorder=True)`` plans with the order found.
 """

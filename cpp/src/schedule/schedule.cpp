@@ -1,5 +1,6 @@
 #include "tinyarena/schedule/schedule.h"
 
+#include <algorithm>
 #include <numeric>
 #include <stdexcept>
 
@@ -81,7 +82,8 @@ ScheduleResult find_schedule(const graph::Graph& graph, const ScheduleOptions& o
   // Local improvement of each start (a greedy order can bury what a move from the file order
   // fixes, and the other way round) and of the search's order, on shares of the time limit.
   if (!completed && (options.method == Method::Auto || options.method == Method::Local)) {
-    starts.push_back(best);
+    if (std::none_of(starts.begin(), starts.end(), [&](const Found& f) { return f.order == best.order; }))
+      starts.push_back(best);
     const double seconds = options.time_limit_seconds / static_cast<double>(starts.size());
     for (Found& start : starts) {
       Found local = improve_order(model, std::move(start), kWindowOps, seconds);

@@ -26,8 +26,8 @@ struct ScheduleOptions {
   int64_t alignment = 16;        // buffer sizes rounded up to this, as the planner does
   // Auto: exact search up to exact_max_ops ops and within the budgets, else
   // beam search up to beam_max_ops ops, then local improvement; all start from
-  // the best of the file order and two greedy orders. Local: greedy orders and
-  // local improvement only.
+  // the best of the file order, two greedy orders and the demand-driven order.
+  // Local: those orders and local improvement only.
   Method method = Method::Auto;
   int32_t exact_max_ops = 100;
   int64_t max_states = 1000000;      // exact search gives up (falls back to beam) beyond this many states
