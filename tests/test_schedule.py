@@ -175,11 +175,12 @@ def test_mobilenet_v2_reorders_exactly():
     assert result.proven_optimal
 
 
-def unrolled_lstm(steps=49, features=16, units=32, seed=5):
-    """An unrolled LSTM in a converter's order: the input [1, steps, features] is sliced
-    per step and all ``steps`` input projections (FULLY_CONNECTED) are computed before the
-    recurrent chain (FULLY_CONNECTED on h, ADD, SPLIT into gates, LOGISTIC/TANH, MUL, ADD).
-    Returns the model and, per time step, its op indices (slice, projection, chain)."""
+def unrolled_lstm(steps=49, features=16, units=32, seed=5, slicing="strided_slice"):
+    """An unrolled LSTM in a converter's order: the input [1, steps, features] is cut into
+    steps (one STRIDED_SLICE each, or with ``slicing="split"`` one SPLIT, as UNPACK does) and
+    all ``steps`` input projections (FULLY_CONNECTED) are computed before the recurrent chain
+    (FULLY_CONNECTED on h, ADD, SPLIT into gates, LOGISTIC/TANH, MUL, ADD). Returns the model
+    and, per time step, its op indices (slice, projection, chain; a SPLIT counts to step 0)."""
     mb = ModelBuilder("unrolled_lstm", seed=seed)
     x = mb.input([1, steps, features])
     per_step = [[] for _ in range(steps)]
@@ -190,8 +191,11 @@ def unrolled_lstm(steps=49, features=16, units=32, seed=5):
         per_step[t].extend(range(first, mb.num_operators))
         return out
 
-    xs = [emit(t, lambda t=t: mb.strided_slice(x, [0, t, 0], [1, t + 1, features], shrink_axis_mask=2))
-          for t in range(steps)]
+    if slicing == "split":
+        xs = emit(0, lambda: mb.split(x, steps, axis=1))
+    else:
+        xs = [emit(t, lambda t=t: mb.strided_slice(x, [0, t, 0], [1, t + 1, features], shrink_axis_mask=2))
+              for t in range(steps)]
     projections = [emit(t, lambda t=t: mb.fully_connected(xs[t], 4 * units)) for t in range(steps)]
     h = c = None
     for t in range(steps):
@@ -206,8 +210,9 @@ def unrolled_lstm(steps=49, features=16, units=32, seed=5):
     return mb.build(), per_step
 
 
-def test_reordering_brings_an_unrolled_lstm_down_to_one_time_step():
-    data, per_step = unrolled_lstm()
+@pytest.mark.parametrize("slicing", ["strided_slice", "split"])
+def test_reordering_brings_an_unrolled_lstm_down_to_one_time_step(slicing):
+    data, per_step = unrolled_lstm(slicing=slicing)
     graph = tinyarena.load_model(data)
     assert len(graph.ops) > 600
     step_order = [op for ops in per_step for op in ops]  # each step's slice and projection just in time
