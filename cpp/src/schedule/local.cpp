@@ -1,6 +1,6 @@
 // Local improvement of a full order, for graphs too large for the exact
-// search: single-op moves that shrink the bytes live over the ops they pass,
-// and exact search inside windows around the peak. Each change replaces a
+// search: single-op moves that shrink the bytes live over the ops they pass
+// (their area), and exact search inside windows around the peak. Each change replaces a
 // window of the order with another order of the same ops, so the state after
 // the window (ops run, bytes live) is unchanged whenever its oversized
 // in-place buffers match; changes that would alter it are skipped, so only
@@ -60,7 +60,7 @@ class Profile {
       const size_t from = pos_[op];
       size_t to = order_.size();
       for (int32_t s : succ_[op]) to = std::min(to, pos_[s]);
-      if (to <= from + 1) continue;
+      if (to <= from + 1 || born_bytes(op) <= dying_bytes(op)) continue;  // the ops passed would hold more
       std::vector<int32_t> window(order_.begin() + static_cast<std::ptrdiff_t>(from) + 1,
                                   order_.begin() + static_cast<std::ptrdiff_t>(to));
       window.push_back(op);
@@ -117,6 +117,25 @@ class Profile {
   }
 
  private:
+  // Bytes of the buffers `op` creates, and of those it reads last where it is now (pinned
+  // buffers never die). Moving it later changes the live bytes of each op it passes by about
+  // the second less the first (in-place choices aside), so a sink that cannot pay is not tried.
+  int64_t born_bytes(int32_t op) const {
+    int64_t total = 0;
+    for (int32_t c : model_.op[op].births) total += model_.components[c].size;
+    return total;
+  }
+  int64_t dying_bytes(int32_t op) const {
+    int64_t total = 0;
+    for (int32_t c : model_.op[op].uses) {
+      const Component& comp = model_.components[c];
+      if (!comp.pinned && std::all_of(comp.consumers.begin(), comp.consumers.end(),
+                                      [&](int32_t r) { return r == op || pos_[r] < pos_[op]; }))
+        total += comp.size;
+    }
+    return total;
+  }
+
   MemoryState state(size_t position) const {
     MemoryState s;
     s.done.assign(done_.begin() + static_cast<std::ptrdiff_t>(position * words_),
