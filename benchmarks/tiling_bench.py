@@ -3,6 +3,7 @@ front, search and sweep speed, and bit-exactness of compiled row-streamed schedu
 
     python benchmarks/tiling_bench.py [--verify host cortex-m4] [--models mbv2_1.0_224 ...]
     python benchmarks/tiling_bench.py --instructions [MODEL ...]   # Cortex-M4 cost of tiling
+    python benchmarks/tiling_bench.py --scale [1000 2000 5000]    # search time on long chains
 
 Peaks are allocated arenas (the default `auto` allocator, 16-byte alignment): activations, rings or
 per-patch buffers and kernel scratch. "input streamed" = the model input is pulled row by row
@@ -91,6 +92,24 @@ def speed():
     return lines
 
 
+def scale(sizes):
+    """Search time on builder.chain(n) (8x8x8 and 32x32x8): rows, auto (budget 1.0, as the CLI's
+    default) and auto with patches (budget 1.3); the time per op should stay about flat."""
+    lines = []
+    for shape in ((1, 8, 8, 8), (1, 32, 32, 8)):
+        for n in sizes:
+            graph = tinyarena.load_model(builder.chain(n, shape=shape))
+            for mode, budget in [("rows", 1.0), ("auto", 1.0), ("auto", 1.3)]:
+                start = time.perf_counter()
+                result = tiling.search(graph, tiling=mode, max_mac_overhead=budget)
+                seconds = time.perf_counter() - start
+                lines.append(f"| {shape[1]}x{shape[2]}x{shape[3]} | {n} | {mode} (budget {budget}) | "
+                             f"{result.best.peak_bytes:,} | {len(result.best.segments)} | {result.candidates:,} | "
+                             f"{seconds:.2f} | {1e3 * seconds / n * 1000:.0f} |")
+                print(lines[-1], flush=True)
+    return lines
+
+
 RQ_BYTES = 36  # sizeof(ta_rq): the DSP conv kernel's requantization constants, one per output channel
 
 
@@ -174,7 +193,14 @@ def main():
     parser.add_argument("--verify", nargs="*", default=[], help="targets to verify the row-streamed plans on")
     parser.add_argument("--instructions", nargs="*", metavar="MODEL",
                         help="only count Cortex-M4 instructions of untiled vs tiled plans of these models")
+    parser.add_argument("--scale", nargs="*", type=int, metavar="OPS",
+                        help="only time the search on chains of these lengths (default 1000 2000 5000)")
     args = parser.parse_args()
+    if args.scale is not None:
+        print("| chain | ops | search | peak B | segments | segments tried | s | ms per 1,000 ops |")
+        print("|---|---:|---|---:|---:|---:|---:|---:|")
+        scale(args.scale or [1000, 2000, 5000])
+        return
     if args.instructions is not None:
         print("\n".join(instructions(args.instructions or ["vww_96_int8", "person_detect", "mbv2_0.35_144"])))
         return

@@ -484,3 +484,32 @@ def test_segments_plan_no_kernel_scratch_when_scratch_is_off():
     assert not any(b.kind == "scratch" for b in without.core.liveness.buffers)
     assert any(b.name.startswith("sums@") for b in without.buffers) and without.validate() == []
     assert tiling.search(graph, tiling="rows", scratch=False).best.segments
+
+
+@pytest.mark.parametrize("stripe_rows", [1, 2])
+def test_a_segment_streams_the_same_inside_any_longer_run_ending_with_it(stripe_rows):
+    """What the search reads off one stream of a run's last steps for every segment ending
+    there: the rings of the segment's own tensors and its ops' state do not depend on where
+    the streamed run starts."""
+    graph = tinyarena.load_model(builder.chain(24, shape=(1, 16, 16, 8)))
+    ops = [op.index for op in graph.ops]
+    for end in (9, 16, 24):
+        run = _core.stream_rows(graph, ops[:end], stripe_rows)
+        rings = {r.tensor: r.rows for r in run.rings}
+        for begin in range(end):
+            alone = _core.stream_rows(graph, ops[begin:end], stripe_rows)
+            inside = {graph.ops[op].outputs[0] for op in ops[begin:end]}
+            assert {r.tensor: r.rows for r in alone.rings if r.tensor in inside} == \
+                {t: rows for t, rows in rings.items() if t in inside}
+            assert list(alone.op_state) == list(run.op_state)[begin:]
+
+
+def test_search_on_a_long_chain_streams_runs_and_plans_what_it_reports():
+    graph = tinyarena.load_model(builder.chain(300, shape=(1, 32, 32, 8)))
+    found = tiling.search(graph, tiling="rows")
+    best = found.best
+    assert len(best.segments) > 20 and best.peak_bytes < found.untiled_peak_bytes
+    assert best.mac_overhead == 1.0
+    again = tiling.tile(graph, [tiling.Segment(list(s.ops)) for s in best.segments], stream_input=True)
+    assert again.peak_bytes == best.peak_bytes
+    assert found.front[0].peak_bytes == best.peak_bytes

@@ -7,8 +7,13 @@ scratch lives during its op. Graphs of up to ``exact_max_ops`` ops get an exact
 dynamic program over the sets of ops already run (optimal unless it runs out of
 ``max_states`` or ``seconds``, a deterministic work budget worth about that many
 seconds, so the order is the same on every run); larger ones, or when it runs out, a beam
-search (the same program keeping ``beam_width`` states per step). Both start
-from the best of the file order and two greedy orders; the result is never
+search (the same program keeping ``beam_width`` states per step; graphs of up to 400 ops),
+then local improvement: each op moved just before its first consumer, or just after its
+last producer, when that shrinks the bytes live over the ops it passes without raising the
+peak (an op with a smaller output than input runs early, one with a larger output late),
+and exact search in windows of 12 consecutive ops around the peak, kept when the peak drops.
+All start from the best of the file order, two greedy orders and a demand-driven order (each
+op as late as its consumers allow, the longest chain first); the result is never
 worse than the file's order (it keeps the file order on ties).
 ``tinyarena.plan(model, reorder=True)`` plans with the order found.
 """
@@ -22,7 +27,7 @@ ScheduleResult = _core.ScheduleResult
 
 __all__ = ["METHODS", "ScheduleOptions", "ScheduleResult", "find_schedule", "order_peak_bytes", "schedule_options"]
 
-METHODS = ("auto", "exact", "beam", "greedy", "file")
+METHODS = ("auto", "exact", "beam", "local", "greedy", "file")
 
 
 def _liveness(inplace, scratch):
@@ -47,14 +52,17 @@ def find_schedule(model, alignment=16, inplace=True, scratch=True, method="auto"
                   seconds=None, beam_width=None):
     """The op order of ``model`` (path, bytes or ``Graph``) with the lowest peak found.
 
-    - ``method``: ``"auto"`` (exact when small enough, else beam), ``"exact"``
-      (regardless of size, within the budgets), ``"beam"``, ``"greedy"`` or ``"file"``.
+    - ``method``: ``"auto"`` (exact when small enough, else beam up to 400 ops, then local
+      improvement), ``"exact"`` (regardless of size, within the budgets), ``"beam"``,
+      ``"local"`` (greedy, then local improvement), ``"greedy"`` or ``"file"``.
     - ``exact_max_ops`` (default 100), ``max_states`` (default 1,000,000) and
       ``seconds`` (per search as deterministic work, default 10; 0 = none) bound the exact
-      search; past them it falls back to beam search (``beam_width``, default 64).
+      search; past them it falls back to beam search (``beam_width``, default 64). ``seconds``
+      bounds the local improvement too.
 
     Returns a ``ScheduleResult``: ``order``, ``peak_bytes``, ``file_peak_bytes``,
-    ``method`` (the last search run; ``"exact"`` when a search covered every order),
+    ``method`` (the last search run; ``"exact"`` when a search covered every order, ``"local"``
+    when local improvement lowered the peak),
     ``proven_optimal``, ``states``, ``seconds``.
     """
     options = schedule_options(alignment, inplace, scratch, method, exact_max_ops, max_states, seconds, beam_width)

@@ -23,17 +23,17 @@ struct Node {
 
 class Search {
  public:
-  Search(const MemoryModel& model, int64_t bound)
-      : model_(model), bound_(bound), level_(16, Hash{this}, Same{this}) {
-    for (int32_t op = 0; op < model.ops; ++op) by_floor_.push_back({op_floor_bytes(model, op), op});
+  Search(const MemoryModel& model, std::vector<int32_t> ops, int64_t bound)
+      : model_(model), ops_(std::move(ops)), bound_(bound), level_(16, Hash{this}, Same{this}) {
+    for (int32_t op : ops_) by_floor_.push_back({op_floor_bytes(model, op), op});
     std::sort(by_floor_.rbegin(), by_floor_.rend());
   }
 
-  SearchResult run(const SearchBudget& budget) {
+  SearchResult run(const MemoryState& first, const SearchBudget& budget) {
     WorkBudget work(budget.seconds);
-    const MemoryState first = initial_state(model_);
     sets_ = first.done;
-    nodes_.push_back({0, first.bytes, -1, -1, 0, 0});
+    pool_ = first.inflated;
+    nodes_.push_back({0, first.bytes, -1, -1, 0, static_cast<uint32_t>(first.inflated.size())});
     SearchResult result;
     size_t begin = 0, end = 1;
     std::vector<uint64_t> done(model_.words);
@@ -41,7 +41,8 @@ class Search {
     std::vector<int32_t> ready;
     MemoryState after;
     bool truncated = false;
-    for (int32_t depth = 0; depth < model_.ops && begin < end; ++depth) {
+    const int32_t depths = static_cast<int32_t>(ops_.size());
+    for (int32_t depth = 0; depth < depths && begin < end; ++depth) {
       level_.clear();
       for (size_t i = begin; i < end; ++i) {
         if (work.spent()) return stopped(result);
@@ -49,9 +50,9 @@ class Search {
         std::copy_n(&sets_[i * model_.words], model_.words, done.begin());
         inflated.assign(pool_.begin() + node.inflated_begin, pool_.begin() + node.inflated_begin + node.inflated_count);
         ready.clear();
-        for (int32_t op = 0; op < model_.ops; ++op)
+        for (int32_t op : ops_)
           if (is_ready(model_, done.data(), op)) ready.push_back(op);
-        work.charge(kOpWork * (model_.ops + static_cast<int64_t>(ready.size())));
+        work.charge(kOpWork * (depths + static_cast<int64_t>(ready.size())));
         const int32_t only = free_op(done.data(), ready, inflated, node, after);
         for (int32_t op : ready) {
           if (only >= 0 && op != only) continue;
@@ -71,7 +72,7 @@ class Search {
     }
     result.completed = !truncated;
     result.states = static_cast<int64_t>(nodes_.size());
-    if (begin == end || model_.ops == 0) return result;
+    if (begin == end || ops_.empty()) return result;
     size_t best = begin;
     for (size_t i = begin; i < end; ++i)
       if (nodes_[i].peak < nodes_[best].peak) best = i;
@@ -193,6 +194,7 @@ class Search {
   }
 
   const MemoryModel& model_;
+  const std::vector<int32_t> ops_;  // the ops to order, ascending
   const int64_t bound_;
   std::vector<uint64_t> sets_;  // model_.words per node
   std::vector<Node> nodes_;     // levels one after another
@@ -216,7 +218,15 @@ int64_t op_floor_bytes(const MemoryModel& model, int32_t op) {
 }
 
 SearchResult search_order(const MemoryModel& model, int64_t bound, const SearchBudget& budget) {
-  return Search(model, bound).run(budget);
+  std::vector<int32_t> ops(model.ops);
+  std::iota(ops.begin(), ops.end(), 0);
+  return Search(model, std::move(ops), bound).run(initial_state(model), budget);
+}
+
+SearchResult search_window(const MemoryModel& model, const MemoryState& start, std::vector<int32_t> ops, int64_t bound,
+                           const SearchBudget& budget) {
+  std::sort(ops.begin(), ops.end());
+  return Search(model, std::move(ops), bound).run(start, budget);
 }
 
 }  // namespace tinyarena::schedule

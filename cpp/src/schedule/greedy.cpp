@@ -41,3 +41,44 @@ Found greedy_order(const MemoryModel& model, bool step_first) {
 }
 
 }  // namespace tinyarena::schedule
+
+namespace tinyarena::schedule {
+
+Found demand_order(const MemoryModel& model) {
+  // The file order is topological, so a predecessor's index is below its op's.
+  std::vector<int32_t> depth(model.ops, 1);
+  std::vector<bool> read(model.ops, false), placed(model.ops, false);
+  for (int32_t op = 0; op < model.ops; ++op)
+    for (int32_t p : model.op[op].preds) {
+      depth[op] = std::max(depth[op], depth[p] + 1);
+      read[p] = true;
+    }
+  std::vector<std::vector<int32_t>> preds(model.ops);  // deepest first, then by index
+  for (int32_t op = 0; op < model.ops; ++op) {
+    preds[op] = model.op[op].preds;
+    std::stable_sort(preds[op].begin(), preds[op].end(), [&](int32_t a, int32_t b) { return depth[a] > depth[b]; });
+  }
+  Found found;
+  std::vector<std::pair<int32_t, size_t>> stack;  // (op, predecessors visited)
+  for (int32_t root = 0; root < model.ops; ++root) {
+    if (read[root]) continue;
+    stack.push_back({root, 0});
+    while (!stack.empty()) {
+      auto& [op, next] = stack.back();
+      if (next < preds[op].size()) {
+        const int32_t p = preds[op][next++];
+        if (!placed[p]) stack.push_back({p, 0});
+        continue;
+      }
+      if (!placed[op]) {
+        placed[op] = true;
+        found.order.push_back(op);
+      }
+      stack.pop_back();
+    }
+  }
+  found.peak = model_peak(model, found.order);
+  return found;
+}
+
+}  // namespace tinyarena::schedule

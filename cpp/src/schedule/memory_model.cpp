@@ -195,7 +195,7 @@ int64_t run_op(const MemoryModel& model, const uint64_t* done, const std::vector
       break;
     }
   int64_t step = bytes + (victim >= 0 ? info.inplace_scratch : info.scratch);
-  int64_t left = is_empty(model, done) ? bytes - model.first_step_only : bytes;
+  int64_t left = model.first_step_only && is_empty(model, done) ? bytes - model.first_step_only : bytes;
   after.inflated.clear();
   // Readers' buffers that die here leave; the others stay as they are.
   for (const Inflation& i : inflated)

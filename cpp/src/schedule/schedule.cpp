@@ -1,5 +1,6 @@
 #include "tinyarena/schedule/schedule.h"
 
+#include <algorithm>
 #include <numeric>
 #include <stdexcept>
 
@@ -10,6 +11,11 @@
 #include "tinyarena/common/stopwatch.h"
 
 namespace tinyarena::schedule {
+namespace {
+
+constexpr int32_t kWindowOps = 12;  // ops per window of the local search's exact search
+
+}  // namespace
 
 const char* method_name(Method method) {
   switch (method) {
@@ -17,15 +23,16 @@ const char* method_name(Method method) {
     case Method::Exact: return "exact";
     case Method::Beam: return "beam";
     case Method::Greedy: return "greedy";
+    case Method::Local: return "local";
     case Method::File: return "file";
   }
   return "?";
 }
 
 Method parse_method(const std::string& name) {
-  for (Method m : {Method::Auto, Method::Exact, Method::Beam, Method::Greedy, Method::File})
+  for (Method m : {Method::Auto, Method::Exact, Method::Beam, Method::Local, Method::Greedy, Method::File})
     if (name == method_name(m)) return m;
-  throw std::invalid_argument("unknown schedule method '" + name + "' (auto, exact, greedy, file)");
+  throw std::invalid_argument("unknown schedule method '" + name + "' (auto, exact, beam, local, greedy, file)");
 }
 
 int64_t order_peak_bytes(const graph::Graph& graph, const std::vector<int32_t>& order,
@@ -48,15 +55,16 @@ ScheduleResult find_schedule(const graph::Graph& graph, const ScheduleOptions& o
   };
   if (options.method == Method::File || n <= 1) return finish();
 
-  // Candidates on the model, lowest peak wins, earlier on ties: file, greedy, searches.
+  // Candidates on the model, lowest peak wins, earlier on ties: file, greedy, demand, searches.
   const MemoryModel model = build_memory_model(graph, options.liveness, options.alignment);
-  Found best{result.order, model_peak(model, result.order)};
+  std::vector<Found> starts{{result.order, model_peak(model, result.order)}};
   // The model predicts the liveness stage (checked on the file order).
-  const bool faithful = model.exact && best.peak == result.file_peak_bytes;
-  for (bool step_first : {false, true}) {
-    Found greedy = greedy_order(model, step_first);
-    if (greedy.peak < best.peak) best = std::move(greedy);
-  }
+  const bool faithful = model.exact && starts[0].peak == result.file_peak_bytes;
+  for (bool step_first : {false, true}) starts.push_back(greedy_order(model, step_first));
+  starts.push_back(demand_order(model));
+  Found best = starts[0];
+  for (const Found& start : starts)
+    if (start.peak < best.peak) best = start;
   result.method = Method::Greedy;
   bool completed = false;
   // Exact search, then (if it is not allowed or gives up) beam search; each only keeps an order it strictly improves.
@@ -69,8 +77,21 @@ ScheduleResult find_schedule(const graph::Graph& graph, const ScheduleOptions& o
   };
   const bool exact = options.method == Method::Exact || (options.method == Method::Auto && n <= options.exact_max_ops);
   if (exact) search(Method::Exact, {options.max_states, options.time_limit_seconds, 0});
-  if (!completed && (options.method == Method::Beam || options.method == Method::Auto))
-    search(Method::Beam, {options.max_states, options.time_limit_seconds, options.beam_width});
+  const bool beam = options.method == Method::Beam || (options.method == Method::Auto && n <= options.beam_max_ops);
+  if (!completed && beam) search(Method::Beam, {options.max_states, options.time_limit_seconds, options.beam_width});
+  // Local improvement of each start (a greedy order can bury what a move from the file order
+  // fixes, and the other way round) and of the search's order, on shares of the time limit.
+  if (!completed && (options.method == Method::Auto || options.method == Method::Local)) {
+    if (std::none_of(starts.begin(), starts.end(), [&](const Found& f) { return f.order == best.order; }))
+      starts.push_back(best);
+    const double seconds = options.time_limit_seconds / static_cast<double>(starts.size());
+    for (Found& start : starts) {
+      Found local = improve_order(model, std::move(start), kWindowOps, seconds);
+      if (local.peak >= best.peak) continue;
+      best = std::move(local);
+      result.method = Method::Local;
+    }
+  }
 
   // Judged by the liveness stage; the file order stays unless strictly beaten.
   const int64_t measured = order_peak_bytes(graph, best.order, options.liveness, options.alignment);

@@ -25,9 +25,10 @@ int64_t TileScratch::bytes(int32_t rows, int32_t cols) const {
 }
 
 GraphFacts::GraphFacts(const graph::Graph& graph) : ops_(graph.ops.size()) {
+  const std::vector<bool> placed = placed_storage(graph);
   for (const graph::Op& op : graph.ops) {
     OpFacts& f = ops_[op.index];
-    f.tileable = is_tileable(graph, op);
+    f.tileable = is_tileable(graph, op, placed);
     if (!f.tileable) continue;
     f.rows.resize(op.inputs.size());
     f.cols.resize(op.inputs.size());
@@ -38,7 +39,7 @@ GraphFacts::GraphFacts(const graph::Graph& graph) : ops_(graph.ops.size()) {
     }
     f.macs_per_pixel = tile_macs(graph, op, {0, 1}, {0, 1});
     f.scratch = TileScratch(graph, op);
-    f.reduces_rows = is_row_reduction(graph, op);
+    f.reduces_rows = is_row_reduction(graph, op, placed);
     if (f.reduces_rows) f.state_bytes = int64_t{graph.input(op, 0)->shape[3]} * 4;
   }
 }

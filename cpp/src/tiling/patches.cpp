@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 namespace tinyarena::tiling {
 namespace {
@@ -34,13 +35,27 @@ PatchRun run_patches(const graph::Graph& graph, const std::vector<int32_t>& ops,
 PatchRun run_patches(const graph::Graph& graph, const GraphFacts& facts, const std::vector<int32_t>& ops,
                      int32_t grid_h, int32_t grid_w, bool stream_input, bool record_regions) {
   if (ops.empty()) throw std::invalid_argument("a patch segment needs at least one op");
-  std::vector<bool> in_segment(graph.ops.size(), false);
+  // Sizes here follow the segment, not the graph: the tiling search runs this for many short segments.
   for (int32_t index : ops) {
     if (index < 0 || index >= static_cast<int32_t>(graph.ops.size()))
       throw std::invalid_argument("op " + std::to_string(index) + " does not exist");
     if (!facts.op(index).tileable || facts.op(index).reduces_rows)
       throw std::invalid_argument(label(graph.ops[index]) + " cannot run on patches");
-    in_segment[index] = true;
+  }
+  std::vector<int32_t> sorted_ops = ops;
+  std::sort(sorted_ops.begin(), sorted_ops.end());
+  auto in_segment = [&](int32_t op) { return std::binary_search(sorted_ops.begin(), sorted_ops.end(), op); };
+  // Tensors the segment touches, numbered locally.
+  std::unordered_map<int32_t, int32_t> local;
+  std::vector<int32_t> tensors;
+  auto number = [&](int32_t t) {
+    if (local.emplace(t, static_cast<int32_t>(tensors.size())).second) tensors.push_back(t);
+  };
+  for (int32_t index : ops) {
+    const graph::Op& op = graph.ops[index];
+    for (int32_t t : op.inputs)
+      if (t >= 0 && !graph.tensors[t].is_constant()) number(t);
+    number(op.outputs[0]);
   }
   PatchRun run;
   run.ops = ops;
@@ -48,21 +63,22 @@ PatchRun run_patches(const graph::Graph& graph, const GraphFacts& facts, const s
   run.grid_w = grid_w;
   auto is_io = [&](const std::vector<int32_t>& list, int32_t t) { return std::find(list.begin(), list.end(), t) != list.end(); };
   auto inside_only = [&](const graph::Tensor& t) {
-    return !t.consumers.empty() && std::all_of(t.consumers.begin(), t.consumers.end(), [&](int32_t c) { return in_segment[c]; });
+    return !t.consumers.empty() && std::all_of(t.consumers.begin(), t.consumers.end(), in_segment);
   };
-  std::vector<bool> patched(graph.tensors.size(), false);  // tensors held as per-patch regions
+  std::vector<bool> patched(tensors.size(), false);  // per local tensor: held as per-patch regions
+  auto is_patched = [&](int32_t t) { return patched[local.at(t)]; };
   for (int32_t index : ops) {
     const graph::Op& op = graph.ops[index];
     for (int32_t t : op.inputs) {
-      if (t < 0 || graph.tensors[t].is_constant() || patched[t] || is_io(run.full_inputs, t)) continue;
+      if (t < 0 || graph.tensors[t].is_constant() || is_patched(t) || is_io(run.full_inputs, t)) continue;
       const graph::Tensor& tensor = graph.tensors[t];
-      if (tensor.producer >= 0 && in_segment[tensor.producer]) continue;
-      if (stream_input && is_io(graph.inputs, t) && !is_io(graph.outputs, t) && inside_only(tensor)) patched[t] = true;
+      if (tensor.producer >= 0 && in_segment(tensor.producer)) continue;
+      if (stream_input && is_io(graph.inputs, t) && !is_io(graph.outputs, t) && inside_only(tensor)) patched[local.at(t)] = true;
       else run.full_inputs.push_back(t);
     }
     const int32_t out = op.outputs[0];
     if (!is_io(graph.outputs, out) && inside_only(graph.tensors[out])) {
-      patched[out] = true;
+      patched[local.at(out)] = true;
     } else {
       if (run.full_output >= 0)
         throw std::invalid_argument(label(op) + ": a patch segment may write only one tensor read after it");
@@ -77,16 +93,13 @@ PatchRun run_patches(const graph::Graph& graph, const GraphFacts& facts, const s
                                 " does not fit the segment output " + std::to_string(final_out.shape[1]) + "x" +
                                 std::to_string(final_out.shape[2]));
 
-  // Tensors the segment touches, numbered locally.
-  std::vector<int32_t> local(graph.tensors.size(), -1), tensors;
-  auto number = [&](int32_t t) {
-    if (local[t] < 0) local[t] = static_cast<int32_t>(tensors.size()), tensors.push_back(t);
-  };
-  for (int32_t index : ops) {
-    const graph::Op& op = graph.ops[index];
-    for (int32_t t : op.inputs)
-      if (t >= 0 && !graph.tensors[t].is_constant()) number(t);
-    number(op.outputs[0]);
+  // Per op of the segment: the local numbers of its output and of its activation inputs (-1: a constant).
+  std::vector<int32_t> out_local(ops.size());
+  std::vector<std::vector<int32_t>> in_local(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const graph::Op& op = graph.ops[ops[i]];
+    out_local[i] = local.at(op.outputs[0]);
+    for (int32_t u : op.inputs) in_local[i].push_back(u < 0 || graph.tensors[u].is_constant() ? -1 : local.at(u));
   }
   std::vector<Region> largest(tensors.size());
   run.op_scratch.assign(ops.size(), 0);
@@ -95,32 +108,31 @@ PatchRun run_patches(const graph::Graph& graph, const GraphFacts& facts, const s
     for (int32_t pw = 0; pw < grid_w; ++pw) {
       // Backwards from the output patch: the region of every tensor the patch needs.
       std::vector<Region> need(tensors.size());
-      need[local[run.full_output]] = {patch_part(final_out.shape[1], grid_h, ph),
+      need[local.at(run.full_output)] = {patch_part(final_out.shape[1], grid_h, ph),
                                       patch_part(final_out.shape[2], grid_w, pw)};
       for (size_t i = ops.size(); i-- > 0;) {
-        const graph::Op& op = graph.ops[ops[i]];
-        const OpFacts& f = facts.op(op.index);
-        const Region out = need[local[op.outputs[0]]];
+        const OpFacts& f = facts.op(ops[i]);
+        const Region out = need[out_local[i]];
         if (out.rows.empty() || out.cols.empty()) continue;
         run.op_macs[i] += f.macs_per_pixel * out.rows.size() * out.cols.size();
         run.op_scratch[i] = std::max(run.op_scratch[i], f.scratch.bytes(out.rows.size(), out.cols.size()));
-        for (size_t position = 0; position < op.inputs.size(); ++position) {
-          const int32_t u = op.inputs[position];
-          if (u < 0 || graph.tensors[u].is_constant()) continue;
+        for (size_t position = 0; position < in_local[i].size(); ++position) {
+          const int32_t u = in_local[i][position];
+          if (u < 0) continue;
           const Region in{map_range(f.rows[position], out.rows), map_range(f.cols[position], out.cols)};
-          need[local[u]] = merge(need[local[u]], in);
+          need[u] = merge(need[u], in);
         }
       }
       if (record_regions)
         for (const Region& r : need) run.regions.insert(run.regions.end(), {r.rows.begin, r.rows.end, r.cols.begin, r.cols.end});
       for (size_t l = 0; l < tensors.size(); ++l) {
         const int64_t area = int64_t{need[l].rows.size()} * need[l].cols.size();
-        if (patched[tensors[l]] && area > int64_t{largest[l].rows.size()} * largest[l].cols.size()) largest[l] = need[l];
+        if (patched[l] && area > int64_t{largest[l].rows.size()} * largest[l].cols.size()) largest[l] = need[l];
       }
     }
   }
   for (size_t l = 0; l < tensors.size(); ++l) {
-    if (!patched[tensors[l]]) continue;
+    if (!patched[l]) continue;
     const Region& r = largest[l];
     run.buffers.push_back({tensors[l], r.rows.size(), r.cols.size(),
                            int64_t{r.rows.size()} * r.cols.size() * graph.tensors[tensors[l]].shape[3]});

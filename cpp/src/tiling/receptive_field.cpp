@@ -62,14 +62,6 @@ const graph::Tensor& input_at(const graph::Graph& graph, const graph::Op& op, si
   return *t;
 }
 
-// `t` shares storage with a zero-copy placement (it is placed, or the base of one):
-// its bytes are laid out for the whole tensor, never a ring or a patch buffer.
-bool in_placed_storage(const graph::Graph& graph, const graph::Tensor& t) {
-  if (t.placement) return true;
-  return std::any_of(graph.tensors.begin(), graph.tensors.end(),
-                     [&](const graph::Tensor& other) { return other.placement && other.placement->base == t.index; });
-}
-
 }  // namespace
 
 Range window_input(const Window1D& w, Range out) {
@@ -87,12 +79,23 @@ bool is_spatial(const graph::Tensor& t) {
   return t.shape.size() == 4 && t.shape[0] == 1 && t.dtype == graph::DType::Int8;
 }
 
+std::vector<bool> placed_storage(const graph::Graph& graph) {
+  std::vector<bool> placed(graph.tensors.size(), false);
+  for (const graph::Tensor& t : graph.tensors)
+    if (t.placement) placed[t.index] = placed[t.placement->base] = true;
+  return placed;
+}
+
 bool is_row_reduction(const graph::Graph& graph, const graph::Op& op) {
+  return is_row_reduction(graph, op, placed_storage(graph));
+}
+
+bool is_row_reduction(const graph::Graph& graph, const graph::Op& op, const std::vector<bool>& placed) {
   if (op.elided || op.opcode != op_code::kMean || op.outputs.size() != 1) return false;
   const graph::Tensor* in = graph.input(op, 0);
-  if (!in || in->is_constant() || !is_spatial(*in) || in_placed_storage(graph, *in)) return false;
+  if (!in || in->is_constant() || !is_spatial(*in) || placed[in->index]) return false;
   const graph::Tensor* out = graph.output(op, 0);
-  if (!out || in_placed_storage(graph, *out)) return false;
+  if (!out || placed[out->index]) return false;
   try {
     return kernels::mean_params(graph, op).reduce_mask == 0b0110;
   } catch (const UnsupportedError&) {
@@ -100,12 +103,14 @@ bool is_row_reduction(const graph::Graph& graph, const graph::Op& op) {
   }
 }
 
-bool is_tileable(const graph::Graph& graph, const graph::Op& op) {
+bool is_tileable(const graph::Graph& graph, const graph::Op& op) { return is_tileable(graph, op, placed_storage(graph)); }
+
+bool is_tileable(const graph::Graph& graph, const graph::Op& op, const std::vector<bool>& placed) {
   if (op.elided) return false;  // moves no data: a segment stops there
-  if (is_row_reduction(graph, op)) return true;
+  if (is_row_reduction(graph, op, placed)) return true;
   if (!is_window_op(op.opcode) && !is_binary_elementwise(op.opcode) && !is_unary_elementwise(op.opcode)) return false;
   const graph::Tensor* out = graph.output(op, 0);
-  if (!out || op.outputs.size() != 1 || !is_spatial(*out) || in_placed_storage(graph, *out)) return false;
+  if (!out || op.outputs.size() != 1 || !is_spatial(*out) || placed[out->index]) return false;
   const size_t activations = is_binary_elementwise(op.opcode) ? 2 : 1;
   bool any_activation = false;
   for (size_t position = 0; position < activations; ++position) {
@@ -116,7 +121,7 @@ bool is_tileable(const graph::Graph& graph, const graph::Op& op) {
       continue;
     }
     any_activation = true;
-    if (!is_spatial(*in) || in_placed_storage(graph, *in)) return false;
+    if (!is_spatial(*in) || placed[in->index]) return false;
     if (!is_window_op(op.opcode) && in->shape != out->shape && in->shape[1] != 1) return false;
   }
   if (!any_activation) return false;

@@ -25,6 +25,18 @@ struct Choice {
   Segment seg;
 };
 
+// A row stream of the last steps before a position, [from, position).
+struct Tail {
+  int32_t from = -1;  // -1: not streamed yet
+  std::optional<RowStream> stream;  // nullopt: those steps cannot stream as one segment
+};
+
+// Steps a tail first streams. A segment's rings, MACs and scratch read off any
+// stream that covers it and ends where it ends are the same (they depend only
+// on the ops after each op), so streams cover only the segments tried, doubling
+// as needed: the search's work grows with ops times the longest segment tried.
+constexpr int64_t kFirstSpan = 16;
+
 // A Pareto point of the schedule up to a position, with the way back.
 struct State {
   int64_t peak = 0, extra_macs = 0;
@@ -43,12 +55,35 @@ class Evaluator {
     base_ = liveness::analyze_liveness(graph, lo, options.tiling.plan.order);
     align_ = options.tiling.plan.alignment;
     owned_.assign(graph.tensors.size(), false);
+    counted_.assign(base_.buffers.size(), false);
     const size_t steps = base_.order.size();
     step_of_.assign(graph.ops.size(), -1);
     for (size_t s = 0; s < steps; ++s) step_of_[base_.order[s]] = static_cast<int32_t>(s);
+    // Per step: the live bytes (a difference array), and the bytes of the buffers (scratch
+    // aside) starting at or before it and ending before it, for crossing_bytes.
+    std::vector<int64_t> delta(steps + 1, 0);
+    born_by_.assign(steps + 1, 0);
+    dead_by_.assign(steps + 1, 0);
+    for (const auto& b : base_.buffers) {
+      const int32_t first = std::max(b.first, 0), last = std::min(b.last, static_cast<int32_t>(steps) - 1);
+      if (first <= last) {
+        delta[first] += aligned(b.size);
+        delta[last + 1] -= aligned(b.size);
+      }
+      if (b.kind == BufferKind::Scratch) continue;
+      if (b.first < 0 || b.last < b.first) {
+        odd_.push_back(static_cast<int32_t>(&b - base_.buffers.data()));
+        continue;
+      }
+      born_by_[std::min<size_t>(b.first, steps)] += aligned(b.size);
+      dead_by_[std::min<size_t>(b.last + 1, steps)] += aligned(b.size);
+    }
     step_live_.assign(steps, 0);
-    for (const auto& b : base_.buffers)
-      for (int32_t s = b.first; s <= b.last && s < static_cast<int32_t>(steps); ++s) step_live_[s] += aligned(b.size);
+    for (size_t s = 0; s < steps; ++s) step_live_[s] = (s ? step_live_[s - 1] : 0) + delta[s];
+    for (size_t s = 1; s <= steps; ++s) {
+      born_by_[s] += born_by_[s - 1];
+      dead_by_[s] += dead_by_[s - 1];
+    }
   }
 
   size_t steps() const { return base_.order.size(); }
@@ -57,18 +92,25 @@ class Evaluator {
   int64_t plain_peak(size_t s) const { return step_live_[s]; }
   int32_t op_at(size_t s) const { return base_.order[s]; }
 
-  // Bytes of the untiled buffers that cross steps [begin, end), except those `owned` by the segment.
+  // Bytes of the untiled buffers (scratch aside) that cross steps [begin, end), except those
+  // `owned` by the segment: those born by step end - 1, less those dead before begin, less
+  // the owned ones (each checked once).
   int64_t crossing_bytes(int32_t begin, int32_t end, const std::vector<int32_t>& owned) const {
+    int64_t total = born_by_[end - 1] - dead_by_[begin];
+    for (int32_t index : odd_) total += crosses(base_.buffers[index], begin, end) ? aligned(base_.buffers[index].size) : 0;
     for (int32_t t : owned) owned_[t] = true;
-    int64_t total = 0;
-    for (const auto& b : base_.buffers) {
-      if (b.first > end - 1 || b.last < begin) continue;
-      if (b.kind == BufferKind::Scratch) continue;  // the segment plans its own scratch
-      const bool is_owned = !b.tensors.empty() &&
-                            std::all_of(b.tensors.begin(), b.tensors.end(), [&](int32_t t) { return owned_[t]; });
-      if (!is_owned) total += aligned(b.size);
+    for (int32_t t : owned) {
+      const int32_t index = base_.tensor_buffer[t];
+      if (index < 0 || counted_[index]) continue;
+      counted_[index] = true;
+      const auto& b = base_.buffers[index];
+      if (b.kind == BufferKind::Scratch || !crosses(b, begin, end)) continue;
+      if (std::all_of(b.tensors.begin(), b.tensors.end(), [&](int32_t x) { return owned_[x]; })) total -= aligned(b.size);
     }
-    for (int32_t t : owned) owned_[t] = false;
+    for (int32_t t : owned) {
+      owned_[t] = false;
+      if (base_.tensor_buffer[t] >= 0) counted_[base_.tensor_buffer[t]] = false;
+    }
     return total;
   }
 
@@ -142,6 +184,9 @@ class Evaluator {
 
  private:
   int64_t aligned(int64_t bytes) const { return align_up(bytes, align_); }
+  static bool crosses(const liveness::LiveBuffer& b, int32_t begin, int32_t end) {
+    return b.first <= end - 1 && b.last >= begin;
+  }
   // `t` is produced within steps [begin, end), or (a model input) read only there.
   bool inside(int32_t t, int32_t begin, int32_t end) const {
     const graph::Tensor& tensor = graph_.tensors[t];
@@ -159,8 +204,12 @@ class Evaluator {
   liveness::Liveness base_;
   int64_t align_ = 1;
   std::vector<int64_t> step_live_;
+  std::vector<int64_t> born_by_;  // per step s: bytes of the buffers (scratch aside) with first step <= s
+  std::vector<int64_t> dead_by_;  // per step s: bytes of the buffers (scratch aside) with first <= last < s
+  std::vector<int32_t> odd_;      // buffers (scratch aside) with a negative first step or last before first
   std::vector<int32_t> step_of_;  // per op: its step
-  mutable std::vector<bool> owned_;  // scratch flags of crossing_bytes, all false between calls
+  mutable std::vector<bool> owned_;    // scratch flags of crossing_bytes, all false between calls
+  mutable std::vector<bool> counted_;  // per buffer: likewise
 };
 
 // Keeps the Pareto-optimal states (MACs ascending, peak strictly falling), at most `limit` spread over them.
@@ -206,12 +255,12 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
   std::vector<std::vector<State>> fronts(n + 1);
   fronts[0].push_back({0, 0, 0, -1, -1});
   size_t run_begin = 0;  // the first step of the run of tileable steps ending at `end` - 1
+  std::vector<int64_t> spans(options.stripe_rows.size(), kFirstSpan);  // per stripe height: steps a tail streams
   for (size_t end = 1; end <= n; ++end) {
     if (!eval.tileable_step(end - 1)) run_begin = end;
-    // Per stripe height: one stream of the whole run, read off for each segment ending here.
-    std::vector<std::optional<RowStream>> runs;
-    for (int32_t stripe : options.rows && run_begin < end ? options.stripe_rows : std::vector<int32_t>{})
-      runs.push_back(eval.stream(static_cast<int32_t>(run_begin), static_cast<int32_t>(end), stripe));
+    // Per stripe height: one stream of the run's last steps, [tail.from, end), read off for each
+    // segment ending here that starts within it; restreamed twice as long when one starts before.
+    std::vector<Tail> tails(options.stripe_rows.size());
     Choice plain;
     plain.begin = static_cast<int32_t>(end - 1);
     plain.peak = eval.plain_peak(end - 1);
@@ -224,13 +273,20 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
       c.begin = static_cast<int32_t>(begin);
       c.segment = true;
       int64_t least_own = INT64_MAX;  // the smallest own buffers of this extension, over its parameters
-      for (size_t k = 0; rows_open && k < runs.size(); ++k) {
+      for (size_t k = 0; rows_open && k < tails.size(); ++k) {
         ++result.candidates;
         const int32_t stripe = options.stripe_rows[k];
-        // A run that cannot stream as a whole: this segment on its own.
-        const std::optional<RowStream> own = runs[k] ? std::nullopt : eval.stream(c.begin, static_cast<int32_t>(end), stripe);
-        if (!runs[k] && !own) continue;
-        eval.rows(c.begin, static_cast<int32_t>(end), ops, stripe, runs[k] ? *runs[k] : *own, c);
+        Tail& tail = tails[k];
+        if (tail.from < 0 || tail.from > c.begin) {
+          while (static_cast<int64_t>(end) - spans[k] > c.begin) spans[k] *= 2;
+          tail.from = static_cast<int32_t>(std::max<int64_t>(run_begin, static_cast<int64_t>(end) - spans[k]));
+          tail.stream = eval.stream(tail.from, static_cast<int32_t>(end), stripe);
+        }
+        // A tail that cannot stream as a whole: this segment on its own.
+        const std::optional<RowStream> own =
+            tail.stream ? std::nullopt : eval.stream(c.begin, static_cast<int32_t>(end), stripe);
+        if (!tail.stream && !own) continue;
+        eval.rows(c.begin, static_cast<int32_t>(end), ops, stripe, tail.stream ? *tail.stream : *own, c);
         choices[end].push_back(c);
         least_own = std::min(least_own, c.own_bytes);
       }

@@ -1,6 +1,8 @@
 #include "tinyarena/tiling/tiled_plan.h"
 
 #include <algorithm>
+#include <climits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -87,6 +89,12 @@ Liveness tiled_liveness(const graph::Graph& graph, const Liveness& base, const s
   for (size_t s = 0; s < segments.size(); ++s)
     for (const LiveBuffer& b : segments[s].own)
       for (int32_t t : b.tensors) own_tensor[t] = static_cast<int32_t>(s);
+  // Per tensor: the last step of a segment reading it whole, the first of one writing it whole.
+  std::vector<int32_t> read_until(graph.tensors.size(), -1), written_from(graph.tensors.size(), INT32_MAX);
+  for (const SegmentBuffers& sb : segments) {
+    for (int32_t t : sb.full_inputs) read_until[t] = std::max(read_until[t], sb.last_step);
+    for (int32_t t : sb.full_outputs) written_from[t] = std::min(written_from[t], sb.first_step);
+  }
   Liveness result;
   result.order = base.order;
   for (int32_t op : base.inplace_ops)
@@ -97,13 +105,9 @@ Liveness tiled_liveness(const graph::Graph& graph, const Liveness& base, const s
                                                               [&](int32_t t) { return own_tensor[t] >= 0; });
     if (owned) continue;
     LiveBuffer b = buffer;
-    for (const SegmentBuffers& sb : segments) {
-      auto holds = [&](const std::vector<int32_t>& list) {
-        return std::any_of(b.tensors.begin(), b.tensors.end(),
-                           [&](int32_t t) { return std::find(list.begin(), list.end(), t) != list.end(); });
-      };
-      if (holds(sb.full_inputs)) b.last = std::max(b.last, sb.last_step);      // read during the whole segment
-      if (holds(sb.full_outputs)) b.first = std::min(b.first, sb.first_step);  // written from its start
+    for (int32_t t : buffer.tensors) {
+      b.last = std::max(b.last, read_until[t]);      // read during the whole segment
+      b.first = std::min(b.first, written_from[t]);  // written from its start
     }
     result.buffers.push_back(b);
   }
@@ -138,6 +142,11 @@ TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>&
   std::vector<int32_t> step_of(graph.ops.size());
   for (size_t s = 0; s < base.order.size(); ++s) step_of[base.order[s]] = static_cast<int32_t>(s);
 
+  std::optional<GraphFacts> graph_facts;  // built once, for the first segment
+  const auto facts = [&]() -> const GraphFacts& {
+    if (!graph_facts) graph_facts.emplace(graph);
+    return *graph_facts;
+  };
   std::vector<SegmentBuffers> buffers;
   for (size_t s = 0; s < segments.size(); ++s) {
     const Segment& seg = segments[s];
@@ -147,12 +156,13 @@ TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>&
       if (step_of[seg.ops[i]] != s0 + static_cast<int32_t>(i))
         throw std::invalid_argument("segment " + std::to_string(s) + " is not a run of consecutive ops of the schedule");
     if (seg.mode == Mode::Rows) {
-      tiled.streams.push_back(stream_rows(graph, seg.ops, {seg.stripe_rows, options.stream_input, true}));
+      tiled.streams.push_back(stream_rows(graph, facts(), seg.ops, {seg.stripe_rows, options.stream_input, true}));
       tiled.patch_runs.emplace_back();
       buffers.push_back(stream_buffers(graph, tiled.streams.back(), s0, s1, plan_options.liveness.scratch));
       tiled.macs += tiled.streams.back().macs;
     } else {
-      tiled.patch_runs.push_back(run_patches(graph, seg.ops, seg.patches_h, seg.patches_w, options.stream_input));
+      tiled.patch_runs.push_back(
+          run_patches(graph, facts(), seg.ops, seg.patches_h, seg.patches_w, options.stream_input, true));
       tiled.streams.emplace_back();
       buffers.push_back(patch_buffers(graph, tiled.patch_runs.back(), step_of, s0, s1, plan_options.liveness.scratch));
       tiled.macs += tiled.patch_runs.back().macs;

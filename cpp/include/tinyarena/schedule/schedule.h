@@ -1,7 +1,9 @@
 // The schedule stage: an op order that lowers the peak of live bytes (the
 // allocation lower bound) on branchy graphs. Exact search over the sets of
-// ops already run when the graph is small enough, greedy otherwise; the
-// answer is measured with the liveness stage and never worse than file order.
+// ops already run when the graph is small enough; beyond, beam search (up to
+// a size) and local improvement (single-op moves, exact search in windows
+// around the peak); the answer is measured with the liveness stage and never
+// worse than file order.
 #pragma once
 
 #include <cstdint>
@@ -13,29 +15,32 @@
 
 namespace tinyarena::schedule {
 
-enum class Method { Auto, Exact, Beam, Greedy, File };
+enum class Method { Auto, Exact, Beam, Greedy, File, Local };
 
 const char* method_name(Method method);
-// Throws std::invalid_argument for a name other than auto, exact, beam, greedy, file.
+// Throws std::invalid_argument for a name other than auto, exact, beam, local, greedy, file.
 Method parse_method(const std::string& name);
 
 struct ScheduleOptions {
   liveness::LivenessOptions liveness;
   int64_t alignment = 16;        // buffer sizes rounded up to this, as the planner does
   // Auto: exact search up to exact_max_ops ops and within the budgets, else
-  // beam search; both start from the best of the file order and two greedy orders.
+  // beam search up to beam_max_ops ops, then local improvement; all start from
+  // the best of the file order, two greedy orders and the demand-driven order.
+  // Local: those orders and local improvement only.
   Method method = Method::Auto;
   int32_t exact_max_ops = 100;
   int64_t max_states = 1000000;      // exact search gives up (falls back to beam) beyond this many states
   double time_limit_seconds = 10.0;  // per search, as deterministic work (WorkBudget; 0 = none)
   int32_t beam_width = 64;           // states kept per level by beam search
+  int32_t beam_max_ops = 400;        // Auto: larger graphs skip beam search (its work grows as ops squared)
 };
 
 struct ScheduleResult {
   std::vector<int32_t> order;  // op indices, each once, a topological order
   int64_t peak_bytes = 0;      // lower bound of `order`, measured with the liveness stage
   int64_t file_peak_bytes = 0; // the same for the file's order
-  Method method = Method::File;  // the last search run: exact (completed), beam, greedy, or file order only
+  Method method = Method::File;  // the last search that ran (exact: completed) or improved (local), or file order only
   bool proven_optimal = false;   // no order has a lower peak (exact search completed)
   int64_t states = 0;            // states the exact search stored
   double seconds = 0;

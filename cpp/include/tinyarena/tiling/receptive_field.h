@@ -39,6 +39,12 @@ bool is_spatial(const graph::Tensor& tensor);
 // broadcast); their activation input and output are spatial. Such ops can be
 // row-streamed or run on patches. Row reductions (below) are tileable too.
 bool is_tileable(const graph::Graph& graph, const graph::Op& op);
+// Per tensor: it shares storage with a zero-copy placement (it is placed, or the
+// base of one), so its bytes are laid out whole, never in a ring or a patch buffer.
+std::vector<bool> placed_storage(const graph::Graph& graph);
+// The two tests with placed_storage(graph) computed once (the one-op forms compute it per call).
+bool is_tileable(const graph::Graph& graph, const graph::Op& op, const std::vector<bool>& placed);
+bool is_row_reduction(const graph::Graph& graph, const graph::Op& op, const std::vector<bool>& placed);
 // MEAN over rows and columns of a spatial input (TFLite axis [1, 2], keep_dims
 // or not): it reads every input row for its one output row, so it is
 // row-streamable only, summing rows as they come (never on patches).
