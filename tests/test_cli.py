@@ -145,7 +145,7 @@ def test_output_folders_are_created_and_bad_outputs_are_one_line(tmp_path):
 def _unsupported_models(monkeypatch):
     """{name: model bytes} of models compile rejects and the op and reason each names."""
     monkeypatch.setitem(opcodes.OPCODES, "ELU", opcodes.OpCode(111, 1))
-    monkeypatch.setitem(opcodes.OPCODES, "SUB", opcodes.OpCode(41, 2))
+    monkeypatch.setitem(opcodes.OPCODES, "ABS", opcodes.OpCode(101, 1))
     monkeypatch.setitem(opcodes.OPCODES, "BUILTIN_250", opcodes.OpCode(250, 1))
     models = {}
     for op, code in (("ELU", 111), ("BUILTIN_250", 250)):
