@@ -3,6 +3,7 @@
     tinyarena plan MODEL [--sram SIZE] [--align N] [--allocator NAME] [--no-inplace]
                          [--transforms LIST | --no-transforms]
                          [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--no-stream-input]
+                         [--io model|int8] [--input-layout model|nhwc]
                          [--no-scratch] [--chart PATH] [--json PATH] [--write-offline-plan OUT]
     tinyarena compile MODEL -o DIR [--target cortex-m4|cortex-m7|host] [--no-inplace] [--sram SIZE]
                          [--tiling rows ...] [--memory NAME:SIZE[:ALIGN[:BASE]] ...]
@@ -10,6 +11,7 @@
     tinyarena verify MODEL [--target host|cortex-m4|cortex-m7] [--inplace|--no-inplace] [--seed N]
                            [--transforms LIST | --no-transforms]
                            [--tiling none|auto|rows|patches] [--max-mac-overhead X]
+                           [--io model|int8] [--input-layout model|nhwc]
                            [--memory NAME:SIZE[:ALIGN[:BASE]] ...] [--pin ...] [--block ...]
     tinyarena alloc PROBLEM.csv [--capacity N] [--timeout S] [--allocator NAME] [-o SOLUTION.csv]
     tinyarena demo [-o DIR]
@@ -83,6 +85,15 @@ def _add_plan_options(p):
     p.add_argument("--no-stream-input", action="store_true",
                    help="with --tiling: keep the model input whole in SRAM (default: pulled row by row)")
     _add_transform_options(p)
+    _add_interface_options(p)
+
+
+def _add_interface_options(p):
+    p.add_argument("--io", choices=("model", "int8"), default="model",
+                   help="model: keep the model's inputs and outputs (default); int8: drop the input QUANTIZE and "
+                   "output DEQUANTIZE, so the code takes and gives int8 (scale and zero point in model.h)")
+    p.add_argument("--input-layout", choices=("model", "nhwc"), default="model",
+                   help="nhwc: drop the TRANSPOSE of an NCHW input to NHWC, so the code takes NHWC (default: model)")
 
 
 def _add_transform_options(p):
@@ -126,6 +137,7 @@ def _parser():
     v.add_argument("--max-mac-overhead", type=float, default=1.0, metavar="X", help="with --tiling: the MAC budget")
     _add_memory_option(v)
     _add_transform_options(v)
+    _add_interface_options(v)
 
     a = commands.add_parser("alloc", help="solve an allocation problem given as MiniMalloc CSV")
     a.add_argument("problem", help="CSV with id,lower,upper,size[,alignment][,offset] (half-open lifetimes; offset pins)")
@@ -168,7 +180,8 @@ def _make_plan(args, scratch=True):
     # An offline plan describes the file's graph in the file's order: no transforms unless asked.
     offline = getattr(args, "write_offline_plan", None) and args.transforms is None
     common = dict(sram=args.sram, align=args.align, allocator=args.allocator, inplace=not args.no_inplace,
-                  scratch=scratch, transforms="none" if offline else args.transforms)
+                  scratch=scratch, transforms="none" if offline else args.transforms, io=args.io,
+                  input_layout=args.input_layout)
     if args.tiling == "none":
         return make_plan(args.model, **common), None
     from .tiling import search
@@ -243,12 +256,12 @@ def _run_verify(args):
         from .tiling import search
 
         plan = search(args.model, tiling=args.tiling, max_mac_overhead=args.max_mac_overhead, inplace=args.inplace,
-                      transforms=args.transforms).best
+                      transforms=args.transforms, io=args.io, input_layout=args.input_layout).best
         print(plan.describe())
     try:
         result = verify(args.model, target=args.target, inplace=args.inplace, seed=args.seed,
                         transforms=args.transforms, plan=plan, memories=args.memory, pins=args.pin,
-                        blocked=args.block)
+                        blocked=args.block, io=args.io, input_layout=args.input_layout)
     except VerifyError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_MODEL

@@ -32,7 +32,7 @@ from .planner import Plan, plan_options
 from .planner import plan as make_plan
 from .reader import load_model
 from .sizes import parse_size
-from .transforms import parse_transforms
+from .transforms import io_boundary, parse_transforms
 
 __all__ = ["MODES", "Segment", "TiledPlan", "TilingResult", "SweepRecord", "input_range", "plot_pareto", "search",
            "sweep", "tile", "transformed_graph"]
@@ -113,12 +113,13 @@ def _options(sram, align, allocator, inplace, scratch, stream_input):
 
 
 def transformed_graph(model, transforms=None, align=16, allocator="auto", inplace=True,
-                      scratch=True):
+                      scratch=True, io="model", input_layout="model"):
     """``model``'s graph after the graph rewrites of ``transforms`` (as in ``tinyarena.plan``:
     default all, each kept when the untiled peak does not grow; ``reorder`` is left out, tiled
     schedules run in the graph's order) and the TransformReports. PAD folding comes first so
-    that a PAD (which cannot stream) no longer cuts a cascade."""
-    graph = load_model(model)
+    that a PAD (which cannot stream) no longer cuts a cascade. ``io`` and ``input_layout``
+    choose the interface first (``tinyarena.transforms.io_boundary``)."""
+    graph, _ = io_boundary(model, io, input_layout)
     names = tuple(n for n in parse_transforms(transforms) if n != "reorder")
     if not names:
         return graph, ()
@@ -127,11 +128,12 @@ def transformed_graph(model, transforms=None, align=16, allocator="auto", inplac
 
 
 def tile(model, segments=(), sram=None, align=16, allocator="auto", inplace=True, scratch=True,
-         stream_input=False, transforms="none"):
+         stream_input=False, transforms="none", io="model", input_layout="model"):
     """Plan ``model`` with the given segments (``Segment(ops, mode="rows", stripe_rows=1)`` or
     ``Segment(ops, mode="patches", patches_h=2, patches_w=2)``); returns a :class:`TiledPlan`.
-    Op indices are those of the graph after ``transforms`` (default none: the file's graph)."""
-    graph, reports = transformed_graph(model, transforms, align, allocator, inplace, scratch)
+    Op indices are those of the graph after ``io``/``input_layout`` and ``transforms`` (default
+    none: the file's graph)."""
+    graph, reports = transformed_graph(model, transforms, align, allocator, inplace, scratch, io, input_layout)
     segments = [s if isinstance(s, _core.Segment) else _core.Segment(list(s)) for s in segments]
     core = _core.make_tiled_plan(graph, segments, _options(sram, align, allocator, inplace, scratch, stream_input))
     return _tiled(graph, core, model, reports)
@@ -145,7 +147,7 @@ def _tiled(graph, core, model, reports):
 
 def search(model, tiling="auto", max_mac_overhead=1.0, stream_input=True, sram=None, align=16,
            allocator="auto", inplace=True, scratch=True, stripe_rows=(1,), patch_grids=(2, 3, 4, 5, 6),
-           transforms=None):
+           transforms=None, io="model", input_layout="model"):
     """Choose segments for ``model`` with MACs at most ``max_mac_overhead`` times the untiled
     model's: the smallest peak SRAM, or with ``sram`` the fewest MACs whose peak fits (the
     smallest peak when none fits; ``best.fits`` tells). Returns a :class:`TilingResult`.
@@ -153,12 +155,14 @@ def search(model, tiling="auto", max_mac_overhead=1.0, stream_input=True, sram=N
     ``tiling``: ``"rows"`` (row streaming only, 1.00x MACs), ``"patches"`` (patches only),
     ``"auto"`` (both, mixed; patches only when the budget allows more MACs), ``"none"``.
     ``transforms``: the graph rewrites applied first (see :func:`transformed_graph`; default all).
+    ``io``/``input_layout``: the model's interface, as in ``tinyarena.plan``. With float I/O kept,
+    an input QUANTIZE (and an NCHW -> NHWC TRANSPOSE of the input) streams into the first segment.
     """
     if tiling not in MODES:
         raise ValueError(f"unknown tiling {tiling!r}: use one of {', '.join(MODES)}")
     if max_mac_overhead < 1.0:
         raise ValueError(f"the MAC overhead budget must be at least 1.0, got {max_mac_overhead}")
-    graph, reports = transformed_graph(model, transforms, align, allocator, inplace, scratch)
+    graph, reports = transformed_graph(model, transforms, align, allocator, inplace, scratch, io, input_layout)
     tiling_options = _options(sram, align, allocator, inplace, scratch, stream_input)
     options = _core.TilingSearchOptions(
         tiling=tiling_options,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 #include "tinyarena/common/errors.h"
@@ -15,9 +16,9 @@ using graph::Graph;
 using graph::Op;
 using graph::Tensor;
 
-constexpr int32_t kAdd = 0, kDepthwiseConv2D = 4, kLogistic = 14, kMul = 18, kRelu = 19,
+constexpr int32_t kAdd = 0, kDepthwiseConv2D = 4, kDequantize = 6, kLogistic = 14, kMul = 18, kRelu = 19,
                   kRelu6 = 21, kReshape = 22, kTanh = 28, kSqueeze = 43, kExpandDims = 70,
-                  kHardSwish = 117;
+                  kQuantize = 114, kHardSwish = 117;
 
 std::vector<int32_t> checked_order(const Graph& graph, std::vector<int32_t> order) {
   const int32_t n = static_cast<int32_t>(graph.ops.size());
@@ -94,10 +95,10 @@ class BufferGroups {
     const int32_t r = root(t);
     return last_[r] == step && !pinned_to_end_[r];
   }
-  // `out` is written over `victim` (same first byte).
-  void merge(int32_t victim, int32_t out) {
+  // `out` is written over `victim`, its first byte `delta` bytes after the victim's.
+  void merge(int32_t victim, int32_t out, int64_t delta = 0) {
     const int32_t a = root(victim), b = root(out);
-    if (a == b || !storage_.join(victim, out, 0)) return;
+    if (a == b || !storage_.join(victim, out, delta)) return;
     const int32_t r = std::min(a, b);  // the root join keeps
     first_[r] = std::min(first_[a], first_[b]);
     last_[r] = std::max(last_[a], last_[b]);
@@ -138,6 +139,24 @@ int32_t elementwise_inplace_input(const Graph& graph, const Op& op, BufferGroups
       return t;
   }
   return -1;
+}
+
+// A float32 <-> int8 conversion over a dying input, as the kernels run it (element by element,
+// front to back, each element read before it is written): QUANTIZE float32 -> int8 writes element
+// i at byte i of its input, where bytes 4i.. are read already; DEQUANTIZE int8 -> float32 reads its
+// input from the last quarter of its output (element i at byte 3n + i), and writing bytes
+// [4i, 4i + 4) never reaches an element not yet read (4i + 3 < 3n + i + 1 while i < n - 1; the last
+// one is read first). The output's offset from the input's first byte, or nothing.
+std::optional<int64_t> conversion_inplace_offset(const Graph& graph, const Op& op, BufferGroups& groups, int32_t step) {
+  const Tensor* in = graph.input(op, 0);
+  const Tensor* out = graph.output(op, 0);
+  if (op.outputs.size() != 1 || !in || !out || !groups.active(in->index) || !groups.active(out->index)) return {};
+  if (in->element_count != out->element_count || groups.placed(in->index) || !groups.dies_at(in->index, step)) return {};
+  using graph::DType;
+  if (op.opcode == kQuantize && in->dtype == DType::Float32 && out->dtype == DType::Int8) return 0;
+  if (op.opcode == kDequantize && in->dtype == DType::Int8 && out->dtype == DType::Float32)
+    return -3 * in->element_count;
+  return {};
 }
 
 std::string buffer_name(const Graph& graph, const std::vector<int32_t>& tensors) {
@@ -182,6 +201,10 @@ Liveness analyze_liveness(const Graph& graph, const LivenessOptions& options, st
       const int32_t victim = elementwise_inplace_input(graph, op, groups, step);
       if (victim < 0) continue;
       groups.merge(victim, out->index);
+      result.inplace_ops.push_back(op.index);
+    } else if (const auto delta = options.inplace_elementwise ? conversion_inplace_offset(graph, op, groups, step)
+                                                              : std::nullopt) {
+      groups.merge(op.inputs[0], out->index, *delta);
       result.inplace_ops.push_back(op.index);
     }
   }

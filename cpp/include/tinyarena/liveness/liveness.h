@@ -18,7 +18,9 @@ struct LivenessOptions {
   // Depthwise convolution (depth multiplier 1) writes over its input,
   // TinyEngine-style, using a one-plane scratch buffer.
   bool inplace_depthwise = true;
-  // Elementwise ops write over a same-sized input that dies at the op.
+  // Elementwise ops write over a same-sized input that dies at the op; a
+  // QUANTIZE float32 -> int8 writes into the first quarter of its input, a
+  // DEQUANTIZE int8 -> float32 reads its input from the last quarter of its output.
   bool inplace_elementwise = true;
   // Plan kernel scratch buffers: what each kernel of the library asks for
   // (column buffers, widened planes, the in-place depthwise plane).
