@@ -1,6 +1,7 @@
 """The model's interface: io="int8" drops the input QUANTIZE and output DEQUANTIZE converters add,
-input_layout="nhwc" the NCHW -> NHWC TRANSPOSE of the input; with float I/O kept, these ops stream
-into the first row-streamed segment and run in place, and the generated code stays bit-exact in
+input_layout="nhwc" the NCHW -> NHWC TRANSPOSE of the input; with float I/O kept, the input QUANTIZE
+runs in place, and the input QUANTIZE and TRANSPOSE become the load of the first row-streamed
+segment, and the generated code stays bit-exact in
 both interfaces (verify feeds the reference the float NCHW input that gives the program's input)."""
 
 import functools
@@ -88,17 +89,15 @@ def test_plan_takes_the_interface_and_reports_it():
 # ------------------------------------------------------------------- in place and streaming
 
 
-def test_quantize_and_dequantize_run_in_place():
+def test_the_input_quantize_runs_in_place():
     plan = tinyarena.plan(small_cnn(float_io=True), transforms="none")
-    last = len(plan.graph.ops) - 1
-    assert 0 in plan.liveness.inplace_ops and last in plan.liveness.inplace_ops
-    live = plan.liveness
-    quantize_in, quantize_out = plan.graph.ops[0].inputs[0], plan.graph.ops[0].outputs[0]
+    live, graph = plan.liveness, plan.graph
+    assert 0 in live.inplace_ops
+    quantize_in, quantize_out = graph.ops[0].inputs[0], graph.ops[0].outputs[0]
     assert live.tensor_buffer[quantize_in] == live.tensor_buffer[quantize_out]
     assert live.tensor_offset[quantize_out] == live.tensor_offset[quantize_in]  # the int8 copy starts the float input
-    dq_in, dq_out = plan.graph.ops[last].inputs[0], plan.graph.ops[last].outputs[0]
-    n = plan.graph.tensors[dq_in].byte_size
-    assert live.tensor_offset[dq_in] - live.tensor_offset[dq_out] == 3 * n  # the last quarter of the float output
+    assert live.buffers[live.tensor_buffer[quantize_in]].size == graph.tensors[quantize_in].byte_size
+    assert len(graph.ops) - 1 not in live.inplace_ops  # a DEQUANTIZE's float output is 4x its input
     no_inplace = tinyarena.plan(small_cnn(float_io=True), transforms="none", inplace=False)
     assert 0 not in no_inplace.liveness.inplace_ops and plan.peak_bytes < no_inplace.peak_bytes
 
@@ -163,6 +162,10 @@ def test_model_h_states_the_int8_io_scale_and_zero_point(tmp_path):
         assert int(defines[f"TINYARENA_M_{kind}_ZERO_POINT"]) == tensor.zero_point[0]
         assert int(defines[f"TINYARENA_M_{kind}_BYTES"]) == tensor.byte_size
     assert "const int8_t *input0" in (tmp_path / "model.h").read_text()
+    float_io = tmp_path / "float"
+    tinyarena.codegen.compile(tinyarena.plan(small_cnn(float_io=True)), float_io, name="m")
+    assert "TINYARENA_M_INPUT0_SCALE" not in io_defines(float_io)  # float32 I/O has no quantization
+    assert "const float *input0" in (float_io / "model.h").read_text()
 
 
 @pytest.mark.parametrize("io", ["model", "int8"])

@@ -42,7 +42,7 @@ void bind_liveness(py::module_& m) {
       .def_property_readonly("tensor_buffer", [](const Liveness& l) { return readonly_array(l.tensor_buffer); },
                              "Buffer index of each tensor (-1 for constants and unused tensors).")
       .def_property_readonly("tensor_offset", [](const Liveness& l) { return readonly_array(l.tensor_offset); },
-                             "Bytes from each tensor's buffer start to the tensor (placed slices, in-place float conversions), else 0.")
+                             "Bytes from each tensor's buffer start to the tensor (placed slices), else 0.")
       .def_property_readonly("inplace_ops", [](const Liveness& l) { return py::tuple(py::cast(l.inplace_ops)); });
   m.def("analyze_liveness",
         [](const GraphPtr& graph, const LivenessOptions& options, std::vector<int32_t> order) {

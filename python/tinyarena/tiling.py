@@ -155,8 +155,8 @@ def search(model, tiling="auto", max_mac_overhead=1.0, stream_input=True, sram=N
     ``tiling``: ``"rows"`` (row streaming only, 1.00x MACs), ``"patches"`` (patches only),
     ``"auto"`` (both, mixed; patches only when the budget allows more MACs), ``"none"``.
     ``transforms``: the graph rewrites applied first (see :func:`transformed_graph`; default all).
-    ``io``/``input_layout``: the model's interface, as in ``tinyarena.plan``. With float I/O kept,
-    an input QUANTIZE (and an NCHW -> NHWC TRANSPOSE of the input) streams into the first segment.
+    ``io``/``input_layout``: the model's interface, as in ``tinyarena.plan``. With the input
+    streamed, an input QUANTIZE and an NCHW -> NHWC TRANSPOSE of it become the first segment's load.
     """
     if tiling not in MODES:
         raise ValueError(f"unknown tiling {tiling!r}: use one of {', '.join(MODES)}")

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <optional>
 #include <stdexcept>
 
 #include "tinyarena/common/errors.h"
@@ -16,7 +15,7 @@ using graph::Graph;
 using graph::Op;
 using graph::Tensor;
 
-constexpr int32_t kAdd = 0, kDepthwiseConv2D = 4, kDequantize = 6, kLogistic = 14, kMul = 18, kRelu = 19,
+constexpr int32_t kAdd = 0, kDepthwiseConv2D = 4, kLogistic = 14, kMul = 18, kRelu = 19,
                   kRelu6 = 21, kReshape = 22, kTanh = 28, kSqueeze = 43, kExpandDims = 70,
                   kQuantize = 114, kHardSwish = 117;
 
@@ -95,10 +94,10 @@ class BufferGroups {
     const int32_t r = root(t);
     return last_[r] == step && !pinned_to_end_[r];
   }
-  // `out` is written over `victim`, its first byte `delta` bytes after the victim's.
-  void merge(int32_t victim, int32_t out, int64_t delta = 0) {
+  // `out` is written over `victim` (same first byte).
+  void merge(int32_t victim, int32_t out) {
     const int32_t a = root(victim), b = root(out);
-    if (a == b || !storage_.join(victim, out, delta)) return;
+    if (a == b || !storage_.join(victim, out, 0)) return;
     const int32_t r = std::min(a, b);  // the root join keeps
     first_[r] = std::min(first_[a], first_[b]);
     last_[r] = std::max(last_[a], last_[b]);
@@ -141,22 +140,12 @@ int32_t elementwise_inplace_input(const Graph& graph, const Op& op, BufferGroups
   return -1;
 }
 
-// A float32 <-> int8 conversion over a dying input, as the kernels run it (element by element,
-// front to back, each element read before it is written): QUANTIZE float32 -> int8 writes element
-// i at byte i of its input, where bytes 4i.. are read already; DEQUANTIZE int8 -> float32 reads its
-// input from the last quarter of its output (element i at byte 3n + i), and writing bytes
-// [4i, 4i + 4) never reaches an element not yet read (4i + 3 < 3n + i + 1 while i < n - 1; the last
-// one is read first). The output's offset from the input's first byte, or nothing.
-std::optional<int64_t> conversion_inplace_offset(const Graph& graph, const Op& op, BufferGroups& groups, int32_t step) {
-  const Tensor* in = graph.input(op, 0);
-  const Tensor* out = graph.output(op, 0);
-  if (op.outputs.size() != 1 || !in || !out || !groups.active(in->index) || !groups.active(out->index)) return {};
-  if (in->element_count != out->element_count || groups.placed(in->index) || !groups.dies_at(in->index, step)) return {};
-  using graph::DType;
-  if (op.opcode == kQuantize && in->dtype == DType::Float32 && out->dtype == DType::Int8) return 0;
-  if (op.opcode == kDequantize && in->dtype == DType::Int8 && out->dtype == DType::Float32)
-    return -3 * in->element_count;
-  return {};
+// An in-place conversion (is_inplace_conversion) whose input dies here: the input it writes over.
+int32_t conversion_inplace_input(const Graph& graph, const Op& op, BufferGroups& groups, int32_t step) {
+  if (!is_inplace_conversion(graph, op)) return -1;
+  const int32_t in = op.inputs[0];
+  const bool free = groups.active(in) && groups.active(op.outputs[0]) && !groups.placed(in) && groups.dies_at(in, step);
+  return free ? in : -1;
 }
 
 std::string buffer_name(const Graph& graph, const std::vector<int32_t>& tensors) {
@@ -167,6 +156,18 @@ std::string buffer_name(const Graph& graph, const std::vector<int32_t>& tensors)
 }
 
 }  // namespace
+
+// QUANTIZE float32 -> int8 writes element i at byte i of its input, where bytes 4i.. are read
+// already (the kernel runs element by element, front to back, reading before writing). The group
+// keeps the input's size, so the in-place write costs nothing over the input's life. (A DEQUANTIZE
+// could read its int8 input from the last quarter of its float output just as safely, but that
+// group would hold four times the input's bytes over the input's whole life: no saving in general.)
+bool is_inplace_conversion(const Graph& graph, const Op& op) {
+  const Tensor *in = graph.input(op, 0), *out = graph.output(op, 0);
+  if (op.opcode != kQuantize || op.outputs.size() != 1 || !in || !out || in->is_constant()) return false;
+  return in->element_count == out->element_count && in->dtype == graph::DType::Float32 &&
+         out->dtype == graph::DType::Int8;
+}
 
 bool is_view_op(int32_t opcode) { return opcode == kReshape || opcode == kSqueeze || opcode == kExpandDims; }
 
@@ -202,9 +203,8 @@ Liveness analyze_liveness(const Graph& graph, const LivenessOptions& options, st
       if (victim < 0) continue;
       groups.merge(victim, out->index);
       result.inplace_ops.push_back(op.index);
-    } else if (const auto delta = options.inplace_elementwise ? conversion_inplace_offset(graph, op, groups, step)
-                                                              : std::nullopt) {
-      groups.merge(op.inputs[0], out->index, *delta);
+    } else if (options.inplace_elementwise && conversion_inplace_input(graph, op, groups, step) >= 0) {
+      groups.merge(op.inputs[0], out->index);  // the int8 output over the first quarter of the float input
       result.inplace_ops.push_back(op.index);
     }
   }
