@@ -98,6 +98,7 @@ void bind_tiling(py::module_& m) {
       .def_readonly("tensor", &Ring::tensor)
       .def_readonly("rows", &Ring::rows)
       .def_readonly("row_bytes", &Ring::row_bytes)
+      .def_readonly("source", &Ring::source, "The model input a load runs boundary ops on into this ring, or -1.")
       .def_property_readonly("bytes", &Ring::bytes);
   py::class_<RowStream>(m, "RowStream")
       .def_readonly("ops", &RowStream::ops)

@@ -25,6 +25,14 @@ void bind_transforms(py::module_& m) {
         },
         py::arg("graph"), py::arg("name"), py::arg("only") = std::vector<int32_t>{},
         "(new graph, [Rewrite]) of the named transform, on the ops in `only` (empty: all); the input graph stays.");
+  m.def("io_boundary",
+        [](const GraphPtr& graph, bool int8_io, bool nhwc_input) {
+          transforms::TransformResult result = transforms::io_boundary(*graph, {int8_io, nhwc_input});
+          return py::make_tuple(std::make_shared<graph::Graph>(std::move(result.graph)), result.rewrites);
+        },
+        py::arg("graph"), py::arg("int8_io"), py::arg("nhwc_input"),
+        "(new graph, [Rewrite]) without the boundary ops the flags name (input QUANTIZE and output DEQUANTIZE, "
+        "input TRANSPOSE NCHW->NHWC); the input graph stays.");
 }
 
 }  // namespace tinyarena::bindings

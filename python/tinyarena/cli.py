@@ -4,6 +4,7 @@
                          [--transforms LIST | --no-transforms]
                          [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--no-stream-input]
                          [--stripe-rows LIST] [--patch-grids LIST]
+                         [--io model|int8] [--input-layout model|nhwc]
                          [--no-scratch] [--target cortex-m4|cortex-m7|host]
                          [--chart PATH] [--json PATH] [--write-offline-plan OUT]
     tinyarena compile MODEL -o DIR [--target cortex-m4|cortex-m7|host] [--inplace|--no-inplace] [--sram SIZE]
@@ -12,6 +13,7 @@
     tinyarena verify MODEL [--target host|cortex-m4|cortex-m7] [--inplace|--no-inplace] [--seed N]
                            [--transforms LIST | --no-transforms]
                            [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--stripe-rows LIST] ...
+                           [--io model|int8] [--input-layout model|nhwc]
                            [--memory NAME:SIZE[:ALIGN[:BASE]] ...] [--pin ...] [--block ...]
     tinyarena alloc PROBLEM.csv [--capacity N] [--seconds S] [--wall-seconds S] [--allocator NAME] [-o SOLUTION.csv]
     tinyarena demo [-o DIR]
@@ -180,7 +182,16 @@ def _add_plan_options(p):
     _add_inplace_option(p)
     _add_tiling_options(p)
     _add_transform_options(p)
+    _add_interface_options(p)
     _add_output_options(p)
+
+
+def _add_interface_options(p):
+    p.add_argument("--io", choices=("model", "int8"), default="model",
+                   help="model: keep the model's inputs and outputs (default); int8: drop the input QUANTIZE and "
+                   "output DEQUANTIZE, so the code takes and gives int8 (scale and zero point in model.h)")
+    p.add_argument("--input-layout", choices=("model", "nhwc"), default="model",
+                   help="nhwc: drop the TRANSPOSE of an NCHW input to NHWC, so the code takes NHWC (default: model)")
 
 
 def _add_transform_options(p):
@@ -226,6 +237,7 @@ def _parser():
     _add_tiling_options(v)
     _add_memory_option(v)
     _add_transform_options(v)
+    _add_interface_options(v)
     _add_output_options(v)
 
     a = commands.add_parser("alloc", help="solve an allocation problem given as MiniMalloc CSV")
@@ -367,7 +379,7 @@ def _make_plan(args, run, scratch=True):
     offline = getattr(args, "write_offline_plan", None) and args.transforms is None
     common = dict(sram=args.sram, alignment=args.alignment, allocator=args.allocator, inplace=args.inplace,
                   scratch=scratch, transforms="none" if offline else args.transforms, seconds=args.seconds,
-                  target=args.target)
+                  target=args.target, io=args.io, input_layout=args.input_layout)
     if args.tiling == "none":
         with run.stage("plan"):
             run.plan = make_plan(args.model, **common)
@@ -453,13 +465,14 @@ def _run_verify(args, run):
         from .tiling import search
 
         with run.stage("tiling search"):
-            plan = search(args.model, inplace=args.inplace, transforms=args.transforms, **_tiling_keywords(args)).best
+            plan = search(args.model, inplace=args.inplace, transforms=args.transforms, io=args.io,
+                          input_layout=args.input_layout, **_tiling_keywords(args)).best
         print(plan.describe())
     try:
         with run.stage("verify"):
             result = verify(args.model, target=args.target, inplace=args.inplace, seed=args.seed,
                             transforms=args.transforms, plan=plan, memories=args.memory, pins=args.pin,
-                            blocked=args.block)
+                            blocked=args.block, io=args.io, input_layout=args.input_layout)
     except VerifyError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_MODEL

@@ -16,7 +16,7 @@ from .allocation import validate
 from .reader import load_model
 from .schedule import schedule_options
 from .sizes import check_alignment, parse_limit
-from .transforms import TransformReport, parse_transforms
+from .transforms import TransformReport, io_boundary, parse_transforms
 
 __all__ = ["Plan", "PlacedBuffer", "plan"]
 
@@ -39,6 +39,7 @@ class Plan:
 
     schedule = None  # the ScheduleResult whose order was planned (reorder transform kept, or reorder=True)
     transforms = ()  # a TransformReport per transform tried, in order
+    interface = ()  # the io_boundary rewrites (io="int8", input_layout="nhwc"), in op order
 
     def __init__(self, graph, core_plan, model_name=""):
         self.graph = graph
@@ -321,6 +322,8 @@ def plan(
     transforms=None,
     seconds=0.3,
     target="cortex-m4",
+    io="model",
+    input_layout="model",
 ):
     """Plan the SRAM of ``model`` (a path, bytes or ``Graph``) and return a :class:`Plan`.
 
@@ -352,8 +355,13 @@ def plan(
     - ``reorder``: plan the order ``tinyarena.schedule.find_schedule`` finds (lowest lower bound
       found, never worse than the file's) even if the allocator's peak grows; kept as
       ``plan.schedule`` (also set when the default ``reorder`` transform is kept).
+    - ``io``: ``"model"`` keeps the model's inputs and outputs; ``"int8"`` drops the QUANTIZE of
+      each float32 input and the DEQUANTIZE of each output, so the model takes and gives the int8
+      tensors (``tinyarena.transforms.io_boundary``; ``plan.interface`` lists what went).
+    - ``input_layout``: ``"model"``, or ``"nhwc"`` to drop the TRANSPOSE of an NCHW input to NHWC.
+    Op indices (``order``, the report) are those of the graph after ``io`` and ``input_layout``.
     """
-    graph = load_model(model)
+    graph, interface = io_boundary(model, io, input_layout)
     plan_options(sram, alignment, allocator, inplace, scratch, seconds=seconds, target=target)  # checks the arguments
     if order and reorder:
         raise ValueError("give either order or reorder=True, not both")
@@ -378,4 +386,5 @@ def plan(
     result = Plan(graph, core, model_name=name)
     result.schedule = found
     result.transforms = reports
+    result.interface = interface
     return result

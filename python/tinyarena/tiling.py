@@ -32,7 +32,7 @@ from .planner import Plan, plan_options
 from .planner import plan as make_plan
 from .reader import load_model
 from .sizes import parse_size
-from .transforms import parse_transforms
+from .transforms import io_boundary, parse_transforms
 
 __all__ = ["MODES", "ParetoPoint", "Segment", "TiledPlan", "TilingResult", "SweepRecord", "input_range",
            "plot_pareto", "search", "sweep", "tile", "transformed_graph"]
@@ -154,12 +154,13 @@ def _options(sram, alignment, allocator, inplace, scratch, stream_input, seconds
 
 
 def transformed_graph(model, transforms=None, alignment=16, allocator="auto", inplace=True, scratch=True,
-                      seconds=0.3):
+                      seconds=0.3, io="model", input_layout="model"):
     """``model``'s graph after the graph rewrites of ``transforms`` (as in ``tinyarena.plan``:
     default all, each kept when the untiled peak does not grow; ``reorder`` is left out, tiled
     schedules run in the graph's order) and the TransformReports. PAD folding comes first so
-    that a PAD (which cannot stream) no longer cuts a cascade."""
-    graph = load_model(model)
+    that a PAD (which cannot stream) no longer cuts a cascade. ``io`` and ``input_layout``
+    choose the interface first (``tinyarena.transforms.io_boundary``)."""
+    graph, _ = io_boundary(model, io, input_layout)
     names = tuple(n for n in parse_transforms(transforms) if n != "reorder")
     if not names:
         return graph, ()
@@ -169,16 +170,17 @@ def transformed_graph(model, transforms=None, alignment=16, allocator="auto", in
 
 
 def tile(model, segments=(), sram=None, alignment=16, allocator="auto", inplace=True, scratch=True,
-         stream_input=True, transforms=None, seconds=0.3, target="cortex-m4"):
+         stream_input=True, transforms=None, seconds=0.3, target="cortex-m4", io="model", input_layout="model"):
     """Plan ``model`` with the given segments (``Segment(ops, mode="rows", stripe_rows=1)`` or
     ``Segment(ops, mode="patches", patches_h=2, patches_w=2)``); returns a :class:`TiledPlan`.
 
     The defaults are :func:`search`'s, so ``tile(model, point.segments)`` plans a front point
-    of a default search again. Op indices are those of the graph after ``transforms``
-    (default all that help, as in ``search``: see :func:`transformed_graph`; ``"none"`` for the
-    file's graph). ``stream_input``: pull the model input row by row (or patch by patch) when a
-    segment reads it first."""
-    graph, reports = transformed_graph(model, transforms, alignment, allocator, inplace, scratch, seconds)
+    of a default search again. Op indices are those of the graph after ``io``/``input_layout``
+    and ``transforms`` (default all that help, as in ``search``: see :func:`transformed_graph`;
+    ``"none"`` for the file's graph). ``stream_input``: pull the model input row by row (or patch
+    by patch) when a segment reads it first."""
+    graph, reports = transformed_graph(model, transforms, alignment, allocator, inplace, scratch, seconds, io,
+                                       input_layout)
     segments = [s if isinstance(s, _core.Segment) else _core.Segment(list(s)) for s in segments]
     options = _options(sram, alignment, allocator, inplace, scratch, stream_input, seconds, target)
     return _tiled(graph, _core.make_tiled_plan(graph, segments, options), model, reports)
@@ -199,7 +201,7 @@ def _check_grid(name, values):
 
 def search(model, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, stream_input=True, sram=None, alignment=16,
            allocator="auto", inplace=True, scratch=True, stripe_rows=STRIPE_ROWS, patch_grids=PATCH_GRIDS,
-           transforms=None, seconds=0.3, target="cortex-m4"):
+           transforms=None, seconds=0.3, target="cortex-m4", io="model", input_layout="model"):
     """Choose segments for ``model`` with MACs at most ``max_mac_overhead`` times the untiled
     model's (default 1.0, see ``MAX_MAC_OVERHEAD``): the smallest peak SRAM, or with ``sram`` the
     fewest MACs whose peak fits (the smallest peak when none fits; ``best.fits`` tells).
@@ -209,6 +211,8 @@ def search(model, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, stream_input
     ``"auto"`` (both, mixed; patches only when the budget allows more MACs), ``"none"``.
     ``stripe_rows``: stripe heights tried; ``patch_grids``: n x n patch grids tried.
     ``transforms``: the graph rewrites applied first (see :func:`transformed_graph`; default all).
+    ``io``/``input_layout``: the model's interface, as in ``tinyarena.plan``. With the input
+    streamed, an input QUANTIZE and an NCHW -> NHWC TRANSPOSE of it become the first segment's load.
     The other keywords are :func:`tinyarena.plan`'s.
     """
     if tiling not in MODES:
@@ -216,7 +220,8 @@ def search(model, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, stream_input
     if max_mac_overhead < 1.0:
         raise ValueError(f"the MAC overhead budget must be at least 1.0, got {max_mac_overhead}")
     stripe_rows, patch_grids = _check_grid("stripe_rows", stripe_rows), _check_grid("patch_grids", patch_grids)
-    graph, reports = transformed_graph(model, transforms, alignment, allocator, inplace, scratch, seconds)
+    graph, reports = transformed_graph(model, transforms, alignment, allocator, inplace, scratch, seconds, io,
+                                       input_layout)
     options = _core.TilingSearchOptions(
         tiling=_options(sram, alignment, allocator, inplace, scratch, stream_input, seconds, target),
         rows=tiling in ("auto", "rows"),
@@ -227,7 +232,8 @@ def search(model, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, stream_input
     )
     found = _core.search_tiling(graph, options)
     tile_options = dict(sram=sram, alignment=alignment, allocator=allocator, inplace=inplace, scratch=scratch,
-                        stream_input=stream_input, transforms=transforms, seconds=seconds, target=target)
+                        stream_input=stream_input, transforms=transforms, seconds=seconds, target=target, io=io,
+                        input_layout=input_layout)
     front = tuple(ParetoPoint(p.peak_bytes, p.macs, p.mac_overhead, tuple(p.segments),
                               _tiled(graph, p.plan, model, reports), tile_options) for p in found.front)
     within = [p for p in front if p.mac_overhead <= max_mac_overhead + 1e-12]

@@ -13,6 +13,13 @@ record of what it changed; all keep the model's outputs bit for bit:
   inside the big tensor (``Tensor.placement``) and the op is elided (``Op.elided``).
 - ``reorder``: the op order with the lowest peak (``tinyarena.schedule.find_schedule``).
 
+The model's interface is chosen, not searched: ``io_boundary(model, io, input_layout)`` drops the
+boundary ops converters add -- with ``io="int8"`` the QUANTIZE (float32 -> int8) of each input and
+the DEQUANTIZE (int8 -> float32) of each output, with ``input_layout="nhwc"`` the TRANSPOSE of an
+NCHW input to NHWC -- so the int8 NHWC tensors become the model's inputs and outputs (with their
+scale and zero point, which the generated ``model.h`` states). ``plan``, ``tiling.search`` and
+``verify`` take the same two arguments and apply it first.
+
 ``tinyarena.plan`` applies them in this order by default and keeps each one only if the plan's
 peak does not grow (if all of a transform's rewrites together raise it, each is tried alone);
 ``plan.transforms`` reports the lower bound and peak before and after each.
@@ -23,7 +30,8 @@ import dataclasses
 from . import _core
 from .reader import load_model
 
-__all__ = ["TRANSFORMS", "TransformReport", "apply_transform", "fold_pads", "parse_transforms", "zero_copy"]
+__all__ = ["INPUT_LAYOUTS", "IO_MODES", "TRANSFORMS", "TransformReport", "apply_transform", "fold_pads",
+           "io_boundary", "parse_transforms", "zero_copy"]
 
 TRANSFORMS = ("fold_pads", "zero_copy", "reorder")
 """Every transform, in the order a plan applies them (graph rewrites first, reordering last)."""
@@ -61,6 +69,29 @@ def fold_pads(model):
 def zero_copy(model):
     """Concatenations and contiguous splits/slices without copies: ``(graph, rewrites)``."""
     return apply_transform(model, "zero_copy")
+
+
+IO_MODES = ("model", "int8")
+"""``io``: keep the model's inputs and outputs (``model``), or make them int8 (``int8``)."""
+INPUT_LAYOUTS = ("model", "nhwc")
+"""``input_layout``: keep the model's input layout (``model``), or fold an NCHW -> NHWC TRANSPOSE (``nhwc``)."""
+
+
+def io_boundary(model, io="model", input_layout="model"):
+    """``(graph, rewrites)``: ``model`` (path, bytes or ``Graph``) with the interface asked for.
+
+    ``io="int8"`` drops the QUANTIZE of each float32 input and the DEQUANTIZE of each output
+    (``UnsupportedError`` when an input or output stays float32); ``input_layout="nhwc"`` drops
+    the TRANSPOSE (perm [0, 2, 3, 1]) of each NCHW input. The defaults keep the model as it is."""
+    if io not in IO_MODES:
+        raise ValueError(f"unknown io {io!r}: use {' or '.join(IO_MODES)}")
+    if input_layout not in INPUT_LAYOUTS:
+        raise ValueError(f"unknown input layout {input_layout!r}: use {' or '.join(INPUT_LAYOUTS)}")
+    graph = load_model(model)
+    if io == "model" and input_layout == "model":
+        return graph, ()
+    graph, rewrites = _core.io_boundary(graph, io == "int8", input_layout == "nhwc")
+    return graph, tuple(rewrites)
 
 
 def parse_transforms(value):

@@ -10,6 +10,12 @@ with Debian's ``gcc-arm-none-eabi`` and run under ``qemu-system-arm`` with semih
 
 With ``memories`` (a memory hierarchy) the Cortex-M image puts each memory's arena in its own
 free RAM of the board (``tinyarena.boards``), where QEMU really has memory.
+
+With ``io="int8"`` (or ``input_layout="nhwc"``) the program takes the int8 (NHWC) tensors the
+boundary ops made: the reference still runs the file's model, fed the float (NCHW) input those
+ops turn into exactly the program's input (dequantized, transposed back); the reference's own
+copy of that tensor must equal the program's input, and the expected outputs are the int8
+tensors the output DEQUANTIZEs read (every intermediate is kept).
 """
 
 import dataclasses
@@ -27,7 +33,7 @@ from .memories import MemoryPlacement, place_plan
 from .planner import plan as make_plan
 from .reader import load_model
 
-__all__ = ["VerifyError", "VerifyResult", "verify"]
+__all__ = ["ReferenceInputError", "VerifyError", "VerifyResult", "file_inputs", "verify"]
 
 RUN_TIMEOUT_S = 600
 INTERPRETER_MISSING = ("verify needs the TFLite interpreter: pip install 'tinyarena[verify]' "
@@ -45,6 +51,10 @@ class Mismatch:
     tensor: int
     differing_bytes: int
     max_abs_diff: int
+
+
+class ReferenceInputError(VerifyError):
+    """The reference model, fed the file input made from the program's input, does not reach it."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,6 +121,40 @@ def random_inputs(graph, seed):
     return inputs
 
 
+def _boundary_chain(file_graph, start, end):
+    """The ops from file input tensor ``start`` to tensor ``end`` (each the only reader of the last)."""
+    chain, t = [], start
+    while t != end:
+        readers = file_graph.tensors[t].consumers
+        if len(readers) != 1:
+            raise VerifyError(f"tensor {t} is not the start of a chain of boundary ops to tensor {end}")
+        chain.append(file_graph.ops[readers[0]])
+        t = chain[-1].outputs[0]
+    return chain
+
+
+def _undo(op, file_graph, value):
+    """The input of boundary op ``op`` (QUANTIZE or TRANSPOSE) that gives its output ``value``."""
+    if op.type == "QUANTIZE":
+        q = file_graph.tensors[op.outputs[0]]
+        return ((value.astype(np.float32) - np.float32(q.zero_point[0])) * np.float32(q.scale[0])).astype(np.float32)
+    if op.type == "TRANSPOSE":
+        perm = np.asarray(file_graph.tensors[op.inputs[1]].data).reshape(-1)
+        return np.ascontiguousarray(np.transpose(value, np.argsort(perm))).astype(value.dtype)
+    raise VerifyError(f"op {op.index} ({op.type}) is no boundary op verify can undo")
+
+
+def file_inputs(file_graph, graph, inputs):
+    """The file model's inputs that its boundary ops turn into ``inputs`` of ``graph`` (the same
+    graph with ``io``/``input_layout`` applied; tensor indices are the file's)."""
+    values = []
+    for start, end, value in zip(file_graph.inputs, graph.inputs, inputs):
+        for op in reversed(_boundary_chain(file_graph, start, end)):
+            value = _undo(op, file_graph, value)
+        values.append(value)
+    return values
+
+
 def _run(command, cwd, what):
     try:
         result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
@@ -167,7 +211,8 @@ def first_mismatch(graph, order, traces, interpreter):
 
 
 def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator="auto", cflags="",
-           opt=None, transforms=None, plan=None, memories=None, pins=None, blocked=None):
+           opt=None, transforms=None, plan=None, memories=None, pins=None, blocked=None, io="model",
+           input_layout="model"):
     """Compile ``model`` for ``target``, run it on random inputs and compare with TFLite.
 
     ``cflags``/``opt`` go to the generated Makefile (``EXTRA_CFLAGS``/``OPT``): e.g.
@@ -178,7 +223,11 @@ def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator=
     that help, ``"auto"``), so ``verify(model)`` runs the plan ``tinyarena.plan(model)`` makes.
 
     ``plan``: compile this plan of ``model`` (e.g. a ``tinyarena.tiling.TiledPlan``) instead of
-    planning it here (``inplace``, ``allocator`` and ``transforms`` are then unused; ``model`` may be None).
+    planning it here (``inplace``, ``allocator``, ``transforms``, ``io`` and ``input_layout`` are then
+    unused; ``model`` may be None).
+
+    ``io``/``input_layout``: the model's interface, as in ``tinyarena.plan``: with ``io="int8"`` the
+    program is fed random int8 inputs and its int8 outputs are compared.
 
     ``memories``: as in ``tinyarena.compile`` (a list of ``Memory`` or a ``MemoryPlacement``);
     with a list, ``pins`` and ``blocked`` (as in ``tinyarena.memories.place_plan``) constrain the placement.
@@ -190,9 +239,11 @@ def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator=
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: use one of {', '.join(TARGETS)}")
     interpreter_module()  # before building anything: the reference must be there
-    # The file's graph: the reference runs it (a transformed graph keeps the file's tensors and bytes).
-    graph = load_model(model) if model is not None else plan.graph
-    plan = plan or make_plan(graph, inplace=inplace, allocator=allocator, transforms=transforms)
+    # The reference runs the file's graph; a transformed graph keeps its tensors and bytes.
+    file_graph = load_model(model if model is not None else plan.graph.model_bytes)
+    plan = plan or make_plan(file_graph, inplace=inplace, allocator=allocator, transforms=transforms, io=io,
+                             input_layout=input_layout)
+    graph = plan.graph  # the program's inputs and outputs
     if pins or blocked:
         if memories is None or isinstance(memories, MemoryPlacement):
             raise ValueError("pins and blocked go with a list of memories (a MemoryPlacement has its own)")
@@ -207,10 +258,14 @@ def verify(model, target="host", inplace=True, seed=0, work_dir=None, allocator=
         outputs = [np.frombuffer((out_dir / f"output{i}.bin").read_bytes(), dtype=np.uint8)
                    for i in range(len(graph.outputs))]
         traces = read_trace(out_dir / "trace.bin")
-    interpreter = reference_interpreter(graph.model_bytes)
-    for detail, value in zip(interpreter.get_input_details(), inputs):
+    interpreter = reference_interpreter(file_graph.model_bytes)
+    for detail, value in zip(interpreter.get_input_details(), file_inputs(file_graph, graph, inputs)):
         interpreter.set_tensor(detail["index"], value)
     interpreter.invoke()
+    for i, (t, value) in enumerate(zip(graph.inputs, inputs)):
+        if not np.array_equal(interpreter.get_tensor(t), value):
+            raise ReferenceInputError(f"input {i}: the reference's tensor {t} '{graph.tensors[t].name}' differs from "
+                                      "the program's input it was made from")
     expected = [np.ascontiguousarray(interpreter.get_tensor(t)).view(np.uint8).reshape(-1) for t in graph.outputs]
     exact = all(np.array_equal(a, b) for a, b in zip(outputs, expected))
     mismatch = None if exact else first_mismatch(plan.graph, list(plan.liveness.order), traces, interpreter)

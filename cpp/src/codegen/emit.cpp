@@ -75,11 +75,14 @@ void emit_io_macros(std::ostringstream& out, const std::string& prefix, const st
   for (size_t i = 0; i < ios.size(); ++i) {
     const std::string p = prefix + "_" + kind + std::to_string(i);
     out << "#define " << p << "_BYTES " << ios[i].tensor.bytes << "\n";
-    out << "#define " << p << "_SCALE " << float_literal(ios[i].scale) << "\n";
-    out << "#define " << p << "_ZERO_POINT " << ios[i].zero_point << "\n";
+    const bool quantized = ios[i].scale != 0.0f;  // real value = SCALE * (q - ZERO_POINT)
+    if (quantized) {
+      out << "#define " << p << "_SCALE " << float_literal(ios[i].scale) << "\n";
+      out << "#define " << p << "_ZERO_POINT " << ios[i].zero_point << "\n";
+    }
     out << "/* " << p << ": '" << ios[i].name << "' " << ios[i].dtype << " [";
     for (size_t d = 0; d < ios[i].shape.size(); ++d) out << (d ? "," : "") << ios[i].shape[d];
-    out << "] */\n";
+    out << "]" << (quantized ? ", real value = SCALE * (q - ZERO_POINT)" : ", not quantized") << " */\n";
   }
 }
 

@@ -46,12 +46,32 @@ std::string operand_rows(const graph::Graph& graph, const graph::Op& op, size_t 
   return row0 + " + y0 * " + std::to_string(row_bytes(t));
 }
 
+// `(type *)` row y0 of `row0` (any pointer), moved in bytes.
+std::string row_y0(const std::string& type, const std::string& row0, int64_t row_bytes) {
+  return "(" + type + " *)((int8_t *)(" + row0 + ") + y0 * " + std::to_string(row_bytes) + ")";
+}
+
+// QUANTIZE float32 -> int8 or DEQUANTIZE int8 -> float32 of rows [y0, y1).
+std::string conversion_call(const graph::Graph& graph, const graph::Op& op, const std::string& in,
+                            const std::string& out) {
+  const kernels::AffineQuantization q = kernels::float_conversion(graph, op);
+  const graph::Tensor &input = *graph.input(op, 0), &output = *graph.output(op, 0);
+  const bool quantize = op.opcode == op_code::kQuantize;
+  const int64_t row_elements = int64_t{output.shape[2]} * output.shape[3];
+  return call_text(quantize ? "ta_quantize_f32_s8" : "ta_dequantize_s8_f32",
+                   {row_y0(quantize ? "const float" : "const int8_t", in, row_bytes(input)),
+                    row_y0(quantize ? "int8_t" : "float", out, row_bytes(output)),
+                    "(y1 - y0) * " + std::to_string(row_elements), float_literal(q.scale),
+                    std::to_string(q.zero_point)});
+}
+
 // The statement computing output rows [y0, y1) of a segment op.
 std::string stripe_call(const graph::Graph& graph, const graph::Op& op, const KernelCall& lowered,
                         const SegmentAddresses& at, const std::string& scratch) {
   const std::string params = params_ref(op);
   const std::string in = at.row0(op.inputs[0]);
   const std::string out = at.row0(op.outputs[0]);
+  if (tiling::is_float_conversion(graph, op)) return conversion_call(graph, op, in, out);
   switch (op.opcode) {
     case op_code::kConv2D: return call_text("ta_conv_s8", {params, in, out, "y0", "y1", scratch});
     case op_code::kDepthwiseConv2D: {
@@ -95,6 +115,30 @@ std::string stripe_call(const graph::Graph& graph, const graph::Op& op, const Ke
   }
 }
 
+// The load of input rows [y0, y1) into `dst`, running the ring's boundary ops (a TRANSPOSE from NCHW,
+// a QUANTIZE of a float input) on the way: one of the TA_INPUT_* macros.
+std::string load_call(const graph::Graph& graph, const tiling::Ring& ring, int32_t input, const std::string& dst) {
+  const std::string rows = std::to_string(input) + ", " + dst + ", y0, y1 - y0, ";
+  if (ring.source < 0) return "TA_INPUT_ROWS(" + rows + std::to_string(ring.row_bytes) + ")";
+  bool transpose = false;
+  std::string quantize;  // ", scale, zero point" of a QUANTIZE on the way
+  for (int32_t index : tiling::load_ops(graph, ring)) {
+    const graph::Op& op = graph.ops[index];
+    transpose = transpose || op.opcode == op_code::kTranspose;
+    if (op.opcode != op_code::kQuantize) continue;
+    const kernels::AffineQuantization q = kernels::float_conversion(graph, op);
+    quantize = ", " + float_literal(q.scale) + ", " + std::to_string(q.zero_point);
+  }
+  const graph::Tensor& in = graph.tensors[ring.source];
+  if (!transpose) {  // a QUANTIZE alone: the row's elements
+    return "TA_INPUT_QUANTIZED_ROWS(" + rows + std::to_string(int64_t{in.shape[2]} * in.shape[3]) + quantize + ")";
+  }
+  const std::string chw = std::to_string(in.shape[1]) + ", " + std::to_string(in.shape[2]) + ", " +
+                          std::to_string(in.shape[3]);
+  if (!quantize.empty()) return "TA_INPUT_NCHW_QUANTIZED_ROWS(" + rows + chw + quantize + ")";
+  return "TA_INPUT_NCHW_ROWS(" + rows + chw + ", " + std::to_string(*graph::dtype_bytes(in.dtype, 1)) + ")";
+}
+
 // The replay loop of one segment; its step table goes into `table`.
 std::string loop_text(const graph::Graph& graph, const RowStream& stream, const std::vector<KernelCall>& lowered,
                          const LoweringContext& tiled, const std::string& table) {
@@ -110,8 +154,12 @@ std::string loop_text(const graph::Graph& graph, const RowStream& stream, const 
     << "    const int32_t y0 = s[2], y1 = s[3];\n"
     << "    (void)y1;\n"
     << "    switch (s[0]) {\n";
+  std::vector<bool> loaded(graph.ops.size(), false);  // boundary ops a ring's load runs (below)
+  for (const tiling::Ring& ring : stream.rings)
+    for (int32_t op : tiling::load_ops(graph, ring)) loaded[op] = true;
   for (size_t k = 0; k < stream.ops.size(); ++k) {
     const graph::Op& op = graph.ops[stream.ops[k]];
+    if (loaded[op.index]) continue;
     c << "      case " << k << ": /* op " << op.index << " " << op.type << " */\n";
     std::istringstream lines(stripe_call(graph, op, lowered[k], at, scratch));
     for (std::string line; std::getline(lines, line);) c << "        " << line << "\n";
@@ -127,13 +175,15 @@ std::string loop_text(const graph::Graph& graph, const RowStream& stream, const 
       << "        memmove(" << base << ", " << base << " + (y0 - lo[" << r << "]) * " << rb << ", (size_t)(hi[" << r
       << "] - y0) * " << rb << ");\n"
       << "        lo[" << r << "] = y0;\n        break;\n";
+    const int32_t source = stream.rings[r].source;
     int32_t input = -1;
     for (size_t i = 0; i < graph.inputs.size(); ++i)
-      if (graph.inputs[i] == stream.rings[r].tensor) input = static_cast<int32_t>(i);
+      if (graph.inputs[i] == (source >= 0 ? source : stream.rings[r].tensor)) input = static_cast<int32_t>(i);
     if (input < 0) continue;
+    const std::string dst = base + " + (y0 - lo[" + std::to_string(r) + "]) * " + rb;
     c << "      case " << 2000 + r << ": /* input rows [y0, y1) of input" << input << " */\n"
-      << "        TA_INPUT_ROWS(" << input << ", " << base << " + (y0 - lo[" << r << "]) * " << rb << ", y0, y1 - y0, "
-      << rb << ");\n        hi[" << r << "] = y1;\n        break;\n";
+      << "        " << load_call(graph, stream.rings[r], input, dst) << ";\n"
+      << "        hi[" << r << "] = y1;\n        break;\n";
   }
   c << "    }\n  }\n}";
   return c.str();

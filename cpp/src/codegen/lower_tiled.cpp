@@ -4,6 +4,7 @@
 
 #include "memory_arenas.h"
 #include "tiled_parts.h"
+#include "tinyarena/codegen/op_lowering.h"
 #include "tinyarena/common/errors.h"
 #include "tinyarena/liveness/liveness.h"
 
@@ -62,6 +63,40 @@ constexpr const char* kInputRows =
     "#define TA_INPUT_ROWS(index, dst, first, rows, row_bytes) \\\n"
     "  memcpy((dst), (const int8_t *)input##index + (size_t)(first) * (row_bytes), (size_t)(rows) * (row_bytes))\n"
     "#endif\n"
+    "#ifndef TA_INPUT_NCHW_ROWS\n"
+    "/* Rows [first, first + rows) of NCHW input `index` (`bytes` per element), transposed to NHWC into\n"
+    " * `dst`: what the model's TRANSPOSE to NHWC would make of them. Define it to pull the rows from a\n"
+    " * camera line buffer instead. */\n"
+    "#define TA_INPUT_NCHW_ROWS(index, dst, first, rows, channels, height, width, bytes) \\\n"
+    "  do { \\\n"
+    "    const int8_t *src_ = (const int8_t *)input##index; \\\n"
+    "    int8_t *dst_ = (int8_t *)(dst); \\\n"
+    "    for (int32_t y_ = 0; y_ < (rows); ++y_) \\\n"
+    "      for (int32_t x_ = 0; x_ < (width); ++x_) \\\n"
+    "        for (int32_t c_ = 0; c_ < (channels); ++c_) \\\n"
+    "          memcpy(dst_ + ((size_t)(y_ * (width) + x_) * (channels) + c_) * (bytes), \\\n"
+    "                 src_ + (((size_t)c_ * (height) + (first) + y_) * (width) + x_) * (bytes), (bytes)); \\\n"
+    "  } while (0)\n"
+    "#endif\n"
+    "#ifndef TA_INPUT_QUANTIZED_ROWS\n"
+    "/* Rows [first, first + rows) of float input `index`, `row_elements` each, quantized into `dst`. */\n"
+    "#define TA_INPUT_QUANTIZED_ROWS(index, dst, first, rows, row_elements, scale, zero_point) \\\n"
+    "  ta_quantize_f32_s8((const float *)input##index + (size_t)(first) * (row_elements), (int8_t *)(dst), \\\n"
+    "                     (rows) * (row_elements), (scale), (zero_point))\n"
+    "#endif\n"
+    "#ifndef TA_INPUT_NCHW_QUANTIZED_ROWS\n"
+    "/* The same of float NCHW input `index`, transposed to NHWC and quantized. */\n"
+    "#define TA_INPUT_NCHW_QUANTIZED_ROWS(index, dst, first, rows, channels, height, width, scale, zero_point) \\\n"
+    "  do { \\\n"
+    "    const float *src_ = (const float *)input##index; \\\n"
+    "    int8_t *dst_ = (int8_t *)(dst); \\\n"
+    "    for (int32_t y_ = 0; y_ < (rows); ++y_) \\\n"
+    "      for (int32_t x_ = 0; x_ < (width); ++x_) \\\n"
+    "        for (int32_t c_ = 0; c_ < (channels); ++c_) \\\n"
+    "          ta_quantize_f32_s8(src_ + ((size_t)c_ * (height) + (first) + y_) * (width) + x_, \\\n"
+    "                             dst_ + (size_t)(y_ * (width) + x_) * (channels) + c_, 1, (scale), (zero_point)); \\\n"
+    "  } while (0)\n"
+    "#endif\n"
     "#ifndef TA_INPUT_PIXELS\n"
     "/* The same for a patch: `count` pixels of row `row` from column `col`. */\n"
     "#define TA_INPUT_PIXELS(index, dst, row, col, count, channels, row_bytes) \\\n"
@@ -85,7 +120,8 @@ Program lower_tiled_calls(const graph::Graph& graph, const tiling::TiledPlan& ti
   const LoweringContext plain_context(graph, plain);
   for (int32_t t : graph.inputs) {
     program.inputs.push_back(model_io(context, t));
-    for (const tiling::RowStream& stream : tiled.streams) program.inputs.back().streamed |= stream.ring_of(t) >= 0;
+    for (const tiling::RowStream& stream : tiled.streams)
+      for (const tiling::Ring& ring : stream.rings) program.inputs.back().streamed |= ring.tensor == t || ring.source == t;
     for (const tiling::PatchRun& run : tiled.patch_runs)
       for (const auto& b : run.buffers) program.inputs.back().streamed |= b.tensor == t;
   }
@@ -101,7 +137,10 @@ Program lower_tiled_calls(const graph::Graph& graph, const tiling::TiledPlan& ti
     const std::vector<int32_t>& ops = tiled.segments[s].ops;
     if (op_index != ops.front()) continue;
     std::vector<KernelCall> lowered;
-    for (int32_t index : ops) lowered.push_back(lower_call(plain_context, graph.ops[index]));
+    for (int32_t index : ops)  // an input transpose is the segment's load: no call, no data
+      lowered.push_back(tiling::is_input_transpose(graph, graph.ops[index])
+                            ? start_call(plain_context, graph.ops[index], "")
+                            : lower_call(plain_context, graph.ops[index]));
     const bool rows = tiled.segments[s].mode == tiling::Mode::Rows;
     const std::string table = "seg" + std::to_string(ops.front()) + (rows ? "_steps" : "_regions");
     const std::string loop = rows ? tiled::row_stream_loop(graph, tiled.streams[s], lowered, context, table)

@@ -13,7 +13,7 @@
 
 namespace tinyarena::codegen::tiled {
 
-inline int64_t row_bytes(const graph::Tensor& t) { return int64_t{t.shape[2]} * t.shape[3]; }
+inline int64_t row_bytes(const graph::Tensor& t) { return tiling::image_row_bytes(t); }
 [[noreturn]] void cannot_tile(const graph::Op& op, const std::string& why);
 // An elementwise operand: rank 4, or lower with nothing along rows and columns.
 void check_operand(const graph::Op& op, const graph::Tensor& t);

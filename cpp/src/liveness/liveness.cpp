@@ -17,7 +17,7 @@ using graph::Tensor;
 
 constexpr int32_t kAdd = 0, kDepthwiseConv2D = 4, kLogistic = 14, kMul = 18, kRelu = 19,
                   kRelu6 = 21, kReshape = 22, kTanh = 28, kSqueeze = 43, kExpandDims = 70,
-                  kHardSwish = 117;
+                  kQuantize = 114, kHardSwish = 117;
 
 std::vector<int32_t> checked_order(const Graph& graph, std::vector<int32_t> order) {
   const int32_t n = static_cast<int32_t>(graph.ops.size());
@@ -140,6 +140,14 @@ int32_t elementwise_inplace_input(const Graph& graph, const Op& op, BufferGroups
   return -1;
 }
 
+// An in-place conversion (is_inplace_conversion) whose input dies here: the input it writes over.
+int32_t conversion_inplace_input(const Graph& graph, const Op& op, BufferGroups& groups, int32_t step) {
+  if (!is_inplace_conversion(graph, op)) return -1;
+  const int32_t in = op.inputs[0];
+  const bool free = groups.active(in) && groups.active(op.outputs[0]) && !groups.placed(in) && groups.dies_at(in, step);
+  return free ? in : -1;
+}
+
 std::string buffer_name(const Graph& graph, const std::vector<int32_t>& tensors) {
   std::string name = graph.tensors[tensors.front()].name;
   if (name.empty()) name = "tensor " + std::to_string(tensors.front());
@@ -148,6 +156,18 @@ std::string buffer_name(const Graph& graph, const std::vector<int32_t>& tensors)
 }
 
 }  // namespace
+
+// QUANTIZE float32 -> int8 writes element i at byte i of its input, where bytes 4i.. are read
+// already (the kernel runs element by element, front to back, reading before writing). The group
+// keeps the input's size, so the in-place write costs nothing over the input's life. (A DEQUANTIZE
+// could read its int8 input from the last quarter of its float output just as safely, but that
+// group would hold four times the input's bytes over the input's whole life: no saving in general.)
+bool is_inplace_conversion(const Graph& graph, const Op& op) {
+  const Tensor *in = graph.input(op, 0), *out = graph.output(op, 0);
+  if (op.opcode != kQuantize || op.outputs.size() != 1 || !in || !out || in->is_constant()) return false;
+  return in->element_count == out->element_count && in->dtype == graph::DType::Float32 &&
+         out->dtype == graph::DType::Int8;
+}
 
 bool is_view_op(int32_t opcode) { return opcode == kReshape || opcode == kSqueeze || opcode == kExpandDims; }
 
@@ -182,6 +202,9 @@ Liveness analyze_liveness(const Graph& graph, const LivenessOptions& options, st
       const int32_t victim = elementwise_inplace_input(graph, op, groups, step);
       if (victim < 0) continue;
       groups.merge(victim, out->index);
+      result.inplace_ops.push_back(op.index);
+    } else if (options.inplace_elementwise && conversion_inplace_input(graph, op, groups, step) >= 0) {
+      groups.merge(op.inputs[0], out->index);  // the int8 output over the first quarter of the float input
       result.inplace_ops.push_back(op.index);
     }
   }

@@ -62,6 +62,11 @@ std::vector<int32_t> inplace_inputs(const Graph& graph, const Op& op, const live
       return {};
     return {in->index};
   }
+  if (liveness::is_inplace_conversion(graph, op)) {  // int8 output over the float input's first quarter
+    const int32_t in = op.inputs[0];
+    return options.inplace_elementwise && active[in] && !storage.placed(in) ? std::vector<int32_t>{in}
+                                                                             : std::vector<int32_t>{};
+  }
   if (!liveness::is_inplace_elementwise_op(op.opcode) || !options.inplace_elementwise || op.outputs.size() != 1)
     return {};
   std::vector<int32_t> candidates;

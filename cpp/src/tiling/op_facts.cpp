@@ -40,12 +40,13 @@ GraphFacts::GraphFacts(const graph::Graph& graph) : ops_(graph.ops.size()) {
     f.macs_per_pixel = tile_macs(graph, op, {0, 1}, {0, 1});
     f.scratch = TileScratch(graph, op);
     f.reduces_rows = is_row_reduction(graph, op, placed);
+    f.rows_only = f.reduces_rows || is_float_conversion(graph, op, placed) || is_input_transpose(graph, op, placed);
     if (f.reduces_rows) f.state_bytes = int64_t{graph.input(op, 0)->shape[3]} * 4;
   }
 }
 
 int64_t output_pixels(const graph::Tensor& out) {
-  return is_spatial(out) ? int64_t{out.shape[1]} * out.shape[2] : 1;
+  return out.shape.size() == 4 && out.shape[0] == 1 ? int64_t{out.shape[1]} * out.shape[2] : 1;
 }
 
 int64_t tile_macs(const graph::Graph& graph, const graph::Op& op, Range rows, Range cols) {

@@ -39,7 +39,7 @@ PatchRun run_patches(const graph::Graph& graph, const GraphFacts& facts, const s
   for (int32_t index : ops) {
     if (index < 0 || index >= static_cast<int32_t>(graph.ops.size()))
       throw std::invalid_argument("op " + std::to_string(index) + " does not exist");
-    if (!facts.op(index).tileable || facts.op(index).reduces_rows)
+    if (!facts.op(index).tileable || facts.op(index).rows_only)
       throw std::invalid_argument(label(graph.ops[index]) + " cannot run on patches");
   }
   std::vector<int32_t> sorted_ops = ops;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "../kernels/geometry.h"
 #include "../kernels/op_checks.h"
@@ -86,6 +87,53 @@ std::vector<bool> placed_storage(const graph::Graph& graph) {
   return placed;
 }
 
+int32_t image_rows(const graph::Tensor& t) { return t.shape.size() == 4 && t.shape[0] == 1 ? t.shape[1] : 1; }
+
+int64_t image_row_bytes(const graph::Tensor& t) {
+  return int64_t{t.shape[2]} * t.shape[3] * graph::dtype_bytes(t.dtype, 1).value_or(1);
+}
+
+bool is_float_conversion(const graph::Graph& graph, const graph::Op& op) {
+  return is_float_conversion(graph, op, placed_storage(graph));
+}
+
+bool is_float_conversion(const graph::Graph& graph, const graph::Op& op, const std::vector<bool>& placed) {
+  if (op.elided || op.outputs.size() != 1 || (op.opcode != op_code::kQuantize && op.opcode != op_code::kDequantize))
+    return false;
+  const graph::Tensor *in = graph.input(op, 0), *out = graph.output(op, 0);
+  if (!in || !out || in->is_constant() || in->shape != out->shape) return false;
+  const graph::Tensor& float_side = op.opcode == op_code::kQuantize ? *in : *out;
+  const graph::Tensor& int8_side = op.opcode == op_code::kQuantize ? *out : *in;
+  if (float_side.dtype != graph::DType::Float32 || !is_spatial(int8_side)) return false;
+  if (placed[in->index] || placed[out->index]) return false;
+  try {
+    kernels::float_conversion(graph, op);
+  } catch (const UnsupportedError&) {
+    return false;
+  }
+  return true;
+}
+
+bool is_input_transpose(const graph::Graph& graph, const graph::Op& op) {
+  return is_input_transpose(graph, op, placed_storage(graph));
+}
+
+bool is_input_transpose(const graph::Graph& graph, const graph::Op& op, const std::vector<bool>& placed) {
+  if (op.elided || op.opcode != op_code::kTranspose || op.outputs.size() != 1) return false;
+  const graph::Tensor *in = graph.input(op, 0), *perm = graph.input(op, 1), *out = graph.output(op, 0);
+  if (!in || !perm || !out || in->is_constant() || !perm->is_constant()) return false;
+  if (in->producer >= 0) {  // a QUANTIZE of a model input may come first
+    const graph::Op& quantize = graph.ops[in->producer];
+    if (quantize.opcode != op_code::kQuantize || !is_float_conversion(graph, quantize, placed)) return false;
+    if (graph.input(quantize, 0)->producer >= 0) return false;
+  }
+  if (in->shape.size() != 4 || in->shape[0] != 1 || in->dtype != out->dtype || placed[out->index]) return false;
+  if (in->dtype != graph::DType::Int8 && in->dtype != graph::DType::Float32) return false;
+  if (perm->dtype != graph::DType::Int32 || perm->element_count != 4) return false;
+  const int32_t nchw_to_nhwc[4] = {0, 2, 3, 1};
+  return std::memcmp(graph.constant_data(*perm), nchw_to_nhwc, sizeof nchw_to_nhwc) == 0;
+}
+
 bool is_row_reduction(const graph::Graph& graph, const graph::Op& op) {
   return is_row_reduction(graph, op, placed_storage(graph));
 }
@@ -107,7 +155,9 @@ bool is_tileable(const graph::Graph& graph, const graph::Op& op) { return is_til
 
 bool is_tileable(const graph::Graph& graph, const graph::Op& op, const std::vector<bool>& placed) {
   if (op.elided) return false;  // moves no data: a segment stops there
-  if (is_row_reduction(graph, op, placed)) return true;
+  if (is_row_reduction(graph, op, placed) || is_float_conversion(graph, op, placed) ||
+      is_input_transpose(graph, op, placed))
+    return true;
   if (!is_window_op(op.opcode) && !is_binary_elementwise(op.opcode) && !is_unary_elementwise(op.opcode)) return false;
   const graph::Tensor* out = graph.output(op, 0);
   if (!out || op.outputs.size() != 1 || !is_spatial(*out) || placed[out->index]) return false;
@@ -146,11 +196,13 @@ InputMap input_map(const graph::Graph& graph, const graph::Op& op, size_t positi
     return map;
   }
   map.size = in.shape[dim];
-  if (is_window_op(op.opcode)) {
+  if (is_input_transpose(graph, op)) {  // NCHW: rows and columns are dimensions 2 and 3
+    map.size = in.shape[dim + 1];
+  } else if (is_window_op(op.opcode)) {
     map.kind = InputMap::Kind::Window;
     map.window = op_window(graph, op, axis);
   } else if (is_binary_elementwise(op.opcode) || is_unary_elementwise(op.opcode) ||
-             op.opcode == op_code::kConcatenation) {
+             op.opcode == op_code::kConcatenation || op.opcode == op_code::kDequantize) {
     map.kind = map.size == 1 ? InputMap::Kind::Broadcast : InputMap::Kind::Shifted;
   } else if (op.opcode == op_code::kPad || op.opcode == op_code::kPadV2) {
     map.shift = -kernels::pad_params(graph, op).before[dim];

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "tinyarena/kernels/kernel_params.h"
+
 namespace tinyarena::tiling {
 namespace {
 
@@ -13,8 +15,7 @@ using graph::Op;
 
 std::string label(const Op& op) { return "op " + std::to_string(op.index) + " (" + op.type + ")"; }
 
-int32_t rows_of(const graph::Tensor& t) { return is_spatial(t) ? t.shape[1] : 1; }  // a reduction's result: 1
-int64_t row_bytes_of(const graph::Tensor& t) { return int64_t{t.shape[2]} * t.shape[3]; }
+int32_t rows_of(const graph::Tensor& t) { return image_rows(t); }  // a reduction's result: 1
 
 // The pull-driven simulation: a tensor's rows are produced when a consumer
 // needs them, its ring shifted when it would overflow.
@@ -75,19 +76,54 @@ class Streamer {
 
   void add_ring(int32_t t) {
     ring_[t] = static_cast<int32_t>(result_.rings.size());
-    result_.rings.push_back({t, 0, row_bytes_of(graph_.tensors[t])});
+    result_.rings.push_back({t, 0, image_row_bytes(graph_.tensors[t])});
+  }
+
+  bool streamable_input(const graph::Tensor& t) const {
+    return options_.stream_input && is_graph_input(t.index) && !is_graph_output(t.index) && read_only_inside(t);
+  }
+
+  // A boundary op on a streamed model input -- a TRANSPOSE from NCHW to NHWC, a QUANTIZE of a float
+  // input, or both chained -- runs no kernel: the ring of the chain's last output is loaded from the
+  // input (Ring::source). False for a QUANTIZE that streams as an ordinary op.
+  bool boundary_load(const Op& op) {
+    const bool transpose = is_input_transpose(graph_, op);
+    if (!transpose && !(op.opcode == kernels::opcode::kQuantize && is_float_conversion(graph_, op))) return false;
+    const graph::Tensor& in = graph_.tensors[op.inputs[0]];
+    const int32_t out = op.outputs[0];
+    const int32_t chained = ring_[in.index] >= 0 && result_.rings[ring_[in.index]].source >= 0 &&
+                                    in.consumers.size() == 1 && !is_graph_output(in.index)
+                                ? ring_[in.index]
+                                : -1;
+    if ((chained < 0 && !streamable_input(in)) || is_graph_output(out) || !read_only_inside(graph_.tensors[out])) {
+      if (transpose) throw std::invalid_argument(label(op) + " streams only as the load of a streamed model input");
+      return false;
+    }
+    streamed_[out] = true;
+    if (chained < 0) {
+      add_ring(out);
+      result_.rings.back().source = in.index;
+      return true;
+    }
+    streamed_[in.index] = false;  // the chain's ring now holds this op's output
+    ring_[in.index] = -1;
+    ring_[out] = chained;
+    result_.rings[chained].tensor = out;
+    result_.rings[chained].row_bytes = image_row_bytes(graph_.tensors[out]);
+    return true;
   }
 
   void classify_tensors() {
     std::vector<bool> seen(graph_.tensors.size(), false);
     for (int32_t index : result_.ops) {
       const Op& op = graph_.ops[index];
+      if (boundary_load(op)) continue;
       for (int32_t t : op.inputs) {
         if (t < 0 || seen[t] || graph_.tensors[t].is_constant()) continue;
         seen[t] = true;
         const graph::Tensor& tensor = graph_.tensors[t];
         if (tensor.producer >= 0 && in_segment_[tensor.producer]) continue;
-        if (options_.stream_input && is_graph_input(t) && !is_graph_output(t) && read_only_inside(tensor)) {
+        if (streamable_input(tensor)) {
           streamed_[t] = true;
           add_ring(t);
         } else {
@@ -242,6 +278,22 @@ int32_t RowStream::ring_of(int32_t tensor) const {
   for (size_t i = 0; i < rings.size(); ++i)
     if (rings[i].tensor == tensor) return static_cast<int32_t>(i);
   return -1;
+}
+
+std::vector<int32_t> load_ops(const Graph& graph, const Ring& ring) {
+  std::vector<int32_t> ops;
+  for (int32_t t = ring.source; ring.source >= 0 && t != ring.tensor; t = graph.ops[ops.back()].outputs[0])
+    ops.push_back(graph.tensors[t].consumers.at(0));
+  return ops;
+}
+
+std::vector<int32_t> load_tensors(const Graph& graph, const Ring& ring) {
+  std::vector<int32_t> tensors = {ring.tensor};
+  if (ring.source < 0) return tensors;
+  tensors = {ring.source};
+  for (int32_t op : load_ops(graph, ring)) tensors.push_back(graph.ops[op].outputs[0]);
+  std::sort(tensors.begin(), tensors.end());
+  return tensors;
 }
 
 RowStream stream_rows(const Graph& graph, const std::vector<int32_t>& ops, const StreamOptions& options) {

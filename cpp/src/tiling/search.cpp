@@ -148,7 +148,7 @@ class Evaluator {
     for (size_t i = run.ops.size() - ops.size(); i < run.ops.size(); ++i) bytes += aligned(run.op_state[i]);
     for (const Ring& r : run.rings) {
       if (!inside(r.tensor, begin, end)) continue;
-      owned.push_back(r.tensor);
+      for (int32_t t : load_tensors(graph_, r)) owned.push_back(t);  // a loaded input lives in its ring only
       bytes += aligned(r.bytes());
     }
     choice.own_bytes = bytes;

@@ -45,9 +45,9 @@ LiveBuffer own_buffer(std::string name, BufferKind kind, int64_t size, int32_t f
 // Kernel scratch is planned only when the liveness plans it (`scratch`), as for untiled ops.
 SegmentBuffers stream_buffers(const graph::Graph& graph, const RowStream& stream, int32_t s0, int32_t s1, bool scratch) {
   SegmentBuffers sb{s0, s1, stream.full_inputs, stream.full_outputs, {}};
-  for (const Ring& ring : stream.rings)
+  for (const Ring& ring : stream.rings)  // a loaded input and its boundary ops' outputs live in the ring only
     sb.own.push_back(own_buffer(tensor_label(graph, ring.tensor) + " [ring " + std::to_string(ring.rows) + " rows]",
-                                BufferKind::Activation, ring.bytes(), s0, s1, {ring.tensor}, -1));
+                                BufferKind::Activation, ring.bytes(), s0, s1, load_tensors(graph, ring), -1));
   for (size_t i = 0; i < stream.ops.size(); ++i)  // state kept across calls: activation bytes, not kernel scratch
     if (stream.op_state[i] > 0)
       sb.own.push_back(own_buffer("sums@" + std::to_string(stream.ops[i]) + " " + graph.ops[stream.ops[i]].type +

@@ -14,7 +14,10 @@ Offers:
   (bytes) and ``save`` (file);
 - ready architectures returning ``.tflite`` bytes: ``mobilenet_v1``, ``mobilenet_v2``,
   ``ds_cnn``, ``resnet8`` (the MLPerf Tiny structures), ``chain`` (long single path for
-  benchmarks) and ``demo_model`` (what ``tinyarena demo`` plans);
+  benchmarks) and ``demo_model`` (what ``tinyarena demo`` plans); ``mobilenet_v1`` and
+  ``mobilenet_v2`` take ``float_io=True`` (float32 I/O: QUANTIZE first, DEQUANTIZE last, as
+  TensorFlow's converter) and ``nchw_input=True`` (an NCHW input transposed to NHWC, as a PyTorch
+  export), built by ``boundary.model_input`` / ``model_output``;
 - ``random_dag(seed, max_ops)``: random valid int8 DAGs with branches and joins, for property tests.
 
 Example::
@@ -33,7 +36,7 @@ and the fixed output parameters SOFTMAX/LOGISTIC/TANH/LOG_SOFTMAX need. The same
 seed give byte-identical files. Modules: ``model_builder`` (the API) with one ``layers_*``
 mixin per family, ``builder_core`` (calibration, inputs/outputs), ``quantize``, ``weights``,
 ``float_ops``, ``graph``/``schema``/``flatbuffer_writer``/``options`` (serialization),
-``architectures`` and ``random_dag``.
+``architectures``, ``boundary`` and ``random_dag``.
 """
 
 from .architectures import (

@@ -7,6 +7,7 @@ match the MLPerf Tiny int8 models op for op; ``mobilenet_v2`` follows Keras' Mob
 from typing import Sequence, Tuple
 
 from .args import positive_int
+from .boundary import model_input, model_output
 from .model_builder import ModelBuilder
 from .tensor import Tensor
 
@@ -41,19 +42,24 @@ def _classifier_head(mb: ModelBuilder, x: Tensor, num_classes: int) -> Tensor:
 
 
 def mobilenet_v1(
-    alpha: float = 0.25, resolution: int = 96, channels: int = 3, num_classes: int = 2, seed: int = 0
+    alpha: float = 0.25, resolution: int = 96, channels: int = 3, num_classes: int = 2, seed: int = 0,
+    float_io: bool = False, nchw_input: bool = False,
 ) -> bytes:
-    """MobileNetV1 (the MLPerf Tiny visual-wake-words network at the defaults): 31 ops."""
+    """MobileNetV1 (the MLPerf Tiny visual-wake-words network at the defaults): 31 ops.
+
+    ``float_io``: float32 input and output around the int8 network (QUANTIZE first, DEQUANTIZE
+    last), as TensorFlow's converter keeps them; ``nchw_input``: an NCHW input transposed to NHWC
+    first, as a PyTorch export has it (see ``tinyarena.builder.boundary``)."""
     alpha = _check_alpha(alpha)
     resolution = positive_int(resolution, "resolution")
     num_classes = positive_int(num_classes, "num_classes")
     mb = ModelBuilder(f"mobilenet_v1_{alpha}_{resolution}", seed)
-    x = mb.input([1, resolution, resolution, positive_int(channels, "channels")])
+    x = model_input(mb, [1, resolution, resolution, positive_int(channels, "channels")], float_io, nchw_input)
     x = mb.conv2d(x, max(1, int(32 * alpha)), kernel=3, stride=2, activation="RELU6")
     for stride, filters in _MOBILENET_V1_BLOCKS:
         x = mb.depthwise_conv2d(x, kernel=3, stride=stride, activation="RELU6")
         x = mb.conv2d(x, max(1, int(filters * alpha)), kernel=1, activation="RELU6")
-    mb.output(_classifier_head(mb, x, num_classes))
+    model_output(mb, _classifier_head(mb, x, num_classes), float_io)
     return mb.build()
 
 
@@ -87,12 +93,14 @@ def _inverted_residual(
 
 
 def mobilenet_v2(
-    alpha: float = 1.0, resolution: int = 224, num_classes: int = 1000, explicit_pad: bool = False, seed: int = 0
+    alpha: float = 1.0, resolution: int = 224, num_classes: int = 1000, explicit_pad: bool = False, seed: int = 0,
+    float_io: bool = False, nchw_input: bool = False,
 ) -> bytes:
     """MobileNetV2 as Keras builds it: 65 ops (69 with ``explicit_pad``) at any alpha/resolution.
 
     With ``explicit_pad=True`` every stride-2 depthwise conv is preceded by a PAD op and uses
     VALID padding, as TensorFlow exports it. The head is MEAN, FULLY_CONNECTED, SOFTMAX.
+    ``float_io`` and ``nchw_input`` add the converters' I/O boundary ops as in ``mobilenet_v1``.
     Calibration runs the float network on one full-size sample: 1.0@224 builds in about 0.3 s
     on an idle 2-core machine (up to ~3 s when the cores are busy).
     """
@@ -100,7 +108,7 @@ def mobilenet_v2(
     resolution = positive_int(resolution, "resolution")
     num_classes = positive_int(num_classes, "num_classes")
     mb = ModelBuilder(f"mobilenet_v2_{alpha}_{resolution}", seed)
-    x = mb.input([1, resolution, resolution, 3])
+    x = model_input(mb, [1, resolution, resolution, 3], float_io, nchw_input)
     x = mb.conv2d(x, _make_divisible(32 * alpha), kernel=3, stride=2, activation="RELU6")
     for expansion, filters, repeats, first_stride in _MOBILENET_V2_STAGES:
         for i in range(repeats):
@@ -109,7 +117,7 @@ def mobilenet_v2(
     last_filters = _make_divisible(1280 * alpha) if alpha > 1.0 else 1280
     x = mb.conv2d(x, last_filters, kernel=1, activation="RELU6")
     x = mb.mean(x, axes=(1, 2))
-    mb.output(mb.softmax(mb.fully_connected(x, num_classes)))
+    model_output(mb, mb.softmax(mb.fully_connected(x, num_classes)), float_io)
     return mb.build()
 
 

@@ -72,14 +72,16 @@ class ShapeLayers:
         return out
 
     def transpose(self, x: Tensor, perm) -> Tensor:
-        """TRANSPOSE with permutation ``perm`` (an int32 constant input)."""
-        x = self._check_tensor(x, "transpose")
+        """TRANSPOSE with permutation ``perm`` (an int32 constant input) of an int8 or float32 tensor."""
+        x = self._check_tensor(x, "transpose", dtype=None)
         perm = int_list(perm, "transpose perm")
         if sorted(perm) != list(range(x.rank)):
             raise ValueError(f"transpose: perm {perm} is not a permutation of the {x.rank} axes of {x.name}")
         scope = self._scope("transpose")
         perm_tensor = self._int32_constant(f"{scope}/perm", perm)
-        out = self._same_quant_tensor(scope, x, np.transpose(self._sample(x), perm))
+        sample = np.transpose(self._sample(x), perm)
+        out = (self._new_tensor(scope, sample, dtype="float32") if x.dtype == "float32"
+               else self._same_quant_tensor(scope, x, sample))
         self._emit("TRANSPOSE", [x, perm_tensor], [out], empty_options(BuiltinOptions.TransposeOptions))
         return out
 

@@ -18,7 +18,8 @@ struct LivenessOptions {
   // Depthwise convolution (depth multiplier 1) writes over its input,
   // TinyEngine-style, using a one-plane scratch buffer.
   bool inplace_depthwise = true;
-  // Elementwise ops write over a same-sized input that dies at the op.
+  // Elementwise ops write over a same-sized input that dies at the op; a
+  // QUANTIZE float32 -> int8 writes into the first quarter of its input.
   bool inplace_elementwise = true;
   // Plan kernel scratch buffers: what each kernel of the library asks for
   // (column buffers, widened planes, the in-place depthwise plane).
@@ -51,6 +52,9 @@ struct Liveness {
 bool is_view_op(int32_t opcode);
 // Elementwise ops that may write over a same-sized input dying at the op.
 bool is_inplace_elementwise_op(int32_t opcode);
+// QUANTIZE float32 -> int8: with its input dying at the op it runs in place
+// (inplace_elementwise), its int8 output over the first quarter of the input.
+bool is_inplace_conversion(const graph::Graph& graph, const graph::Op& op);
 
 // The schedule is `order` (op indices, each once); empty means file order.
 // Graph inputs live from step 0, graph outputs and variables to the last step.

@@ -31,20 +31,36 @@ struct Window1D {
 // dilation the kernels widen whole windows, so rows between taps count).
 Range window_input(const Window1D& window, Range out);
 
-// One image in NHWC (rank 4, batch 1): the tensors tiling works on.
+// One int8 image in NHWC (rank 4, batch 1): the tensors tiling works on.
 bool is_spatial(const graph::Tensor& tensor);
+// Rows of an image of any type (rank 4, batch 1): its height; 1 for other tensors (a reduction's result).
+int32_t image_rows(const graph::Tensor& tensor);
+// Bytes of one row of an image (width x channels x element bytes).
+int64_t image_row_bytes(const graph::Tensor& tensor);
+
+// QUANTIZE float32 -> int8 or DEQUANTIZE int8 -> float32 of one NHWC image
+// (per-tensor): elementwise, so row-streamable; the float side is a model
+// input or output a row stream can pull or write a few rows at a time.
+bool is_float_conversion(const graph::Graph& graph, const graph::Op& op);
+// TRANSPOSE NCHW -> NHWC (perm [0, 2, 3, 1]) of a model input (or of its
+// QUANTIZE), int8 or float32, as a PyTorch export starts: a row stream loads
+// its output rows straight from the streamed input (rows only; no kernel call).
+bool is_input_transpose(const graph::Graph& graph, const graph::Op& op);
 
 // Ops whose output rows can be computed from input rows in any order, one range
 // at a time, by the kernel library (conv, depthwise, pools, elementwise with
 // broadcast); their activation input and output are spatial. Such ops can be
-// row-streamed or run on patches. Row reductions (below) are tileable too.
+// row-streamed or run on patches. Row reductions (below), float conversions
+// and input transposes (above) are tileable too, on rows only.
 bool is_tileable(const graph::Graph& graph, const graph::Op& op);
 // Per tensor: it shares storage with a zero-copy placement (it is placed, or the
 // base of one), so its bytes are laid out whole, never in a ring or a patch buffer.
 std::vector<bool> placed_storage(const graph::Graph& graph);
-// The two tests with placed_storage(graph) computed once (the one-op forms compute it per call).
+// The tests with placed_storage(graph) computed once (the one-op forms compute it per call).
 bool is_tileable(const graph::Graph& graph, const graph::Op& op, const std::vector<bool>& placed);
 bool is_row_reduction(const graph::Graph& graph, const graph::Op& op, const std::vector<bool>& placed);
+bool is_float_conversion(const graph::Graph& graph, const graph::Op& op, const std::vector<bool>& placed);
+bool is_input_transpose(const graph::Graph& graph, const graph::Op& op, const std::vector<bool>& placed);
 // MEAN over rows and columns of a spatial input (TFLite axis [1, 2], keep_dims
 // or not): it reads every input row for its one output row, so it is
 // row-streamable only, summing rows as they come (never on patches).

@@ -29,13 +29,16 @@ struct Ring {
   int32_t tensor = -1;
   int32_t rows = 0;  // capacity: the most rows ever held at once
   int64_t row_bytes = 0;
+  int32_t source = -1;  // a model input whose boundary ops (a TRANSPOSE from NCHW to NHWC, a
+                        // QUANTIZE of a float input, or both) the load runs: the ring holds the
+                        // output of the last (load_ops); -1 for a plain ring
   int64_t bytes() const { return rows * row_bytes; }
 };
 
 enum class StepKind : uint8_t {
   Run = 0,    // op `target` computes its output rows [begin, end) (a row reduction: sums input rows
               // [begin, end), and writes its output when end is the input height)
-  Load = 1,   // ring `target` (the streamed model input) receives rows [begin, end)
+  Load = 1,   // ring `target` (the streamed model input, or its transpose to NHWC) receives rows [begin, end)
   Shift = 2,  // ring `target` drops its rows below `begin`, moving the rest to the buffer's start
 };
 
@@ -61,6 +64,11 @@ struct RowStream {
   // The ring of `tensor`, or -1.
   int32_t ring_of(int32_t tensor) const;
 };
+
+// The boundary ops a ring's load runs, from its source input to its tensor (empty without a source).
+std::vector<int32_t> load_ops(const graph::Graph& graph, const Ring& ring);
+// The tensors a ring stands for: its own, and with a source the input and the loaded chain's (ascending).
+std::vector<int32_t> load_tensors(const graph::Graph& graph, const Ring& ring);
 
 // Streams `ops` (op indices in schedule order; every op tileable, the
 // segment's internal tensors produced before they are read). Throws

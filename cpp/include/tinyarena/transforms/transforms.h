@@ -5,6 +5,8 @@
 //   fold_pads  a PAD in front of convolutions becomes their explicit padding
 //   zero_copy  concatenations and contiguous splits stop copying: tensors are
 //              placed inside one another (graph::Placement) and the op is elided
+// io_boundary is no such rewrite: it changes the model's interface (int8 I/O,
+// NHWC input) as the user asks, before anything is planned.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +47,23 @@ TransformResult fold_pads(const graph::Graph& graph, const std::vector<int32_t>&
 // and read by nothing else. No tensor is placed twice; constants never.
 // `only`: consider just these ops (empty = all).
 TransformResult zero_copy(const graph::Graph& graph, const std::vector<int32_t>& only = {});
+
+// The model's interface, chosen by the user (not kept or dropped by the peak
+// as the rewrites above): which boundary ops io_boundary removes.
+struct IoBoundaryOptions {
+  bool int8_io = false;     // drop the QUANTIZE (float32 -> int8) of each input and the
+                            // DEQUANTIZE (int8 -> float32) of each output
+  bool nhwc_input = false;  // drop the TRANSPOSE (perm [0, 2, 3, 1], NCHW -> NHWC) of each input
+};
+
+// Boundary ops at the graph's edges go; the tensors they produced (inputs) or
+// read (outputs) become the graph's inputs and outputs, in the same positions.
+// An input op goes when it is its input's only reader, an output DEQUANTIZE
+// when its int8 input is no other input or output; at an input the rewrite
+// repeats, so a QUANTIZE and a TRANSPOSE in either order both go. The int8
+// tensors keep their scale and zero point (the generated model.h states them).
+// Throws UnsupportedError when int8_io leaves a float32 input or output.
+TransformResult io_boundary(const graph::Graph& graph, const IoBoundaryOptions& options);
 
 // "fold_pads", "zero_copy": the rewrites in the order a pipeline applies them.
 std::vector<std::string> transform_names();
