@@ -317,6 +317,10 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
 
   plan::Plan untiled = plan::make_plan(graph, options.tiling.plan);
   result.untiled_peak_bytes = untiled.peak_bytes;
+  // The in-place ops the untiled plan declined (they raise its peak) stay out of place in every point.
+  TilingOptions point_options = options.tiling;
+  auto& not_inplace = point_options.plan.liveness.not_inplace_ops;
+  not_inplace.insert(not_inplace.end(), untiled.inplace_declined.begin(), untiled.inplace_declined.end());
   std::vector<ParetoPoint> planned;
   for (const State& final_state : fronts[n]) {
     std::vector<Segment> segments;
@@ -329,10 +333,10 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
       index = s.prev_index;
       end = static_cast<size_t>(c.begin);
     }
-    planned.push_back(planned_point(graph, std::move(segments), options.tiling));
+    planned.push_back(planned_point(graph, std::move(segments), point_options));
   }
   // The untiled schedule (with every in-place op the estimate leaves out) is always a candidate.
-  planned.push_back(planned_point(graph, {}, options.tiling));
+  planned.push_back(planned_point(graph, {}, point_options));
   // Exact peaks may reorder the estimate's points: keep the exact Pareto set, MACs ascending.
   std::vector<size_t> order(planned.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
