@@ -46,6 +46,16 @@ std::string operand_rows(const graph::Graph& graph, const graph::Op& op, size_t 
   return row0 + " + y0 * " + std::to_string(row_bytes(t));
 }
 
+// A row reduction (`kernel`_accumulate_s8 / _finish_s8): sums input rows [y0, y1) into the op's
+// state; the last rows also write the result.
+std::string reduction_call(const graph::Graph& graph, const graph::Op& op, const SegmentAddresses& at,
+                           const std::string& kernel) {
+  const std::string params = params_ref(op), sums = at.state(op.index);
+  const std::string h = std::to_string(graph.input(op, 0)->shape[1]);
+  return call_text(kernel + "_accumulate_s8", {params, at.row0(op.inputs[0]), "y0", "y1", sums}) + "\nif (y1 == " +
+         h + ") " + call_text(kernel + "_finish_s8", {params, sums, at.row0(op.outputs[0])});
+}
+
 // The statement computing output rows [y0, y1) of a segment op.
 std::string stripe_call(const graph::Graph& graph, const graph::Op& op, const KernelCall& lowered,
                         const SegmentAddresses& at, const std::string& scratch) {
@@ -62,13 +72,10 @@ std::string stripe_call(const graph::Graph& graph, const graph::Op& op, const Ke
              "_params;\n  p.out_h = y1 - y0;\n  p.pad_top -= y0 * p.stride_h;\n  " +
              call_text("ta_depthwise_conv_s8", {"&p", in, out + " + y0 * " + rb, "0", "y1 - y0", scratch}) + "\n}";
     }
-    case op_code::kMean: {  // sums input rows [y0, y1); the last rows also write the means
-      const std::string sums = at.state(op.index);
-      const std::string h = std::to_string(graph.input(op, 0)->shape[1]);
-      return call_text("ta_mean_hw_accumulate_s8", {params, in, "y0", "y1", sums}) + "\nif (y1 == " + h + ") " +
-             call_text("ta_mean_hw_finish_s8", {params, sums, out});
-    }
-    case op_code::kAveragePool2D: return call_text("ta_avg_pool_s8", {params, in, out, "y0", "y1"});
+    case op_code::kMean: return reduction_call(graph, op, at, "ta_mean_hw");
+    case op_code::kAveragePool2D:
+      if (tiling::is_row_reduction(graph, op)) return reduction_call(graph, op, at, "ta_avg_pool_global");
+      return call_text("ta_avg_pool_s8", {params, in, out, "y0", "y1"});
     case op_code::kMaxPool2D: return call_text("ta_max_pool_s8", {params, in, out, "y0", "y1"});
     case op_code::kAdd:
     case op_code::kMul: {

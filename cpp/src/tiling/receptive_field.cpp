@@ -70,6 +70,14 @@ bool in_placed_storage(const graph::Graph& graph, const graph::Tensor& t) {
                      [&](const graph::Tensor& other) { return other.placement && other.placement->base == t.index; });
 }
 
+// A global AVERAGE_POOL_2D: one window covering the whole unpadded input, one output pixel.
+bool is_global_average_pool(const graph::Graph& graph, const graph::Op& op) {
+  const kernels::PoolKernel k = kernels::pool_kernel(graph, op);
+  const ta_pool_params& p = k.params;
+  return k.images == 1 && p.out_h == 1 && p.out_w == 1 && p.filter_h == p.in_h && p.filter_w == p.in_w &&
+         p.pad_top == 0 && p.pad_left == 0;
+}
+
 }  // namespace
 
 Range window_input(const Window1D& w, Range out) {
@@ -88,12 +96,14 @@ bool is_spatial(const graph::Tensor& t) {
 }
 
 bool is_row_reduction(const graph::Graph& graph, const graph::Op& op) {
-  if (op.elided || op.opcode != op_code::kMean || op.outputs.size() != 1) return false;
+  if (op.elided || (op.opcode != op_code::kMean && op.opcode != op_code::kAveragePool2D) || op.outputs.size() != 1)
+    return false;
   const graph::Tensor* in = graph.input(op, 0);
   if (!in || in->is_constant() || !is_spatial(*in) || in_placed_storage(graph, *in)) return false;
   const graph::Tensor* out = graph.output(op, 0);
   if (!out || in_placed_storage(graph, *out)) return false;
   try {
+    if (op.opcode == op_code::kAveragePool2D) return is_global_average_pool(graph, op);
     return kernels::mean_params(graph, op).reduce_mask == 0b0110;
   } catch (const UnsupportedError&) {
     return false;
@@ -141,7 +151,9 @@ InputMap input_map(const graph::Graph& graph, const graph::Op& op, size_t positi
     return map;
   }
   map.size = in.shape[dim];
-  if (is_window_op(op.opcode)) {
+  if (is_row_reduction(graph, op)) {
+    map.kind = InputMap::Kind::All;
+  } else if (is_window_op(op.opcode)) {
     map.kind = InputMap::Kind::Window;
     map.window = op_window(graph, op, axis);
   } else if (is_binary_elementwise(op.opcode) || is_unary_elementwise(op.opcode) ||
@@ -149,8 +161,6 @@ InputMap input_map(const graph::Graph& graph, const graph::Op& op, size_t positi
     map.kind = map.size == 1 ? InputMap::Kind::Broadcast : InputMap::Kind::Shifted;
   } else if (op.opcode == op_code::kPad || op.opcode == op_code::kPadV2) {
     map.shift = -kernels::pad_params(graph, op).before[dim];
-  } else if (is_row_reduction(graph, op)) {
-    map.kind = InputMap::Kind::All;
   } else if (op.opcode == op_code::kResizeNearestNeighbor) {
     const ta_resize_params p = kernels::resize_nearest_params(graph, op);
     map.kind = InputMap::Kind::Nearest;

@@ -40,7 +40,8 @@ bool is_spatial(const graph::Tensor& tensor);
 // row-streamed or run on patches. Row reductions (below) are tileable too.
 bool is_tileable(const graph::Graph& graph, const graph::Op& op);
 // MEAN over rows and columns of a spatial input (TFLite axis [1, 2], keep_dims
-// or not): it reads every input row for its one output row, so it is
+// or not) or a global AVERAGE_POOL_2D (one unpadded window covering the whole
+// input): it reads every input row for its one output row, so it is
 // row-streamable only, summing rows as they come (never on patches).
 bool is_row_reduction(const graph::Graph& graph, const graph::Op& op);
 
