@@ -93,7 +93,7 @@ def test_input_range_of_pad_and_resize():
     assert _core.input_range(g, 0, 0, "rows", 7, 8) == (5, 6)
     assert _core.input_range(g, 0, 0, "rows", 8, 9) == (0, 0)  # the bottom padding
     assert _core.input_range(g, 1, 0, "rows", 4, 7) == (2, 4)  # nearest, scale 1/2
-    assert not _core.is_tileable(g, 0)  # PAD has an algebra rule but no stripe kernel
+    assert _core.is_tileable(g, 0)  # PAD streams its rows (row streams only, never patches)
 
 
 # ---------------------------------------------------------------- row streaming

@@ -194,3 +194,41 @@ def test_converted_ds_cnn_streams_into_its_global_average_pool(name):
     assert any(seg.ops[-1] == pool for seg in found.best.segments)
     assert found.best.validate() == [] and found.best.mac_overhead == 1.0
     assert found.best.peak_bytes <= 0.45 * found.untiled_peak_bytes
+
+
+# ---------------------------------------------------------------- PAD inside a segment
+def pad_model():
+    """A PAD that stays (transforms="none") between a conv and a max pool, asymmetric on rows
+    and columns, inside a run of spatial ops."""
+    mb = ModelBuilder("pad_in_segment", seed=9)
+    x = mb.input([1, 12, 10, 3])
+    a = mb.conv2d(x, 8, kernel=3, activation="RELU")
+    p = mb.pad(a, [(0, 0), (2, 1), (1, 2), (0, 0)])                             # 15 x 13
+    m = mb.max_pool2d(p, pool=(3, 3), stride=(2, 2))                            # 7 x 6
+    mb.output(mb.conv2d(m, 4, kernel=1))
+    return mb.build()
+
+
+def test_pad_streams_inside_a_segment_but_not_on_patches():
+    graph = tiling.transformed_graph(pad_model(), transforms="none")[0]
+    pad = next(op.index for op in graph.ops if op.type == "PAD")
+    assert _core.is_tileable(graph, pad)
+    assert _core.input_range(graph, pad, 0, "rows", 0, 2) == (0, 0)  # padding rows read nothing
+    assert _core.input_range(graph, pad, 0, "rows", 1, 4) == (0, 2)
+    ops = spatial_ops(graph)
+    assert pad in ops[1:-1]
+    stream = _core.stream_rows(graph, ops, 1, True)
+    runs = [(b, e) for kind, op, b, e in stream.steps if kind == "run" and op == pad]
+    assert runs == [(r, r + 1) for r in range(15)]  # every output row once, padding rows too
+    with pytest.raises(ValueError, match="cannot run on patches"):
+        _core.run_patches(graph, ops, 2, 2, False)
+
+
+@pytest.mark.parametrize("stripe_rows", [1, 2, 4])
+def test_row_streamed_pad_is_bit_exact_on_host(stripe_rows, tmp_path):
+    data = pad_model()
+    graph = tiling.transformed_graph(data, transforms="none")[0]
+    tiled = tiling.tile(data, [tiling.Segment(spatial_ops(graph), stripe_rows=stripe_rows)], transforms="none")
+    assert "PAD" in [tiled.graph.ops[i].type for i in tiled.segments[0].ops]
+    assert tiled.validate() == [] and tiled.peak_bytes < tinyarena.plan(data, transforms="none").peak_bytes
+    check_exact(tiled, tmp_path)

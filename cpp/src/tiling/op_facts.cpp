@@ -43,6 +43,10 @@ GraphFacts::GraphFacts(const graph::Graph& graph) : ops_(graph.ops.size()) {
   }
 }
 
+bool streams_rows_only(const OpFacts& facts, const graph::Op& op) {
+  return facts.reduces_rows || op.opcode == kernels::opcode::kPad || op.opcode == kernels::opcode::kPadV2;
+}
+
 int64_t output_pixels(const graph::Tensor& out) {
   return is_spatial(out) ? int64_t{out.shape[1]} * out.shape[2] : 1;
 }

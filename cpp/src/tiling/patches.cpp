@@ -38,7 +38,7 @@ PatchRun run_patches(const graph::Graph& graph, const GraphFacts& facts, const s
   for (int32_t index : ops) {
     if (index < 0 || index >= static_cast<int32_t>(graph.ops.size()))
       throw std::invalid_argument("op " + std::to_string(index) + " does not exist");
-    if (!facts.op(index).tileable || facts.op(index).reduces_rows)
+    if (!facts.op(index).tileable || streams_rows_only(facts.op(index), graph.ops[index]))
       throw std::invalid_argument(label(graph.ops[index]) + " cannot run on patches");
     in_segment[index] = true;
   }

@@ -21,6 +21,8 @@ bool is_unary_elementwise(int32_t opcode) {
 
 bool is_binary_elementwise(int32_t opcode) { return opcode == op_code::kAdd || opcode == op_code::kMul; }
 
+bool is_pad(int32_t opcode) { return opcode == op_code::kPad || opcode == op_code::kPadV2; }
+
 bool is_window_op(int32_t opcode) {
   return opcode == op_code::kConv2D || opcode == op_code::kDepthwiseConv2D ||
          opcode == op_code::kAveragePool2D || opcode == op_code::kMaxPool2D;
@@ -113,7 +115,9 @@ bool is_row_reduction(const graph::Graph& graph, const graph::Op& op) {
 bool is_tileable(const graph::Graph& graph, const graph::Op& op) {
   if (op.elided) return false;  // moves no data: a segment stops there
   if (is_row_reduction(graph, op)) return true;
-  if (!is_window_op(op.opcode) && !is_binary_elementwise(op.opcode) && !is_unary_elementwise(op.opcode)) return false;
+  if (!is_window_op(op.opcode) && !is_binary_elementwise(op.opcode) && !is_unary_elementwise(op.opcode) &&
+      !is_pad(op.opcode))
+    return false;
   const graph::Tensor* out = graph.output(op, 0);
   if (!out || op.outputs.size() != 1 || !is_spatial(*out) || in_placed_storage(graph, *out)) return false;
   const size_t activations = is_binary_elementwise(op.opcode) ? 2 : 1;
@@ -127,11 +131,12 @@ bool is_tileable(const graph::Graph& graph, const graph::Op& op) {
     }
     any_activation = true;
     if (!is_spatial(*in) || in_placed_storage(graph, *in)) return false;
-    if (!is_window_op(op.opcode) && in->shape != out->shape && in->shape[1] != 1) return false;
+    if (!is_window_op(op.opcode) && !is_pad(op.opcode) && in->shape != out->shape && in->shape[1] != 1) return false;
   }
   if (!any_activation) return false;
   try {
     if (is_window_op(op.opcode)) op_window(graph, op, Axis::Rows);
+    if (is_pad(op.opcode)) kernels::pad_params(graph, op);
   } catch (const UnsupportedError&) {
     return false;
   }
@@ -159,7 +164,7 @@ InputMap input_map(const graph::Graph& graph, const graph::Op& op, size_t positi
   } else if (is_binary_elementwise(op.opcode) || is_unary_elementwise(op.opcode) ||
              op.opcode == op_code::kConcatenation) {
     map.kind = map.size == 1 ? InputMap::Kind::Broadcast : InputMap::Kind::Shifted;
-  } else if (op.opcode == op_code::kPad || op.opcode == op_code::kPadV2) {
+  } else if (is_pad(op.opcode)) {
     map.shift = -kernels::pad_params(graph, op).before[dim];
   } else if (op.opcode == op_code::kResizeNearestNeighbor) {
     const ta_resize_params p = kernels::resize_nearest_params(graph, op);

@@ -45,6 +45,10 @@ class GraphFacts {
   std::vector<OpFacts> ops_;
 };
 
+// Tileable ops that row streams hold but patches do not: row reductions and PAD
+// (a stripe pads its rows through a params copy; a patch region is not dense).
+bool streams_rows_only(const OpFacts& facts, const graph::Op& op);
+
 // Output positions along rows and columns: H * W of a spatial tensor, else 1 (a reduction's result).
 int64_t output_pixels(const graph::Tensor& out);
 

@@ -36,9 +36,10 @@ bool is_spatial(const graph::Tensor& tensor);
 
 // Ops whose output rows can be computed from input rows in any order, one range
 // at a time, by the kernel library (conv, depthwise, pools, elementwise with
-// broadcast); their activation input and output are spatial. Such ops can be
+// broadcast, PAD); their activation input and output are spatial. Such ops can be
 // row-streamed or run on patches. Row reductions (below) are tileable too.
 bool is_tileable(const graph::Graph& graph, const graph::Op& op);
+
 // MEAN over rows and columns of a spatial input (TFLite axis [1, 2], keep_dims
 // or not) or a global AVERAGE_POOL_2D (one unpadded window covering the whole
 // input): it reads every input row for its one output row, so it is
