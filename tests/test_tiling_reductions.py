@@ -232,3 +232,16 @@ def test_row_streamed_pad_is_bit_exact_on_host(stripe_rows, tmp_path):
     assert "PAD" in [tiled.graph.ops[i].type for i in tiled.segments[0].ops]
     assert tiled.validate() == [] and tiled.peak_bytes < tinyarena.plan(data, transforms="none").peak_bytes
     check_exact(tiled, tmp_path)
+
+
+@pytest.mark.qemu
+def test_row_streamed_global_average_pool_and_pad_are_bit_exact_on_cortex_m4(tmp_path):
+    graph = avg_pool_tail_model("RELU")
+    tiled = tiling.tile(graph, [tiling.Segment(spatial_ops(graph), stripe_rows=2)], stream_input=True)
+    result = verify(None, target="cortex-m4", plan=tiled, work_dir=tmp_path / "avg_pool")
+    assert result.bit_exact, result.summary()
+    data = pad_model()
+    ops = spatial_ops(tiling.transformed_graph(data, transforms="none")[0])
+    tiled = tiling.tile(data, [tiling.Segment(ops, stripe_rows=2)], transforms="none")
+    result = verify(None, target="cortex-m4", plan=tiled, work_dir=tmp_path / "pad")
+    assert result.bit_exact, result.summary()
