@@ -37,7 +37,8 @@ bool is_spatial(const graph::Tensor& tensor);
 // Ops whose output rows can be computed from input rows in any order, one range
 // at a time, by the kernel library (conv, depthwise, pools, elementwise with
 // broadcast, PAD); their activation input and output are spatial. Such ops can be
-// row-streamed or run on patches. Row reductions (below) are tileable too.
+// row-streamed, and all but PAD run on patches. Row reductions (below) are
+// tileable too, rows only (op_facts.h: streams_rows_only).
 bool is_tileable(const graph::Graph& graph, const graph::Op& op);
 
 // MEAN over rows and columns of a spatial input (TFLite axis [1, 2], keep_dims
