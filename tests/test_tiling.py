@@ -93,7 +93,7 @@ def test_input_range_of_pad_and_resize():
     assert _core.input_range(g, 0, 0, "rows", 7, 8) == (5, 6)
     assert _core.input_range(g, 0, 0, "rows", 8, 9) == (0, 0)  # the bottom padding
     assert _core.input_range(g, 1, 0, "rows", 4, 7) == (2, 4)  # nearest, scale 1/2
-    assert not _core.is_tileable(g, 0)  # PAD has an algebra rule but no stripe kernel
+    assert _core.is_tileable(g, 0)  # PAD streams its rows (row streams only, never patches)
 
 
 # ---------------------------------------------------------------- row streaming
@@ -318,8 +318,8 @@ def test_mobilenet_v2_row_streamed_is_bit_exact_on_host(tmp_path):
 
 
 def test_explicit_pad_mobilenet_v2_streams_after_pad_folding(tmp_path):
-    """As TF exports it (a PAD before every stride-2 depthwise): a PAD cannot stream, so it cuts
-    every cascade; folded into the depthwise's explicit padding, one cascade runs through."""
+    """As TF exports it (a PAD before every stride-2 depthwise): a PAD streams as a copy with a
+    ring of its own; folded into the depthwise's explicit padding, neither is needed."""
     data = builder.mobilenet_v2(alpha=0.35, resolution=96, num_classes=10, explicit_pad=True)
     unfolded = tiling.search(data, tiling="rows", transforms="none").best
     folded = tiling.search(data, tiling="rows").best

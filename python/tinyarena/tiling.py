@@ -1,7 +1,8 @@
 """Stage 3b: tiling -- row-streamed cascades and patch-based segments under an SRAM limit.
 
 The early, high-resolution layers of a CNN set its peak SRAM. A *segment* of consecutive
-spatial ops (conv, depthwise, pools, elementwise) can run
+spatial ops (conv, depthwise, pools, elementwise, PAD; a MEAN over H,W or a global average pool
+at its end) can run
 
 - ``"rows"``: a few rows at a time (a cascade, as Vela streams them); every tensor inside the
   segment is a ring of just the rows its consumers still need, nothing is recomputed
@@ -13,8 +14,9 @@ spatial ops (conv, depthwise, pools, elementwise) can run
 programming over segment boundaries and plans every Pareto point (peak SRAM vs MACs) with the
 real liveness and allocator. ``tile(model, segments)`` plans a given segmentation.
 ``sweep(model, sram_limits=[...])`` gives records for many limits at once. The search works on
-the graph after the graph rewrites of ``tinyarena.transforms`` (PAD folding first: a PAD cannot
-stream); elided ops and zero-copy slices end a segment.
+the graph after the graph rewrites of ``tinyarena.transforms`` (PAD folding first: a folded PAD
+costs neither a copy nor a ring; an unfolded one streams, rows only); elided ops and zero-copy
+slices end a segment.
 ``tinyarena.compile`` compiles tiled plans, both modes and mixed (bit-exact with the
 untiled model): a segment becomes a loop replaying its fixed schedule of kernel calls on row
 ranges (rows) or on regions (patches, through params copies whose padding fields shift the
@@ -157,9 +159,9 @@ def transformed_graph(model, transforms=None, alignment=16, allocator="auto", in
                       seconds=0.3, io="model", input_layout="model"):
     """``model``'s graph after the graph rewrites of ``transforms`` (as in ``tinyarena.plan``:
     default all, each kept when the untiled peak does not grow; ``reorder`` is left out, tiled
-    schedules run in the graph's order) and the TransformReports. PAD folding comes first so
-    that a PAD (which cannot stream) no longer cuts a cascade. ``io`` and ``input_layout``
-    choose the interface first (``tinyarena.transforms.io_boundary``)."""
+    schedules run in the graph's order) and the TransformReports. PAD folding comes first: a
+    folded PAD costs neither a copy nor a ring in a cascade. ``io`` and ``input_layout`` choose
+    the interface first (``tinyarena.transforms.io_boundary``)."""
     graph, _ = io_boundary(model, io, input_layout)
     names = tuple(n for n in parse_transforms(transforms) if n != "reorder")
     if not names:

@@ -188,6 +188,12 @@ typedef struct ta_pool_params {
 
 void ta_avg_pool_s8(const ta_pool_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1);
 void ta_max_pool_s8(const ta_pool_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1);
+/* A global AVERAGE_POOL_2D (one window = the whole input, no padding, one output pixel) streamed
+ * by rows: accumulate adds input rows [y0, y1) (input addressed from row 0; y0 == 0 clears `sums`,
+ * C int32), finish writes the C averages once every row is in. Bit-exact with ta_avg_pool_s8. */
+void ta_avg_pool_global_accumulate_s8(const ta_pool_params *p, const int8_t *input, int32_t y0, int32_t y1,
+                                      int32_t *sums);
+void ta_avg_pool_global_finish_s8(const ta_pool_params *p, const int32_t *sums, int8_t *output);
 
 /* ------------------------------------------ ADD / SUB / MUL / SQUARED_DIFFERENCE */
 /* Broadcasting follows TFLite (numpy rules, up to 6 dims): shapes are right-aligned into

@@ -7,6 +7,16 @@
 
 #define TA_DEF(v, d) ((v) != 0 ? (v) : (d))
 
+/* The average of `count` values summing to `acc`: to nearest, ties away from zero, clamped. */
+static int8_t average_of_sum(const ta_pool_params *p, int32_t acc, int32_t count) {
+  if (count <= 0) {
+    acc = 0;
+  } else {
+    acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+  }
+  return (int8_t)ta_clamp32(acc, p->act_min, p->act_max);
+}
+
 void ta_avg_pool_s8(const ta_pool_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1) {
   const int32_t C = p->channels;
   const int32_t ips = TA_DEF(p->in_pix_stride, C), irs = TA_DEF(p->in_row_stride, p->in_w * ips);
@@ -26,15 +36,31 @@ void ta_avg_pool_s8(const ta_pool_params *p, const int8_t *input, int8_t *output
           const int8_t *ip = input + (iy0 + fy) * irs + (ix0 + fx0) * ips + c;
           for (fx = fx0; fx < fx1; ++fx, ip += ips) acc += *ip;
         }
-        if (count <= 0) {
-          acc = 0;
-        } else {
-          acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
-        }
-        o[c] = (int8_t)ta_clamp32(acc, p->act_min, p->act_max);
+        o[c] = average_of_sum(p, acc, count);
       }
     }
   }
+}
+
+/* A global average pool (one window covering the whole unpadded input) fed rows at a time: the
+ * same int32 sums and rounding as ta_avg_pool_s8. */
+void ta_avg_pool_global_accumulate_s8(const ta_pool_params *p, const int8_t *input, int32_t y0, int32_t y1,
+                                      int32_t *sums) {
+  const int32_t C = p->channels;
+  const int32_t ips = TA_DEF(p->in_pix_stride, C), irs = TA_DEF(p->in_row_stride, p->in_w * ips);
+  int32_t y, x, c;
+  if (y0 == 0)
+    for (c = 0; c < C; ++c) sums[c] = 0;
+  for (y = y0; y < y1; ++y)
+    for (x = 0; x < p->in_w; ++x) {
+      const int8_t *ip = input + y * irs + x * ips;
+      for (c = 0; c < C; ++c) sums[c] += ip[c];
+    }
+}
+
+void ta_avg_pool_global_finish_s8(const ta_pool_params *p, const int32_t *sums, int8_t *output) {
+  int32_t c;
+  for (c = 0; c < p->channels; ++c) output[c] = average_of_sum(p, sums[c], p->in_h * p->in_w);
 }
 
 void ta_max_pool_s8(const ta_pool_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1) {

@@ -65,6 +65,29 @@ std::string conversion_call(const graph::Graph& graph, const graph::Op& op, cons
                     std::to_string(q.zero_point)});
 }
 
+// A row reduction (`kernel`_accumulate_s8 / _finish_s8): sums input rows [y0, y1) into the op's
+// state; the last rows also write the result.
+std::string reduction_call(const graph::Graph& graph, const graph::Op& op, const SegmentAddresses& at,
+                           const std::string& kernel) {
+  const std::string params = params_ref(op), sums = at.state(op.index);
+  const std::string h = std::to_string(graph.input(op, 0)->shape[1]);
+  return call_text(kernel + "_accumulate_s8", {params, at.row0(op.inputs[0]), "y0", "y1", sums}) + "\nif (y1 == " +
+         h + ") " + call_text(kernel + "_finish_s8", {params, sums, at.row0(op.outputs[0])});
+}
+
+// PAD output rows [y0, y1) as a PAD of their own (params dims are NHWC, H at 1): the input rows
+// they copy, the padding rows above and below them.
+std::string pad_rows_call(const graph::Graph& graph, const graph::Op& op, const SegmentAddresses& at) {
+  const graph::Tensor& in = *graph.input(op, 0);
+  const std::string in_rb = std::to_string(row_bytes(in)), out_rb = std::to_string(row_bytes(*graph.output(op, 0)));
+  return "{\n  ta_pad_params p = op" + std::to_string(op.index) +
+         "_params;\n  const int32_t top = p.before[1];\n  const int32_t r0 = ta_max32(y0 - top, 0), r1 = ta_min32(y1 - top, " +
+         std::to_string(in.shape[1]) + ");\n  p.in_shape[1] = ta_max32(r1 - r0, 0);\n  p.before[1] = ta_min32(ta_max32(top - y0, 0), y1 - y0);\n" +
+         "  p.after[1] = y1 - y0 - p.before[1] - p.in_shape[1];\n  " +
+         call_text("ta_pad_s8", {"&p", at.row0(op.inputs[0]) + " + r0 * " + in_rb,
+                                 at.row0(op.outputs[0]) + " + y0 * " + out_rb}) + "\n}";
+}
+
 // The statement computing output rows [y0, y1) of a segment op.
 std::string stripe_call(const graph::Graph& graph, const graph::Op& op, const KernelCall& lowered,
                         const SegmentAddresses& at, const std::string& scratch) {
@@ -82,13 +105,12 @@ std::string stripe_call(const graph::Graph& graph, const graph::Op& op, const Ke
              "_params;\n  p.out_h = y1 - y0;\n  p.pad_top -= y0 * p.stride_h;\n  " +
              call_text("ta_depthwise_conv_s8", {"&p", in, out + " + y0 * " + rb, "0", "y1 - y0", scratch}) + "\n}";
     }
-    case op_code::kMean: {  // sums input rows [y0, y1); the last rows also write the means
-      const std::string sums = at.state(op.index);
-      const std::string h = std::to_string(graph.input(op, 0)->shape[1]);
-      return call_text("ta_mean_hw_accumulate_s8", {params, in, "y0", "y1", sums}) + "\nif (y1 == " + h + ") " +
-             call_text("ta_mean_hw_finish_s8", {params, sums, out});
-    }
-    case op_code::kAveragePool2D: return call_text("ta_avg_pool_s8", {params, in, out, "y0", "y1"});
+    case op_code::kPad:
+    case op_code::kPadV2: return pad_rows_call(graph, op, at);
+    case op_code::kMean: return reduction_call(graph, op, at, "ta_mean_hw");
+    case op_code::kAveragePool2D:
+      if (tiling::is_row_reduction(graph, op)) return reduction_call(graph, op, at, "ta_avg_pool_global");
+      return call_text("ta_avg_pool_s8", {params, in, out, "y0", "y1"});
     case op_code::kMaxPool2D: return call_text("ta_max_pool_s8", {params, in, out, "y0", "y1"});
     case op_code::kAdd:
     case op_code::kMul: {

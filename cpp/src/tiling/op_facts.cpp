@@ -40,7 +40,9 @@ GraphFacts::GraphFacts(const graph::Graph& graph) : ops_(graph.ops.size()) {
     f.macs_per_pixel = tile_macs(graph, op, {0, 1}, {0, 1});
     f.scratch = TileScratch(graph, op);
     f.reduces_rows = is_row_reduction(graph, op, placed);
-    f.rows_only = f.reduces_rows || is_float_conversion(graph, op, placed) || is_input_transpose(graph, op, placed);
+    // PAD streams its rows through a params copy per stripe; a patch region is not dense.
+    const bool pad = op.opcode == kernels::opcode::kPad || op.opcode == kernels::opcode::kPadV2;
+    f.rows_only = f.reduces_rows || pad || is_float_conversion(graph, op, placed) || is_input_transpose(graph, op, placed);
     if (f.reduces_rows) f.state_bytes = int64_t{graph.input(op, 0)->shape[3]} * 4;
   }
 }

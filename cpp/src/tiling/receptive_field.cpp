@@ -22,6 +22,8 @@ bool is_unary_elementwise(int32_t opcode) {
 
 bool is_binary_elementwise(int32_t opcode) { return opcode == op_code::kAdd || opcode == op_code::kMul; }
 
+bool is_pad(int32_t opcode) { return opcode == op_code::kPad || opcode == op_code::kPadV2; }
+
 bool is_window_op(int32_t opcode) {
   return opcode == op_code::kConv2D || opcode == op_code::kDepthwiseConv2D ||
          opcode == op_code::kAveragePool2D || opcode == op_code::kMaxPool2D;
@@ -61,6 +63,14 @@ const graph::Tensor& input_at(const graph::Graph& graph, const graph::Op& op, si
   const graph::Tensor* t = graph.input(op, position);
   if (!t) throw UnsupportedError(label(op) + " has no input " + std::to_string(position));
   return *t;
+}
+
+// A global AVERAGE_POOL_2D: one window covering the whole unpadded input, one output pixel.
+bool is_global_average_pool(const graph::Graph& graph, const graph::Op& op) {
+  const kernels::PoolKernel k = kernels::pool_kernel(graph, op);
+  const ta_pool_params& p = k.params;
+  return k.images == 1 && p.out_h == 1 && p.out_w == 1 && p.filter_h == p.in_h && p.filter_w == p.in_w &&
+         p.pad_top == 0 && p.pad_left == 0;
 }
 
 }  // namespace
@@ -139,12 +149,14 @@ bool is_row_reduction(const graph::Graph& graph, const graph::Op& op) {
 }
 
 bool is_row_reduction(const graph::Graph& graph, const graph::Op& op, const std::vector<bool>& placed) {
-  if (op.elided || op.opcode != op_code::kMean || op.outputs.size() != 1) return false;
+  if (op.elided || (op.opcode != op_code::kMean && op.opcode != op_code::kAveragePool2D) || op.outputs.size() != 1)
+    return false;
   const graph::Tensor* in = graph.input(op, 0);
   if (!in || in->is_constant() || !is_spatial(*in) || placed[in->index]) return false;
   const graph::Tensor* out = graph.output(op, 0);
   if (!out || placed[out->index]) return false;
   try {
+    if (op.opcode == op_code::kAveragePool2D) return is_global_average_pool(graph, op);
     return kernels::mean_params(graph, op).reduce_mask == 0b0110;
   } catch (const UnsupportedError&) {
     return false;
@@ -158,7 +170,9 @@ bool is_tileable(const graph::Graph& graph, const graph::Op& op, const std::vect
   if (is_row_reduction(graph, op, placed) || is_float_conversion(graph, op, placed) ||
       is_input_transpose(graph, op, placed))
     return true;
-  if (!is_window_op(op.opcode) && !is_binary_elementwise(op.opcode) && !is_unary_elementwise(op.opcode)) return false;
+  if (!is_window_op(op.opcode) && !is_binary_elementwise(op.opcode) && !is_unary_elementwise(op.opcode) &&
+      !is_pad(op.opcode))
+    return false;
   const graph::Tensor* out = graph.output(op, 0);
   if (!out || op.outputs.size() != 1 || !is_spatial(*out) || placed[out->index]) return false;
   const size_t activations = is_binary_elementwise(op.opcode) ? 2 : 1;
@@ -172,11 +186,12 @@ bool is_tileable(const graph::Graph& graph, const graph::Op& op, const std::vect
     }
     any_activation = true;
     if (!is_spatial(*in) || placed[in->index]) return false;
-    if (!is_window_op(op.opcode) && in->shape != out->shape && in->shape[1] != 1) return false;
+    if (!is_window_op(op.opcode) && !is_pad(op.opcode) && in->shape != out->shape && in->shape[1] != 1) return false;
   }
   if (!any_activation) return false;
   try {
     if (is_window_op(op.opcode)) op_window(graph, op, Axis::Rows);
+    if (is_pad(op.opcode)) kernels::pad_params(graph, op);
   } catch (const UnsupportedError&) {
     return false;
   }
@@ -198,16 +213,16 @@ InputMap input_map(const graph::Graph& graph, const graph::Op& op, size_t positi
   map.size = in.shape[dim];
   if (is_input_transpose(graph, op)) {  // NCHW: rows and columns are dimensions 2 and 3
     map.size = in.shape[dim + 1];
+  } else if (is_row_reduction(graph, op)) {  // before windows: a global average pool is one
+    map.kind = InputMap::Kind::All;
   } else if (is_window_op(op.opcode)) {
     map.kind = InputMap::Kind::Window;
     map.window = op_window(graph, op, axis);
   } else if (is_binary_elementwise(op.opcode) || is_unary_elementwise(op.opcode) ||
              op.opcode == op_code::kConcatenation || op.opcode == op_code::kDequantize) {
     map.kind = map.size == 1 ? InputMap::Kind::Broadcast : InputMap::Kind::Shifted;
-  } else if (op.opcode == op_code::kPad || op.opcode == op_code::kPadV2) {
+  } else if (is_pad(op.opcode)) {
     map.shift = -kernels::pad_params(graph, op).before[dim];
-  } else if (is_row_reduction(graph, op)) {
-    map.kind = InputMap::Kind::All;
   } else if (op.opcode == op_code::kResizeNearestNeighbor) {
     const ta_resize_params p = kernels::resize_nearest_params(graph, op);
     map.kind = InputMap::Kind::Nearest;

@@ -30,7 +30,7 @@ class TileScratch {
 struct OpFacts {
   bool tileable = false;
   bool reduces_rows = false;  // a row reduction (is_row_reduction): rows only, with an int32 sum per channel
-  bool rows_only = false;     // never on patches: a row reduction, float conversion or input transpose
+  bool rows_only = false;     // never on patches: a row reduction, PAD, float conversion or input transpose
   int64_t state_bytes = 0;    // reduces_rows: bytes of its sums, kept for the whole segment
   std::vector<InputMap> rows, cols;  // per input position (activations only; tileable ops)
   int64_t macs_per_pixel = 0;

@@ -49,9 +49,10 @@ bool is_input_transpose(const graph::Graph& graph, const graph::Op& op);
 
 // Ops whose output rows can be computed from input rows in any order, one range
 // at a time, by the kernel library (conv, depthwise, pools, elementwise with
-// broadcast); their activation input and output are spatial. Such ops can be
-// row-streamed or run on patches. Row reductions (below), float conversions
-// and input transposes (above) are tileable too, on rows only.
+// broadcast, PAD); their activation input and output are spatial. Such ops can be
+// row-streamed, and all but PAD run on patches. Row reductions (below), float
+// conversions and input transposes (above) are tileable too, on rows only
+// (op_facts.h: OpFacts::rows_only).
 bool is_tileable(const graph::Graph& graph, const graph::Op& op);
 // Per tensor: it shares storage with a zero-copy placement (it is placed, or the
 // base of one), so its bytes are laid out whole, never in a ring or a patch buffer.
@@ -62,7 +63,8 @@ bool is_row_reduction(const graph::Graph& graph, const graph::Op& op, const std:
 bool is_float_conversion(const graph::Graph& graph, const graph::Op& op, const std::vector<bool>& placed);
 bool is_input_transpose(const graph::Graph& graph, const graph::Op& op, const std::vector<bool>& placed);
 // MEAN over rows and columns of a spatial input (TFLite axis [1, 2], keep_dims
-// or not): it reads every input row for its one output row, so it is
+// or not) or a global AVERAGE_POOL_2D (one unpadded window covering the whole
+// input): it reads every input row for its one output row, so it is
 // row-streamable only, summing rows as they come (never on patches).
 bool is_row_reduction(const graph::Graph& graph, const graph::Op& op);
 
