@@ -1,11 +1,13 @@
 """The notebook runs top to bottom and the examples run, as a user would run them."""
 
+import pytest
 import subprocess
 import sys
 
 from real_models import REPO, real_model
 
 
+@pytest.mark.slow
 def test_walkthrough_notebook_runs_top_to_bottom():
     import nbformat
     from nbclient import NotebookClient
@@ -29,6 +31,7 @@ def test_examples_run(tmp_path):
     assert "73,728" in compare.stdout  # TFLM's rule without in-place on vww
 
 
+@pytest.mark.slow
 def test_tiling_notebook_runs_top_to_bottom():
     import nbformat
     from nbclient import NotebookClient

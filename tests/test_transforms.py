@@ -127,8 +127,8 @@ def test_fold_pads_mobilenet_v2_224_lowers_the_bound_by_35_percent():
 
 # The core proof of the figure above: 11 s on the host, 18 s under QEMU (the portable kernels'
 # int8 weights: the DSP build's packed int16 weights, 7 MB, overflow mps2-an386's 4 MB of flash).
-@pytest.mark.parametrize("target, cflags", [("host", ""), pytest.param("cortex-m4", "-DTA_NO_SIMD",
-                                                                       marks=needs_cortex_m)])
+@pytest.mark.parametrize("target, cflags", [pytest.param("host", "", marks=pytest.mark.slow),
+                                            pytest.param("cortex-m4", "-DTA_NO_SIMD", marks=needs_cortex_m)])
 def test_folded_mobilenet_v2_224_is_bit_exact(target, cflags):
     assert_bit_exact(mobilenet_v2_224_with_pads(), target, cflags=cflags)
 
@@ -233,6 +233,7 @@ def test_contiguous_split_and_slices_become_views():
 # plan(), random DAGs, real models, CLI ---------------------------------------------------
 
 
+@pytest.mark.slow
 def test_random_dags_with_transforms_never_peak_higher_and_stay_exact():
     checked = exact = 0
     for seed in range(40):
@@ -302,6 +303,7 @@ def test_transform_options_and_errors():
         tinyarena.plan(padded, inplace=False).write_offline_plan("unused.tflite")
 
 
+@pytest.mark.slow
 def test_cli_transforms_flags(tmp_path, capsys):
     model = tmp_path / "padded.tflite"
     model.write_bytes(builder.mobilenet_v2(0.35, 96, explicit_pad=True))

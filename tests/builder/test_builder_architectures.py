@@ -70,6 +70,7 @@ def test_mobilenet_v2_explicit_pad_puts_pad_before_each_stride2_depthwise():
     assert plain["ADD"] == 10 and plain["PAD"] == 0 and plain["DEPTHWISE_CONV_2D"] == 17
 
 
+@pytest.mark.slow
 def test_mobilenet_v2_full_size_builds_and_runs(run_model):
     model = builder.mobilenet_v2(1.0, 224)
     ops = Counter(_ops(model))

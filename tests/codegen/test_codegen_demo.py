@@ -1,6 +1,7 @@
 """`tinyarena demo` writes the compiled C of its network (c/); that C builds for the host and
 gives the same bytes as TFLite's reference interpreter."""
 
+import pytest
 import re
 
 import numpy as np
@@ -10,6 +11,7 @@ from tinyarena.reader import load_model
 from tinyarena.verify import build, random_inputs, reference_interpreter, run_program
 
 
+@pytest.mark.slow
 def test_demo_c_builds_and_matches_the_reference(tmp_path):
     plan = run_demo(tmp_path)
     c_dir = tmp_path / "c"

@@ -139,6 +139,7 @@ def vww_tiled(request):
     return tiled, placement, tiled_buffers, largest
 
 
+@pytest.mark.slow
 def test_tiled_plans_place_their_rings_and_patches_across_memories(vww_tiled, tmp_path):
     tiled, placement, tiled_buffers, largest = vww_tiled
     assert validate_hierarchy(placement.problem, placement.solution) == []
@@ -188,6 +189,7 @@ def test_cli_memory_option(tmp_path, capsys):
                                                  "target/memory_cortex-m7.ld")])
 
 
+@pytest.mark.slow
 def test_const_bytes_are_the_arrays_each_build_links(tmp_path):
     # Host builds: portable (int8 weights) and -DTA_SIMD_EMULATE (the SIMD paths' packed int16
     # weights and requantization records, in plain C); the linked arrays are the op<i>_* symbols.
@@ -233,6 +235,7 @@ def test_cli_pin_and_block_give_the_placement_of_place_plan(tmp_path, capsys):
     assert placement.memory_of(hot) != "fast"
 
 
+@pytest.mark.slow
 def test_cli_verify_honours_pins_bit_exact_untiled_and_tiled(capsys):
     model = str(real_model("kws_ref_model"))  # buffer 0 is the input (496 B), 3 an 8,000 B activation
     assert main(["verify", model, "--memory", "fast:16K", "--memory", "ext:1M", "--pin", "0=ext:64",

@@ -23,10 +23,14 @@ CONFIGS = {
 }
 
 
+# The quick subset keeps the plain host build of the small models; the rest is marked slow.
+QUICK = {("hello_world_int8", "host"), ("ad01_int8", "host"), ("micro_speech_quantized", "host")}
+
+
 def _params():
     for config, (target, _, _) in CONFIGS.items():
-        marks = [needs_cortex_m] if target != "host" else []
         for name in REAL_MODEL_NAMES:
+            marks = [needs_cortex_m] if target != "host" else [] if (name, config) in QUICK else [pytest.mark.slow]
             yield pytest.param(name, config, marks=marks, id=f"{name}-{config}")
 
 

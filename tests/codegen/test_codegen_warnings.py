@@ -74,7 +74,8 @@ def test_detector_compiles_without_warnings(mode, tmp_path):
 def test_row_streamed_segments_with_and_without_rings_compile_without_warnings(tmp_path):
     """A one-op segment holds no ring (its input and output are whole tensors); the two-op one
     holds its middle tensor in a ring."""
-    plan = tiling.tile(detector_model(), [tiling.Segment([0]), tiling.Segment([1, 2])])
+    plan = tiling.tile(detector_model(), [tiling.Segment([0]), tiling.Segment([1, 2])], stream_input=False,
+                       transforms="none")
     model_c = (check_strict(plan, tmp_path).out_dir / "model.c").read_text()
     assert "ops 0..0, 0 rings," in model_c and "ops 1..2, 1 rings," in model_c
 
