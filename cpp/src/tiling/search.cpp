@@ -228,8 +228,18 @@ std::vector<State> pareto(std::vector<State> states, int32_t limit) {
 }
 
 // A Pareto point planned exactly: its segments and the plan they make.
+// The point's plan with the in-place ops of its untiled part, or with none of them when that is
+// lower (an op written over a larger input keeps that input alive: see plan::make_plan).
 ParetoPoint planned_point(const graph::Graph& graph, std::vector<Segment> segments, const TilingOptions& options) {
   TiledPlan tiled = make_tiled_plan(graph, segments, options);
+  const std::vector<int32_t>& in_place = tiled.plan.liveness.inplace_ops;
+  if (!in_place.empty()) {
+    TilingOptions out_of_place = options;
+    auto& declined = out_of_place.plan.liveness.not_inplace_ops;
+    declined.insert(declined.end(), in_place.begin(), in_place.end());
+    TiledPlan alternative = make_tiled_plan(graph, segments, out_of_place);
+    if (alternative.plan.peak_bytes < tiled.plan.peak_bytes) tiled = std::move(alternative);
+  }
   const int64_t peak = tiled.plan.peak_bytes, macs = tiled.macs;
   const double overhead = tiled.mac_overhead();
   return {peak, macs, overhead, std::move(segments), std::move(tiled)};
@@ -317,9 +327,10 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
 
   plan::Plan untiled = plan::make_plan(graph, options.tiling.plan);
   result.untiled_peak_bytes = untiled.peak_bytes;
-  // The in-place ops the untiled plan declined (they raise its peak) stay out of place in every point.
-  TilingOptions point_options = options.tiling;
-  auto& not_inplace = point_options.plan.liveness.not_inplace_ops;
+  // The untiled point keeps out of place the in-place ops the untiled plan declined (they raise
+  // its peak), so it is never above that plan; tiled points decide in place for themselves.
+  TilingOptions untiled_options = options.tiling;
+  auto& not_inplace = untiled_options.plan.liveness.not_inplace_ops;
   not_inplace.insert(not_inplace.end(), untiled.inplace_declined.begin(), untiled.inplace_declined.end());
   std::vector<ParetoPoint> planned;
   for (const State& final_state : fronts[n]) {
@@ -333,10 +344,10 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
       index = s.prev_index;
       end = static_cast<size_t>(c.begin);
     }
-    planned.push_back(planned_point(graph, std::move(segments), point_options));
+    planned.push_back(planned_point(graph, std::move(segments), options.tiling));
   }
   // The untiled schedule (with every in-place op the estimate leaves out) is always a candidate.
-  planned.push_back(planned_point(graph, {}, point_options));
+  planned.push_back(planned_point(graph, {}, untiled_options));
   // Exact peaks may reorder the estimate's points: keep the exact Pareto set, MACs ascending.
   std::vector<size_t> order(planned.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
