@@ -7,6 +7,7 @@
 
 #include "tinyarena/allocation/problem.h"
 #include "tinyarena/graph/op_metrics.h"
+#include "tinyarena/schedule/schedule.h"
 #include "tinyarena/common/stopwatch.h"
 
 namespace tinyarena::tiling {
@@ -228,6 +229,25 @@ std::vector<State> pareto(std::vector<State> states, int32_t limit) {
 }
 
 // A Pareto point planned exactly: its segments and the plan they make.
+// The untiled plan in the file's order, or in the order a quick schedule search finds when that
+// is lower (tiled points keep the graph's order: a segment is a run of consecutive ops). An
+// unrolled recurrent network, whose converter computes every step's input projection first,
+// drops to its per-step working set this way.
+plan::Plan untiled_plan(const graph::Graph& graph, const plan::PlanOptions& options) {
+  plan::Plan file = plan::make_plan(graph, options);
+  if (!options.order.empty()) return file;
+  schedule::ScheduleOptions search;
+  search.liveness = options.liveness;
+  search.alignment = options.alignment;
+  search.method = schedule::Method::Local;
+  const schedule::ScheduleResult found = schedule::find_schedule(graph, search);
+  if (found.peak_bytes >= found.file_peak_bytes) return file;
+  plan::PlanOptions reordered_options = options;
+  reordered_options.order = found.order;
+  plan::Plan reordered = plan::make_plan(graph, reordered_options);
+  return reordered.peak_bytes < file.peak_bytes ? reordered : file;
+}
+
 // The point's plan with the in-place ops of its untiled part, or with none of them when that is
 // lower (an op written over a larger input keeps that input alive: see plan::make_plan).
 ParetoPoint planned_point(const graph::Graph& graph, std::vector<Segment> segments, const TilingOptions& options) {
@@ -325,11 +345,12 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
     fronts[end] = pareto(std::move(states), options.max_front);
   }
 
-  plan::Plan untiled = plan::make_plan(graph, options.tiling.plan);
+  plan::Plan untiled = untiled_plan(graph, options.tiling.plan);
   result.untiled_peak_bytes = untiled.peak_bytes;
   // The untiled point keeps out of place the in-place ops the untiled plan declined (they raise
   // its peak), so it is never above that plan; tiled points decide in place for themselves.
   TilingOptions untiled_options = options.tiling;
+  untiled_options.plan.order = untiled.options.order;
   auto& not_inplace = untiled_options.plan.liveness.not_inplace_ops;
   not_inplace.insert(not_inplace.end(), untiled.inplace_declined.begin(), untiled.inplace_declined.end());
   std::vector<ParetoPoint> planned;
