@@ -17,7 +17,7 @@ namespace op_code = kernels::opcode;
 bool is_unary_elementwise(int32_t opcode) {
   return opcode == op_code::kRelu || opcode == op_code::kRelu6 || opcode == op_code::kReluN1To1 ||
          opcode == op_code::kLogistic || opcode == op_code::kTanh || opcode == op_code::kHardSwish ||
-         opcode == op_code::kQuantize;
+         opcode == op_code::kLeakyRelu || opcode == op_code::kQuantize;
 }
 
 bool is_binary_elementwise(int32_t opcode) { return opcode == op_code::kAdd || opcode == op_code::kMul; }
