@@ -112,6 +112,7 @@ def is_int8_inside(name):
 KERNEL_COMPLETE = [n for n in CONVERTED if has_every_kernel(n) and is_int8_inside(n)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", KERNEL_COMPLETE)
 def test_verify_is_bit_exact_untiled_and_tiled(name, tmp_path):
     untiled = verify(path(name), work_dir=tmp_path / "untiled")

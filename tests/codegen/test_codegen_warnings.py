@@ -58,6 +58,7 @@ def check_strict(plan, out_dir):
     return compiled
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", REAL_MODEL_NAMES)
 def test_real_model_compiles_without_warnings(name, mode, tmp_path):
