@@ -10,19 +10,10 @@ import pytest
 import tinyarena
 from tinyarena import _core, tiling
 from tinyarena.builder import ModelBuilder
-from tinyarena.verify import verify
+
+from test_tiling import check_exact, spatial_ops  # the tiling tests' own helpers
 
 CONVERTED_DIR = pathlib.Path(__file__).resolve().parent / "data" / "converted"
-
-
-def spatial_ops(graph):
-    return [op.index for op in graph.ops if _core.is_tileable(graph, op.index)]
-
-
-def check_exact(tiled, tmp_path):
-    result = verify(None, target="host", plan=tiled, work_dir=tmp_path)
-    assert result.bit_exact, result.summary()
-    assert result.arena_bytes == tiled.peak_bytes
 
 
 # ---------------------------------------------------------------- global AVERAGE_POOL_2D
@@ -78,7 +69,7 @@ def test_row_streamed_global_average_pool_is_bit_exact_on_host(activation, strip
     assert tiled.validate() == [] and tiled.mac_overhead == 1.0
     assert tiled.peak_bytes < before_pool.peak_bytes  # the head's output is no longer whole
     assert any(b.name.startswith("sums@") and b.size == 40 * 4 for b in tiled.buffers)
-    check_exact(tiled, tmp_path)
+    check_exact(tiled.graph, tiled, "host", tmp_path)
 
 
 def test_search_ends_a_segment_at_the_global_average_pool(tmp_path):
@@ -87,7 +78,7 @@ def test_search_ends_a_segment_at_the_global_average_pool(tmp_path):
     found = tiling.search(graph, tiling="rows", stream_input=True)
     assert any(seg.ops[-1] == pool for seg in found.best.segments)
     assert found.best.peak_bytes < found.untiled_peak_bytes
-    check_exact(found.best, tmp_path)
+    check_exact(found.best.graph, found.best, "host", tmp_path)
 
 
 # ---------------------------------------------------------------- squeeze-excite
@@ -127,14 +118,14 @@ def test_squeeze_excite_segments_end_at_the_mean_and_restart_at_the_mul(gate, tm
     assert any(seg.ops[-1] in (producer, means[0]) for seg in best.segments)
     assert any(seg.ops[0] == gate_mul for seg in best.segments)
     assert not any(producer in seg.ops and gate_mul in seg.ops for seg in best.segments)
-    check_exact(best, tmp_path / "searched")
+    check_exact(best.graph, best, "host", tmp_path / "searched")
     # Both MEANs ending segments: the squeeze's (its map whole, read by the MUL) and the tail's.
     ops = spatial_ops(graph)
     both = tiling.tile(graph, [tiling.Segment([o for o in ops if o <= means[0]]),
                                tiling.Segment([o for o in ops if o >= gate_mul])], stream_input=True)
     assert both.validate() == [] and both.peak_bytes < found.untiled_peak_bytes
     assert sum(b.name.startswith("sums@") for b in both.buffers) == 2
-    check_exact(both, tmp_path / "both")
+    check_exact(both.graph, both, "host", tmp_path / "both")
 
 
 # ---------------------------------------------------------------- converter-made MCUNet
@@ -163,7 +154,7 @@ def test_converted_mcunet_searched_is_bit_exact_and_smaller(name, ratio, tmp_pat
     assert best.mac_overhead <= 1.1 and best.validate() == []
     assert best.peak_bytes <= ratio * found.untiled_peak_bytes
     assert {seg.ops[-1] for seg in best.segments} & squeeze_maps(best.graph)  # a segment ends at a squeeze map
-    check_exact(best, tmp_path)
+    check_exact(best.graph, best, "host", tmp_path)
 
 
 @pytest.mark.parametrize("name", ["mcunet_se_80_int8io.tflite", "mcunet_se_224_int8io.tflite"])
@@ -181,7 +172,7 @@ def test_converted_mcunet_with_every_mean_ending_a_segment_is_bit_exact(name, tm
     tiled = tiling.tile(graph, segments, stream_input=True)
     assert tiled.validate() == [] and tiled.mac_overhead == 1.0
     assert sum(b.name.startswith("sums@") for b in tiled.buffers) == 6
-    check_exact(tiled, tmp_path)
+    check_exact(tiled.graph, tiled, "host", tmp_path)
 
 
 @pytest.mark.parametrize("name", ["ds_cnn_kws_int8io.tflite", "ds_cnn_kws_floatio.tflite"])
@@ -231,17 +222,15 @@ def test_row_streamed_pad_is_bit_exact_on_host(stripe_rows, tmp_path):
     tiled = tiling.tile(data, [tiling.Segment(spatial_ops(graph), stripe_rows=stripe_rows)], transforms="none")
     assert "PAD" in [tiled.graph.ops[i].type for i in tiled.segments[0].ops]
     assert tiled.validate() == [] and tiled.peak_bytes < tinyarena.plan(data, transforms="none").peak_bytes
-    check_exact(tiled, tmp_path)
+    check_exact(tiled.graph, tiled, "host", tmp_path)
 
 
 @pytest.mark.qemu
 def test_row_streamed_global_average_pool_and_pad_are_bit_exact_on_cortex_m4(tmp_path):
     graph = avg_pool_tail_model("RELU")
     tiled = tiling.tile(graph, [tiling.Segment(spatial_ops(graph), stripe_rows=2)], stream_input=True)
-    result = verify(None, target="cortex-m4", plan=tiled, work_dir=tmp_path / "avg_pool")
-    assert result.bit_exact, result.summary()
+    check_exact(graph, tiled, "cortex-m4", tmp_path / "avg_pool")
     data = pad_model()
     ops = spatial_ops(tiling.transformed_graph(data, transforms="none")[0])
     tiled = tiling.tile(data, [tiling.Segment(ops, stripe_rows=2)], transforms="none")
-    result = verify(None, target="cortex-m4", plan=tiled, work_dir=tmp_path / "pad")
-    assert result.bit_exact, result.summary()
+    check_exact(tiled.graph, tiled, "cortex-m4", tmp_path / "pad")
