@@ -46,7 +46,8 @@ std::string segment_repr(const tiling::Segment& s) {
   std::string ops;
   for (int32_t op : s.ops) ops += (ops.empty() ? "" : ", ") + std::to_string(op);
   const std::string how = s.mode == tiling::Mode::Rows
-                              ? "mode='rows', stripe_rows=" + std::to_string(s.stripe_rows)
+                              ? "mode='rows', stripe_rows=" + std::to_string(s.stripe_rows) +
+                                    (s.column_strips > 1 ? ", column_strips=" + std::to_string(s.column_strips) : "")
                               : "mode='patches', patches_h=" + std::to_string(s.patches_h) +
                                     ", patches_w=" + std::to_string(s.patches_w);
   return "Segment([" + ops + "], " + how + ")";
@@ -60,7 +61,8 @@ std::string segments_summary(const std::vector<tiling::Segment>& segments) {
     text += (s.mode == tiling::Mode::Rows ? "rows " : "patches ") + std::to_string(s.ops.front()) + ".." +
             std::to_string(s.ops.back());
     text += s.mode == tiling::Mode::Rows
-                ? " (" + std::to_string(s.stripe_rows) + "-row stripes)"
+                ? " (" + std::to_string(s.stripe_rows) + "-row stripes" +
+                      (s.column_strips > 1 ? ", " + std::to_string(s.column_strips) + " column strips" : "") + ")"
                 : " (" + std::to_string(s.patches_h) + "x" + std::to_string(s.patches_w) + ")";
   }
   return text.empty() ? "untiled" : text;
@@ -114,16 +116,25 @@ void bind_tiling(py::module_& m) {
       .def_readonly("op_state", &RowStream::op_state)
       .def_readonly("scratch_bytes", &RowStream::scratch_bytes)
       .def_readonly("macs", &RowStream::macs)
+      .def_readonly("op_macs", &RowStream::op_macs)
+      .def_property_readonly("overwrites", [](const RowStream& s) {
+        py::list pairs;
+        for (const Overwrite& o : s.overwrites) pairs.append(py::make_tuple(o.output, o.input));
+        return pairs;
+      })
+      .def_readonly("column_strips", &RowStream::column_strips)
+      .def_readonly("strip_tensors", &RowStream::strip_tensors)
+      .def_readonly("strip_columns", &RowStream::strip_columns)
       .def_property_readonly("ring_bytes", &RowStream::ring_bytes)
       .def("__repr__", [](const RowStream& s) {
         return "<RowStream " + std::to_string(s.ops.size()) + " ops, " + std::to_string(s.rings.size()) + " rings of " +
                std::to_string(s.ring_bytes()) + " B, " + std::to_string(s.steps.size()) + " steps>";
       });
   m.def("stream_rows",
-        [](const GraphPtr& g, const std::vector<int32_t>& ops, int32_t stripe_rows, bool stream_input) {
-          return stream_rows(*g, ops, {stripe_rows, stream_input, true});
-        },
-        py::arg("graph"), py::arg("ops"), py::arg("stripe_rows") = 1, py::arg("stream_input") = false);
+        [](const GraphPtr& g, const std::vector<int32_t>& ops, int32_t stripe_rows, bool stream_input,
+           int32_t column_strips) { return stream_rows(*g, ops, {stripe_rows, stream_input, true, column_strips}); },
+        py::arg("graph"), py::arg("ops"), py::arg("stripe_rows") = 1, py::arg("stream_input") = false,
+        py::arg("column_strips") = 1);
 
   py::class_<PatchBuffer>(m, "PatchBuffer")
       .def_readonly("tensor", &PatchBuffer::tensor)
@@ -151,23 +162,26 @@ void bind_tiling(py::module_& m) {
 
   py::class_<Segment>(m, "Segment",
                       "A run of consecutive ops of the schedule and how it runs: mode 'rows' (row stripes of "
-                      "stripe_rows output rows; rings hold only the rows still needed, no recompute) or "
+                      "stripe_rows output rows; rings hold only the rows still needed, no recompute; with column_strips > 1 "
+                      "the rows run once per column strip, rings as narrow as the widest strip, shared columns "
+                      "recomputed) or "
                       "'patches' (a patches_h x patches_w grid of output patches, halos recomputed). Op indices "
                       "are those of the graph the plan or search works on (after its transforms).")
       .def(py::init([](std::vector<int32_t> ops, const std::string& mode, int32_t stripe_rows, int32_t patches_h,
-                       int32_t patches_w) {
-             return Segment{std::move(ops), parse_mode(mode), stripe_rows, patches_h, patches_w};
+                       int32_t patches_w, int32_t column_strips) {
+             return Segment{std::move(ops), parse_mode(mode), stripe_rows, patches_h, patches_w, column_strips};
            }),
            py::arg("ops"), py::arg("mode") = "rows", py::arg("stripe_rows") = 1, py::arg("patches_h") = 2,
-           py::arg("patches_w") = 2)
+           py::arg("patches_w") = 2, py::arg("column_strips") = 1)
       .def_readonly("ops", &Segment::ops)
       .def_property_readonly("mode", [](const Segment& s) { return s.mode == Mode::Rows ? "rows" : "patches"; })
       .def_readonly("stripe_rows", &Segment::stripe_rows)
       .def_readonly("patches_h", &Segment::patches_h)
       .def_readonly("patches_w", &Segment::patches_w)
+      .def_readonly("column_strips", &Segment::column_strips)
       .def("__eq__", [](const Segment& a, const Segment& b) {
         return a.ops == b.ops && a.mode == b.mode && a.stripe_rows == b.stripe_rows && a.patches_h == b.patches_h &&
-               a.patches_w == b.patches_w;
+               a.patches_w == b.patches_w && a.column_strips == b.column_strips;
       })
       .def("__repr__", &segment_repr);
   m.def("describe_segments", &segments_summary, py::arg("segments"),
@@ -202,13 +216,15 @@ void bind_tiling(py::module_& m) {
 
   py::class_<SearchOptions>(m, "TilingSearchOptions")
       .def(py::init([](const TilingOptions& tiling, bool rows, bool patches, double max_mac_overhead,
-                       std::vector<int32_t> stripe_rows, std::vector<int32_t> patch_grids, int32_t max_front) {
-             return SearchOptions{tiling, rows, patches, max_mac_overhead, std::move(stripe_rows),
-                                  std::move(patch_grids), max_front};
+                       std::vector<int32_t> stripe_rows, std::vector<int32_t> patch_grids, int32_t max_front,
+                       std::vector<int32_t> column_strips) {
+             return SearchOptions{tiling,      rows, patches, max_mac_overhead, std::move(stripe_rows),
+                                  std::move(patch_grids), max_front, std::move(column_strips)};
            }),
            py::arg("tiling") = TilingOptions{}, py::arg("rows") = true, py::arg("patches") = false,
            py::arg("max_mac_overhead") = 1.0, py::arg("stripe_rows") = SearchOptions{}.stripe_rows,
-           py::arg("patch_grids") = SearchOptions{}.patch_grids, py::arg("max_front") = SearchOptions{}.max_front);
+           py::arg("patch_grids") = SearchOptions{}.patch_grids, py::arg("max_front") = SearchOptions{}.max_front,
+           py::arg("column_strips") = SearchOptions{}.column_strips);
   py::class_<ParetoPoint>(m, "CoreParetoPoint",
                           "A point of the search's front; tinyarena.tiling.ParetoPoint wraps it with a plan of the graph.")
       .def_readonly("peak_bytes", &ParetoPoint::peak_bytes)

@@ -3,7 +3,7 @@
     tinyarena plan MODEL [--sram SIZE] [--alignment N] [--allocator NAME] [--seconds S] [--inplace|--no-inplace]
                          [--transforms LIST | --no-transforms]
                          [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--no-stream-input]
-                         [--stripe-rows LIST] [--patch-grids LIST]
+                         [--stripe-rows LIST] [--patch-grids LIST] [--column-strips LIST]
                          [--io model|int8] [--input-layout model|nhwc]
                          [--no-scratch] [--target cortex-m4|cortex-m7|host]
                          [--chart PATH] [--json PATH] [--write-offline-plan OUT]
@@ -41,7 +41,7 @@ from .allocation import allocator_names
 from .codegen import TARGETS
 from .memories import BLOCK_SYNTAX, MEMORY_SYNTAX, PIN_SYNTAX, parse_block, parse_memory, parse_pin
 from .sizes import check_alignment, parse_limit
-from .tiling import MAX_MAC_OVERHEAD, PATCH_GRIDS, STRIPE_ROWS
+from .tiling import COLUMN_STRIPS, MAX_MAC_OVERHEAD, PATCH_GRIDS, STRIPE_ROWS
 
 EXIT_BAD_MODEL = 1
 EXIT_DOES_NOT_FIT = 2
@@ -161,11 +161,15 @@ def _add_tiling_options(p):
     p.add_argument("--patch-grids", type=_positive_ints, metavar="LIST",
                    help="with --tiling patches or auto: n x n patch grids to try (default "
                    f"{','.join(map(str, PATCH_GRIDS))})")
+    p.add_argument("--column-strips", type=_positive_ints, metavar="LIST",
+                   help="with --tiling patches or auto: column strips to try on row segments, each replaying the "
+                   f"rows (rings as narrow as one strip, shared columns recomputed; default "
+                   f"{','.join(map(str, COLUMN_STRIPS))})")
 
 
 def _tiling_keywords(args):
     return dict(tiling=args.tiling, max_mac_overhead=args.max_mac_overhead, stream_input=not args.no_stream_input,
-                stripe_rows=args.stripe_rows, patch_grids=args.patch_grids)
+                stripe_rows=args.stripe_rows, patch_grids=args.patch_grids, column_strips=args.column_strips)
 
 
 def _add_plan_options(p):
@@ -334,13 +338,15 @@ def _check_tiling_options(args):
         given = [flag for flag, value in (("--max-mac-overhead", args.max_mac_overhead),
                                           ("--no-stream-input", args.no_stream_input),
                                           ("--stripe-rows", args.stripe_rows),
-                                          ("--patch-grids", args.patch_grids)) if value]
+                                          ("--patch-grids", args.patch_grids),
+                                          ("--column-strips", args.column_strips)) if value]
         if given:
             verb = "apply" if len(given) > 1 else "applies"
             raise ValueError(f"{' and '.join(given)} {verb} to tiled schedules only: give --tiling or drop it")
     args.max_mac_overhead = MAX_MAC_OVERHEAD if args.max_mac_overhead is None else args.max_mac_overhead
     args.stripe_rows = args.stripe_rows or STRIPE_ROWS
     args.patch_grids = args.patch_grids or PATCH_GRIDS
+    args.column_strips = args.column_strips or COLUMN_STRIPS
 
 
 def _check_outputs(args):

@@ -6,7 +6,10 @@ at its end) can run
 
 - ``"rows"``: a few rows at a time (a cascade, as Vela streams them); every tensor inside the
   segment is a ring of just the rows its consumers still need, nothing is recomputed
-  (1.00x MACs); the model input may be pulled row by row (``stream_input=True``);
+  (1.00x MACs); the model input may be pulled row by row (``stream_input=True``). With
+  ``column_strips=n`` the rows run once per column strip of the output, so each ring holds one
+  strip's columns (a wide early map's rings shrink about n-fold; the columns neighbouring
+  strips share are recomputed);
 - ``"patches"``: on an n x m grid of output patches whose halos are recomputed (MCUNetV2),
   each patch written into the whole output tensor.
 
@@ -36,7 +39,7 @@ from .reader import load_model
 from .sizes import parse_size
 from .transforms import io_boundary, parse_transforms
 
-__all__ = ["MODES", "ParetoPoint", "Segment", "TiledPlan", "TilingResult", "SweepRecord", "input_range",
+__all__ = ["COLUMN_STRIPS", "MODES", "ParetoPoint", "Segment", "TiledPlan", "TilingResult", "SweepRecord", "input_range",
            "plot_pareto", "search", "sweep", "tile", "transformed_graph"]
 
 MODES = ("none", "auto", "rows", "patches")
@@ -45,6 +48,8 @@ PATCH_GRIDS = (2, 3, 4, 5, 6)
 """The n x n patch grids the search tries by default."""
 STRIPE_ROWS = (1,)
 """The stripe heights (output rows per round) the search tries by default."""
+COLUMN_STRIPS = (2, 3, 4)
+"""The column strips the search tries on row segments when it searches patches (both recompute halos)."""
 MAX_MAC_OVERHEAD = 1.0
 """Default MAC budget of :func:`search` and :func:`sweep`: no MACs beyond the untiled model's.
 Row streaming recomputes nothing, so the smallest peak it reaches costs no speed; patches
@@ -85,6 +90,7 @@ class TiledPlan(Plan):
         lines = []
         for seg in self.segments:
             how = f"{seg.stripe_rows} row stripes" if seg.mode == "rows" else f"{seg.patches_h}x{seg.patches_w} patches"
+            how += f" on {seg.column_strips} column strips" if seg.mode == "rows" and seg.column_strips > 1 else ""
             lines.append(f"ops {seg.ops[0]}..{seg.ops[-1]} ({len(seg.ops)} ops): {seg.mode}, {how}")
         return "\n".join(lines) or "no segments (untiled)"
 
@@ -173,8 +179,9 @@ def transformed_graph(model, transforms=None, alignment=16, allocator="auto", in
 
 def tile(model, segments=(), sram=None, alignment=16, allocator="auto", inplace=True, scratch=True,
          stream_input=True, transforms=None, seconds=0.3, target="cortex-m4", io="model", input_layout="model"):
-    """Plan ``model`` with the given segments (``Segment(ops, mode="rows", stripe_rows=1)`` or
-    ``Segment(ops, mode="patches", patches_h=2, patches_w=2)``); returns a :class:`TiledPlan`.
+    """Plan ``model`` with the given segments (``Segment(ops, mode="rows", stripe_rows=1,
+    column_strips=1)`` or ``Segment(ops, mode="patches", patches_h=2, patches_w=2)``); returns a
+    :class:`TiledPlan`.
 
     The defaults are :func:`search`'s, so ``tile(model, point.segments)`` plans a front point
     of a default search again. Op indices are those of the graph after ``io``/``input_layout``
@@ -203,7 +210,8 @@ def _check_grid(name, values):
 
 def search(model, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, stream_input=True, sram=None, alignment=16,
            allocator="auto", inplace=True, scratch=True, stripe_rows=STRIPE_ROWS, patch_grids=PATCH_GRIDS,
-           transforms=None, seconds=0.3, target="cortex-m4", io="model", input_layout="model"):
+           column_strips=COLUMN_STRIPS, transforms=None, seconds=0.3, target="cortex-m4", io="model",
+           input_layout="model"):
     """Choose segments for ``model`` with MACs at most ``max_mac_overhead`` times the untiled
     model's (default 1.0, see ``MAX_MAC_OVERHEAD``): the smallest peak SRAM, or with ``sram`` the
     fewest MACs whose peak fits (the smallest peak when none fits; ``best.fits`` tells).
@@ -211,7 +219,8 @@ def search(model, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, stream_input
 
     ``tiling``: ``"rows"`` (row streaming only, 1.00x MACs), ``"patches"`` (patches only),
     ``"auto"`` (both, mixed; patches only when the budget allows more MACs), ``"none"``.
-    ``stripe_rows``: stripe heights tried; ``patch_grids``: n x n patch grids tried.
+    ``stripe_rows``: stripe heights tried; ``patch_grids``: n x n patch grids tried;
+    ``column_strips``: column strips tried on row segments (with patches: both recompute halos).
     ``transforms``: the graph rewrites applied first (see :func:`transformed_graph`; default all).
     ``io``/``input_layout``: the model's interface, as in ``tinyarena.plan``. With the input
     streamed, an input QUANTIZE and an NCHW -> NHWC TRANSPOSE of it become the first segment's load.
@@ -222,6 +231,7 @@ def search(model, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, stream_input
     if max_mac_overhead < 1.0:
         raise ValueError(f"the MAC overhead budget must be at least 1.0, got {max_mac_overhead}")
     stripe_rows, patch_grids = _check_grid("stripe_rows", stripe_rows), _check_grid("patch_grids", patch_grids)
+    column_strips = _check_grid("column_strips", column_strips)
     graph, reports = transformed_graph(model, transforms, alignment, allocator, inplace, scratch, seconds, io,
                                        input_layout)
     options = _core.TilingSearchOptions(
@@ -231,6 +241,7 @@ def search(model, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, stream_input
         max_mac_overhead=float(max_mac_overhead),
         stripe_rows=list(stripe_rows),
         patch_grids=list(patch_grids),
+        column_strips=list(column_strips),
     )
     found = _core.search_tiling(graph, options)
     tile_options = dict(sram=sram, alignment=alignment, allocator=allocator, inplace=inplace, scratch=scratch,

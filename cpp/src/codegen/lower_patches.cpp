@@ -14,51 +14,43 @@ namespace {
 
 namespace op_code = kernels::opcode;
 
-// C expressions for one patch segment's tensors in the current patch. `R` points at the
-// patch's regions (4 values per tensor, see tiling::PatchRun::regions). A tensor with its own
-// per-patch buffer holds exactly its region (origin at the buffer's start, rows of the
-// region's width); a whole tensor keeps its full layout. base() is the virtual address of
-// element (0, 0), so element (y, x) is base + y * stride + x * channels either way.
-class PatchAddresses {
+// One patch segment's tensors in the current patch. `R` points at the patch's regions (4
+// values per tensor, see tiling::PatchRun::regions). A tensor with its own per-patch buffer holds
+// exactly its region (rows of the region's width); a whole tensor keeps its full layout.
+class PatchAddresses : public RegionAddresses {
  public:
   PatchAddresses(const graph::Graph& graph, const LoweringContext& tiled, const tiling::PatchRun& run)
-      : graph_(graph), tiled_(tiled), run_(run) {}
+      : RegionAddresses(graph, tiled), run_(run) {}
 
-  std::string region(int32_t t, int k) const { return "R[" + std::to_string(4 * local(t) + k) + "]"; }
-  std::string rows(int32_t t) const { return "(" + region(t, 1) + " - " + region(t, 0) + ")"; }
-  std::string cols(int32_t t) const { return "(" + region(t, 3) + " - " + region(t, 2) + ")"; }
-  std::string channels(int32_t t) const { return std::to_string(graph_.tensors[t].shape[3]); }
-  bool own(int32_t t) const {
-    for (const auto& b : run_.buffers)
-      if (b.tensor == t) return true;
-    return false;
-  }
-  std::string stride(int32_t t) const {
+  std::string region(int32_t t, int k) const override { return "R[" + std::to_string(4 * local(t) + k) + "]"; }
+  std::string stride(int32_t t) const override {
     return own(t) ? "(" + cols(t) + " * " + channels(t) + ")" : std::to_string(row_bytes(graph_.tensors[t]));
   }
-  std::string base(int32_t t) const {
+  std::string base(int32_t t) const override {
     if (!own(t)) return tiled_.address(t);
     const TensorRef tensor = tiled_.tensor(t);
     return "ta_region_base(" + tensor.arena + " + " + std::to_string(tensor.offset) + ", " + region(t, 0) + ", " +
            region(t, 2) + ", " + stride(t) + ", " + channels(t) + ")";
   }
-  // Element (row, column) of `t` as a C expression.
-  std::string at(int32_t t, const std::string& row, const std::string& col) const {
-    return base(t) + " + (" + row + ") * " + stride(t) + " + (" + col + ") * " + channels(t);
-  }
 
  private:
+  bool own(int32_t t) const {
+    for (const auto& b : run_.buffers)
+      if (b.tensor == t) return true;
+    return false;
+  }
   int32_t local(int32_t t) const {
     return static_cast<int32_t>(std::find(run_.tensors.begin(), run_.tensors.end(), t) - run_.tensors.begin());
   }
-  const graph::Graph& graph_;
-  const LoweringContext& tiled_;
   const tiling::PatchRun& run_;
 };
 
-// The statement computing op's output region in the current patch.
-std::string patch_call(const graph::Graph& graph, const graph::Op& op, const KernelCall& lowered,
-                       const PatchAddresses& at, const std::string& scratch) {
+}  // namespace
+
+// The region as an image of its own: its rows and columns shifted into the padding fields (the
+// kernels only ever test input bounds).
+std::string region_call(const graph::Graph& graph, const graph::Op& op, const KernelCall& lowered,
+                        const RegionAddresses& at, const std::string& scratch) {
   const int32_t in = op.inputs[0], out = op.outputs[0];
   const std::string r0 = at.region(out, 0), c0 = at.region(out, 2), oc = at.channels(out);
   const std::string index = std::to_string(op.index);
@@ -109,8 +101,6 @@ std::string patch_call(const graph::Graph& graph, const graph::Op& op, const Ker
   return "{\n  " + body + "\n}";
 }
 
-}  // namespace
-
 // The loop over one patch segment's patches; its region table goes into `table`.
 std::string patch_loop(const graph::Graph& graph, const tiling::PatchRun& run, const std::vector<KernelCall>& lowered,
                        const LoweringContext& tiled, const std::string& table) {
@@ -134,7 +124,7 @@ std::string patch_loop(const graph::Graph& graph, const tiling::PatchRun& run, c
   for (size_t k = 0; k < run.ops.size(); ++k) {
     const graph::Op& op = graph.ops[run.ops[k]];
     c << "    /* op " << op.index << " " << op.type << " */\n";
-    std::istringstream lines(patch_call(graph, op, lowered[k], at, tiled.scratch_address(op.index)));
+    std::istringstream lines(region_call(graph, op, lowered[k], at, tiled.scratch_address(op.index)));
     for (std::string line; std::getline(lines, line);) c << "    " << line << "\n";
   }
   c << "  }\n}";

@@ -38,6 +38,35 @@ class SegmentAddresses {
   const RowStream& stream_;
 };
 
+// The tensors of one call in a column strip: rows [y0, y1) of the called op's output, every
+// tensor's columns from the strip's table `C` (see RowStream::strip_columns). A ring holds its
+// strip's columns from its first; a whole tensor keeps its full layout.
+class StripAddresses : public RegionAddresses {
+ public:
+  StripAddresses(const graph::Graph& graph, const LoweringContext& tiled, const RowStream& stream)
+      : RegionAddresses(graph, tiled), stream_(stream), ring_(tiled, stream) {}
+
+  std::string region(int32_t t, int k) const override {
+    if (k < 2) return k == 0 ? "y0" : "y1";
+    const auto i = std::find(stream_.strip_tensors.begin(), stream_.strip_tensors.end(), t) - stream_.strip_tensors.begin();
+    return "C[" + std::to_string(2 * i + (k - 2)) + "]";
+  }
+  std::string stride(int32_t t) const override {
+    const int32_t r = stream_.ring_of(t);
+    return std::to_string(r >= 0 ? stream_.rings[r].row_bytes : row_bytes(graph_.tensors[t]));
+  }
+  std::string base(int32_t t) const override {
+    const int32_t r = stream_.ring_of(t);
+    if (r < 0) return tiled_.address(t);
+    return "ta_region_base(" + ring_.ring_base(r) + ", lo[" + std::to_string(r) + "], " + region(t, 2) + ", " +
+           stride(t) + ", " + channels(t) + ")";
+  }
+
+ private:
+  const RowStream& stream_;
+  SegmentAddresses ring_;
+};
+
 // Row `y0` of operand `position` of an elementwise op: row 0 plus y0 rows when the operand has rows.
 std::string operand_rows(const graph::Graph& graph, const graph::Op& op, size_t position, const std::string& row0) {
   const graph::Tensor& t = *graph.input(op, position);
@@ -161,14 +190,22 @@ std::string load_call(const graph::Graph& graph, const tiling::Ring& ring, int32
   return "TA_INPUT_NCHW_ROWS(" + rows + chw + ", " + std::to_string(*graph::dtype_bytes(in.dtype, 1)) + ")";
 }
 
-// The replay loop of one segment; its step table goes into `table`.
+// The replay loop of one segment (once per column strip); its step table goes into `table`,
+// the strips' columns into `table`_columns.
 std::string loop_text(const graph::Graph& graph, const RowStream& stream, const std::vector<KernelCall>& lowered,
                          const LoweringContext& tiled, const std::string& table) {
   const SegmentAddresses at(tiled, stream);
+  const StripAddresses strip_at(graph, tiled, stream);
+  const bool strips = stream.column_strips > 1;
   const std::string scratch = tiled.scratch_address(stream.ops.front());
   std::ostringstream c;
   c << "{\n  /* row-streamed segment: ops " << stream.ops.front() << ".." << stream.ops.back() << ", "
-    << stream.rings.size() << " rings, " << stream.steps.size() << " steps */\n";
+    << stream.rings.size() << " rings, " << stream.steps.size() << " steps";
+  if (strips) c << ", replayed on " << stream.column_strips << " column strips (shared columns recomputed)";
+  c << " */\n";
+  if (strips)
+    c << "  for (int32_t strip = 0; strip < " << stream.column_strips << "; ++strip) {\n"
+      << "  const int16_t *C = " << table << "_columns + " << 2 * stream.strip_tensors.size() << " * strip;\n";
   const size_t rings = stream.rings.size();  // a segment without rings keeps no held rows
   if (rings) c << "  int32_t lo[" << rings << "] = {0}, hi[" << rings << "] = {0};\n";
   c << "  for (int32_t i = 0; i < " << stream.steps.size() << "; ++i) {\n"
@@ -183,7 +220,8 @@ std::string loop_text(const graph::Graph& graph, const RowStream& stream, const 
     const graph::Op& op = graph.ops[stream.ops[k]];
     if (loaded[op.index]) continue;
     c << "      case " << k << ": /* op " << op.index << " " << op.type << " */\n";
-    std::istringstream lines(stripe_call(graph, op, lowered[k], at, scratch));
+    std::istringstream lines(strips ? region_call(graph, op, lowered[k], strip_at, scratch)
+                                    : stripe_call(graph, op, lowered[k], at, scratch));
     for (std::string line; std::getline(lines, line);) c << "        " << line << "\n";
     const int32_t r = stream.ring_of(op.outputs[0]);
     if (r >= 0) c << "        hi[" << r << "] = y1;\n";
@@ -203,11 +241,18 @@ std::string loop_text(const graph::Graph& graph, const RowStream& stream, const 
       if (graph.inputs[i] == (source >= 0 ? source : stream.rings[r].tensor)) input = static_cast<int32_t>(i);
     if (input < 0) continue;
     const std::string dst = base + " + (y0 - lo[" + std::to_string(r) + "]) * " + rb;
-    c << "      case " << 2000 + r << ": /* input rows [y0, y1) of input" << input << " */\n"
-      << "        " << load_call(graph, stream.rings[r], input, dst) << ";\n"
-      << "        hi[" << r << "] = y1;\n        break;\n";
+    c << "      case " << 2000 + r << ": /* input rows [y0, y1) of input" << input << " */\n";
+    if (strips) {  // the strip's columns, row by row
+      const int32_t t = stream.rings[r].tensor;
+      c << "        for (int32_t y = y0; y < y1; ++y)\n          TA_INPUT_PIXELS(" << input << ", "
+        << strip_at.at(t, "y", strip_at.region(t, 2)) << ", y, " << strip_at.region(t, 2) << ", "
+        << strip_at.cols(t) << ", " << strip_at.channels(t) << ", " << row_bytes(graph.tensors[t]) << ");\n";
+    } else {
+      c << "        " << load_call(graph, stream.rings[r], input, dst) << ";\n";
+    }
+    c << "        hi[" << r << "] = y1;\n        break;\n";
   }
-  c << "    }\n  }\n}";
+  c << "    }\n  }\n" << (strips ? "  }\n" : "") << "}";
   return c.str();
 }
 }  // namespace
@@ -219,6 +264,10 @@ std::string row_stream_loop(const graph::Graph& graph, const RowStream& stream, 
 
 // The step table: {kind code, 0, y0, y1} per step; kind code = op position,
 // 1000 + ring (shift) or 2000 + ring (input rows).
+ConstArray row_stream_columns(const RowStream& stream, const std::string& name) {
+  return int16_table(name + "_columns", stream.strip_columns);
+}
+
 ConstArray row_stream_table(const RowStream& stream, const std::string& name) {
   std::vector<int32_t> values;
   for (const auto& step : stream.steps) {

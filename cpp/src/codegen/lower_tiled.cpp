@@ -151,6 +151,7 @@ Program lower_tiled_calls(const graph::Graph& graph, const tiling::TiledPlan& ti
     }
     KernelCall& last = lowered.back();
     last.arrays.push_back(rows ? tiled::row_stream_table(tiled.streams[s], table) : tiled::int16_table(table, tiled.patch_runs[s].regions));
+    if (rows && tiled.streams[s].column_strips > 1) last.arrays.push_back(tiled::row_stream_columns(tiled.streams[s], table));
     last.call = std::string(kRingHelpers) + kInputRows + loop;
     const std::vector<int32_t> outputs =
         rows ? tiled.streams[s].full_outputs : std::vector<int32_t>{tiled.patch_runs[s].full_output};

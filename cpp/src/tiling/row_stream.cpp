@@ -6,6 +6,8 @@
 #include <string>
 
 #include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/liveness/liveness.h"
+#include "tinyarena/tiling/patches.h"
 
 namespace tinyarena::tiling {
 namespace {
@@ -54,6 +56,10 @@ class Streamer {
       }
     }
     insert_shifts();
+    for (size_t o = 0; o < overwrite_outputs_.size(); ++o)
+      for (size_t r = 0; r < overwrite_inputs_.size(); ++r)
+        if (overwrite_ok_[o * overwrite_inputs_.size() + r])
+          result_.overwrites.push_back({overwrite_outputs_[o], overwrite_inputs_[r]});
     return std::move(result_);
   }
 
@@ -142,12 +148,55 @@ class Streamer {
         if (t >= 0 && graph_.tensors[t].producer >= 0 && in_segment_[graph_.tensors[t].producer] &&
             position_[graph_.tensors[t].producer] > position_[index])
           throw std::invalid_argument(label(graph_.ops[index]) + " reads a tensor the segment produces after it");
+    // Overwrite candidates: whole outputs, and the tensors the segment reads (whether a reader
+    // outside it runs later is the plan's question: see segment_overwrites).
+    for (int32_t t : result_.full_outputs)
+      if (!is_graph_output(t) && graph_.tensors[t].byte_size) overwrite_outputs_.push_back(t);
+    for (int32_t index : result_.ops)
+      for (int32_t t : graph_.ops[index].inputs) {
+        if (t < 0 || std::find(overwrite_inputs_.begin(), overwrite_inputs_.end(), t) != overwrite_inputs_.end()) continue;
+        const graph::Tensor& tensor = graph_.tensors[t];
+        if (!tensor.is_constant() && !is_graph_input(t) && !is_graph_output(t) && !streamed_[t] && tensor.byte_size)
+          overwrite_inputs_.push_back(t);
+      }
+    overwrite_ok_.assign(overwrite_outputs_.size() * overwrite_inputs_.size(), true);
+  }
+
+  // An elementwise op writing `out` may write the elements of input `t` it reads (same shape and type).
+  bool writes_in_place(const Op& op, int32_t t) const {
+    const graph::Tensor &in = graph_.tensors[t], &out = graph_.tensors[op.outputs[0]];
+    return liveness::is_inplace_elementwise_op(op.opcode) && in.shape == out.shape && in.dtype == out.dtype &&
+           std::find(op.inputs.begin(), op.inputs.end(), t) != op.inputs.end();
+  }
+
+  // Rows `rows` of whole output `tensor` are about to be written by `op` (produced_ not yet
+  // advanced): the pairs whose input bytes they reach while still needed are struck out.
+  void check_overwrites(int32_t tensor, Range rows, int32_t op) {
+    const auto o = std::find(overwrite_outputs_.begin(), overwrite_outputs_.end(), tensor) - overwrite_outputs_.begin();
+    if (o == static_cast<std::ptrdiff_t>(overwrite_outputs_.size())) return;
+    const int64_t written_end = int64_t{rows.end} * image_row_bytes(graph_.tensors[tensor]);
+    for (size_t r = 0; r < overwrite_inputs_.size(); ++r) {
+      const size_t k = static_cast<size_t>(o) * overwrite_inputs_.size() + r;
+      const int32_t t = overwrite_inputs_[r];
+      if (!overwrite_ok_[k] || t == tensor) continue;
+      int32_t first = first_needed(t);  // rows this write must not reach: those still to be read
+      if (op >= 0 && writes_in_place(graph_.ops[op], t)) {  // except the ones this very call reads
+        const int32_t before = produced_[tensor];
+        produced_[tensor] = rows.end;
+        first = first_needed(t);
+        produced_[tensor] = before;
+      }
+      if (first != std::numeric_limits<int32_t>::max() &&
+          written_end > int64_t{first} * image_row_bytes(graph_.tensors[t]))
+        overwrite_ok_[k] = false;
+    }
   }
 
   // The first row of `t` any consumer in the segment still needs (its rows below can go).
   int32_t first_needed(int32_t t) const {
     int32_t first = std::numeric_limits<int32_t>::max();
     for (int32_t c : graph_.tensors[t].consumers) {
+      if (!in_segment_[c]) continue;
       const Op& op = graph_.ops[c];
       const int32_t out = op.outputs[0];
       const int32_t height = rows_of(graph_.tensors[out]);
@@ -167,6 +216,7 @@ class Streamer {
 
   void record(StepKind kind, int32_t target, int32_t tensor, Range rows) {
     if (options_.record_steps) result_.steps.push_back({kind, target, rows.begin, rows.end});
+    if (kind == StepKind::Run) check_overwrites(tensor, rows, target);
     wrote(tensor, rows);
   }
 
@@ -229,6 +279,7 @@ class Streamer {
       summed_[op.index] = rows.end;
       if (options_.record_steps) result_.steps.push_back({StepKind::Run, op.index, rows.begin, rows.end});
     }
+    check_overwrites(t, {0, 1}, op.index);
     wrote(t, {0, 1});
     const size_t i = static_cast<size_t>(position_[op.index]);
     result_.op_macs[i] = facts_.op(op.index).macs_per_pixel;
@@ -263,6 +314,8 @@ class Streamer {
   std::vector<int32_t> last_rows_;  // per op: rows of its last call
   std::vector<int32_t> position_;   // per op: its position in the segment, -1 outside
   std::vector<int32_t> summed_;     // per row reduction: input rows summed so far
+  std::vector<int32_t> overwrite_outputs_, overwrite_inputs_;  // the candidates of RowStream::overwrites
+  std::vector<bool> overwrite_ok_;  // per (output, input) pair: no write has reached a needed byte
   RowStream result_;
 };
 
@@ -296,13 +349,61 @@ std::vector<int32_t> load_tensors(const Graph& graph, const Ring& ring) {
   return tensors;
 }
 
+int64_t ColumnSplit::row_bytes(const Graph& graph, int32_t tensor) const {
+  const graph::Tensor& t = graph.tensors[tensor];
+  const size_t i = static_cast<size_t>(std::find(tensors.begin(), tensors.end(), tensor) - tensors.begin());
+  if (i == tensors.size() || t.shape.size() != 4 || t.shape[2] == 0) return image_row_bytes(t);
+  return image_row_bytes(t) / t.shape[2] * widest[i];
+}
+
+int64_t ColumnSplit::macs(const Graph& graph, int32_t op, int64_t whole_row_macs) const {
+  const int32_t out = graph.ops[op].outputs[0];
+  const graph::Tensor& t = graph.tensors[out];
+  const size_t i = static_cast<size_t>(std::find(tensors.begin(), tensors.end(), out) - tensors.begin());
+  if (i == tensors.size() || t.shape.size() != 4 || t.shape[2] == 0) return whole_row_macs;
+  return whole_row_macs / t.shape[2] * total[i];  // whole-row MACs are a multiple of the width
+}
+
+ColumnSplit split_columns(const Graph& graph, const GraphFacts& facts, const std::vector<int32_t>& ops,
+                          int32_t strips, bool stream_input) {
+  const PatchRun run = run_patches(graph, facts, ops, 1, strips, stream_input, true);
+  ColumnSplit split;
+  split.strips = strips;
+  split.tensors = run.tensors;
+  const size_t count = run.tensors.size();
+  split.widest.assign(count, 0);
+  split.total.assign(count, 0);
+  for (size_t strip = 0; strip < static_cast<size_t>(strips); ++strip)
+    for (size_t i = 0; i < count; ++i) {
+      const int32_t* region = &run.regions[(strip * count + i) * 4];
+      split.columns.insert(split.columns.end(), {region[2], region[3]});
+      split.widest[i] = std::max(split.widest[i], region[3] - region[2]);
+      split.total[i] += region[3] - region[2];
+    }
+  return split;
+}
+
 RowStream stream_rows(const Graph& graph, const std::vector<int32_t>& ops, const StreamOptions& options) {
   return stream_rows(graph, GraphFacts(graph), ops, options);
 }
 
 RowStream stream_rows(const Graph& graph, const GraphFacts& facts, const std::vector<int32_t>& ops,
                       const StreamOptions& options) {
-  return Streamer(graph, facts, ops, options).run();
+  if (options.column_strips < 1) throw std::invalid_argument("column strips must be at least 1");
+  RowStream stream = Streamer(graph, facts, ops, options).run();
+  if (options.column_strips == 1) return stream;
+  const ColumnSplit split = split_columns(graph, facts, ops, options.column_strips, options.stream_input);
+  stream.overwrites.clear();  // the next strip reads every input again
+  stream.column_strips = split.strips;
+  stream.strip_tensors = split.tensors;
+  stream.strip_columns = split.columns;
+  for (Ring& ring : stream.rings) ring.row_bytes = split.row_bytes(graph, ring.tensor);
+  stream.macs = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    stream.op_macs[i] = split.macs(graph, ops[i], stream.op_macs[i]);
+    stream.macs += stream.op_macs[i];
+  }
+  return stream;
 }
 
 }  // namespace tinyarena::tiling

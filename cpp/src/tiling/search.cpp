@@ -137,12 +137,14 @@ class Evaluator {
   // the rows a tensor's consumers pull, so its ring, and an op's MACs and scratch depend only on
   // the ops after it, the same in both. Owned: the rings of tensors the segment produces, and the
   // streamed input when only the segment reads it.
+  // With `split`, the segment runs on its column strips: rings as wide as the widest strip, MACs
+  // over all strips.
   void rows(int32_t begin, int32_t end, const std::vector<int32_t>& ops, int32_t stripe, const RowStream& run,
-            Choice& choice) const {
+            const ColumnSplit* split, Choice& choice) const {
     int64_t scratch = 0, macs = 0;
     for (size_t i = run.ops.size() - ops.size(); i < run.ops.size(); ++i) {
       scratch = std::max(scratch, run.op_scratch[i]);
-      macs += run.op_macs[i];
+      macs += split ? split->macs(graph_, run.ops[i], run.op_macs[i]) : run.op_macs[i];
     }
     std::vector<int32_t> owned;
     int64_t bytes = scratch_planned() ? aligned(scratch) : 0;
@@ -150,12 +152,24 @@ class Evaluator {
     for (const Ring& r : run.rings) {
       if (!inside(r.tensor, begin, end)) continue;
       for (int32_t t : load_tensors(graph_, r)) owned.push_back(t);  // a loaded input lives in its ring only
-      bytes += aligned(r.bytes());
+      bytes += aligned(split ? r.rows * split->row_bytes(graph_, r.tensor) : r.bytes());
     }
     choice.own_bytes = bytes;
     choice.peak = crossing_bytes(begin, end, owned) + bytes;
+    if (!split && options_.tiling.plan.liveness.inplace_elementwise)  // outputs written over dying inputs
+      for (const Overwrite& o : segment_overwrites(graph_, base_, run, begin, end - 1))
+        choice.peak -= std::min(aligned(buffer_bytes(o.input)), aligned(buffer_bytes(o.output)));
     choice.extra_macs = macs - untiled_macs(ops);
-    choice.seg = Segment{ops, Mode::Rows, stripe, 1, 1};
+    choice.seg = Segment{ops, Mode::Rows, stripe, 1, 1, split ? split->strips : 1};
+  }
+
+  // The column strips of steps [begin, end), or nullopt when they cannot be split so.
+  std::optional<ColumnSplit> columns(const std::vector<int32_t>& ops, int32_t strips) const {
+    try {
+      return split_columns(graph_, facts_, ops, strips, options_.tiling.stream_input);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
   }
 
   // Patches over steps [begin, end): the full buffers live throughout, per-patch buffers at their steps.
@@ -185,6 +199,7 @@ class Evaluator {
 
  private:
   int64_t aligned(int64_t bytes) const { return align_up(bytes, align_); }
+  int64_t buffer_bytes(int32_t tensor) const { return base_.buffers[base_.tensor_buffer[tensor]].size; }
   static bool crosses(const liveness::LiveBuffer& b, int32_t begin, int32_t end) {
     return b.first <= end - 1 && b.last >= begin;
   }
@@ -316,9 +331,19 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
         const std::optional<RowStream> own =
             tail.stream ? std::nullopt : eval.stream(c.begin, static_cast<int32_t>(end), stripe);
         if (!tail.stream && !own) continue;
-        eval.rows(c.begin, static_cast<int32_t>(end), ops, stripe, tail.stream ? *tail.stream : *own, c);
+        const RowStream& run = tail.stream ? *tail.stream : *own;
+        eval.rows(c.begin, static_cast<int32_t>(end), ops, stripe, run, nullptr, c);
         choices[end].push_back(c);
         least_own = std::min(least_own, c.own_bytes);
+        // Column strips (boundary-op loads and row reductions run only on whole rows: split_columns refuses them).
+        for (int32_t strips : options.patches ? options.column_strips : std::vector<int32_t>{}) {
+          ++result.candidates;
+          const std::optional<ColumnSplit> split = eval.columns(ops, strips);
+          if (!split) continue;
+          eval.rows(c.begin, static_cast<int32_t>(end), ops, stripe, run, &*split, c);
+          choices[end].push_back(c);
+          least_own = std::min(least_own, c.own_bytes);
+        }
       }
       rows_open = rows_open && least_own < plain_bound;
       least_own = INT64_MAX;

@@ -17,11 +17,13 @@ using liveness::Liveness;
 
 // What a segment changes in the untiled liveness: the tensors it keeps in
 // its own buffers (rings or per-patch regions), the whole tensors it reads
-// or writes for its entire span, and its own buffers.
+// or writes for its entire span, its own buffers, and the outputs it writes
+// over a dying input.
 struct SegmentBuffers {
   int32_t first_step = 0, last_step = 0;
   std::vector<int32_t> full_inputs, full_outputs;
   std::vector<LiveBuffer> own;  // lifetimes filled in; `tensors` set for activation buffers
+  std::vector<Overwrite> overwrites;
 };
 
 std::string tensor_label(const graph::Graph& graph, int32_t t) {
@@ -57,6 +59,16 @@ SegmentBuffers stream_buffers(const graph::Graph& graph, const RowStream& stream
     sb.own.push_back(own_buffer("scratch@" + std::to_string(stream.ops.front()) + " row stream", BufferKind::Scratch,
                                 stream.scratch_bytes, s0, s1, {}, stream.ops.front()));
   return sb;
+}
+
+// `buffer` moved into `into` from byte `offset` on: one buffer holding both.
+void merge_into(LiveBuffer& into, const LiveBuffer& buffer, int64_t offset, std::vector<int64_t>& tensor_offset) {
+  for (int32_t t : buffer.tensors) tensor_offset[t] += offset;
+  into.tensors.insert(into.tensors.end(), buffer.tensors.begin(), buffer.tensors.end());
+  std::sort(into.tensors.begin(), into.tensors.end());
+  into.first = std::min(into.first, buffer.first);
+  into.last = std::max(into.last, buffer.last);
+  into.size = std::max(into.size, offset + buffer.size);
 }
 
 // Per-patch buffers live from their producer's step to their last reader's
@@ -112,18 +124,71 @@ Liveness tiled_liveness(const graph::Graph& graph, const Liveness& base, const s
     result.buffers.push_back(b);
   }
   for (const SegmentBuffers& sb : segments) result.buffers.insert(result.buffers.end(), sb.own.begin(), sb.own.end());
+  // Segment tensors are never placed: their own buffers start them.
+  result.tensor_offset.assign(graph.tensors.size(), 0);
+  for (size_t t = 0; t < graph.tensors.size(); ++t)
+    if (own_tensor[t] < 0) result.tensor_offset[t] = base.tensor_offset[t];
+  for (const SegmentBuffers& sb : segments)
+    for (const Overwrite& o : sb.overwrites) {
+      const auto holds = [&](int32_t t) {
+        return std::find_if(result.buffers.begin(), result.buffers.end(), [&](const LiveBuffer& b) {
+          return b.kind == BufferKind::Activation && std::binary_search(b.tensors.begin(), b.tensors.end(), t);
+        });
+      };
+      const auto output = holds(o.output);
+      const LiveBuffer moved = *output;
+      result.buffers.erase(output);
+      merge_into(*holds(o.input), moved, result.tensor_offset[o.input], result.tensor_offset);
+    }
   result.tensor_buffer.assign(graph.tensors.size(), -1);
-  result.tensor_offset.assign(graph.tensors.size(), 0);  // segment tensors are never placed: their own buffers start them
   for (size_t b = 0; b < result.buffers.size(); ++b)
     if (result.buffers[b].kind == BufferKind::Activation)
-      for (int32_t t : result.buffers[b].tensors) {
-        result.tensor_buffer[t] = static_cast<int32_t>(b);
-        if (own_tensor[t] < 0) result.tensor_offset[t] = base.tensor_offset[t];
-      }
+      for (int32_t t : result.buffers[b].tensors) result.tensor_buffer[t] = static_cast<int32_t>(b);
   return result;
 }
 
 }  // namespace
+
+std::vector<Overwrite> segment_overwrites(const graph::Graph& graph, const Liveness& base, const RowStream& stream,
+                                          int32_t first, int32_t last) {
+  const auto buffer_of = [&](int32_t t) -> const LiveBuffer* {
+    const int32_t b = base.tensor_buffer[t];
+    return b < 0 ? nullptr : &base.buffers[b];
+  };
+  const auto dies_here = [&](int32_t t) {
+    const LiveBuffer* b = buffer_of(t);
+    return b && b->first < first && first <= b->last && b->last <= last;
+  };
+  const auto own_buffer = [&](int32_t t) {
+    const LiveBuffer* b = buffer_of(t);
+    return b && base.tensor_offset[t] == 0 && b->first >= first;  // starts with `t` (later ops may write over it)
+  };
+  // A smaller output would keep the input's larger buffer alive after the segment.
+  const auto at_least_as_large = [&](const Overwrite& o) {
+    return buffer_of(o.output)->size >= base.tensor_offset[o.input] + buffer_of(o.input)->size;
+  };
+  std::vector<Overwrite> usable;
+  for (const Overwrite& o : stream.overwrites)
+    if (dies_here(o.input) && own_buffer(o.output) && at_least_as_large(o)) usable.push_back(o);
+  const auto saving = [&](const Overwrite& o) {
+    return std::min(buffer_of(o.input)->size, buffer_of(o.output)->size);
+  };
+  std::stable_sort(usable.begin(), usable.end(),
+                   [&](const Overwrite& a, const Overwrite& b) { return saving(a) > saving(b); });
+  std::vector<Overwrite> chosen;
+  std::vector<int32_t> used_outputs, used_buffers;  // each output and each input buffer in one pair
+  const auto in = [](const std::vector<int32_t>& list, int32_t x) {
+    return std::find(list.begin(), list.end(), x) != list.end();
+  };
+  for (const Overwrite& o : usable) {
+    const int32_t input_buffer = base.tensor_buffer[o.input];
+    if (in(used_outputs, o.output) || in(used_buffers, input_buffer)) continue;
+    used_outputs.push_back(o.output);
+    used_buffers.push_back(input_buffer);
+    chosen.push_back(o);
+  }
+  return chosen;
+}
 
 TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>& segments, const TilingOptions& options) {
   TiledPlan tiled;
@@ -156,9 +221,11 @@ TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>&
       if (step_of[seg.ops[i]] != s0 + static_cast<int32_t>(i))
         throw std::invalid_argument("segment " + std::to_string(s) + " is not a run of consecutive ops of the schedule");
     if (seg.mode == Mode::Rows) {
-      tiled.streams.push_back(stream_rows(graph, facts(), seg.ops, {seg.stripe_rows, options.stream_input, true}));
+      tiled.streams.push_back(stream_rows(graph, facts(), seg.ops, {seg.stripe_rows, options.stream_input, true, seg.column_strips}));
       tiled.patch_runs.emplace_back();
       buffers.push_back(stream_buffers(graph, tiled.streams.back(), s0, s1, plan_options.liveness.scratch));
+      if (plan_options.liveness.inplace_elementwise)
+        buffers.back().overwrites = segment_overwrites(graph, base, tiled.streams.back(), s0, s1);
       tiled.macs += tiled.streams.back().macs;
     } else {
       tiled.patch_runs.push_back(

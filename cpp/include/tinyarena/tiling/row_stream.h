@@ -5,6 +5,11 @@
 // stay whole; the model input may instead be pulled row by row (a camera line
 // buffer). The schedule of kernel calls is fixed here, at compile time, so
 // the generated code only replays it.
+//
+// Column strips: a wide map's rings can be narrowed by splitting the segment's
+// output into n column strips and replaying the whole row schedule once per
+// strip; each ring then holds the widest strip's columns (its halo included),
+// and the columns neighbouring strips share are computed twice.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +25,7 @@ struct StreamOptions {
   int32_t stripe_rows = 1;    // rows of each segment output produced per round
   bool stream_input = false;  // pull the model input through a row callback when only the segment reads it
   bool record_steps = true;   // false: ring sizes, MACs and scratch only (the search's cost model)
+  int32_t column_strips = 1;  // > 1: the output split into column strips, the steps replayed per strip
 };
 
 // A window of consecutive rows of one tensor, kept contiguous at the start of
@@ -48,6 +54,13 @@ struct StreamStep {
   int32_t begin = 0, end = 0;
 };
 
+// A whole output a segment may write over a tensor it reads, from that tensor's first byte on:
+// every write lands on bytes of `input` that no later step reads (an elementwise op may write
+// the very elements it reads, as in place). Only worth taking when `input` dies in the segment.
+struct Overwrite {
+  int32_t output = -1, input = -1;
+};
+
 struct RowStream {
   std::vector<int32_t> ops;           // op indices, in schedule order
   std::vector<int32_t> full_inputs;   // activations read whole (produced before the segment)
@@ -59,11 +72,35 @@ struct RowStream {
   std::vector<int64_t> op_macs;       // per op of `ops` (rows nobody reads are never computed)
   std::vector<int64_t> op_scratch;    // per op of `ops`: its largest call's kernel scratch
   std::vector<int64_t> op_state;      // per op of `ops`: bytes it keeps across calls (a row reduction's sums)
+  std::vector<Overwrite> overwrites;  // every such pair over a tensor the segment reads (its reads only)
+                                      // (none with column strips: each strip reads its inputs anew)
+  int32_t column_strips = 1;          // strips the steps are replayed for (rings sized for the widest)
+  std::vector<int32_t> strip_tensors;  // column_strips > 1: every activation the segment touches
+  std::vector<int32_t> strip_columns;  // per strip, per strip_tensors entry, its columns [begin, end)
+                                       // at strip_columns[(strip * strip_tensors.size() + i) * 2]
 
   int64_t ring_bytes() const;
   // The ring of `tensor`, or -1.
   int32_t ring_of(int32_t tensor) const;
 };
+
+// The columns of every activation of a segment when its output is split into `strips` column
+// strips (a 1 x strips patch grid): per strip its columns, per tensor the widest strip's and the
+// sum over strips (what the strips compute). Throws std::invalid_argument when the ops cannot be
+// split (an op that runs only on whole rows, or more than one tensor leaving the segment).
+struct ColumnSplit {
+  int32_t strips = 1;
+  std::vector<int32_t> tensors;  // as PatchRun::tensors
+  std::vector<int32_t> columns;  // per strip, per tensor: [begin, end), as RowStream::strip_columns
+  std::vector<int32_t> widest, total;  // per tensor
+
+  // Bytes of one row of `tensor` held for a strip (the widest), or of the whole row when absent.
+  int64_t row_bytes(const graph::Graph& graph, int32_t tensor) const;
+  // An op's MACs over all strips, from its MACs over whole rows.
+  int64_t macs(const graph::Graph& graph, int32_t op, int64_t whole_row_macs) const;
+};
+ColumnSplit split_columns(const graph::Graph& graph, const GraphFacts& facts, const std::vector<int32_t>& ops,
+                          int32_t strips, bool stream_input);
 
 // The boundary ops a ring's load runs, from its source input to its tensor (empty without a source).
 std::vector<int32_t> load_ops(const graph::Graph& graph, const Ring& ring);

@@ -22,6 +22,8 @@ struct SearchOptions {
   std::vector<int32_t> stripe_rows = {1};      // stripe heights tried (Rows)
   std::vector<int32_t> patch_grids = {2, 3, 4, 5, 6};  // n x n grids tried (Patches)
   int32_t max_front = 48;                      // Pareto points kept per position (spread over MACs)
+  std::vector<int32_t> column_strips = {2, 3, 4};  // column strips tried on row segments (with `patches`:
+                                                   // like patches, they recompute halos)
 };
 
 struct ParetoPoint {

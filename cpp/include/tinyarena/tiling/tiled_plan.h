@@ -2,6 +2,10 @@
 // some runs of consecutive ops grouped into row-streamed segments. The
 // segments' ring buffers and shared scratch are ordinary buffers (sizes and
 // lifetimes) given to the same liveness report and allocators as any plan.
+// With in-place ops allowed (LivenessOptions::inplace_elementwise), a row
+// segment writes a whole output over a whole input dying in it when its
+// schedule never overwrites a byte before its last read (RowStream::overwrites):
+// the two share one buffer, as an in-place op's tensors do.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +27,7 @@ struct Segment {
   Mode mode = Mode::Rows;
   int32_t stripe_rows = 1;                 // Rows: output rows per round
   int32_t patches_h = 2, patches_w = 2;    // Patches: the grid over the segment's output
+  int32_t column_strips = 1;               // Rows: column strips the rounds run over (halos recomputed)
 };
 
 struct TilingOptions {
@@ -40,6 +45,14 @@ struct TiledPlan {
 
   double mac_overhead() const { return untiled_macs ? static_cast<double>(macs) / untiled_macs : 1.0; }
 };
+
+// The overwrites a row segment over steps [first, last] of `base` takes (with in-place ops
+// allowed): each whole output written over a whole input that dies in the segment (its buffer
+// born before the segment and ending in it), the output's buffer starting with it and at least as large
+// (a smaller one would keep the larger alive after the segment); the largest saving first,
+// each tensor in one pair at most.
+std::vector<Overwrite> segment_overwrites(const graph::Graph& graph, const liveness::Liveness& base,
+                                          const RowStream& stream, int32_t first, int32_t last);
 
 // Throws std::invalid_argument when a segment's ops are not consecutive in
 // the schedule, overlap another segment, or cannot be tiled.
