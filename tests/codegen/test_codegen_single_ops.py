@@ -45,7 +45,7 @@ def test_case_count_and_coverage():
                                      "concatenation", "split", "transpose", "strided_slice", "resize_nearest_neighbor",
                                      "logistic", "tanh", "hard_swish", "relu", "relu6", "quantize_f32", "requantize",
                                      "dequantize", "sub", "squared_difference", "leaky_relu", "split_v", "gather",
-                                     "pack", "unpack", "shape_fill"}
+                                     "pack", "unpack", "shape_fill", "tile", "float_binary"}
 
 
 @pytest.mark.parametrize("variant", range(len(VARIANTS)))
@@ -106,7 +106,8 @@ def test_op_support_table_names_every_family_and_reports_what_cannot_compile(mon
     from tinyarena import codegen
 
     supported = set(codegen.supported_op_types())
-    assert supported >= {"SUB", "SQUARED_DIFFERENCE", "LEAKY_RELU", "SPLIT_V", "GATHER", "PACK", "UNPACK", "RESHAPE"}
+    assert supported >= {"SUB", "SQUARED_DIFFERENCE", "LEAKY_RELU", "SPLIT_V", "GATHER", "PACK", "UNPACK", "RESHAPE",
+                         "TILE"}
     for family in {f for f, _ in CASES}:
         assert codegen.unsupported_ops(make_case(family, 0)[0]) == {}, family
     # ABS (code 101) has no kernel; GATHER has one, but not for batch_dims 1.
