@@ -90,12 +90,15 @@ def _window_ok(size, k, s, d, padding):
 
 
 def _float_binary(mb, rng, i, a_shape, b_shape, act):
-    """Float32 ADD / SUB / MUL (by i % 3) of float inputs or of DEQUANTIZEd int8 ones (values up to
-    about +-64, so RELU6 clamps), half of them QUANTIZEd after (litert-torch's residual ADDs)."""
-    def operand(shape):
-        return mb.dequantize(_input(mb, rng, shape)) if rng.random() < 0.5 else mb.input(shape, dtype="float32")
+    """Float32 ADD / SUB / MUL (by i % 3) of a DEQUANTIZEd int8 input and a float input or another
+    DEQUANTIZEd one, the odd cases QUANTIZEd after (litert-torch's residual ADDs); the
+    even ones output the float result, with every fused activation over i = 0, 2, 4, 6."""
+    def dequantized(shape):  # values about +-10: every activation's bounds are crossed
+        x = mb.input(list(shape), scale=float(10 ** rng.uniform(-2.0, -1.2)), zero_point=int(rng.integers(-20, 21)))
+        return mb.dequantize(x)
 
-    y = getattr(mb, ["add", "sub", "mul"][i % 3])(operand(a_shape), operand(b_shape), activation=act)
+    b = dequantized(b_shape) if rng.random() < 0.5 else mb.input(list(b_shape), dtype="float32")
+    y = getattr(mb, ["add", "sub", "mul"][i % 3])(dequantized(a_shape), b, activation=act)
     return mb.quantize(y) if i % 2 else y
 
 
@@ -142,7 +145,7 @@ def make_case(family: str, i: int):
         if i % 4 == 0:
             a_shape, b_shape = out, out
         if family == "float_binary":
-            y = _float_binary(mb, rng, i, a_shape, b_shape or [1], act)
+            y = _float_binary(mb, rng, i, a_shape, b_shape or [1], ACTS[i // 2 % len(ACTS)])
         elif family == "squared_difference":
             y = mb.squared_difference(_input(mb, rng, a_shape), _input(mb, rng, b_shape or [1]))
         else:
