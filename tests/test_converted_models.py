@@ -148,9 +148,10 @@ def test_verify_is_bit_exact_untiled_and_tiled(name, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("target", ["host", pytest.param("cortex-m4", marks=pytest.mark.qemu)])
 @pytest.mark.parametrize("name", [n for n in COMPILING if "_floatio" in n])
-def test_float_io_models_with_int8_io_are_bit_exact(name, tmp_path):
-    result = verify(path(name), io="int8", work_dir=tmp_path)
+def test_float_io_models_with_int8_io_are_bit_exact(name, target, tmp_path):
+    result = verify(path(name), io="int8", target=target, work_dir=tmp_path)
     assert result.bit_exact, result.summary()
 
 
