@@ -10,7 +10,7 @@ import re
 import pytest
 
 import tinyarena
-from tinyarena import codegen, tiling
+from tinyarena import _core, codegen, tiling
 from tinyarena.verify import verify
 
 CONVERTED_DIR = pathlib.Path(__file__).resolve().parent / "data" / "converted"
@@ -132,6 +132,17 @@ def test_upsampling2d_reshape_gets_the_shape_its_folded_input_gives():
     concats = [op for op in graph.ops if op.type == "CONCATENATION"]
     assert [tuple(graph.tensors[op.inputs[0]].shape) for op in concats] == [(1, 8, 10, 32), (1, 16, 20, 24)]
     assert [op.type for op in graph.ops].count("TILE") == 4
+
+
+def test_reference_copy_names_tile_at_a_version_the_reference_resolver_registers():
+    # TFLite's reference resolver registers TILE's kernel for versions 1-2, the builtin one 1-3
+    # (3: int8); verify's reference gets a copy with version 2, every other byte unchanged.
+    model = path("yolo_tiny_upsampling2d_128x160_int8io.tflite").read_bytes()
+    versions = lambda data: {(op.type, op.version) for op in tinyarena.load_model(data).ops}  # noqa: E731
+    patched = _core.with_reference_op_versions(model)
+    assert ("TILE", 3) in versions(model) and len(patched) == len(model)
+    assert versions(patched) == versions(model) - {("TILE", 3)} | {("TILE", 2)}
+    assert sum(a != b for a, b in zip(model, patched)) == 1
 
 
 def verify_untiled_and_tiled(name, target, work_dir):
