@@ -1,8 +1,9 @@
 """The generated C compiles without a single warning under -Wall -Wextra -Wpedantic -std=c99:
-every real model untiled and tiled (rows, patches, auto), and a detector-style builder network
+every real model untiled and tiled (rows, patches, auto), a detector-style builder network
 (upsampling by RESIZE_NEAREST_NEIGHBOR joined to a skip by CONCATENATION) whose row-streamed
-segments include ones without rings, and the converted files with float32 ADDs and TILE. Syntax and warnings only (-fsyntax-only), with and without
-the SIMD paths (-DTA_SIMD_EMULATE), model.c, main.c and the kernel sources emitted with them."""
+segments include ones without rings, and the converted files with float32 ADDs and TILE.
+Syntax and warnings only (-fsyntax-only), with and without the SIMD paths (-DTA_SIMD_EMULATE),
+model.c, main.c and the kernel sources emitted with them."""
 
 import os
 import pathlib
