@@ -161,9 +161,11 @@ def test_verify_is_bit_exact_untiled_and_tiled(name, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("target", ["host", pytest.param("cortex-m4", marks=pytest.mark.qemu)])
 @pytest.mark.parametrize("name", [n for n in COMPILING if "_floatio" in n])
-def test_float_io_models_with_int8_io_are_bit_exact(name, target, tmp_path):
-    result = verify(path(name), io="int8", target=target, work_dir=tmp_path)
-    assert result.bit_exact, result.summary()
+def test_float_io_models_with_int8_io_are_bit_exact_untiled_and_tiled(name, target, tmp_path):
+    untiled = verify(path(name), io="int8", target=target, work_dir=tmp_path / "untiled")
+    tiled = verify(None, plan=tiling.search(path(name), io="int8").best, target=target, work_dir=tmp_path / "tiled")
+    assert untiled.bit_exact, untiled.summary()
+    assert tiled.bit_exact, tiled.summary()
 
 
 @pytest.mark.qemu
