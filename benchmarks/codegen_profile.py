@@ -43,7 +43,7 @@ def kernel_functions(elf, kernel_dir):
     names = set(LIBC)
     for src in sorted((kernel_dir / "src").glob("*.c")):
         obj = elf.parent / (src.stem + ".prof.o")
-        run(["arm-none-eabi-gcc", "-std=c99", "-mcpu=cortex-m4", "-mthumb", "-O2", "-I", str(kernel_dir / "include"),
+        run(["arm-none-eabi-gcc", "-std=c99", "-mcpu=cortex-m4", "-mthumb", "-O2", "-ffp-contract=off", "-I", str(kernel_dir / "include"),
              "-c", str(src), "-o", str(obj)])
         names |= {line.split()[-1] for line in run(["arm-none-eabi-nm", str(obj)]).stdout.splitlines()
                   if line.split()[-2] in ("t", "T")}

@@ -20,7 +20,7 @@ import tempfile
 KERNELS = pathlib.Path(__file__).resolve().parents[1] / "cpp" / "kernels"
 FLASH_CPP = KERNELS.parent / "src" / "kernels" / "flash.cpp"
 ARM_FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard"]
-CFLAGS = ["-std=c99", "-O2", "-ffunction-sections", "-fdata-sections", f"-I{KERNELS / 'include'}"]
+CFLAGS = ["-std=c99", "-O2", "-ffp-contract=off", "-ffunction-sections", "-fdata-sections", f"-I{KERNELS / 'include'}"]
 
 # The kernels generated code calls, by source file.
 ENTRY_POINTS = {
@@ -28,13 +28,13 @@ ENTRY_POINTS = {
     "depthwise.c": ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace"),
     "fully_connected.c": ("ta_fully_connected_s8",),
     "pooling.c": ("ta_avg_pool_s8", "ta_max_pool_s8"),
-    "elementwise.c": ("ta_add_s8", "ta_mul_s8", "ta_squared_difference_s8"),
+    "elementwise.c": ("ta_add_s8", "ta_mul_s8", "ta_squared_difference_s8", "ta_add_f32", "ta_sub_f32", "ta_mul_f32"),
     "softmax.c": ("ta_softmax_s8", "ta_log_softmax_s8"),
     "activations.c": ("ta_requantize_s8", "ta_lut_s8", "ta_hard_swish_s8", "ta_quantize_f32_s8",
                       "ta_dequantize_s8_f32", "ta_leaky_relu_s8"),
     "mean.c": ("ta_mean_s8",),
     "data_movement.c": ("ta_pad_s8", "ta_concat_s8", "ta_split_s8", "ta_transpose_s8", "ta_strided_slice_s8",
-                        "ta_resize_nearest_s8", "ta_gather_s8"),
+                        "ta_resize_nearest_s8", "ta_gather_s8", "ta_tile_s8"),
 }
 
 

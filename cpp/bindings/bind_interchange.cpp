@@ -55,6 +55,12 @@ void bind_interchange(py::module_& m) {
       "A copy of the model with every quantized_dimension outside its tensor's rank set to 0 (the TFLite "
       "interpreter refuses such files; person_detect.tflite has them on its biases).");
   m.def(
+      "with_reference_op_versions",
+      [](const py::bytes& model) { return as_bytes(interchange::with_reference_op_versions(from_bytes(model))); },
+      py::arg("model"),
+      "A copy of the model whose op versions the reference op resolver registers where it runs the same kernel "
+      "(TILE version 3 -> 2).");
+  m.def(
       "read_offline_plan", [](const py::bytes& model) { return interchange::read_offline_plan(from_bytes(model)); },
       py::arg("model"), "Tensor offsets of a model's OfflineMemoryAllocation metadata (empty if none).");
 }

@@ -98,11 +98,12 @@ def reference_interpreter(model_bytes):
     """TFLite's interpreter with reference kernels, keeping every intermediate tensor.
 
     It is given a copy of the model with stale ``quantized_dimension`` fields zeroed (the
-    interpreter refuses them; ``person_detect.tflite`` has them on its 1-D biases).
+    interpreter refuses them; ``person_detect.tflite`` has them on its 1-D biases) and with op
+    versions the reference resolver lacks lowered where it runs the same kernel (TILE 3 -> 2).
     """
     module = interpreter_module()
     Interpreter, OpResolverType = module.Interpreter, module.OpResolverType
-    model_bytes = _core.with_valid_quantized_dimensions(bytes(model_bytes))
+    model_bytes = _core.with_reference_op_versions(_core.with_valid_quantized_dimensions(bytes(model_bytes)))
     interpreter = Interpreter(model_content=model_bytes, experimental_op_resolver_type=OpResolverType.BUILTIN_REF,
                               experimental_preserve_all_tensors=True)
     interpreter.allocate_tensors()

@@ -33,6 +33,7 @@ def test_makefile_header_names_what_plain_make_builds(target, tmp_path):
         assert re.search(rf"^#   make TARGET={other} +.*{re.escape(product(other))}", makefile, re.M), other
     dry_run = subprocess.run(["make", "-n"], cwd=compiled.out_dir, capture_output=True, text=True, check=True).stdout
     assert f"-o {product(target)}" in dry_run
+    assert "-ffp-contract=off" in dry_run  # no fused multiply-adds: float kernels round as TFLite's do
 
 
 @needs_gcc

@@ -7,7 +7,8 @@ batch 2, broadcasting, zero points -128/127, per-tensor and per-channel weights)
 runs in one of four variants, cycling with the case number: in-place planning on or off,
 times the portable kernels (int8 weights) or the SIMD-structured kernels on packed int16
 weights (-DTA_SIMD_EMULATE). Programs are built with -O0, the fastest to compile (the shared
-models' tests run the generated -O2 builds).
+models' tests run the generated -O2 builds). The float32 ADD / SUB / MUL cases also run on
+Cortex-M4 under QEMU (its FPU, the generated -O2 build).
 """
 
 import numpy as np
@@ -45,7 +46,17 @@ def test_case_count_and_coverage():
                                      "concatenation", "split", "transpose", "strided_slice", "resize_nearest_neighbor",
                                      "logistic", "tanh", "hard_swish", "relu", "relu6", "quantize_f32", "requantize",
                                      "dequantize", "sub", "squared_difference", "leaky_relu", "split_v", "gather",
-                                     "pack", "unpack", "shape_fill"}
+                                     "pack", "unpack", "shape_fill", "tile", "float_binary"}
+
+
+@pytest.mark.qemu
+@pytest.mark.parametrize("i", range(6))
+def test_float_binary_is_bit_exact_on_cortex_m4(i):
+    # ADD, SUB, MUL on the M4's single-precision FPU (hard-float ABI, no fused multiply-adds),
+    # each with a float output and QUANTIZEd (cases i and i + 3 differ in parity).
+    model, _ = make_case("float_binary", i)
+    result = verify(model, target="cortex-m4", seed=i)
+    assert result.bit_exact, result.summary()
 
 
 @pytest.mark.parametrize("variant", range(len(VARIANTS)))
@@ -106,7 +117,8 @@ def test_op_support_table_names_every_family_and_reports_what_cannot_compile(mon
     from tinyarena import codegen
 
     supported = set(codegen.supported_op_types())
-    assert supported >= {"SUB", "SQUARED_DIFFERENCE", "LEAKY_RELU", "SPLIT_V", "GATHER", "PACK", "UNPACK", "RESHAPE"}
+    assert supported >= {"SUB", "SQUARED_DIFFERENCE", "LEAKY_RELU", "SPLIT_V", "GATHER", "PACK", "UNPACK", "RESHAPE",
+                         "TILE"}
     for family in {f for f, _ in CASES}:
         assert codegen.unsupported_ops(make_case(family, 0)[0]) == {}, family
     # ABS (code 101) has no kernel; GATHER has one, but not for batch_dims 1.

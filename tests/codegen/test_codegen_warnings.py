@@ -1,10 +1,12 @@
 """The generated C compiles without a single warning under -Wall -Wextra -Wpedantic -std=c99:
-every real model untiled and tiled (rows, patches, auto), and a detector-style builder network
+every real model untiled and tiled (rows, patches, auto), a detector-style builder network
 (upsampling by RESIZE_NEAREST_NEIGHBOR joined to a skip by CONCATENATION) whose row-streamed
-segments include ones without rings. Syntax and warnings only (-fsyntax-only), with and without
-the SIMD paths (-DTA_SIMD_EMULATE), model.c, main.c and the kernel sources emitted with them."""
+segments include ones without rings, and the converted files with float32 ADDs and TILE.
+Syntax and warnings only (-fsyntax-only), with and without the SIMD paths (-DTA_SIMD_EMULATE),
+model.c, main.c and the kernel sources emitted with them."""
 
 import os
+import pathlib
 import shutil
 import subprocess
 
@@ -63,6 +65,18 @@ def check_strict(plan, out_dir):
 @pytest.mark.parametrize("name", REAL_MODEL_NAMES)
 def test_real_model_compiles_without_warnings(name, mode, tmp_path):
     check_strict(planned(real_model(name), mode), tmp_path)
+
+
+CONVERTED_DIR = pathlib.Path(__file__).resolve().parents[1] / "data" / "converted"
+
+
+@pytest.mark.parametrize("mode", ["none", "auto"])
+@pytest.mark.parametrize("name", ["mobilenet_v2_torch_64", "yolo_tiny_upsampling2d_128x160_int8io"])
+def test_float_adds_and_tile_compile_without_warnings(name, mode, tmp_path):
+    # litert-torch's float32 residual ADDs (ta_add_f32, float params) and Keras 3 UpSampling2D's TILE.
+    plan = planned(CONVERTED_DIR / f"{name}.tflite", mode)
+    model_c = (check_strict(plan, tmp_path).out_dir / "model.c").read_text()
+    assert ("ta_add_f32(" in model_c) != ("ta_tile_s8(" in model_c)
 
 
 @pytest.mark.parametrize("mode", MODES)

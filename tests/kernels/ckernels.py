@@ -31,7 +31,7 @@ def build_library(out_dir: Path, variant: str) -> Path:
     sources = sorted(str(p) for p in (KERNEL_DIR / "src").glob("*.c"))
     out = Path(out_dir) / f"libtakernels_{variant}.so"
     cmd = [
-        "gcc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
+        "gcc", "-std=c99", "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
         "-I", str(KERNEL_DIR / "include"), *VARIANT_FLAGS[variant], *EXTRA_FLAGS, *sources, "-o", str(out), "-lm",
     ]
     subprocess.run(cmd, check=True, capture_output=True, text=True)

@@ -61,11 +61,14 @@ FAMILIES = {
     "pack": 12,
     "unpack": 12,
     "shape_fill": 8,
+    "tile": 16,
+    "float_binary": 24,
 }
 
 # Families the ctypes runner (runner.run_op, kernel_params.py) does not derive params for; they
 # run through the whole pipeline only (tests/codegen/test_codegen_single_ops.py, C++ params).
-PIPELINE_ONLY = {"sub", "squared_difference", "leaky_relu", "split_v", "gather", "pack", "unpack", "shape_fill"}
+PIPELINE_ONLY = {"sub", "squared_difference", "leaky_relu", "split_v", "gather", "pack", "unpack", "shape_fill",
+                 "tile", "float_binary"}
 
 MODES = [{}, {"stripes": 3}, {"out_pix_pad": 5}, {"inplace": True}]
 
@@ -84,6 +87,19 @@ def _input(mb, rng, shape):
 def _window_ok(size, k, s, d, padding):
     eff = (k - 1) * d + 1
     return padding == "SAME" or size >= eff
+
+
+def _float_binary(mb, rng, i, a_shape, b_shape, act):
+    """Float32 ADD / SUB / MUL (by i % 3) of a DEQUANTIZEd int8 input and a float input or another
+    DEQUANTIZEd one, the odd cases QUANTIZEd after (litert-torch's residual ADDs); the
+    even ones output the float result, with every fused activation over i = 0, 2, 4, 6."""
+    def dequantized(shape):  # values about +-10: every activation's bounds are crossed
+        x = mb.input(list(shape), scale=float(10 ** rng.uniform(-2.0, -1.2)), zero_point=int(rng.integers(-20, 21)))
+        return mb.dequantize(x)
+
+    b = dequantized(b_shape) if rng.random() < 0.5 else mb.input(list(b_shape), dtype="float32")
+    y = getattr(mb, ["add", "sub", "mul"][i % 3])(dequantized(a_shape), b, activation=act)
+    return mb.quantize(y) if i % 2 else y
 
 
 def make_case(family: str, i: int):
@@ -121,18 +137,19 @@ def make_case(family: str, i: int):
         shape = [r(1, 3)] + [r(1, 6) for _ in range(rank - 1)]
         x = _input(mb, rng, shape)
         y = mb.fully_connected(x, r(1, 20), activation=act, keep_num_dims=bool(i % 3 == 1), per_channel=bool(i % 2))
-    elif family in ("add", "mul", "sub", "squared_difference"):
+    elif family in ("add", "mul", "sub", "squared_difference", "float_binary"):
         rank = r(1, 4)
         out = [r(1, 5) for _ in range(rank)]
         a_shape = [d if rng.random() < 0.7 else 1 for d in out]
         b_shape = [d if rng.random() < 0.7 else 1 for d in out][r(0, rank - 1):]
         if i % 4 == 0:
             a_shape, b_shape = out, out
-        a, b = _input(mb, rng, a_shape), _input(mb, rng, b_shape or [1])
-        if family == "squared_difference":
-            y = mb.squared_difference(a, b)
+        if family == "float_binary":
+            y = _float_binary(mb, rng, i, a_shape, b_shape or [1], ACTS[i // 2 % len(ACTS)])
+        elif family == "squared_difference":
+            y = mb.squared_difference(_input(mb, rng, a_shape), _input(mb, rng, b_shape or [1]))
         else:
-            y = getattr(mb, family)(a, b, activation=act)
+            y = getattr(mb, family)(_input(mb, rng, a_shape), _input(mb, rng, b_shape or [1]), activation=act)
     elif family in ("softmax", "log_softmax"):
         shape = [r(1, 3), r(1, 40)] if i % 2 else [1, r(1, 4), r(1, 4), r(1, 12)]
         x = _input(mb, rng, shape)
@@ -242,6 +259,15 @@ def make_case(family: str, i: int):
         x = _input(mb, rng, [r(1, 3), r(1, 5), r(1, 6)])
         scale, zp = _qparams(rng)
         y = mb.add(x, mb.fill(mb.shape(x), int(rng.integers(-128, 128)), scale, zp), activation=act)
+    elif family == "tile":
+        if i % 4 == 0:  # Keras 3 UpSampling2D: EXPAND_DIMS, TILE along the new axis, RESHAPE
+            n, h, w, c, k = r(1, 2), r(1, 5), r(1, 5), r(1, 6), r(2, 3)
+            expanded = mb.expand_dims(_input(mb, rng, [n, h, w, c]), 2)
+            y = mb.reshape(mb.tile(expanded, [1, 1, k, 1, 1]), [n, h * k, w, c])
+        else:
+            rank = r(1, 6)
+            shape = [r(1, 4) for _ in range(rank)]
+            y = mb.tile(_input(mb, rng, shape), [r(1, 3) if rng.random() < 0.6 else 1 for _ in range(rank)])
     elif family == "resize_nearest_neighbor":
         x = _input(mb, rng, [1 + (i % 5 == 0), r(1, 6), r(1, 6), r(1, 4)])
         flags = [(False, False), (True, False), (False, True)][i % 3]

@@ -40,7 +40,7 @@ pytestmark = pytest.mark.qemu  # the Arm toolchain and QEMU (tests/conftest.py)
 @pytest.mark.parametrize("cpu", list(CPUS))
 def test_cross_compiles_without_warnings(cpu, tmp_path):
     for src in sorted((KERNELS / "src").glob("*.c")):
-        cmd = ["arm-none-eabi-gcc", "-std=c99", *CPUS[cpu], "-O2", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
+        cmd = ["arm-none-eabi-gcc", "-std=c99", *CPUS[cpu], "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
                "-I", str(KERNELS / "include"), "-c", str(src), "-o", str(tmp_path / (src.stem + ".o"))]
         r = subprocess.run(cmd, capture_output=True, text=True)
         assert r.returncode == 0 and not r.stderr, f"{cpu} {src.name}:\n{r.stderr}"
@@ -51,7 +51,7 @@ def m4_elf(tmp_path_factory):
     if shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None:
         pytest.skip("Cortex-M toolchain or QEMU missing")
     out = tmp_path_factory.mktemp("m4") / "harness.elf"
-    cmd = ["arm-none-eabi-gcc", "-std=c99", *CPUS["cortex-m4"], "-O2", "-Wall", "-Wextra", "-Werror",
+    cmd = ["arm-none-eabi-gcc", "-std=c99", *CPUS["cortex-m4"], "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-Werror",
            "-I", str(KERNELS / "include"), "--specs=rdimon.specs", "-T", str(TARGETS / "cortexm.ld"),
            str(TARGETS / "cortexm_startup.c"), str(HERE / "qemu" / "harness.c"),
            *sorted(str(s) for s in (KERNELS / "src").glob("*.c")),

@@ -213,6 +213,19 @@ void ta_add_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, 
 void ta_mul_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out);
 void ta_squared_difference_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out);
 
+/* Float32 ADD / SUB / MUL (what a quantizer leaves in float between DEQUANTIZE and QUANTIZE):
+ * one float32 operation per element, clamped as TFLite's ActivationFunctionWithMinMax does to the
+ * fused activation's range (no activation: -FLT_MAX..FLT_MAX). Same broadcasting and aliasing
+ * rules as the int8 kernels. */
+typedef struct ta_binary_f32_params {
+  float act_min, act_max;
+  int32_t shape1[TA_MAX_DIMS], shape2[TA_MAX_DIMS], out_shape[TA_MAX_DIMS];
+} ta_binary_f32_params;
+
+void ta_add_f32(const ta_binary_f32_params *p, const float *in1, const float *in2, float *out);
+void ta_sub_f32(const ta_binary_f32_params *p, const float *in1, const float *in2, float *out);
+void ta_mul_f32(const ta_binary_f32_params *p, const float *in1, const float *in2, float *out);
+
 /* ------------------------------------------------------ SOFTMAX / LOG_SOFTMAX */
 typedef struct ta_softmax_params {
   int32_t outer_size, depth;       /* softmax over the innermost `depth` elements */
@@ -325,6 +338,14 @@ typedef struct ta_slice_params {
   int32_t start[TA_MAX_DIMS], step[TA_MAX_DIMS], count[TA_MAX_DIMS];
 } ta_slice_params;
 void ta_strided_slice_s8(const ta_slice_params *p, const int8_t *input, int8_t *output);
+
+/* TILE: output dim d is in_shape[d] * multiples[d], out[.., i, ..] = in[.., i mod in_shape[d], ..]. */
+typedef struct ta_tile_params {
+  int32_t ndims;
+  int32_t in_shape[TA_MAX_DIMS];
+  int32_t multiples[TA_MAX_DIMS];
+} ta_tile_params;
+void ta_tile_s8(const ta_tile_params *p, const int8_t *input, int8_t *output);
 
 typedef struct ta_resize_params {
   int32_t batches, in_h, in_w, channels, out_h, out_w;

@@ -1,6 +1,7 @@
 /*
  * Data movement kernels (int8, value-preserving): PAD, CONCATENATION (and PACK), SPLIT (and
- * SPLIT_V, UNPACK), GATHER, TRANSPOSE, STRIDED_SLICE, RESIZE_NEAREST_NEIGHBOR. Shapes of rank < 6 are right-aligned internally.
+ * SPLIT_V, UNPACK), GATHER, TRANSPOSE, STRIDED_SLICE, TILE, RESIZE_NEAREST_NEIGHBOR. Shapes of
+ * rank < 6 are right-aligned internally.
  */
 #include <math.h>
 #include <string.h>
@@ -127,6 +128,36 @@ void ta_strided_slice_s8(const ta_slice_params *p, const int8_t *input, int8_t *
                               (st[4] + i4 * sp[4]) * ist[4] + st[5];
             for (i5 = 0; i5 < cn[5]; ++i5) *output++ = b[i5 * sp[5]];
           }
+}
+
+/* ------------------------------------------------------------------------------ TILE */
+/* Writes the block of output dims d.. that input block `in` tiles into, then returns: the input's
+ * dim-d rows are tiled one by one into the first ish[d] output rows, and that run of rows is
+ * copied multiples[d] - 1 times after itself (out[.., i, ..] = in[.., i mod ish[d], ..]). */
+static void tile_rec(const int32_t *ish, const int32_t *mul, const int32_t *ist, const int32_t *ost, int32_t d,
+                     const int8_t *in, int8_t *out) {
+  const size_t run = (size_t)ish[d] * (size_t)ost[d];
+  int32_t i;
+  if (d == TA_MAX_DIMS - 1) {
+    memcpy(out, in, (size_t)ish[d]);
+  } else {
+    for (i = 0; i < ish[d]; ++i) tile_rec(ish, mul, ist, ost, d + 1, in + (size_t)i * ist[d], out + (size_t)i * ost[d]);
+  }
+  for (i = 1; i < mul[d]; ++i) memcpy(out + (size_t)i * run, out, run);
+}
+
+void ta_tile_s8(const ta_tile_params *p, const int8_t *input, int8_t *output) {
+  int32_t ish[TA_MAX_DIMS], mul[TA_MAX_DIMS], osh[TA_MAX_DIMS], ist[TA_MAX_DIMS], ost[TA_MAX_DIMS];
+  int32_t i;
+  to6(p->ndims, p->in_shape, ish, 1);
+  to6(p->ndims, p->multiples, mul, 1);
+  for (i = 0; i < TA_MAX_DIMS; ++i) {
+    if (ish[i] == 0 || mul[i] == 0) return; /* an empty output */
+    osh[i] = ish[i] * mul[i];
+  }
+  strides6(ish, ist);
+  strides6(osh, ost);
+  tile_rec(ish, mul, ist, ost, 0, input, output);
 }
 
 /* ------------------------------------------------------------ RESIZE_NEAREST_NEIGHBOR */

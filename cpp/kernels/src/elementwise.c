@@ -7,6 +7,11 @@
  * MUL: (in1 + off1) * (in2 + off2) scaled by one multiplier.
  * SQUARED_DIFFERENCE: as ADD with left_shift 7, but the scaled inputs' difference is squared
  * before the output multiplier (its square fits int32: |diff| < 2^15).
+ * Float32 ADD / SUB / MUL (reference_ops Add/Sub/Mul and their 6-D broadcasting loops): one
+ * float32 operation per element, then TFLite's ActivationFunctionWithMinMax clamp,
+ * min(max(x, act_min), act_max) with std::max / std::min's comparisons (so no activation clamps
+ * an infinity to +-FLT_MAX and NaN passes through). Build with -ffp-contract=off (the generated
+ * Makefile does) so no multiply-add is fused across calls.
  * Each output element is written after both of its inputs are read, in row-major order, so
  * `out` may alias an input that has the output's shape (in-place ADD/MUL).
  */
@@ -31,6 +36,16 @@ static inline int8_t mul_one(const ta_binary_params *p, int32_t x, int32_t y) {
   return (int8_t)ta_offset_clamp(r, p->output_offset, p->act_min, p->act_max);
 }
 
+/* std::min(std::max(x, lo), hi), comparison for comparison. */
+static inline float clamp_f32(const ta_binary_f32_params *p, float x) {
+  const float low = x < p->act_min ? p->act_min : x;
+  return p->act_max < low ? p->act_max : low;
+}
+
+static inline float add_f32_one(const ta_binary_f32_params *p, float x, float y) { return clamp_f32(p, x + y); }
+static inline float sub_f32_one(const ta_binary_f32_params *p, float x, float y) { return clamp_f32(p, x - y); }
+static inline float mul_f32_one(const ta_binary_f32_params *p, float x, float y) { return clamp_f32(p, x * y); }
+
 static int32_t total(const int32_t *s) {
   int32_t n = 1, i;
   for (i = 0; i < TA_MAX_DIMS; ++i) n *= s[i];
@@ -53,7 +68,7 @@ static void bstrides(const int32_t *shape, int32_t *st) {
   }
 }
 
-#define TA_BINARY_LOOP(FN)                                                                       \
+#define TA_BINARY_LOOP(T, FN)                                                                     \
   do {                                                                                           \
     const int32_t *os = p->out_shape;                                                            \
     if (same_shape(p->shape1, os) && same_shape(p->shape2, os)) {                                \
@@ -62,7 +77,7 @@ static void bstrides(const int32_t *shape, int32_t *st) {
       for (i = 0; i < n; ++i) out[i] = FN(p, in1[i], in2[i]);                                    \
     } else {                                                                                     \
       int32_t s1[TA_MAX_DIMS], s2[TA_MAX_DIMS], i0, i1, i2, i3, i4, i5;                          \
-      int8_t *o = out;                                                                           \
+      T *o = out;                                                                                \
       bstrides(p->shape1, s1);                                                                   \
       bstrides(p->shape2, s2);                                                                   \
       for (i0 = 0; i0 < os[0]; ++i0)                                                             \
@@ -78,13 +93,25 @@ static void bstrides(const int32_t *shape, int32_t *st) {
   } while (0)
 
 void ta_add_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out) {
-  TA_BINARY_LOOP(add_one);
+  TA_BINARY_LOOP(int8_t, add_one);
 }
 
 void ta_mul_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out) {
-  TA_BINARY_LOOP(mul_one);
+  TA_BINARY_LOOP(int8_t, mul_one);
 }
 
 void ta_squared_difference_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out) {
-  TA_BINARY_LOOP(squared_difference_one);
+  TA_BINARY_LOOP(int8_t, squared_difference_one);
+}
+
+void ta_add_f32(const ta_binary_f32_params *p, const float *in1, const float *in2, float *out) {
+  TA_BINARY_LOOP(float, add_f32_one);
+}
+
+void ta_sub_f32(const ta_binary_f32_params *p, const float *in1, const float *in2, float *out) {
+  TA_BINARY_LOOP(float, sub_f32_one);
+}
+
+void ta_mul_f32(const ta_binary_f32_params *p, const float *in1, const float *in2, float *out) {
+  TA_BINARY_LOOP(float, mul_f32_one);
 }

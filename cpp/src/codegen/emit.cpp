@@ -316,7 +316,7 @@ std::string makefile(const Program& program, const std::string& default_target) 
   for (const std::string& source : kernel_sources_used(program)) out << " kernels/src/" << source;
   out << R"(
 OPT ?= -O2
-CFLAGS := -std=c99 $(OPT) -Wall -Ikernels/include $(if $(TRACE),-DTINYARENA_TRACE) $(EXTRA_CFLAGS)
+CFLAGS := -std=c99 $(OPT) -ffp-contract=off -Wall -Ikernels/include $(if $(TRACE),-DTINYARENA_TRACE) $(EXTRA_CFLAGS)
 ifeq ($(TARGET),host)
 CC ?= cc
 OUT := model_host

@@ -1,5 +1,6 @@
 // ADD and SUB -> ta_add_s8 (SUB with input2_mult negated), MUL -> ta_mul_s8,
-// SQUARED_DIFFERENCE -> ta_squared_difference_s8 (TFLite's broadcasting int8 kernels).
+// SQUARED_DIFFERENCE -> ta_squared_difference_s8 (TFLite's broadcasting int8 kernels);
+// float32 ADD / SUB / MUL -> ta_add_f32 / ta_sub_f32 / ta_mul_f32.
 // The output may share an input's buffer (planned in place): the kernels read
 // each element before writing it.
 #include "tinyarena/codegen/op_lowering.h"
@@ -8,7 +9,31 @@
 namespace tinyarena::codegen {
 namespace {
 
+// `kernel(&params, in1, in2, out);`
+std::string binary_call(const LoweringContext& context, KernelCall& call, const graph::Op& op, const char* kernel) {
+  return call_text(kernel, {params_ref(op), operand(context, call, op, 0), operand(context, call, op, 1),
+                            context.address(op.outputs[0])});
+}
+
+KernelCall lower_float_binary(const LoweringContext& context, const graph::Op& op) {
+  const ta_binary_f32_params p = kernels::binary_f32_params(context.graph(), op);
+  KernelCall call = start_call(context, op, "elementwise.c");
+  call.params_type = "ta_binary_f32_params";
+  call.params = Fields()
+                    .add("act_min", float_literal(p.act_min)).add("act_max", float_literal(p.act_max))
+                    .add_list("shape1", p.shape1, TA_MAX_DIMS)
+                    .add_list("shape2", p.shape2, TA_MAX_DIMS)
+                    .add_list("out_shape", p.out_shape, TA_MAX_DIMS)
+                    .take();
+  const char* kernel = op.opcode == kernels::opcode::kAdd   ? "ta_add_f32"
+                       : op.opcode == kernels::opcode::kSub ? "ta_sub_f32"
+                                                            : "ta_mul_f32";
+  call.call = binary_call(context, call, op, kernel);
+  return call;
+}
+
 KernelCall lower_binary(const LoweringContext& context, const graph::Op& op, const char* kernel) {
+  if (kernels::is_float_binary(context.graph(), op)) return lower_float_binary(context, op);
   const ta_binary_params p = kernels::binary_params(context.graph(), op);
   KernelCall call = start_call(context, op, "elementwise.c");
   call.params_type = "ta_binary_params";
@@ -23,8 +48,7 @@ KernelCall lower_binary(const LoweringContext& context, const graph::Op& op, con
                     .add_list("shape2", p.shape2, TA_MAX_DIMS)
                     .add_list("out_shape", p.out_shape, TA_MAX_DIMS)
                     .take();
-  call.call = call_text(kernel, {params_ref(op), operand(context, call, op, 0), operand(context, call, op, 1),
-                                 context.address(op.outputs[0])});
+  call.call = binary_call(context, call, op, kernel);
   return call;
 }
 

@@ -1,5 +1,5 @@
 // Data movement (values copied unchanged; kernels in data_movement.c):
-// PAD / PADV2, TRANSPOSE, STRIDED_SLICE, RESIZE_NEAREST_NEIGHBOR, GATHER, and
+// PAD / PADV2, TRANSPOSE, STRIDED_SLICE, TILE, RESIZE_NEAREST_NEIGHBOR, GATHER, and
 // CONCATENATION / PACK -> ta_concat_s8 and SPLIT / SPLIT_V / UNPACK ->
 // ta_split_s8, whose several tensors are passed as a local array of arena
 // addresses.
@@ -47,6 +47,14 @@ KernelCall lower_strided_slice(const LoweringContext& context, const graph::Op& 
                         .add("ndims", p.ndims).add_list("in_shape", p.in_shape, TA_MAX_DIMS)
                         .add_list("start", p.start, TA_MAX_DIMS).add_list("step", p.step, TA_MAX_DIMS)
                         .add_list("count", p.count, TA_MAX_DIMS));
+}
+
+KernelCall lower_tile(const LoweringContext& context, const graph::Op& op) {
+  const ta_tile_params p = kernels::tile_params(context.graph(), op);
+  return one_to_one(context, op, "ta_tile_params", "ta_tile_s8",
+                    Fields()
+                        .add("ndims", p.ndims).add_list("in_shape", p.in_shape, TA_MAX_DIMS)
+                        .add_list("multiples", p.multiples, TA_MAX_DIMS));
 }
 
 KernelCall lower_resize_nearest(const LoweringContext& context, const graph::Op& op) {
@@ -121,6 +129,7 @@ std::vector<OpLowering> data_movement_lowerings() {
           {op_code::kPadV2, "PADV2", lower_pad},
           {op_code::kTranspose, "TRANSPOSE", lower_transpose},
           {op_code::kStridedSlice, "STRIDED_SLICE", lower_strided_slice},
+          {op_code::kTile, "TILE", lower_tile},
           {op_code::kResizeNearestNeighbor, "RESIZE_NEAREST_NEIGHBOR", lower_resize_nearest},
           {op_code::kConcatenation, "CONCATENATION", lower_concatenation},
           {op_code::kPack, "PACK", lower_concatenation},

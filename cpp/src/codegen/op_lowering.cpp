@@ -80,8 +80,10 @@ std::string operand(const LoweringContext& context, KernelCall& call, const grap
   const graph::Tensor* t = context.graph().input(op, position);
   if (!t || !t->is_constant()) return context.address(op.inputs.at(position));
   const std::string what = "in" + std::to_string(position);
-  call.arrays.push_back(const_array(op, what.c_str(), ElementType::Int8, context.graph().constant_data(*t),
-                                    static_cast<size_t>(t->byte_size.value_or(0))));
+  const bool float32 = t->dtype == graph::DType::Float32;
+  call.arrays.push_back(const_array(op, what.c_str(), float32 ? ElementType::Float32 : ElementType::Int8,
+                                    context.graph().constant_data(*t),
+                                    static_cast<size_t>(float32 ? t->element_count : t->byte_size.value_or(0))));
   return call.arrays.back().name;
 }
 

@@ -1,14 +1,16 @@
 #include "tinyarena/graph/fold_shape_ops.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
+#include <optional>
 
 #include "tinyarena/graph/slicing.h"
 
 namespace tinyarena::graph {
 namespace {
 
-constexpr int32_t kConcatenation = 2, kStridedSlice = 45, kShape = 77, kPack = 83, kFill = 94;
+constexpr int32_t kConcatenation = 2, kReshape = 22, kStridedSlice = 45, kShape = 77, kPack = 83, kFill = 94;
 
 constexpr int64_t kMaxFillBytes = int64_t{1} << 20;  // a larger FILL stays an op (and a clear error later)
 
@@ -115,6 +117,44 @@ Bytes fold_fill(const Graph& graph, const Op& op, const Bytes& model) {
   return bytes;
 }
 
+// The output shape a RESHAPE computes from its constant shape input (one -1 resolved from the
+// input's element count), or nullopt when the input is absent, not constant or does not fit.
+std::optional<std::vector<int32_t>> reshape_target(const Graph& graph, const Op& op, const Bytes& model) {
+  const Tensor* in = graph.input(op, 0);
+  const auto values = constant_integers(graph, op, 1, model);
+  if (!in || !values) return std::nullopt;
+  std::vector<int32_t> shape;
+  int64_t known = 1;
+  std::optional<size_t> free_dim;
+  for (size_t d = 0; d < values->size(); ++d) {
+    const int64_t v = (*values)[d];
+    if (v == -1 && !free_dim) free_dim = d;
+    else if (v < 0 || v > INT32_MAX) return std::nullopt;
+    else known *= v;
+    shape.push_back(static_cast<int32_t>(std::max<int64_t>(v, 0)));
+  }
+  if (free_dim) {
+    if (known == 0 || in->element_count % known != 0 || in->element_count / known > INT32_MAX) return std::nullopt;
+    shape[*free_dim] = static_cast<int32_t>(in->element_count / known);
+  } else if (known != in->element_count) {
+    return std::nullopt;
+  }
+  return shape;
+}
+
+// A RESHAPE whose shape input is (now) constant gets the output shape that input gives: a file
+// made under a free batch stores the converter's guess for dimensions it computed at run time
+// (Keras 3 UpSampling2D's [1, 1, 10, 32] for [1, 8, 10, 32]); TFLite's Prepare uses the values.
+void resolve_reshape_output(Graph& graph, const Op& op, const Bytes& model) {
+  if (op.opcode != kReshape || op.outputs.size() != 1 || op.outputs[0] < 0) return;
+  const auto shape = reshape_target(graph, op, model);
+  Tensor& out = graph.tensors[op.outputs[0]];
+  if (!shape || *shape == out.shape) return;
+  out.shape = *shape;
+  out.element_count = graph.input(op, 0)->element_count;
+  out.byte_size = dtype_bytes(out.dtype, out.element_count);
+}
+
 }  // namespace
 
 Graph fold_shape_ops(Graph graph) {
@@ -137,6 +177,7 @@ Graph fold_shape_ops(Graph graph) {
         folded = fold_vector_join(graph, op, model);
     }
     if (folded.empty()) {
+      resolve_reshape_output(graph, op, model);
       op.index = static_cast<int32_t>(kept.size());
       kept.push_back(std::move(op));
       continue;

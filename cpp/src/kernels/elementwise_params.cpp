@@ -1,10 +1,12 @@
 // Params of the elementwise kernels: ADD, SUB, MUL and SQUARED_DIFFERENCE
-// (add.cc / sub.cc / mul.cc / squared_difference.cc Prepare), LEAKY_RELU
+// (add.cc / sub.cc / mul.cc / squared_difference.cc Prepare; float32 ADD, SUB
+// and MUL: shapes and CalculateActivationRange's float range), LEAKY_RELU
 // (LeakyReluPrepare),
 // RELU / RELU6 / RELU_N1_TO_1 (ReluPrepare + QuantizedReluX), QUANTIZE
 // (int8 <-> int8 requantize, float32 <-> int8 affine), HARD_SWISH
 // (HardSwishPrepare) and LOGISTIC / TANH (LUTPopulate<int8_t>).
 #include <algorithm>
+#include <limits>
 #include <tuple>
 
 #include "op_checks.h"
@@ -89,7 +91,42 @@ std::pair<const graph::Tensor*, const graph::Tensor*> unary(const graph::Graph& 
   return {&in, &out};
 }
 
+// CalculateActivationRange<float>: the range a float op's fused activation clamps to.
+std::pair<float, float> float_activation_range(const graph::Op& op) {
+  switch (op.options.activation) {
+    case graph::Activation::None:
+      return {std::numeric_limits<float>::lowest(), std::numeric_limits<float>::max()};
+    case graph::Activation::Relu: return {0.0f, std::numeric_limits<float>::max()};
+    case graph::Activation::ReluN1To1: return {-1.0f, 1.0f};
+    case graph::Activation::Relu6: return {0.0f, 6.0f};
+    default:
+      unsupported(op, std::string("fused activation ") + graph::activation_name(op.options.activation) +
+                          " is not supported");
+  }
+}
+
 }  // namespace
+
+bool is_float_binary(const graph::Graph& graph, const graph::Op& op) {
+  const graph::Tensor* in = graph.input(op, 0);
+  return (op.opcode == opcode::kAdd || op.opcode == opcode::kSub || op.opcode == opcode::kMul) && in &&
+         in->dtype == graph::DType::Float32;
+}
+
+ta_binary_f32_params binary_f32_params(const graph::Graph& graph, const graph::Op& op) {
+  if (op.opcode != opcode::kAdd && op.opcode != opcode::kSub && op.opcode != opcode::kMul)
+    unsupported(op, "only ADD, SUB and MUL have float32 kernels");
+  const graph::Tensor& a = activation(op, graph.input(op, 0), graph::DType::Float32, "the first input");
+  const graph::Tensor& b = activation(op, graph.input(op, 1), graph::DType::Float32, "the second input");
+  const graph::Tensor& out = activation(op, graph.output(op, 0), graph::DType::Float32, "the output");
+  check_broadcast(op, a.shape, b.shape, out);
+  ta_binary_f32_params p{};
+  std::tie(p.act_min, p.act_max) = float_activation_range(op);
+  fill6(p.shape1, shape6(a.shape));
+  fill6(p.shape2, shape6(b.shape));
+  fill6(p.out_shape, shape6(out.shape));
+  return p;
+}
 
 ta_binary_params binary_params(const graph::Graph& graph, const graph::Op& op) {
   const graph::Tensor& a = int8_input(graph, op, 0);

@@ -31,8 +31,9 @@ int64_t constant_operand_bytes(const graph::Graph& graph, const graph::Op& op) {
   for (size_t position = 0; position < op.inputs.size(); ++position) {
     const bool data = op.opcode == opcode::kConcatenation ? true
                       : op.opcode == opcode::kSplit       ? position == 1
-                      : op.opcode == opcode::kAdd || op.opcode == opcode::kMul ? position <= 1
-                                                                               : position == 0;
+                      : op.opcode == opcode::kAdd || op.opcode == opcode::kSub || op.opcode == opcode::kMul
+                          ? position <= 1
+                          : position == 0;
     if (data) bytes += constant_tensor_bytes(graph.input(op, position));
   }
   return bytes;
@@ -132,6 +133,9 @@ KernelFunction kernel_function(const graph::Graph& graph, const graph::Op& op, b
   const graph::Tensor* in = graph.input(op, 0);
   if (op.opcode == opcode::kQuantize && in && in->dtype == graph::DType::Float32)
     return {"ta_quantize_f32_s8", it->source};
+  if (is_float_binary(graph, op))
+    return {op.opcode == opcode::kAdd ? "ta_add_f32" : op.opcode == opcode::kSub ? "ta_sub_f32" : "ta_mul_f32",
+            it->source};
   if (op.opcode == opcode::kDepthwiseConv2D && in_place) return {"ta_depthwise_conv_s8_inplace", it->source};
   return {it->function, it->source};
 }
@@ -148,6 +152,9 @@ int64_t kernel_code_bytes(const std::string& function) {
       {"ta_add_s8", 1132},
       {"ta_mul_s8", 892},
       {"ta_squared_difference_s8", 1088},
+      {"ta_add_f32", 588},
+      {"ta_sub_f32", 588},
+      {"ta_mul_f32", 588},
       {"ta_softmax_s8", 944},
       {"ta_log_softmax_s8", 2420},
       {"ta_requantize_s8", 180},
@@ -163,7 +170,8 @@ int64_t kernel_code_bytes(const std::string& function) {
       {"ta_transpose_s8", 376},
       {"ta_strided_slice_s8", 476},
       {"ta_resize_nearest_s8", 404},
-      {"ta_gather_s8", 96}};
+      {"ta_gather_s8", 96},
+      {"ta_tile_s8", 376}};
   const auto found = kBytes.find(function);
   return found == kBytes.end() ? 0 : found->second;
 }
@@ -175,11 +183,11 @@ int64_t kernel_source_code_bytes(const std::string& source) {
       {"depthwise.c", 9164},
       {"fully_connected.c", 1232},
       {"pooling.c", 820},
-      {"elementwise.c", 3112},
+      {"elementwise.c", 4876},
       {"softmax.c", 2868},
       {"activations.c", 1228},
       {"mean.c", 748},
-      {"data_movement.c", 1968}};
+      {"data_movement.c", 2344}};
   const auto found = kBytes.find(source);
   return found == kBytes.end() ? 0 : found->second;
 }

@@ -22,6 +22,12 @@ void quantize(const graph::Graph& graph, const graph::Op& op) {
   else (void)requant_params(graph, op);
 }
 
+// ADD, SUB, MUL: the float32 kernels' params for float inputs, else the int8 ones.
+void binary(const graph::Graph& graph, const graph::Op& op) {
+  if (is_float_binary(graph, op)) (void)binary_f32_params(graph, op);
+  else (void)binary_params(graph, op);
+}
+
 void nothing(const graph::Graph&, const graph::Op&) {}
 
 struct Entry {
@@ -32,7 +38,7 @@ struct Entry {
 const std::vector<Entry>& table() {
   namespace c = opcode;
   static const std::vector<Entry> entries = {
-      {{c::kAdd, "ADD", false, "ta_add_s8", "elementwise.c"}, derive<binary_params>},
+      {{c::kAdd, "ADD", false, "ta_add_s8", "elementwise.c"}, binary},
       {{c::kAveragePool2D, "AVERAGE_POOL_2D", false, "ta_avg_pool_s8", "pooling.c"}, derive<pool_kernel>},
       {{c::kConcatenation, "CONCATENATION", false, "ta_concat_s8", "data_movement.c"}, derive<concat_plan>},
       {{c::kConv2D, "CONV_2D", false, "ta_conv_s8", "conv.c"}, derive<conv_kernel>},
@@ -41,7 +47,7 @@ const std::vector<Entry>& table() {
       {{c::kFullyConnected, "FULLY_CONNECTED", false, "ta_fully_connected_s8", "fully_connected.c"}, derive<fully_connected_kernel>},
       {{c::kLogistic, "LOGISTIC", false, "ta_lut_s8", "activations.c"}, derive<lut>},
       {{c::kMaxPool2D, "MAX_POOL_2D", false, "ta_max_pool_s8", "pooling.c"}, derive<pool_kernel>},
-      {{c::kMul, "MUL", false, "ta_mul_s8", "elementwise.c"}, derive<binary_params>},
+      {{c::kMul, "MUL", false, "ta_mul_s8", "elementwise.c"}, binary},
       {{c::kRelu, "RELU", false, "ta_requantize_s8", "activations.c"}, derive<requant_params>},
       {{c::kReluN1To1, "RELU_N1_TO_1", false, "ta_requantize_s8", "activations.c"}, derive<requant_params>},
       {{c::kRelu6, "RELU6", false, "ta_requantize_s8", "activations.c"}, derive<requant_params>},
@@ -52,12 +58,13 @@ const std::vector<Entry>& table() {
       {{c::kGather, "GATHER", false, "ta_gather_s8", "data_movement.c"}, derive<gather_kernel>},
       {{c::kTranspose, "TRANSPOSE", false, "ta_transpose_s8", "data_movement.c"}, derive<transpose_params>},
       {{c::kMean, "MEAN", false, "ta_mean_s8", "mean.c"}, derive<mean_params>},
-      {{c::kSub, "SUB", false, "ta_add_s8", "elementwise.c"}, derive<binary_params>},
+      {{c::kSub, "SUB", false, "ta_add_s8", "elementwise.c"}, binary},
       {{c::kSqueeze, "SQUEEZE", true, nullptr, nullptr}, nothing},
       {{c::kStridedSlice, "STRIDED_SLICE", false, "ta_strided_slice_s8", "data_movement.c"}, derive<strided_slice_params>},
       {{c::kSplit, "SPLIT", false, "ta_split_s8", "data_movement.c"}, derive<split_plan>},
       {{c::kLogSoftmax, "LOG_SOFTMAX", false, "ta_log_softmax_s8", "softmax.c"}, derive<softmax_params>},
       {{c::kPadV2, "PADV2", false, "ta_pad_s8", "data_movement.c"}, derive<pad_params>},
+      {{c::kTile, "TILE", false, "ta_tile_s8", "data_movement.c"}, derive<tile_params>},
       {{c::kExpandDims, "EXPAND_DIMS", true, nullptr, nullptr}, nothing},
       {{c::kPack, "PACK", false, "ta_concat_s8", "data_movement.c"}, derive<concat_plan>},
       {{c::kUnpack, "UNPACK", false, "ta_split_s8", "data_movement.c"}, derive<split_plan>},

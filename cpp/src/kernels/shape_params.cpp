@@ -1,6 +1,6 @@
 // Params of the data-movement kernels (values pass through unchanged): PAD /
 // PADV2, CONCATENATION / PACK, SPLIT / SPLIT_V / UNPACK, GATHER, TRANSPOSE,
-// STRIDED_SLICE (strided_slice_logic) and RESIZE_NEAREST_NEIGHBOR; and of MEAN
+// STRIDED_SLICE (strided_slice_logic), TILE and RESIZE_NEAREST_NEIGHBOR; and of MEAN
 // (QuantizedMeanOrSum).
 #include "accumulators.h"
 #include "op_checks.h"
@@ -155,6 +155,24 @@ ta_slice_params strided_slice_params(const graph::Graph& graph, const graph::Op&
     elements *= p.count[a];
   }
   if (out.element_count != elements) unsupported(op, "the output size does not match the slice");
+  return p;
+}
+
+ta_tile_params tile_params(const graph::Graph& graph, const graph::Op& op) {
+  const graph::Tensor& in = int8_input(graph, op, 0);
+  const graph::Tensor& out = int8_output(graph, op, 0);
+  const std::vector<int32_t> multiples = int_values(graph, op, 1);
+  if (multiples.size() != in.shape.size()) unsupported(op, "the multiples do not have one value per dimension");
+  ta_tile_params p{};
+  p.ndims = static_cast<int32_t>(in.shape.size());
+  fill6(p.in_shape, in.shape);
+  std::vector<int64_t> shape;
+  for (size_t d = 0; d < multiples.size(); ++d) {
+    if (multiples[d] < 0) unsupported(op, "a negative multiple");
+    p.multiples[d] = multiples[d];
+    shape.push_back(int64_t{in.shape[d]} * multiples[d]);
+  }
+  require_shape(op, out, shape, "the output");
   return p;
 }
 

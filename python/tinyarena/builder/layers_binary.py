@@ -1,4 +1,5 @@
-"""Element-wise binary layers with numpy broadcasting: ADD, SUB, MUL and SQUARED_DIFFERENCE."""
+"""Element-wise binary layers with numpy broadcasting: ADD, SUB, MUL and SQUARED_DIFFERENCE
+(ADD, SUB and MUL also of two float32 tensors, giving float32)."""
 
 import numpy as np
 
@@ -10,6 +11,8 @@ from .shapes import broadcast_shapes
 from .tensor import Tensor
 
 _ADD_LEFT_SHIFT = 20
+_FLOAT_OPS = {"ADD", "SUB", "MUL"}
+"""The binary ops that also take two float32 inputs (what quantizers leave in float)."""
 
 
 def _add_min_output_scale(a: Tensor, b: Tensor) -> float:
@@ -30,11 +33,11 @@ class BinaryLayers:
     """Mixin of ``ModelBuilder``: two-input element-wise ops (joins of a DAG)."""
 
     def add(self, a: Tensor, b: Tensor, activation: str = "NONE") -> Tensor:
-        """ADD (e.g. a residual connection); shapes broadcast like numpy."""
+        """ADD (e.g. a residual connection) of two int8 or two float32 tensors; shapes broadcast like numpy."""
         return self._binary("ADD", "add", BuiltinOptions.AddOptions, np.add, a, b, activation, _add_min_output_scale)
 
     def sub(self, a: Tensor, b: Tensor, activation: str = "NONE") -> Tensor:
-        """SUB: ``a - b``; shapes broadcast like numpy."""
+        """SUB: ``a - b`` (int8 or float32); shapes broadcast like numpy."""
         return self._binary(
             "SUB", "sub", BuiltinOptions.SubOptions, np.subtract, a, b, activation, _add_min_output_scale
         )
@@ -53,7 +56,7 @@ class BinaryLayers:
         )
 
     def mul(self, a: Tensor, b: Tensor, activation: str = "NONE") -> Tensor:
-        """MUL; shapes broadcast like numpy."""
+        """MUL (int8 or float32); shapes broadcast like numpy."""
         return self._binary("MUL", "mul", BuiltinOptions.MulOptions, np.multiply, a, b, activation)
 
     def _binary(
@@ -67,12 +70,16 @@ class BinaryLayers:
         activation,
         min_scale=_no_min_output_scale,
     ) -> Tensor:
-        a = self._check_tensor(a, f"{what} (first input)")
-        b = self._check_tensor(b, f"{what} (second input)")
+        dtype = "float32" if op in _FLOAT_OPS and getattr(a, "dtype", None) == "float32" else "int8"
+        a = self._check_tensor(a, f"{what} (first input)", dtype=dtype)
+        b = self._check_tensor(b, f"{what} (second input)", dtype=dtype)
         broadcast_shapes(a.shape, b.shape, what)
         act = activation_code(activation)
         sample = float_ops.apply_activation(compute(self._sample(a), self._sample(b)), act)
-        out = self._new_tensor(self._scope(what), sample, min_scale=min_scale(a, b))
+        if dtype == "float32":
+            out = self._new_tensor(self._scope(what), sample, dtype="float32")
+        else:
+            out = self._new_tensor(self._scope(what), sample, min_scale=min_scale(a, b))
         options = (
             empty_options(BuiltinOptions.SquaredDifferenceOptions)
             if options_code is None

@@ -1,5 +1,5 @@
 """Layers that move values without changing them: RESHAPE, SQUEEZE, EXPAND_DIMS, TRANSPOSE,
-PAD and RESIZE_NEAREST_NEIGHBOR. All keep the input's quantization (as the int8 kernels need).
+TILE, PAD and RESIZE_NEAREST_NEIGHBOR. All keep the input's quantization (as the int8 kernels need).
 And the shape ops: SHAPE (an int32 tensor of a tensor's dimensions) and FILL (a tensor of one
 constant int8 value with the dimensions an int32 tensor holds).
 """
@@ -83,6 +83,19 @@ class ShapeLayers:
         out = (self._new_tensor(scope, sample, dtype="float32") if x.dtype == "float32"
                else self._same_quant_tensor(scope, x, sample))
         self._emit("TRANSPOSE", [x, perm_tensor], [out], empty_options(BuiltinOptions.TransposeOptions))
+        return out
+
+    def tile(self, x: Tensor, multiples) -> Tensor:
+        """TILE: ``x`` repeated ``multiples[d]`` times along each dimension d (an int32 constant
+        input, one non-negative value per dimension)."""
+        x = self._check_tensor(x, "tile")
+        multiples = int_list(multiples, "tile multiples")
+        if len(multiples) != x.rank or any(m < 0 for m in multiples):
+            raise ValueError(f"tile: multiples {multiples} need one value >= 0 per dimension of {x.name} {x.shape}")
+        scope = self._scope("tile")
+        multiples_tensor = self._int32_constant(f"{scope}/multiples", multiples)
+        out = self._same_quant_tensor(scope, x, np.tile(self._sample(x), multiples))
+        self._emit("TILE", [x, multiples_tensor], [out], empty_options(BuiltinOptions.TileOptions))
         return out
 
     def pad(self, x: Tensor, paddings) -> Tensor:

@@ -39,6 +39,7 @@ OPCODES = {
     "STRIDED_SLICE": OpCode(45, 2),
     "SPLIT": OpCode(49, 2),
     "LOG_SOFTMAX": OpCode(50, 2),
+    "TILE": OpCode(69, 3),
     "EXPAND_DIMS": OpCode(70, 1),
     "SHAPE": OpCode(77, 1),
     "PACK": OpCode(83, 2),

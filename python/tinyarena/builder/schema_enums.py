@@ -66,6 +66,7 @@ class BuiltinOptions:
     SplitOptions = 35
     LogSoftmaxOptions = 36
     DequantizeOptions = 38
+    TileOptions = 51
     ExpandDimsOptions = 52
     ShapeOptions = 55
     PackOptions = 59

@@ -29,7 +29,7 @@ constexpr int32_t kAdd = 0, kAveragePool2D = 1, kConcatenation = 2, kConv2D = 3,
                   kRelu = 19, kReluN1To1 = 20, kRelu6 = 21, kReshape = 22, kSoftmax = 25, kTanh = 28,
                   kPad = 34, kGather = 36, kTranspose = 39, kMean = 40, kSub = 41, kSqueeze = 43,
                   kStridedSlice = 45, kSplit = 49, kLogSoftmax = 50, kPadV2 = 60, kExpandDims = 70,
-                  kShape = 77, kPack = 83, kUnpack = 88, kFill = 94, kResizeNearestNeighbor = 97,
+                  kTile = 69, kShape = 77, kPack = 83, kUnpack = 88, kFill = 94, kResizeNearestNeighbor = 97,
                   kLeakyRelu = 98, kSquaredDifference = 99, kSplitV = 102, kQuantize = 114,
                   kHardSwish = 117;
 }  // namespace opcode
@@ -76,6 +76,11 @@ PoolKernel pool_kernel(const graph::Graph& graph, const graph::Op& op);
 ta_softmax_params softmax_params(const graph::Graph& graph, const graph::Op& op);  // SOFTMAX, LOG_SOFTMAX
 // ADD, SUB, MUL, SQUARED_DIFFERENCE (SUB: ADD's params with input2_mult negated).
 ta_binary_params binary_params(const graph::Graph& graph, const graph::Op& op);
+// ADD, SUB, MUL of float32 tensors (ta_add_f32 / ta_sub_f32 / ta_mul_f32): shapes and the fused
+// activation's float range (CalculateActivationRange).
+ta_binary_f32_params binary_f32_params(const graph::Graph& graph, const graph::Op& op);
+// Whether an ADD / SUB / MUL computes in float32 (its first input is float32).
+bool is_float_binary(const graph::Graph& graph, const graph::Op& op);
 // RELU, RELU6, RELU_N1_TO_1 and QUANTIZE int8 -> int8.
 ta_requant_params requant_params(const graph::Graph& graph, const graph::Op& op);
 ta_hard_swish_params hard_swish_params(const graph::Graph& graph, const graph::Op& op);
@@ -95,6 +100,7 @@ ta_mean_params mean_params(const graph::Graph& graph, const graph::Op& op);
 ta_pad_params pad_params(const graph::Graph& graph, const graph::Op& op);  // PAD, PADV2
 ta_transpose_params transpose_params(const graph::Graph& graph, const graph::Op& op);
 ta_slice_params strided_slice_params(const graph::Graph& graph, const graph::Op& op);
+ta_tile_params tile_params(const graph::Graph& graph, const graph::Op& op);  // constant multiples
 ta_resize_params resize_nearest_params(const graph::Graph& graph, const graph::Op& op);
 
 // CONCATENATION / PACK (ta_concat_s8) and SPLIT / SPLIT_V / UNPACK (ta_split_s8):

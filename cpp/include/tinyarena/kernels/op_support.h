@@ -17,7 +17,8 @@ struct SupportedOp {
   const char* name;
   bool view;             // moves no data and runs no kernel (RESHAPE, SQUEEZE, EXPAND_DIMS)
   const char* function;  // the C kernel generated code calls (nullptr for views); QUANTIZE of a
-                         // float input calls ta_quantize_f32_s8, an in-place depthwise its _inplace twin
+                         // float input calls ta_quantize_f32_s8, float32 ADD / SUB / MUL call
+                         // ta_add_f32 / ta_sub_f32 / ta_mul_f32, an in-place depthwise its _inplace twin
   const char* source;    // the kernel library file that defines it (cpp/kernels/src/)
 };
 
