@@ -1,13 +1,13 @@
 #include "test_framework.h"
 #include "tinyarena/common/errors.h"
 #include "tinyarena/graph/graph.h"
+#include "tinyarena/graph/storage.h"
 #include "tinyarena/liveness/liveness.h"
-#include "tinyarena/liveness/storage.h"
 
 using namespace tinyarena;
 
 TEST(storage_groups_compose_offsets_and_refuse_contradictions) {
-  liveness::StorageGroups groups({100, 40, 20, 10});
+  graph::StorageGroups groups({100, 40, 20, 10});
   CHECK(groups.join(0, 1, 30));  // 1 at 30 in 0
   CHECK(groups.join(1, 2, 10));  // 2 at 10 in 1: 40 in 0
   CHECK(groups.join(3, 0, 5));   // 0 at 5 in 3: the group now starts at 3's first byte

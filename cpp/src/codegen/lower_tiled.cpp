@@ -6,7 +6,7 @@
 #include "tiled_parts.h"
 #include "tinyarena/codegen/op_lowering.h"
 #include "tinyarena/common/errors.h"
-#include "tinyarena/liveness/liveness.h"
+#include "tinyarena/graph/storage.h"
 
 namespace tinyarena::codegen {
 namespace tiled {
@@ -128,7 +128,7 @@ Program lower_tiled_calls(const graph::Graph& graph, const tiling::TiledPlan& ti
   for (int32_t t : graph.outputs) program.outputs.push_back(model_io(context, t));
   for (int32_t op_index : tiled.plan.liveness.order) {
     const graph::Op& op = graph.ops[op_index];
-    if (liveness::is_view_op(op.opcode) || op.elided) continue;  // no code: views and zero-copy slices
+    if (graph::is_view_op(op.opcode) || op.elided) continue;  // no code: views and zero-copy slices
     const int32_t s = segment_of[op_index];
     if (s < 0) {
       program.calls.push_back(lower_call(context, op));

@@ -5,6 +5,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "tinyarena/common/alignment.h"
+
 namespace tinyarena::codegen {
 namespace {
 
@@ -21,7 +23,7 @@ void check_memories(const std::vector<allocation::Memory>& memories) {
   for (const allocation::Memory& memory : memories) {
     if (!is_c_identifier(memory.name))
       throw std::invalid_argument("memory name '" + memory.name + "' is not a C identifier (letters, digits, _)");
-    if (!plan::is_power_of_two(memory.alignment))
+    if (!is_power_of_two(memory.alignment))
       throw std::invalid_argument("memory '" + memory.name + "' has alignment " + std::to_string(memory.alignment) +
                                   ", not a power of two (an arena array is aligned to powers of two only)");
     std::string key = memory.name;

@@ -5,19 +5,20 @@
 #include <stdexcept>
 
 #include "tinyarena/common/errors.h"
+#include "tinyarena/graph/storage.h"
 #include "tinyarena/kernels/kernel_params.h"
-#include "tinyarena/liveness/storage.h"
 
 namespace tinyarena::liveness {
 namespace {
 
 using graph::Graph;
+using graph::is_view_op;
 using graph::Op;
+using graph::StorageGroups;
 using graph::Tensor;
 
 constexpr int32_t kAdd = 0, kDepthwiseConv2D = 4, kLogistic = 14, kMul = 18, kRelu = 19,
-                  kRelu6 = 21, kReshape = 22, kTanh = 28, kSqueeze = 43, kExpandDims = 70,
-                  kQuantize = 114, kHardSwish = 117;
+                  kRelu6 = 21, kTanh = 28, kQuantize = 114, kHardSwish = 117;
 
 std::vector<int32_t> checked_order(const Graph& graph, std::vector<int32_t> order) {
   const int32_t n = static_cast<int32_t>(graph.ops.size());
@@ -168,8 +169,6 @@ bool is_inplace_conversion(const Graph& graph, const Op& op) {
   return in->element_count == out->element_count && in->dtype == graph::DType::Float32 &&
          out->dtype == graph::DType::Int8;
 }
-
-bool is_view_op(int32_t opcode) { return opcode == kReshape || opcode == kSqueeze || opcode == kExpandDims; }
 
 bool is_inplace_elementwise_op(int32_t opcode) {
   return opcode == kAdd || opcode == kMul || opcode == kRelu || opcode == kRelu6 ||

@@ -4,11 +4,12 @@
 #include <iterator>
 #include <map>
 #include <set>
-#include <stdexcept>
 #include <string>
 
 #include "tinyarena/allocation/allocators.h"
 #include "tinyarena/allocation/lower_bound.h"
+#include "tinyarena/common/alignment.h"
+#include "tinyarena/liveness/problem.h"
 
 namespace tinyarena::plan {
 namespace {
@@ -100,25 +101,6 @@ std::vector<int32_t> in_step_order(const std::vector<int32_t>& ops, const std::v
 
 }  // namespace
 
-allocation::Problem make_problem(const liveness::Liveness& liveness, int64_t alignment) {
-  allocation::Problem problem;
-  for (const liveness::LiveBuffer& live : liveness.buffers) {
-    allocation::Buffer buffer;
-    buffer.name = live.name;
-    buffer.size = allocation::align_up(live.size, alignment);
-    buffer.first = live.first;
-    buffer.last = live.last;
-    buffer.alignment = alignment;
-    problem.buffers.push_back(buffer);
-  }
-  return problem;
-}
-
-void check_alignment(int64_t alignment) {
-  if (!is_power_of_two(alignment))
-    throw std::invalid_argument("alignment must be a power of two (1, 2, 4, ...), got " + std::to_string(alignment));
-}
-
 Plan make_plan(const graph::Graph& graph, const PlanOptions& options) {
   check_alignment(options.alignment);
   Plan all_on = plan_declining(graph, options, {});
@@ -145,7 +127,7 @@ Plan plan_buffers(const graph::Graph& graph, const PlanOptions& options, livenes
   Plan plan;
   plan.options = options;
   plan.liveness = std::move(liveness);
-  plan.problem = make_problem(plan.liveness, options.alignment);
+  plan.problem = liveness::make_problem(plan.liveness, options.alignment);
   allocation::AllocatorOptions allocator_options;
   allocator_options.seconds = options.allocation_seconds;
   allocation::AllocationResult allocated = allocation::run_allocator(plan.problem, options.allocator, allocator_options);

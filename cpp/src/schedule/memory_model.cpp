@@ -4,8 +4,8 @@
 #include <numeric>
 
 #include "tinyarena/allocation/problem.h"
+#include "tinyarena/graph/storage.h"
 #include "tinyarena/kernels/kernel_params.h"
-#include "tinyarena/liveness/storage.h"
 
 namespace tinyarena::schedule {
 namespace {
@@ -30,7 +30,7 @@ std::vector<bool> active_tensors(const Graph& graph) {
 
 // The view op `op` joins its output to input 0 (both active).
 bool joins_view(const Op& op, const std::vector<bool>& active) {
-  return liveness::is_view_op(op.opcode) && !op.outputs.empty() && op.outputs[0] >= 0 && active[op.outputs[0]] &&
+  return graph::is_view_op(op.opcode) && !op.outputs.empty() && op.outputs[0] >= 0 && active[op.outputs[0]] &&
          !op.inputs.empty() && op.inputs[0] >= 0 && active[op.inputs[0]];
 }
 
@@ -51,9 +51,9 @@ std::vector<bool> joined_tensors(const Graph& graph, const std::vector<bool>& ac
 // Tensors the liveness may let `op` overwrite, in its order of preference,
 // before the "dies here" test (never in or into a group holding placements).
 std::vector<int32_t> inplace_inputs(const Graph& graph, const Op& op, const liveness::LivenessOptions& options,
-                                    const std::vector<bool>& active, liveness::StorageGroups& storage) {
+                                    const std::vector<bool>& active, graph::StorageGroups& storage) {
   const Tensor* out = graph.output(op, 0);
-  if (!out || !active[out->index] || liveness::is_view_op(op.opcode) || op.elided || storage.placed(out->index))
+  if (!out || !active[out->index] || graph::is_view_op(op.opcode) || op.elided || storage.placed(out->index))
     return {};
   if (op.opcode == kDepthwiseConv2D) {
     const Tensor* in = graph.input(op, 0);
@@ -117,8 +117,8 @@ MemoryModel build_memory_model(const Graph& graph, const liveness::LivenessOptio
   std::vector<int64_t> sizes(graph.tensors.size(), 0);
   for (const Tensor& t : graph.tensors)
     if (active[t.index]) sizes[t.index] = std::max<int64_t>(bytes(t), 0);
-  liveness::StorageGroups storage(sizes);
-  liveness::join_fixed_storage(graph, active, storage);
+  graph::StorageGroups storage(sizes);
+  graph::join_fixed_storage(graph, active, storage);
   const std::vector<bool> joined = joined_tensors(graph, active);
   for (const Op& op : graph.ops)
     if (joins_view(op, active) && bytes(graph.tensors[op.outputs[0]]) > bytes(graph.tensors[op.inputs[0]]))

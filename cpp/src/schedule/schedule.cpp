@@ -5,10 +5,11 @@
 #include <stdexcept>
 
 #include "tinyarena/allocation/lower_bound.h"
-#include "tinyarena/plan/plan.h"
+#include "tinyarena/common/alignment.h"
+#include "tinyarena/common/stopwatch.h"
+#include "tinyarena/liveness/problem.h"
 #include "tinyarena/schedule/memory_model.h"
 #include "tinyarena/schedule/search.h"
-#include "tinyarena/common/stopwatch.h"
 
 namespace tinyarena::schedule {
 namespace {
@@ -37,11 +38,12 @@ Method parse_method(const std::string& name) {
 
 int64_t order_peak_bytes(const graph::Graph& graph, const std::vector<int32_t>& order,
                          const liveness::LivenessOptions& liveness, int64_t alignment) {
-  return allocation::lower_bound_bytes(plan::make_problem(liveness::analyze_liveness(graph, liveness, order), alignment));
+  const liveness::Liveness live = liveness::analyze_liveness(graph, liveness, order);
+  return allocation::lower_bound_bytes(liveness::make_problem(live, alignment));
 }
 
 ScheduleResult find_schedule(const graph::Graph& graph, const ScheduleOptions& options) {
-  plan::check_alignment(options.alignment);
+  check_alignment(options.alignment);
   const Stopwatch clock;
   const int32_t n = static_cast<int32_t>(graph.ops.size());
   ScheduleResult result;

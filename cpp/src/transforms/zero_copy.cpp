@@ -6,8 +6,8 @@
 #include <optional>
 
 #include "rebuild.h"
+#include "tinyarena/graph/storage.h"
 #include "tinyarena/kernels/kernel_params.h"
-#include "tinyarena/liveness/storage.h"
 #include "tinyarena/transforms/transforms.h"
 
 namespace tinyarena::transforms {
@@ -126,8 +126,8 @@ TransformResult zero_copy(const Graph& graph, const std::vector<int32_t>& only) 
   std::vector<int64_t> sizes(graph.tensors.size(), 0);
   for (const Tensor& t : graph.tensors)
     if (active[t.index]) sizes[t.index] = *t.byte_size;
-  liveness::StorageGroups storage(sizes);
-  liveness::join_fixed_storage(graph, active, storage);
+  graph::StorageGroups storage(sizes);
+  graph::join_fixed_storage(graph, active, storage);
   std::vector<bool> is_base(graph.tensors.size(), false);
   for (const Tensor& t : graph.tensors)
     if (t.placement) is_base[t.placement->base] = true;
@@ -140,7 +140,7 @@ TransformResult zero_copy(const Graph& graph, const std::vector<int32_t>& only) 
     else if (op.opcode == op_code::kStridedSlice) slices = strided_slice_slices(g, op);
     if (slices.empty()) continue;
     // Every slice must fit the memory the tensors already share (views, earlier placements).
-    liveness::StorageGroups trial = storage;
+    graph::StorageGroups trial = storage;
     const bool fits = std::all_of(slices.begin(), slices.end(), [&](const Slice& s) {
       return active[s.tensor] && active[s.placement.base] && trial.join(s.placement.base, s.tensor, s.placement.offset);
     });

@@ -2,7 +2,7 @@
 // schedule they live. Tensors that share memory form one buffer: views
 // (RESHAPE, SQUEEZE, EXPAND_DIMS outputs alias their input), placed tensors
 // (slices of a zero-copy concatenation or split, at an offset inside their
-// base; see storage.h) and, when enabled, in-place ops (an output written over
+// base; see graph/storage.h) and, when enabled, in-place ops (an output written over
 // an input that dies there).
 #pragma once
 
@@ -48,8 +48,6 @@ struct Liveness {
   std::vector<int32_t> inplace_ops;    // ops that write over their input, ascending
 };
 
-// RESHAPE, SQUEEZE, EXPAND_DIMS: the output aliases input 0.
-bool is_view_op(int32_t opcode);
 // Elementwise ops that may write over a same-sized input dying at the op.
 bool is_inplace_elementwise_op(int32_t opcode);
 // QUANTIZE float32 -> int8: with its input dying at the op it runs in place

@@ -68,17 +68,6 @@ struct Plan {
   bool fits() const { return options.sram_limit <= 0 || peak_bytes <= options.sram_limit; }
 };
 
-// Buffers of `liveness` as an allocation problem: sizes rounded up to
-// `alignment`, every offset aligned to it.
-allocation::Problem make_problem(const liveness::Liveness& liveness, int64_t alignment);
-
-// 1, 2, 4, ...: what an arena (__attribute__((aligned(N)))) can be aligned to.
-inline bool is_power_of_two(int64_t value) { return value >= 1 && (value & (value - 1)) == 0; }
-
-// Throws std::invalid_argument unless `alignment` is a power of two: the arena is
-// aligned to one, so offsets aligned to anything else are not aligned in memory.
-void check_alignment(int64_t alignment);
-
 // The plan of the graph. In-place ops are kept only where they do not raise
 // the peak: when the plan with every allowed in-place op is higher than the
 // one with none, the allowed ops are turned on one at a time in schedule order

@@ -2,8 +2,9 @@
 // SQUEEZE, EXPAND_DIMS) aliases its input, a placed tensor sits at a byte
 // offset inside its base (zero-copy concatenation and splitting). Kept as a
 // weighted union-find: each tensor knows its offset from its group's root,
-// each root the byte range its group covers. Liveness and the schedule's
-// memory model both start from these groups.
+// each root the byte range its group covers. A fact of the graph, below every
+// stage that needs it: zero-copy transforms, the schedule's memory model and
+// liveness all start from these groups.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,10 @@
 
 #include "tinyarena/graph/graph.h"
 
-namespace tinyarena::liveness {
+namespace tinyarena::graph {
+
+// RESHAPE, SQUEEZE, EXPAND_DIMS: the output aliases input 0.
+bool is_view_op(int32_t opcode);
 
 class StorageGroups {
  public:
@@ -40,6 +44,6 @@ class StorageGroups {
 // Joins every view op's output to its input 0 and every placed tensor to its
 // base, among `active` tensors (those that get memory). Throws ModelError for
 // a placement on an inactive tensor, outside its base, or contradicting another.
-void join_fixed_storage(const graph::Graph& graph, const std::vector<bool>& active, StorageGroups& groups);
+void join_fixed_storage(const Graph& graph, const std::vector<bool>& active, StorageGroups& groups);
 
-}  // namespace tinyarena::liveness
+}  // namespace tinyarena::graph

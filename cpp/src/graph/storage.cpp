@@ -1,13 +1,19 @@
-#include "tinyarena/liveness/storage.h"
+#include "tinyarena/graph/storage.h"
 
 #include <algorithm>
 #include <numeric>
 #include <utility>
 
 #include "tinyarena/common/errors.h"
-#include "tinyarena/liveness/liveness.h"
 
-namespace tinyarena::liveness {
+namespace tinyarena::graph {
+namespace {
+
+constexpr int32_t kReshape = 22, kSqueeze = 43, kExpandDims = 70;
+
+}  // namespace
+
+bool is_view_op(int32_t opcode) { return opcode == kReshape || opcode == kSqueeze || opcode == kExpandDims; }
 
 StorageGroups::StorageGroups(const std::vector<int64_t>& sizes)
     : parent_(sizes.size()), delta_(sizes.size(), 0), begin_(sizes.size(), 0), end_(sizes),
@@ -48,15 +54,15 @@ bool StorageGroups::join(int32_t a, int32_t b, int64_t delta) {
   return true;
 }
 
-void join_fixed_storage(const graph::Graph& graph, const std::vector<bool>& active, StorageGroups& groups) {
-  for (const graph::Op& op : graph.ops) {
+void join_fixed_storage(const Graph& graph, const std::vector<bool>& active, StorageGroups& groups) {
+  for (const Op& op : graph.ops) {
     if (!is_view_op(op.opcode) || op.inputs.empty() || op.outputs.empty()) continue;
     const int32_t in = op.inputs[0], out = op.outputs[0];
     if (in >= 0 && out >= 0 && active[in] && active[out]) groups.join(in, out, 0);
   }
-  for (const graph::Tensor& t : graph.tensors) {
+  for (const Tensor& t : graph.tensors) {
     if (!t.placement) continue;
-    const graph::Placement& p = *t.placement;
+    const Placement& p = *t.placement;
     const std::string what = "tensor " + std::to_string(t.index) + " '" + t.name + "' placed in tensor " +
                              std::to_string(p.base);
     if (p.base < 0 || p.base >= static_cast<int32_t>(graph.tensors.size()) || !active[p.base] || !active[t.index])
@@ -68,4 +74,4 @@ void join_fixed_storage(const graph::Graph& graph, const std::vector<bool>& acti
   }
 }
 
-}  // namespace tinyarena::liveness
+}  // namespace tinyarena::graph
