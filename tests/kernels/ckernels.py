@@ -1,8 +1,9 @@
 """ctypes view of the C kernel library (cpp/kernels) for the tests.
 
-`build_library(out_dir, variant)` compiles every `cpp/kernels/src/*.c` with the host gcc into a
-shared object; `Kernels(path)` loads it and exposes the structs of `tinyarena_kernels.h`
-(mirrored field by field below -- keep them in sync with the header) and typed functions.
+`build_library(out_dir, variant)` compiles every `cpp/kernels/src/*.c` (and `simd_probe.c`,
+which tells whether that build runs the SIMD paths) with the host gcc into a shared object;
+`Kernels(path)` loads it and exposes the structs of `tinyarena_kernels.h` (mirrored field by
+field below -- keep them in sync with the header) and typed functions.
 
 Variants:
   "portable" -- the plain C path (what a core without the DSP extension runs).
@@ -19,6 +20,7 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[2]
 KERNEL_DIR = REPO / "cpp" / "kernels"
+SIMD_PROBE = Path(__file__).resolve().parent / "simd_probe.c"  # ta_test_simd_enabled
 MAX_DIMS = 6
 CONV_RQ_WORDS = 5  # TA_CONV_RQ_WORDS
 
@@ -28,7 +30,7 @@ VARIANT_FLAGS = {"portable": ["-DTA_NO_SIMD"], "simd": ["-DTA_SIMD_EMULATE"]}
 
 def build_library(out_dir: Path, variant: str) -> Path:
     """Compile the kernel library for the host; returns the path of the shared object."""
-    sources = sorted(str(p) for p in (KERNEL_DIR / "src").glob("*.c"))
+    sources = [*sorted(str(p) for p in (KERNEL_DIR / "src").glob("*.c")), str(SIMD_PROBE)]
     out = Path(out_dir) / f"libtakernels_{variant}.so"
     cmd = [
         "gcc", "-std=c99", "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
@@ -188,14 +190,14 @@ class Kernels:
             "ta_pack_gemm_weights_s16": [P8, i32, i32, i32, P16],
             "ta_pack_dw_weights_s16_bytes": [i32, i32, i32],
             "ta_pack_dw_weights_s16": [P8, i32, i32, i32, P16],
-            "ta_kernels_simd_enabled": [],
+            "ta_test_simd_enabled": [],
         }
         for name, args in sig.items():
             fn = getattr(lib, name)
             fn.argtypes = args
-            returns_int = name in ("ta_kernels_simd_enabled", "ta_conv_s8_can_double")
+            returns_int = name in ("ta_test_simd_enabled", "ta_conv_s8_can_double")
             fn.restype = C.c_size_t if name.endswith("_bytes") else (C.c_int if returns_int else None)
-        self.simd = bool(lib.ta_kernels_simd_enabled())
+        self.simd = bool(lib.ta_test_simd_enabled())
 
     def __getattr__(self, name):
         return getattr(self.lib, name)

@@ -1,6 +1,6 @@
-/* Test-only: the SIMD kernels' requantizations must equal ta_mbqm + output offset wherever
- * their prep gives the fast form: ta_rq4_apply (rs >= 0) on the accumulator x, ta_rqd_apply
- * (r >= 0) on the doubled accumulator 2x for |x| < 2^30.
+/* Test-only: the SIMD kernels' requantizations must equal ta_multiply_by_quantized_multiplier +
+ * output offset wherever their prep gives the fast form: ta_rq4_apply (rs >= 0) on the
+ * accumulator x, ta_rqd_apply (r >= 0) on the doubled accumulator 2x for |x| < 2^30.
  * Built and run by test_kernels_requant.py; prints the number of mismatches. */
 #include <stdio.h>
 
@@ -15,7 +15,7 @@ static unsigned rnd(void) { s ^= s << 13; s ^= s >> 17; s ^= s << 5; return s; }
 
 static long bad = 0;
 static void check(const char *form, int32_t x, int32_t m, int32_t shift, int32_t oo, int32_t got) {
-  const int32_t want = ta_mbqm(x, m, shift) + oo;
+  const int32_t want = ta_multiply_by_quantized_multiplier(x, m, shift) + oo;
   if (got == want) return;
   if (bad < 5)
     printf("%s mismatch x=%ld m=%ld s=%ld oo=%ld: %ld vs %ld\n", form, (long)x, (long)m, (long)shift, (long)oo, (long)got,

@@ -1,7 +1,7 @@
 """The SIMD kernels' per-channel requantizations (ta_rq4_apply: four words with the output
 offset folded in; ta_rqd_apply: ADD, SMMLAR, ASR on the doubled accumulator) must equal
-TFLite's MultiplyByQuantizedMultiplier (ta_mbqm) + the output offset for every input; checked
-on about 12 million random and edge (x, multiplier, shift) triples by a small C program, on the
+TFLite's MultiplyByQuantizedMultiplier (ta_multiply_by_quantized_multiplier) + the output offset
+for every input; checked on about 12 million random and edge (x, multiplier, shift) triples by a small C program, on the
 host and, for the DSP build of SMMLAR, on Cortex-M4 under QEMU."""
 
 import subprocess

@@ -238,7 +238,8 @@ void ta_log_softmax_s8(const ta_softmax_params *p, const int8_t *input, int8_t *
 
 /* ----------------------------------------------------------------- activations */
 /* Requantize (QUANTIZE int8->int8, RELU, RELU6, RELU_N1_TO_1 in TFLite's formulation):
- * out = clamp(out_zp + mbqm(in - in_zp, mult, shift), act_min, act_max). In place is fine. */
+ * out = clamp(out_zp + multiply_by_quantized_multiplier(in - in_zp, mult, shift), act_min, act_max).
+ * In place is fine. */
 typedef struct ta_requant_params {
   int32_t input_zero_point, output_zero_point;
   int32_t mult, shift;
@@ -261,7 +262,8 @@ typedef struct ta_hard_swish_params {
 void ta_hard_swish_s8(const ta_hard_swish_params *p, const int8_t *input, int8_t *output, int32_t n);
 
 /* LEAKY_RELU (reference_ops::QuantizeLeakyRelu): v = in - input_zero_point, then
- * out = clamp(output_zero_point + mbqm(v, v >= 0 ? identity : alpha), -128, 127). In place ok. */
+ * out = clamp(output_zero_point + multiply_by_quantized_multiplier(v, v >= 0 ? identity : alpha), -128, 127).
+ * In place ok. */
 typedef struct ta_leaky_relu_params {
   int32_t input_zero_point, output_zero_point;
   int32_t identity_mult, identity_shift;  /* QuantizeMultiplier(in_scale / out_scale) */
@@ -370,9 +372,6 @@ void ta_conv_s8_pack_weights(const ta_conv_params *p, int16_t *packed);
 size_t ta_pack_dw_weights_s16_bytes(int32_t out_c, int32_t kernel_h, int32_t kernel_w);
 /* w: TFLite depthwise [1][kh][kw][out_c]. */
 void ta_pack_dw_weights_s16(const int8_t *w, int32_t out_c, int32_t kernel_h, int32_t kernel_w, int16_t *packed);
-
-/* 1 if this build runs the SIMD-structured paths (real DSP or emulated), else 0. */
-int ta_kernels_simd_enabled(void);
 
 #ifdef __cplusplus
 }

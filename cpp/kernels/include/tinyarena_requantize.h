@@ -4,12 +4,15 @@
  * These reproduce, bit for bit, the integer arithmetic of TFLite's reference kernels
  * (tensorflow/lite/kernels/internal/common.h and gemmlowp/fixedpoint.h):
  *
- *   ta_srdhm(a, b)        SaturatingRoundingDoublingHighMul: round(a * b / 2^31), saturating
- *                         only the single overflow case INT32_MIN * INT32_MIN.
- *   ta_rdbpot(x, e)       RoundingDivideByPOT: x / 2^e rounded to nearest, ties away from zero.
- *   ta_mbqm(x, m, s)      MultiplyByQuantizedMultiplier (TFLite's default "double rounding"
- *                         variant): x * m * 2^s / 2^31 with s > 0 a left shift applied first
- *                         and s < 0 a rounding right shift applied last.
+ *   ta_srdhm(a, b)
+ *     SaturatingRoundingDoublingHighMul: round(a * b / 2^31), saturating only the single
+ *     overflow case INT32_MIN * INT32_MIN.
+ *   ta_rounding_divide_by_pot(x, e)
+ *     RoundingDivideByPOT: x / 2^e rounded to nearest, ties away from zero.
+ *   ta_multiply_by_quantized_multiplier(x, m, s)
+ *     MultiplyByQuantizedMultiplier (TFLite's default "double rounding" variant):
+ *     x * m * 2^s / 2^31 with s > 0 a left shift applied first and s < 0 a rounding right
+ *     shift applied last.
  *
  * A real multiplier M is represented by (m, s) as produced by TFLite's QuantizeMultiplier:
  * M = m * 2^(s - 31) with m in [2^30, 2^31). The generator computes (m, s) on the host.
@@ -52,7 +55,7 @@ TA_INLINE int32_t ta_srdhm(int32_t a, int32_t b) {
 }
 
 /* Rounding arithmetic right shift, ties away from zero (gemmlowp::RoundingDivideByPOT). */
-TA_INLINE int32_t ta_rdbpot(int32_t x, int e) {
+TA_INLINE int32_t ta_rounding_divide_by_pot(int32_t x, int e) {
   const int32_t mask = (int32_t)(((int64_t)1 << e) - 1);
   const int32_t remainder = x & mask;
   const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
@@ -71,36 +74,40 @@ TA_INLINE int32_t ta_sat_shl(int32_t x, int e) {
 }
 
 #if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
-TA_INLINE int32_t ta_mbqm(int32_t x, int32_t m, int32_t shift) {
+TA_INLINE int32_t ta_multiply_by_quantized_multiplier(int32_t x, int32_t m, int32_t shift) {
   const int total_shift = 31 - shift;
   const int64_t round = (int64_t)1 << (total_shift - 1);
   return (int32_t)(((int64_t)x * m + round) >> total_shift);
 }
 #else
-TA_INLINE int32_t ta_mbqm(int32_t x, int32_t m, int32_t shift) {
+TA_INLINE int32_t ta_multiply_by_quantized_multiplier(int32_t x, int32_t m, int32_t shift) {
   const int left = shift > 0 ? shift : 0;
   const int right = shift > 0 ? 0 : -shift;
-  return ta_rdbpot(ta_srdhm(ta_wrap_shl(x, left), m), right);
+  return ta_rounding_divide_by_pot(ta_srdhm(ta_wrap_shl(x, left), m), right);
 }
 #endif
 
 /* MultiplyByQuantizedMultiplierSmallerThanOneExp (shift <= 0). */
-TA_INLINE int32_t ta_mbqm_lt1(int32_t x, int32_t m, int32_t shift) {
+TA_INLINE int32_t ta_multiply_by_quantized_multiplier_below_one(int32_t x, int32_t m, int32_t shift) {
 #if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
-  return ta_mbqm(x, m, shift);
+  return ta_multiply_by_quantized_multiplier(x, m, shift);
 #else
-  return ta_rdbpot(ta_srdhm(x, m), -shift);
+  return ta_rounding_divide_by_pot(ta_srdhm(x, m), -shift);
 #endif
 }
 
 /* MultiplyByQuantizedMultiplierGreaterThanOne (shift >= 0). */
-TA_INLINE int32_t ta_mbqm_gt1(int32_t x, int32_t m, int32_t shift) {
+TA_INLINE int32_t ta_multiply_by_quantized_multiplier_above_one(int32_t x, int32_t m, int32_t shift) {
 #if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
-  return ta_mbqm(x, m, shift);
+  return ta_multiply_by_quantized_multiplier(x, m, shift);
 #else
   return ta_srdhm(ta_wrap_shl(x, shift), m);
 #endif
 }
+
+/* The short names of two of the above (their TFLite initials), kept for kernels written with them. */
+#define ta_mbqm ta_multiply_by_quantized_multiplier
+#define ta_rdbpot ta_rounding_divide_by_pot
 
 /*
  * SMMLAR: the high word of acc * 2^32 + a * b + 2^31 (Cortex-M DSP, one instruction). ACLE
@@ -120,13 +127,13 @@ TA_INLINE int32_t ta_smmlar(int32_t a, int32_t b, int32_t acc) {
 
 /*
  * Requantization of a DOUBLED accumulator X = 2x (the SIMD kernels get it for free from
- * weights packed as 2w), value-identical to ta_mbqm(x, m, -r) + out_offset when |x| < 2^30,
+ * weights packed as 2w), value-identical to ta_multiply_by_quantized_multiplier(x, m, -r) + out_offset when |x| < 2^30,
  * m > 2^30 or m == 0, and r in [1, 31]:
  *   srdhm(x, m) = floor((x*m + 2^30) / 2^31) = floor((X*m + 2^31) / 2^32): SMMLAR's rounding;
  *   rdbpot(y, r) = (y + 2^(r-1) - [y < 0]) >> r, and y < 0 exactly when x < 0 (m > 2^30),
  * so per value ADD (c + (X >> 31)), SMMLAR, ASR -- three instructions. For r <= 22 the output
  * offset rides in c as out_offset << r (|y + c| < 2^31) and `oo` is 0; else `oo` is added
- * after the shift. r < 0 marks a channel outside that range (use ta_mbqm).
+ * after the shift. r < 0 marks a channel outside that range (use ta_multiply_by_quantized_multiplier).
  */
 typedef struct ta_rqd {
   int32_t m;
@@ -150,7 +157,7 @@ TA_INLINE ta_rqd ta_rqd_prep(int32_t m, int32_t shift, int32_t out_offset) {
   return q;
 }
 
-/* ta_mbqm(X / 2, m, -r) + out_offset; requires q.r >= 0 and X even with |X| < 2^31. */
+/* ta_multiply_by_quantized_multiplier(X / 2, m, -r) + out_offset; requires q.r >= 0 and X even with |X| < 2^31. */
 TA_INLINE int32_t ta_rqd_apply(ta_rqd q, int32_t doubled) {
   return (ta_smmlar(doubled, q.m, q.c + (doubled >> 31)) >> q.r) + q.oo;
 }
@@ -162,13 +169,14 @@ TA_INLINE int32_t ta_clamp_act(int32_t v, int32_t act_min, int32_t act_max) {
 
 /*
  * Requantization plus output offset in four words (the SIMD kernels' hot path), value-identical
- * to ta_mbqm(x, m, s) + out_offset when m > 2^30 and r = -s is in [2, 31], or m = 0 (taken as
- * r = 2: the high word is then 2^0 + 2*out_offset or one less, so the result is out_offset): with C_pos as above,
+ * to ta_multiply_by_quantized_multiplier(x, m, s) + out_offset when m > 2^30 and r = -s is in
+ * [2, 31], or m = 0 (taken as r = 2: the high word is then 2^0 + 2*out_offset or one less, so
+ * the result is out_offset): with C_pos as above,
  * C_pos = (2^(r-2) << 32) + 2^30, and the y < 0 constant C_pos - 2^31 has low word
  * 2^30 | 2^31 and high word one less. So per value: AND, ORR, ADD (ASR), SMLAL, ASR -- no
  * select. For r <= 23 the output offset rides in the high word as out_offset << (r - 1)
  * (|high word| < 2^31) and `oo` is 0; else `oo` is added after the shift. rs < 0 marks a
- * channel outside that range (use ta_mbqm).
+ * channel outside that range (use ta_multiply_by_quantized_multiplier).
  */
 typedef struct ta_rq4 {
   int32_t m;
@@ -180,7 +188,7 @@ typedef struct ta_rq4 {
 TA_INLINE ta_rq4 ta_rq4_prep(int32_t m, int32_t shift, int32_t out_offset) {
   ta_rq4 q;
   int fold;
-  if (m == 0) shift = -2; /* a dead channel: ta_mbqm is 0 for every shift, m = 0 gives 0 here too */
+  if (m == 0) shift = -2; /* a dead channel: the product is 0 for every shift, m = 0 gives 0 here too */
   fold = shift >= -23;
   q.m = m;
 #if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
@@ -193,7 +201,7 @@ TA_INLINE ta_rq4 ta_rq4_prep(int32_t m, int32_t shift, int32_t out_offset) {
   return q;
 }
 
-/* ta_mbqm(x, m, s) + out_offset; requires q.rs >= 0. */
+/* ta_multiply_by_quantized_multiplier(x, m, s) + out_offset; requires q.rs >= 0. */
 TA_INLINE int32_t ta_rq4_apply(ta_rq4 q, int32_t x) {
   const uint32_t lo = (1u << 30) | ((uint32_t)x & 0x80000000u);
   const int32_t hi = q.c_hi + (x >> 31);
@@ -213,7 +221,7 @@ TA_INLINE int32_t ta_offset_clamp(int32_t y, int32_t offset, int32_t lo, int32_t
 /* Requantize a conv/FC accumulator: multiplier, output offset, clamp to the activation range. */
 TA_INLINE int8_t ta_requant_acc(int32_t acc, int32_t m, int32_t shift, int32_t out_offset, int32_t act_min,
                                 int32_t act_max) {
-  return (int8_t)ta_offset_clamp(ta_mbqm(acc, m, shift), out_offset, act_min, act_max);
+  return (int8_t)ta_offset_clamp(ta_multiply_by_quantized_multiplier(acc, m, shift), out_offset, act_min, act_max);
 }
 
 #ifdef __cplusplus

@@ -14,7 +14,7 @@
 void ta_requantize_s8(const ta_requant_params *p, const int8_t *input, int8_t *output, int32_t n) {
   int32_t i;
   for (i = 0; i < n; ++i) {
-    const int32_t y = ta_mbqm(input[i] - p->input_zero_point, p->mult, p->shift);
+    const int32_t y = ta_multiply_by_quantized_multiplier(input[i] - p->input_zero_point, p->mult, p->shift);
     output[i] = (int8_t)ta_offset_clamp(y, p->output_zero_point, p->act_min, p->act_max);
   }
 }
@@ -23,8 +23,8 @@ void ta_leaky_relu_s8(const ta_leaky_relu_params *p, const int8_t *input, int8_t
   int32_t i;
   for (i = 0; i < n; ++i) {
     const int32_t v = input[i] - p->input_zero_point;
-    const int32_t scaled = v >= 0 ? ta_mbqm(v, p->identity_mult, p->identity_shift)
-                                  : ta_mbqm(v, p->alpha_mult, p->alpha_shift);
+    const int32_t scaled = v >= 0 ? ta_multiply_by_quantized_multiplier(v, p->identity_mult, p->identity_shift)
+                                  : ta_multiply_by_quantized_multiplier(v, p->alpha_mult, p->alpha_shift);
     output[i] = (int8_t)ta_clamp32(p->output_zero_point + scaled, -128, 127);
   }
 }
@@ -73,7 +73,7 @@ static int16_t sdhm16(int16_t a, int16_t b) { /* rounds toward zero */
   return (int16_t)(((int32_t)a * (int32_t)b) / (1 << 15));
 }
 
-static int16_t rdbpot16(int16_t x, int e) {
+static int16_t rounding_divide_by_pot16(int16_t x, int e) {
   const int16_t mask = (int16_t)((1ll << e) - 1);
   const int16_t remainder = (int16_t)(x & mask);
   const int16_t threshold = (int16_t)((mask >> 1) + (x < 0 ? 1 : 0));
@@ -101,10 +101,10 @@ void ta_hard_swish_s8(const ta_hard_swish_params *p, const int8_t *input, int8_t
     if (rel_exp > 0) reluish = sat_left_shift16(reluish, rel_exp - 1);
     reluish = srdhm16(reluish, rel_fp);
     if (rel_exp > 0) reluish = sat_left_shift16(reluish, 1);
-    if (rel_exp < 0) reluish = rdbpot16(reluish, -rel_exp);
+    if (rel_exp < 0) reluish = rounding_divide_by_pot16(reluish, -rel_exp);
     reluish = (int16_t)((reluish + (1 << 15)) >> 1);
     pre = sdhm16(reluish, preshift_out);
-    out = rdbpot16(pre, -out_exp);
+    out = rounding_divide_by_pot16(pre, -out_exp);
     out = (int16_t)(out + p->output_zero_point);
     output[i] = (int8_t)(out > 127 ? 127 : (out < -128 ? -128 : out));
   }

@@ -1,7 +1,7 @@
 /*
  * CONV_2D int8 (TFLite reference_integer_ops::ConvPerChannel semantics):
  *   acc = bias[oc] + sum over taps inside the input of (in + input_offset) * w
- *   out = clamp(mbqm(acc, mult[oc], shift[oc]) + output_offset, act_min, act_max)
+ *   out = clamp(multiply_by_quantized_multiplier(acc, mult[oc], shift[oc]) + output_offset, act_min, act_max)
  *
  * Portable path: direct loops. SIMD path (packed int16 weights): for each pair of output pixels
  * the two input patches are widened to int16 (offset added, padding = 0) into an interleaved
@@ -10,20 +10,11 @@
  * of weights, one LDRD of inputs).
  */
 #include "tinyarena_kernels.h"
+#include "ta_internal.h"
 #include "ta_simd.h"
 
-#define TA_DEF(v, d) ((v) != 0 ? (v) : (d))
-#if defined(__GNUC__)
-#define TA_NOINLINE __attribute__((noinline))
-#else
-#define TA_NOINLINE
-#endif
-
 /* acc + sum (x[i] + off) * w[i]: the portable inner loop, out of line to keep it in registers. */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static int32_t dot_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t off, int32_t acc) {
+TA_NOINLINE static int32_t dot_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t off, int32_t acc) {
   const int8_t *const end = x + n;
   while (x < end) acc += (*x++ + off) * *w++;
   return acc;
@@ -31,11 +22,11 @@ static int32_t dot_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t off, 
 
 static void conv_portable(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1) {
   const int32_t in_c = p->in_c, in_h = p->in_h, in_w = p->in_w, kh = p->kernel_h, kw = p->kernel_w;
-  const int32_t ips = TA_DEF(p->in_pix_stride, in_c);
-  const int32_t irs = TA_DEF(p->in_row_stride, in_w * ips);
+  const int32_t in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, in_c);
+  const int32_t in_row_stride = TA_OR_DEFAULT(p->in_row_stride, in_w * in_pix_stride);
   const int32_t out_c = p->out_c, out_w = p->out_w;
-  const int32_t ops = TA_DEF(p->out_pix_stride, out_c);
-  const int32_t ors = TA_DEF(p->out_row_stride, out_w * ops);
+  const int32_t out_pix_stride = TA_OR_DEFAULT(p->out_pix_stride, out_c);
+  const int32_t out_row_stride = TA_OR_DEFAULT(p->out_row_stride, out_w * out_pix_stride);
   const int32_t sh = p->stride_h, sw = p->stride_w, dh = p->dilation_h, dw = p->dilation_w;
   const int32_t pt = p->pad_top, pl = p->pad_left;
   const int32_t in_off = p->input_offset, oo = p->output_offset, lo = p->act_min, hi = p->act_max;
@@ -43,7 +34,7 @@ static void conv_portable(const ta_conv_params *p, const int8_t *input, int8_t *
   const int32_t *const bias = p->bias, *const mult = p->out_mult, *const shift = p->out_shift;
   /* A run of taps along x is one contiguous span of input and weights when pixels are dense and
    * the kernel is not dilated along x. */
-  const int dense_x = ips == in_c && dw == 1;
+  const int dense_x = in_pix_stride == in_c && dw == 1;
   int32_t oy, ox, oc, ky, kx;
   for (oy = y0; oy < y1; ++oy) {
     const int32_t iy0 = oy * sh - pt;
@@ -51,7 +42,7 @@ static void conv_portable(const ta_conv_params *p, const int8_t *input, int8_t *
       const int32_t ix0 = ox * sw - pl;
       /* taps inside the input: kx in [kx0, kx1) */
       int32_t kx0 = 0, kx1 = kw;
-      int8_t *const o = output + oy * ors + ox * ops;
+      int8_t *const o = output + oy * out_row_stride + ox * out_pix_stride;
       while (kx0 < kw && ix0 + kx0 * dw < 0) ++kx0;
       while (kx1 > kx0 && ix0 + (kx1 - 1) * dw >= in_w) --kx1;
       for (oc = 0; oc < out_c; ++oc) {
@@ -61,12 +52,12 @@ static void conv_portable(const ta_conv_params *p, const int8_t *input, int8_t *
           const int32_t iy = iy0 + ky * dh;
           if (iy < 0 || iy >= in_h) continue;
           if (dense_x) {
-            const int8_t *ip = input + iy * irs + (ix0 + kx0) * ips;
+            const int8_t *ip = input + iy * in_row_stride + (ix0 + kx0) * in_pix_stride;
             const int8_t *wp = wc + (ky * kw + kx0) * in_c;
             acc = dot_s8(ip, wp, (kx1 - kx0) * in_c, in_off, acc);
           } else {
             for (kx = kx0; kx < kx1; ++kx) {
-              const int8_t *ip = input + iy * irs + (ix0 + kx * dw) * ips;
+              const int8_t *ip = input + iy * in_row_stride + (ix0 + kx * dw) * in_pix_stride;
               acc = dot_s8(ip, wc + (ky * kw + kx) * in_c, in_c, in_off, acc);
             }
           }
@@ -94,7 +85,7 @@ typedef char conv_ch_is_rq_words[sizeof(conv_ch) == TA_CONV_RQ_WORDS * sizeof(in
 static int32_t channel_out(const ta_conv_params *p, int32_t oc, int32_t x, int single) {
   const int32_t m = p->out_mult[oc], shift = p->out_shift[oc];
   const int32_t y = single ? (int32_t)(((int64_t)x * m + ((int64_t)1 << (30 - shift))) >> (31 - shift))
-                           : ta_rdbpot(ta_srdhm(x, m), -shift);
+                           : ta_rounding_divide_by_pot(ta_srdhm(x, m), -shift);
   return ta_clamp_act(y + p->output_offset, p->act_min, p->act_max);
 }
 
@@ -231,14 +222,14 @@ TA_INLINE int8_t *fill_bytes(int8_t *d, int32_t n, int8_t fill) {
 
 /* One kernel row of a patch (input row iy, in-bounds taps kx in [kx0, kx1)) as bytes at d:
  * the input zero point where a tap is outside the input, so that x + offset is 0 there. */
-static int8_t *patch_row(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips, int32_t iy,
-                         int32_t ix0, int32_t kx0, int32_t kx1, int8_t *d) {
+static int8_t *patch_row(const ta_conv_params *p, const int8_t *input, int32_t in_row_stride, int32_t in_pix_stride,
+                         int32_t iy, int32_t ix0, int32_t kx0, int32_t kx1, int8_t *d) {
   const int32_t in_c = p->in_c, kw = p->kernel_w, dw = p->dilation_w;
   const int8_t zp = (int8_t)-p->input_offset;
   int32_t kx;
   if (iy < 0 || iy >= p->in_h) return fill_bytes(d, kw * in_c, zp);
   d = fill_bytes(d, kx0 * in_c, zp);
-  for (kx = kx0; kx < kx1; ++kx) d = copy_bytes(d, input + iy * irs + (ix0 + kx * dw) * ips, in_c);
+  for (kx = kx0; kx < kx1; ++kx) d = copy_bytes(d, input + iy * in_row_stride + (ix0 + kx * dw) * in_pix_stride, in_c);
   return fill_bytes(d, (kw - kx1) * in_c, zp);
 }
 
@@ -258,18 +249,19 @@ static int32_t tap_range(const ta_conv_params *p, int32_t ox, int32_t *kx0, int3
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-tree-loop-distribute-patterns"))) /* keep the short copies inline */
 #endif
-static int32_t gather_patch(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips, int32_t oy,
-                            int32_t ox, int8_t *patch) {
+static int32_t gather_patch(const ta_conv_params *p, const int8_t *input, int32_t in_row_stride, int32_t in_pix_stride,
+                            int32_t oy, int32_t ox, int8_t *patch) {
   const int32_t kh = p->kernel_h, kw = p->kernel_w, dh = p->dilation_h, iy0 = oy * p->stride_h - p->pad_top;
   int32_t kx0, kx1, ky;
   const int32_t ix0 = tap_range(p, ox, &kx0, &kx1);
   int8_t *d = patch;
-  if (ips == p->in_c && p->dilation_w == 1 && kx0 == 0 && kx1 == kw && iy0 >= 0 && iy0 + (kh - 1) * dh < p->in_h) {
+  if (in_pix_stride == p->in_c && p->dilation_w == 1 && kx0 == 0 && kx1 == kw && iy0 >= 0 &&
+      iy0 + (kh - 1) * dh < p->in_h) {
     /* inside the input, dense pixels: kernel_h runs of kernel_w * in_c bytes */
-    const int8_t *src = input + iy0 * irs + ix0 * ips;
-    for (ky = 0; ky < kh; ++ky, src += dh * irs) d = copy_bytes(d, src, kw * p->in_c);
+    const int8_t *src = input + iy0 * in_row_stride + ix0 * in_pix_stride;
+    for (ky = 0; ky < kh; ++ky, src += dh * in_row_stride) d = copy_bytes(d, src, kw * p->in_c);
   } else {
-    for (ky = 0; ky < kh; ++ky) d = patch_row(p, input, irs, ips, iy0 + ky * dh, ix0, kx0, kx1, d);
+    for (ky = 0; ky < kh; ++ky) d = patch_row(p, input, in_row_stride, in_pix_stride, iy0 + ky * dh, ix0, kx0, kx1, d);
   }
   d = fill_bytes(d, (int32_t)(-(d - patch) & 3), (int8_t)-p->input_offset);
   return (int32_t)(d - patch);
@@ -294,39 +286,39 @@ static void gather_inside(const int8_t *src, int32_t row_step, int32_t kh, int32
 }
 
 /* Whether output pixel (oy, ox)'s patch can take gather_inside. */
-TA_INLINE int patch_inside(const ta_conv_params *p, int32_t ips, int32_t oy, int32_t ox) {
+TA_INLINE int patch_inside(const ta_conv_params *p, int32_t in_pix_stride, int32_t oy, int32_t ox) {
   const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
   const int32_t run4 = (p->kernel_w * p->in_c + 3) & ~3;
   return iy0 >= 0 && iy0 + (p->kernel_h - 1) * p->dilation_h < p->in_h && ix0 >= 0 &&
-         ix0 * ips + run4 <= p->in_w * ips;
+         ix0 * in_pix_stride + run4 <= p->in_w * in_pix_stride;
 }
 
 /* A small patch gathered as bytes, then widened into slot `slot`; out of line, so that its
  * buffer is not on the stack below im2col_pixel's other calls. */
-static TA_NOINLINE void small_patch_pixel(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips,
-                                          int32_t oy, int32_t ox, int16_t *col, int32_t slot) {
+static TA_NOINLINE void small_patch_pixel(const ta_conv_params *p, const int8_t *input, int32_t in_row_stride,
+                                          int32_t in_pix_stride, int32_t oy, int32_t ox, int16_t *col, int32_t slot) {
   int32_t patch[TA_SMALL_PATCH / 4];
-  widen_span((const int8_t *)patch, gather_patch(p, input, irs, ips, oy, ox, (int8_t *)patch), col, 0, slot,
-             p->input_offset);
+  widen_span((const int8_t *)patch, gather_patch(p, input, in_row_stride, in_pix_stride, oy, ox, (int8_t *)patch), col,
+             0, slot, p->input_offset);
 }
 
 /* Widen the input patch of output pixel (oy, ox) into slot `slot` (0/1) of the column buffer:
  * small patches (TA_SMALL_PATCH) gathered as bytes first, else one span per kernel row when
  * pixels are dense and x is not dilated, else one per tap. */
-static void im2col_pixel(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips, int32_t oy,
-                         int32_t ox, int16_t *col, int32_t slot) {
+static void im2col_pixel(const ta_conv_params *p, const int8_t *input, int32_t in_row_stride, int32_t in_pix_stride,
+                         int32_t oy, int32_t ox, int16_t *col, int32_t slot) {
   const int32_t in_c = p->in_c, kw = p->kernel_w, dw = p->dilation_w, in_off = p->input_offset;
   const int32_t iy0 = oy * p->stride_h - p->pad_top;
-  const int dense_x = ips == in_c && dw == 1;
+  const int dense_x = in_pix_stride == in_c && dw == 1;
   int32_t kx0, kx1, k = 0, ky, kx;
   const int32_t ix0 = tap_range(p, ox, &kx0, &kx1);
   if (p->kernel_h == 1 && kw == 1) { /* pointwise: one span or one padding tap */
     const int inside = iy0 >= 0 && iy0 < p->in_h && ix0 >= 0 && ix0 < p->in_w;
-    widen_span(inside ? input + iy0 * irs + ix0 * ips : NULL, in_c, col, 0, slot, in_off);
+    widen_span(inside ? input + iy0 * in_row_stride + ix0 * in_pix_stride : NULL, in_c, col, 0, slot, in_off);
     return;
   }
   if (p->kernel_h * kw * in_c <= TA_SMALL_PATCH) {
-    small_patch_pixel(p, input, irs, ips, oy, ox, col, slot);
+    small_patch_pixel(p, input, in_row_stride, in_pix_stride, oy, ox, col, slot);
     return;
   }
   for (ky = 0; ky < p->kernel_h; ++ky) {
@@ -336,12 +328,12 @@ static void im2col_pixel(const ta_conv_params *p, const int8_t *input, int32_t i
       k = widen_span(NULL, kw * in_c, col, k, slot, 0);
       continue;
     }
-    row = input + iy * irs;
+    row = input + iy * in_row_stride;
     if (kx0 > 0) k = widen_span(NULL, kx0 * in_c, col, k, slot, 0);
     if (dense_x) {
-      k = widen_span(row + (ix0 + kx0) * ips, (kx1 - kx0) * in_c, col, k, slot, in_off);
+      k = widen_span(row + (ix0 + kx0) * in_pix_stride, (kx1 - kx0) * in_c, col, k, slot, in_off);
     } else {
-      for (kx = kx0; kx < kx1; ++kx) k = widen_span(row + (ix0 + kx * dw) * ips, in_c, col, k, slot, in_off);
+      for (kx = kx0; kx < kx1; ++kx) k = widen_span(row + (ix0 + kx * dw) * in_pix_stride, in_c, col, k, slot, in_off);
     }
     if (kx1 < kw) k = widen_span(NULL, (kw - kx1) * in_c, col, k, slot, 0);
   }
@@ -437,14 +429,15 @@ TA_INLINE int rq_usable(const conv_ch *ch, int doubled) {
 }
 
 /* acc (doubled: 2x the accumulator) requantized, offset added and limited to the activation
- * range: the channel's fast form when it can use it (rq_usable), else ta_mbqm with (m, shift). */
+ * range: the channel's fast form when it can use it (rq_usable), else
+ * ta_multiply_by_quantized_multiplier with (m, shift). */
 TA_INLINE int8_t conv_out(const conv_ch *ch, int32_t acc, int32_t m, int32_t shift, int32_t oo, int32_t lo,
                           int32_t hi, int full, int doubled) {
   int32_t v;
   if (rq_usable(ch, doubled))
     v = doubled ? ta_rqd_apply(ch->q.rqd, acc) : ta_rq4_apply(ch->q.rq4, acc);
   else
-    v = ta_offset_clamp(ta_mbqm(doubled ? acc >> 1 : acc, m, shift), oo, lo, hi);
+    v = ta_offset_clamp(ta_multiply_by_quantized_multiplier(doubled ? acc >> 1 : acc, m, shift), oo, lo, hi);
   return (int8_t)conv_act(v, lo, hi, full);
 }
 
@@ -650,30 +643,32 @@ static TA_NOINLINE void gemm_2px_doubled8(const ta_conv_params *p, const ta_i32a
 /* The small patches (TA_SMALL_PATCH) of output pixels (oy, ox) and (oy1, ox1) gathered as bytes
  * (gather_inside when both allow it and the kernel rows are dense runs), then widened in one
  * pass; out of line, so that its buffers are not on the stack below the other calls. */
-static TA_NOINLINE void small_patch_pair(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips,
-                                         int32_t oy, int32_t ox, int32_t oy1, int32_t ox1, int32_t kq, int dense_runs,
-                                         int16_t *col) {
+static TA_NOINLINE void small_patch_pair(const ta_conv_params *p, const int8_t *input, int32_t in_row_stride,
+                                         int32_t in_pix_stride, int32_t oy, int32_t ox, int32_t oy1, int32_t ox1,
+                                         int32_t kq, int dense_runs, int16_t *col) {
   int32_t patches[2][TA_SMALL_PATCH / 4 + 1]; /* gather_inside writes up to 3 bytes past K */
   int8_t *const a = (int8_t *)patches[0], *const b = (int8_t *)patches[1];
-  if (dense_runs && patch_inside(p, ips, oy, ox) && patch_inside(p, ips, oy1, ox1)) {
-    const int32_t step = p->dilation_h * irs, run = p->kernel_w * p->in_c;
-    gather_inside(input + (oy * p->stride_h - p->pad_top) * irs + (ox * p->stride_w - p->pad_left) * ips, step,
-                  p->kernel_h, run, kq, a);
-    gather_inside(input + (oy1 * p->stride_h - p->pad_top) * irs + (ox1 * p->stride_w - p->pad_left) * ips, step,
-                  p->kernel_h, run, kq, b);
+  if (dense_runs && patch_inside(p, in_pix_stride, oy, ox) && patch_inside(p, in_pix_stride, oy1, ox1)) {
+    const int32_t step = p->dilation_h * in_row_stride, run = p->kernel_w * p->in_c;
+    gather_inside(input + (oy * p->stride_h - p->pad_top) * in_row_stride +
+                      (ox * p->stride_w - p->pad_left) * in_pix_stride,
+                  step, p->kernel_h, run, kq, a);
+    gather_inside(input + (oy1 * p->stride_h - p->pad_top) * in_row_stride +
+                      (ox1 * p->stride_w - p->pad_left) * in_pix_stride,
+                  step, p->kernel_h, run, kq, b);
   } else {
-    gather_patch(p, input, irs, ips, oy, ox, a);
-    gather_patch(p, input, irs, ips, oy1, ox1, b);
+    gather_patch(p, input, in_row_stride, in_pix_stride, oy, ox, a);
+    gather_patch(p, input, in_row_stride, in_pix_stride, oy1, ox1, b);
   }
   widen_pair(a, b, kq, col, p->input_offset);
 }
 
 static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                       int16_t *col) {
-  const int32_t ips = TA_DEF(p->in_pix_stride, p->in_c);
-  const int32_t irs = TA_DEF(p->in_row_stride, p->in_w * ips);
-  const int32_t ops = TA_DEF(p->out_pix_stride, p->out_c);
-  const int32_t ors = TA_DEF(p->out_row_stride, p->out_w * ops);
+  const int32_t in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, p->in_c);
+  const int32_t in_row_stride = TA_OR_DEFAULT(p->in_row_stride, p->in_w * in_pix_stride);
+  const int32_t out_pix_stride = TA_OR_DEFAULT(p->out_pix_stride, p->out_c);
+  const int32_t out_row_stride = TA_OR_DEFAULT(p->out_row_stride, p->out_w * out_pix_stride);
   const int32_t nwords = ((p->kernel_h * p->kernel_w * p->in_c + 3) & ~3) >> 1; /* SIMD words per pixel, even */
   const int32_t out_c = p->out_c, out_w = p->out_w;
   const int full = p->act_min == -128 && p->act_max == 127;
@@ -689,7 +684,7 @@ static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
   /* patches gathered as bytes, both pixels of a pair then widened in one pass */
   const int small_patch =
       !(p->kernel_h == 1 && p->kernel_w == 1) && p->kernel_h * p->kernel_w * p->in_c <= TA_SMALL_PATCH;
-  const int dense_runs = ips == p->in_c && p->dilation_w == 1; /* a kernel row's taps are one run of bytes */
+  const int dense_runs = in_pix_stride == p->in_c && p->dilation_w == 1; /* a kernel row's taps are one run of bytes */
   gemm_loop *gemm, *gemm1; /* for two pixels (a doubled fast loop: also one pixel twice), for one */
   if (!p->rq_records) ta_conv_s8_rq_records(p, (int32_t *)(void *)((uint8_t *)col + col_bytes(p)));
   for (oc = 0; oc < out_c; ++oc) {
@@ -710,16 +705,20 @@ static void conv_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
     const int32_t oy1 = ox + 1 < out_w ? oy : oy + 1, ox1 = ox + 1 < out_w ? ox + 1 : 0;
     const int two = oy1 < y1, twin = !two && gemm != gemm1; /* a lone pixel in both slots */
     if (two && pointwise_inside) {
-      widen_pair(input + (oy * p->stride_h) * irs + (ox * p->stride_w) * ips,
-                 input + (oy1 * p->stride_h) * irs + (ox1 * p->stride_w) * ips, p->in_c, col, p->input_offset);
+      widen_pair(input + (oy * p->stride_h) * in_row_stride + (ox * p->stride_w) * in_pix_stride,
+                 input + (oy1 * p->stride_h) * in_row_stride + (ox1 * p->stride_w) * in_pix_stride, p->in_c, col,
+                 p->input_offset);
     } else if (two && small_patch) {
-      small_patch_pair(p, input, irs, ips, oy, ox, oy1, ox1, 2 * nwords, dense_runs, col);
+      small_patch_pair(p, input, in_row_stride, in_pix_stride, oy, ox, oy1, ox1, 2 * nwords, dense_runs, col);
     } else {
-      im2col_pixel(p, input, irs, ips, oy, ox, col, 0);
-      if (two || twin) im2col_pixel(p, input, irs, ips, two ? oy1 : oy, two ? ox1 : ox, col, 1);
+      im2col_pixel(p, input, in_row_stride, in_pix_stride, oy, ox, col, 0);
+      if (two || twin) im2col_pixel(p, input, in_row_stride, in_pix_stride, two ? oy1 : oy, two ? ox1 : ox, col, 1);
     }
-    (two || twin ? gemm : gemm1)(p, (const ta_i32a *)col, nwords, chs, output + oy * ors + ox * ops,
-                                 two ? output + oy1 * ors + ox1 * ops : twin ? output + oy * ors + ox * ops : NULL);
+    (two || twin ? gemm : gemm1)(p, (const ta_i32a *)col, nwords, chs,
+                                 output + oy * out_row_stride + ox * out_pix_stride,
+                                 two    ? output + oy1 * out_row_stride + ox1 * out_pix_stride
+                                 : twin ? output + oy * out_row_stride + ox * out_pix_stride
+                                        : NULL);
     oy = oy1 + (ox1 + 1 < out_w ? 0 : 1);
     ox = ox1 + 1 < out_w ? ox1 + 1 : 0;
   }

@@ -12,15 +12,8 @@
  * written over input channel c (TinyEngine's trick; depth_multiplier == 1, dense NHWC).
  */
 #include "tinyarena_kernels.h"
+#include "ta_internal.h"
 #include "ta_simd.h"
-
-#define TA_DEF(v, d) ((v) != 0 ? (v) : (d))
-/* Out of line: keeps a caller's stack frame (and the SIMD path's high-water) small. */
-#if defined(__GNUC__)
-#define TA_NOINLINE __attribute__((noinline))
-#else
-#define TA_NOINLINE
-#endif
 
 static inline int8_t rq(const ta_dwconv_params *p, int32_t acc, int32_t oc) {
   return ta_requant_acc(acc, p->out_mult[oc], p->out_shift[oc], p->output_offset, p->act_min, p->act_max);
@@ -29,10 +22,10 @@ static inline int8_t rq(const ta_dwconv_params *p, int32_t acc, int32_t oc) {
 TA_NOINLINE static void dw_portable(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1) {
   const int32_t in_c = p->in_c, dm = p->depth_multiplier, out_c = in_c * dm;
   const int32_t in_h = p->in_h, in_w = p->in_w, kh = p->kernel_h, kw = p->kernel_w, out_w = p->out_w;
-  const int32_t ips = TA_DEF(p->in_pix_stride, in_c);
-  const int32_t irs = TA_DEF(p->in_row_stride, in_w * ips);
-  const int32_t ops = TA_DEF(p->out_pix_stride, out_c);
-  const int32_t ors = TA_DEF(p->out_row_stride, out_w * ops);
+  const int32_t in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, in_c);
+  const int32_t in_row_stride = TA_OR_DEFAULT(p->in_row_stride, in_w * in_pix_stride);
+  const int32_t out_pix_stride = TA_OR_DEFAULT(p->out_pix_stride, out_c);
+  const int32_t out_row_stride = TA_OR_DEFAULT(p->out_row_stride, out_w * out_pix_stride);
   const int32_t sh = p->stride_h, sw = p->stride_w, dh = p->dilation_h, dw = p->dilation_w;
   const int32_t in_off = p->input_offset, oo = p->output_offset, lo = p->act_min, hi = p->act_max;
   const int8_t *const weights = p->weights;
@@ -46,19 +39,19 @@ TA_NOINLINE static void dw_portable(const ta_dwconv_params *p, const int8_t *inp
     for (ox = 0; ox < out_w; ++ox) {
       const int32_t ix0 = ox * sw - p->pad_left;
       int32_t kx0 = 0, kx1 = kw;
-      int8_t *const o = output + oy * ors + ox * ops;
+      int8_t *const o = output + oy * out_row_stride + ox * out_pix_stride;
       while (kx0 < kw && ix0 + kx0 * dw < 0) ++kx0;
       while (kx1 > kx0 && ix0 + (kx1 - 1) * dw >= in_w) --kx1;
       for (ic = 0; ic < in_c; ++ic) {
-        const int8_t *const ib = input + (iy0 + ky0 * dh) * irs + (ix0 + kx0 * dw) * ips + ic;
+        const int8_t *const ib = input + (iy0 + ky0 * dh) * in_row_stride + (ix0 + kx0 * dw) * in_pix_stride + ic;
         for (m = 0; m < dm; ++m) {
           const int32_t oc = ic * dm + m;
           const int8_t *wrow = weights + (ky0 * kw + kx0) * out_c + oc;
           const int8_t *irow = ib;
           int32_t acc = bias ? bias[oc] : 0;
-          for (ky = ky0; ky < ky1; ++ky, irow += dh * irs, wrow += kw * out_c) {
+          for (ky = ky0; ky < ky1; ++ky, irow += dh * in_row_stride, wrow += kw * out_c) {
             const int8_t *ip = irow, *wp = wrow;
-            for (kx = kx0; kx < kx1; ++kx, ip += dw * ips, wp += out_c) acc += (*ip + in_off) * *wp;
+            for (kx = kx0; kx < kx1; ++kx, ip += dw * in_pix_stride, wp += out_c) acc += (*ip + in_off) * *wp;
           }
           o[oc] = ta_requant_acc(acc, mult[oc], shift[oc], oo, lo, hi);
         }
@@ -134,7 +127,7 @@ typedef struct dw_ctx {
   const ta_dwconv_params *p;
   const int8_t *in;
   int8_t *out;
-  int32_t ips, irs, ops, ors;
+  int32_t in_pix_stride, in_row_stride, out_pix_stride, out_row_stride;
   int32_t fast3x3;  /* 3x3, equal strides 1 or 2, dilation 1: the row kernels below (the stride; else 0) */
   int32_t width;    /* plane row, int16 elements (even) */
   int32_t span;     /* input rows one output row reads */
@@ -153,9 +146,12 @@ static int32_t is_fast3x3(const ta_dwconv_params *p) {
 }
 
 static dw_ctx dw_context(const ta_dwconv_params *p, const int8_t *in, int8_t *out, void *scratch, size_t budget,
-                         int32_t ips, int32_t irs, int32_t ops, int32_t ors, int32_t inplace) {
+                         int32_t in_pix_stride, int32_t in_row_stride, int32_t out_pix_stride, int32_t out_row_stride,
+                         int32_t inplace) {
   dw_ctx x;
-  x.p = p, x.in = in, x.out = out, x.ips = ips, x.irs = irs, x.ops = ops, x.ors = ors;
+  x.p = p, x.in = in, x.out = out;
+  x.in_pix_stride = in_pix_stride, x.in_row_stride = in_row_stride;
+  x.out_pix_stride = out_pix_stride, x.out_row_stride = out_row_stride;
   x.fast3x3 = is_fast3x3(p) ? p->stride_w : 0;
   /* stride 1 reads columns up to out_w + 2 (a last odd output reads one pair further) */
   x.width = x.fast3x3 && p->stride_w == 1 ? (p->out_w + 3) & ~1 : plane_width(p);
@@ -178,21 +174,21 @@ static dw_ctx dw_context(const ta_dwconv_params *p, const int8_t *in, int8_t *ou
  * first slot, channel j of a slot at + j * width), columns [xa, xb). 4 channels take two pixel
  * loads, PKHBT/PKHTB and four SXTB16 per 2 columns (channel c's pair of columns per word). */
 TA_NOINLINE static void build_rows4(const dw_ctx *x, const int8_t *s, int16_t *d, int32_t n, int32_t pitch) {
-  const int32_t ips = x->ips, width = x->width, xa = x->xa, xb = x->xb, w2 = width >> 1;
+  const int32_t in_pix_stride = x->in_pix_stride, width = x->width, xa = x->xa, xb = x->xb, w2 = width >> 1;
   const int32_t pairs = (xb - xa - (xa & 1)) >> 1;
   int32_t j;
-  for (; n > 0; --n, s += x->irs, d += pitch) {
+  for (; n > 0; --n, s += x->in_row_stride, d += pitch) {
     const int8_t *q = s;
     int32_t col = xa;
     if (col & 1) {
       for (j = 0; j < 4; ++j) d[j * width + col] = q[j];
-      ++col, q += ips;
+      ++col, q += in_pix_stride;
     }
     {
       ta_i32a *d0 = (ta_i32a *)(void *)(d + col);
       ta_i32a *const end = d0 + pairs;
-      for (; d0 < end; ++d0, q += 2 * ips) {
-        const int32_t a = ta_read32(q), b = ta_read32(q + ips);
+      for (; d0 < end; ++d0, q += 2 * in_pix_stride) {
+        const int32_t a = ta_read32(q), b = ta_read32(q + in_pix_stride);
         const int32_t lo = pack_lo16(a, b), hi = pack_hi16(a, b);
         d0[0] = ta_sxtb16(lo);
         d0[w2] = sxtb16_odd(lo);
@@ -207,15 +203,15 @@ TA_NOINLINE static void build_rows4(const dw_ctx *x, const int8_t *s, int16_t *d
 }
 
 TA_NOINLINE static void build_rows2(const dw_ctx *x, const int8_t *s, int16_t *d, int32_t n, int32_t pitch) {
-  const int32_t ips = x->ips, width = x->width, xa = x->xa, xb = x->xb;
-  for (; n > 0; --n, s += x->irs, d += pitch) {
+  const int32_t in_pix_stride = x->in_pix_stride, width = x->width, xa = x->xa, xb = x->xb;
+  for (; n > 0; --n, s += x->in_row_stride, d += pitch) {
     const int8_t *q = s;
     int32_t col = xa;
-    if (col & 1) d[col] = q[0], d[width + col] = q[1], ++col, q += ips;
-    for (; col + 2 <= xb; col += 2, q += 2 * ips) {
+    if (col & 1) d[col] = q[0], d[width + col] = q[1], ++col, q += in_pix_stride;
+    for (; col + 2 <= xb; col += 2, q += 2 * in_pix_stride) {
       uint16_t a, b;
       int32_t v;
-      memcpy(&a, q, 2), memcpy(&b, q + ips, 2);
+      memcpy(&a, q, 2), memcpy(&b, q + in_pix_stride, 2);
       v = pack_lo16(a, b);
       ta_write32(d + col, ta_sxtb16(v));
       ta_write32(d + width + col, sxtb16_odd(v));
@@ -225,12 +221,12 @@ TA_NOINLINE static void build_rows2(const dw_ctx *x, const int8_t *s, int16_t *d
 }
 
 TA_NOINLINE static void build_rows1(const dw_ctx *x, const int8_t *s, int16_t *d, int32_t n, int32_t pitch) {
-  const int32_t ips = x->ips, xa = x->xa, xb = x->xb;
-  for (; n > 0; --n, s += x->irs, d += pitch) {
+  const int32_t in_pix_stride = x->in_pix_stride, xa = x->xa, xb = x->xb;
+  for (; n > 0; --n, s += x->in_row_stride, d += pitch) {
     const int8_t *q = s;
     int32_t col = xa;
-    if (col & 1) d[col++] = q[0], q += ips;
-    for (; col + 2 <= xb; col += 2, q += 2 * ips) ta_write32(d + col, ta_pair16(q[0], q[ips]));
+    if (col & 1) d[col++] = q[0], q += in_pix_stride;
+    for (; col + 2 <= xb; col += 2, q += 2 * in_pix_stride) ta_write32(d + col, ta_pair16(q[0], q[in_pix_stride]));
     if (col < xb) d[col] = q[0];
   }
 }
@@ -248,7 +244,7 @@ TA_NOINLINE static void load_rows(const dw_ctx *x, int32_t iy, int32_t n, int32_
   const ta_dwconv_params *p = x->p;
   const int32_t pitch = g * x->width;
   const int32_t above = ta_min32(n, ta_max32(0, -iy)), inside = ta_max32(0, ta_min32(n, p->in_h - iy) - above);
-  const int8_t *s = x->in + (iy + above) * x->irs + c0 + (x->xa - p->pad_left) * x->ips;
+  const int8_t *s = x->in + (iy + above) * x->in_row_stride + c0 + (x->xa - p->pad_left) * x->in_pix_stride;
   int16_t *d = slot + above * pitch;
   fill_zp(slot, above * pitch, -p->input_offset);
   if (inside > 0) {
@@ -284,19 +280,19 @@ typedef struct dw_job {
   int32_t w[6];         /*  0: 3x3 weight words, see dw_chan_weights */
   int32_t bias;         /* 24: accumulator start (input offset folded in; doubled when fast) */
   int32_t m, c, r;      /* 28: ta_rqd multiplier, constant, shift */
-  int32_t ops;          /* 40: output pixel stride */
+  int32_t out_pix_stride; /* 40: output pixel stride */
   const int16_t *row0;  /* 44: plane row of the first output row's first kernel row */
   int32_t in_step;      /* 48: bytes from one output row's plane rows to the next's */
   int8_t *out;          /* 52: first output of the first row */
   int32_t out_step;     /* 56: output row stride */
   int32_t pitch;        /* 60: bytes from one kernel row to the next */
-  int32_t pair_bytes;   /* 64: output bytes of a row's pairs, (n / 2) * 2 * ops */
+  int32_t pair_bytes;   /* 64: output bytes of a row's pairs, (n / 2) * 2 * out_pix_stride */
   int32_t rows;         /* 68 */
   int32_t odd;          /* 72: n is odd (a last single output per row) */
   int32_t end;          /* 76: the assembly's end of a row's output pairs */
   int32_t n;            /* outputs per row */
   const ta_i32a *wq;    /* the channel's packed words */
-  int32_t fast;         /* ta_rqd applies (else: undoubled accumulator, ta_mbqm) */
+  int32_t fast;         /* ta_rqd applies (else: undoubled accumulator, ta_multiply_by_quantized_multiplier) */
   int32_t use_asm;      /* fast, 3x3, all of int8 as range, output offset folded */
   int32_t qoo, oo, lo, hi, mult, shift;
 } dw_job;
@@ -351,7 +347,7 @@ static void dw_chan_prepare(const dw_ctx *x, int32_t oc, dw_chan *k) {
   if (x->fast3x3) dw_chan_weights(k, wq, p->stride_w);
 }
 
-typedef char dw_chan_layout_check[(offsetof(dw_chan, qoo) == offsetof(dw_job, ops) &&
+typedef char dw_chan_layout_check[(offsetof(dw_chan, qoo) == offsetof(dw_job, out_pix_stride) &&
                                    offsetof(dw_chan, r) == offsetof(dw_job, r))
                                       ? 1
                                       : -1];
@@ -389,8 +385,8 @@ TA_NOINLINE static void dw3x3s1_rows_c(const dw_job *j) {
       s0 = ta_smlabb(r1[1], z1, s0), s1 = ta_smladx(r1[1], z1, s1);
       s0 = ta_smlad(r2[0], w2, s0), s1 = ta_smlatb(r2[0], w2, s1);
       s0 = ta_smlabb(r2[1], z2, s0), s1 = ta_smladx(r2[1], z2, s1);
-      o[x * j->ops] = dw_requant(j, s0);
-      if (x + 1 < j->n) o[(x + 1) * j->ops] = dw_requant(j, s1);
+      o[x * j->out_pix_stride] = dw_requant(j, s0);
+      if (x + 1 < j->n) o[(x + 1) * j->out_pix_stride] = dw_requant(j, s1);
     }
   }
 }
@@ -411,7 +407,7 @@ TA_NOINLINE static void dw3x3s2_rows_c(const dw_job *j) {
       s = ta_smlad(r1[x], w1, s);
       s = ta_smlatb(z01, r1[x + 1], s); /* SMLABT: low half of the data, high half of z01 */
       s = ta_smlad(r2[x], w2, s);
-      o[x * j->ops] = dw_requant(j, ta_smlabb(r2[x + 1], z2, s));
+      o[x * j->out_pix_stride] = dw_requant(j, ta_smlabb(r2[x + 1], z2, s));
     }
   }
 }
@@ -419,7 +415,7 @@ TA_NOINLINE static void dw3x3s2_rows_c(const dw_job *j) {
 #if TA_SIMD_NATIVE
 /* The assembly reads the job at fixed offsets. */
 typedef char dw_job_layout_check[(offsetof(dw_job, bias) == 24 && offsetof(dw_job, m) == 28 &&
-                                  offsetof(dw_job, ops) == 40 && offsetof(dw_job, row0) == 44 &&
+                                  offsetof(dw_job, out_pix_stride) == 40 && offsetof(dw_job, row0) == 44 &&
                                   offsetof(dw_job, out) == 52 && offsetof(dw_job, pitch) == 60 &&
                                   offsetof(dw_job, end) == 76)
                                      ? 1
@@ -679,7 +675,7 @@ static void dw_dilated_rows(const dw_ctx *x, const dw_job *j) {
         for (t = 0; t < kwp2; ++t)
           acc = ta_smlad(j->fast ? w[t] : half_pair(w[t]), ta_pair16(r[2 * t * dw], r[(2 * t + 1) * dw]), acc);
       }
-      o[ox * j->ops] = dw_requant(j, acc);
+      o[ox * j->out_pix_stride] = dw_requant(j, acc);
     }
   }
 }
@@ -714,8 +710,8 @@ TA_NOINLINE static void dw_generic_rows(const dw_ctx *x, const dw_job *j) {
   } else {
     for (k = 0; k < j->rows; ++k, row += rstep, o += j->out_step) {
       for (ox = 0; ox + 1 < j->n; ox += 2)
-        generic_store2(j, k2, row + ox * sw, sw, o + ox * j->ops, j->ops, kh, kwp2, kstep);
-      if (ox < j->n) generic_store2(j, k2, row + ox * sw, 0, o + ox * j->ops, 0, kh, kwp2, kstep);
+        generic_store2(j, k2, row + ox * sw, sw, o + ox * j->out_pix_stride, j->out_pix_stride, kh, kwp2, kstep);
+      if (ox < j->n) generic_store2(j, k2, row + ox * sw, 0, o + ox * j->out_pix_stride, 0, kh, kwp2, kstep);
     }
   }
 }
@@ -757,9 +753,9 @@ static void dw_group(const dw_ctx *x, int32_t c0, int32_t g, int32_t slots, int3
   const int32_t cached = g * dm <= DW_JOBS;
   if (cached)
     for (j = 0; j < g * dm; ++j) dw_chan_prepare(x, c0 * dm + j, &chans[j]);
-  job.ops = x->ops, job.oo = p->output_offset, job.lo = p->act_min, job.hi = p->act_max;
-  job.pitch = pitch * 2, job.in_step = sh * pitch * 2, job.out_step = x->ors;
-  job.n = p->out_w, job.odd = p->out_w & 1, job.pair_bytes = (p->out_w >> 1) * 2 * x->ops;
+  job.out_pix_stride = x->out_pix_stride, job.oo = p->output_offset, job.lo = p->act_min, job.hi = p->act_max;
+  job.pitch = pitch * 2, job.in_step = sh * pitch * 2, job.out_step = x->out_row_stride;
+  job.n = p->out_w, job.odd = p->out_w & 1, job.pair_bytes = (p->out_w >> 1) * 2 * x->out_pix_stride;
   for (yb = y0; yb < y1; yb += band) {
     const int32_t ye = ta_min32(y1, yb + band), iy = yb * sh - p->pad_top;
     const int32_t rows = (ye - yb - 1) * sh + x->span;
@@ -782,7 +778,7 @@ static void dw_group(const dw_ctx *x, int32_t c0, int32_t g, int32_t slots, int3
         if (!cached) dw_chan_prepare(x, oc, &chans[0]);
         dw_job_load(x, cached ? &chans[j * dm + m] : &chans[0], oc, &job);
         job.row0 = x->plane + j * x->width; /* the assembly advances row0, out, rows */
-        job.out = x->out + yb * x->ors + oc;
+        job.out = x->out + yb * x->out_row_stride + oc;
         job.rows = ye - yb;
         dw_run(x, &job);
       }
@@ -842,11 +838,11 @@ void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t
                           void *scratch) {
 #if TA_SIMD
   if (p->packed_weights && scratch && y1 > y0) {
-    const int32_t in_c = p->in_c, ips = TA_DEF(p->in_pix_stride, in_c);
-    const int32_t ops = TA_DEF(p->out_pix_stride, in_c * p->depth_multiplier);
-    const dw_ctx x = dw_context(p, input, output, scratch, ta_depthwise_conv_s8_scratch_bytes(p), ips,
-                                TA_DEF(p->in_row_stride, p->in_w * ips), ops,
-                                TA_DEF(p->out_row_stride, p->out_w * ops), 0);
+    const int32_t in_c = p->in_c, in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, in_c);
+    const int32_t out_pix_stride = TA_OR_DEFAULT(p->out_pix_stride, in_c * p->depth_multiplier);
+    const dw_ctx x = dw_context(p, input, output, scratch, ta_depthwise_conv_s8_scratch_bytes(p), in_pix_stride,
+                                TA_OR_DEFAULT(p->in_row_stride, p->in_w * in_pix_stride), out_pix_stride,
+                                TA_OR_DEFAULT(p->out_row_stride, p->out_w * out_pix_stride), 0);
     fill_borders(&x);
     dw_simd(&x, y0, y1);
     return;

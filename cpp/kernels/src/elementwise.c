@@ -18,21 +18,27 @@
 #include "tinyarena_kernels.h"
 
 static inline int8_t add_one(const ta_binary_params *p, int32_t x, int32_t y) {
-  const int32_t a = ta_mbqm_lt1(ta_wrap_shl(x + p->input1_offset, p->left_shift), p->input1_mult, p->input1_shift);
-  const int32_t b = ta_mbqm_lt1(ta_wrap_shl(y + p->input2_offset, p->left_shift), p->input2_mult, p->input2_shift);
-  const int32_t r = ta_mbqm_lt1(ta_wrap_add(a, b), p->output_mult, p->output_shift);
+  const int32_t a = ta_multiply_by_quantized_multiplier_below_one(ta_wrap_shl(x + p->input1_offset, p->left_shift),
+                                                                  p->input1_mult, p->input1_shift);
+  const int32_t b = ta_multiply_by_quantized_multiplier_below_one(ta_wrap_shl(y + p->input2_offset, p->left_shift),
+                                                                  p->input2_mult, p->input2_shift);
+  const int32_t r = ta_multiply_by_quantized_multiplier_below_one(ta_wrap_add(a, b), p->output_mult, p->output_shift);
   return (int8_t)ta_offset_clamp(r, p->output_offset, p->act_min, p->act_max);
 }
 
 static inline int8_t squared_difference_one(const ta_binary_params *p, int32_t x, int32_t y) {
-  const int32_t a = ta_mbqm_lt1((x + p->input1_offset) * (1 << p->left_shift), p->input1_mult, p->input1_shift);
-  const int32_t b = ta_mbqm_lt1((y + p->input2_offset) * (1 << p->left_shift), p->input2_mult, p->input2_shift);
-  const int32_t r = ta_mbqm_lt1((a - b) * (a - b), p->output_mult, p->output_shift) + p->output_offset;
+  const int32_t a = ta_multiply_by_quantized_multiplier_below_one((x + p->input1_offset) * (1 << p->left_shift),
+                                                                  p->input1_mult, p->input1_shift);
+  const int32_t b = ta_multiply_by_quantized_multiplier_below_one((y + p->input2_offset) * (1 << p->left_shift),
+                                                                  p->input2_mult, p->input2_shift);
+  const int32_t r = ta_multiply_by_quantized_multiplier_below_one((a - b) * (a - b), p->output_mult, p->output_shift) +
+                    p->output_offset;
   return (int8_t)ta_clamp32(r, p->act_min, p->act_max);
 }
 
 static inline int8_t mul_one(const ta_binary_params *p, int32_t x, int32_t y) {
-  const int32_t r = ta_mbqm((x + p->input1_offset) * (y + p->input2_offset), p->output_mult, p->output_shift);
+  const int32_t r = ta_multiply_by_quantized_multiplier((x + p->input1_offset) * (y + p->input2_offset), p->output_mult,
+                                                        p->output_shift);
   return (int8_t)ta_offset_clamp(r, p->output_offset, p->act_min, p->act_max);
 }
 

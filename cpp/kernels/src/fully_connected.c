@@ -1,7 +1,7 @@
 /*
  * FULLY_CONNECTED int8 (TFLite reference_integer_ops::FullyConnected[PerChannel]):
  *   acc = bias[n] + sum_k (in[b][k] + input_offset) * (w[n][k] + weights_offset)
- *   out[b][n] = clamp(mbqm(acc, mult, shift) + output_offset, act_min, act_max)
+ *   out[b][n] = clamp(multiply_by_quantized_multiplier(acc, mult, shift) + output_offset, act_min, act_max)
  * or, matching the current TFLite reference kernel (which rescales in double),
  *   out[b][n] = clamp((int32)round(acc * out_scale_f64[n]) + output_offset, act_min, act_max)
  *
@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "tinyarena_kernels.h"
+#include "ta_internal.h"
 #include "ta_simd.h"
 
 static int8_t rq(const ta_fc_params *p, int32_t acc, int32_t n) {
@@ -45,7 +46,7 @@ static void widen_row(const int8_t *in, int32_t k, int32_t offset, int16_t *xs) 
 
 void ta_fully_connected_s8(const ta_fc_params *p, const int8_t *input, int8_t *output, void *scratch) {
   const int32_t K = p->in_depth, N = p->out_depth;
-  const int32_t ors = p->out_row_stride ? p->out_row_stride : N;
+  const int32_t out_row_stride = TA_OR_DEFAULT(p->out_row_stride, N);
   int32_t b, n, k;
 #if TA_SIMD
   if (p->packed_weights && scratch) {
@@ -54,7 +55,7 @@ void ta_fully_connected_s8(const ta_fc_params *p, const int8_t *input, int8_t *o
     const int32_t kpairs = ((K + 3) & ~3) >> 1; /* SIMD words per channel, even */
     for (b = 0; b < p->batches; ++b) {
       const int8_t *in = input + (size_t)b * K;
-      int8_t *out = output + (size_t)b * ors;
+      int8_t *out = output + (size_t)b * out_row_stride;
       const ta_i32a *wp = (const ta_i32a *)p->packed_weights;
       widen_row(in, K, p->input_offset, xs);
       for (n = 0; n + 4 <= N; n += 4) {
@@ -134,7 +135,7 @@ void ta_fully_connected_s8(const ta_fc_params *p, const int8_t *input, int8_t *o
 #endif
   for (b = 0; b < p->batches; ++b) {
     const int8_t *in = input + (size_t)b * K;
-    int8_t *out = output + (size_t)b * ors;
+    int8_t *out = output + (size_t)b * out_row_stride;
     for (n = 0; n < N; ++n) {
       const int8_t *w = p->weights + (size_t)n * K;
       int32_t acc = 0;

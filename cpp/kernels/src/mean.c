@@ -14,7 +14,7 @@ static int8_t mean_of_sum(const ta_mean_params *p, int32_t sum, int32_t n) {
   log2n = ta_min32(log2n, 31 + p->shift);
   mult = (int32_t)(((int64_t)p->mult << log2n) / n);
   shift = p->shift - log2n;
-  v = ta_mbqm((int32_t)((int64_t)sum - (int64_t)p->input_zero_point * n), mult, shift);
+  v = ta_multiply_by_quantized_multiplier((int32_t)((int64_t)sum - (int64_t)p->input_zero_point * n), mult, shift);
   return (int8_t)ta_offset_clamp(v, p->output_zero_point, -128, 127);
 }
 

@@ -73,5 +73,3 @@ void ta_pack_dw_weights_s16(const int8_t *w, int32_t out_c, int32_t kernel_h, in
     for (y = 0; y < kernel_h; ++y)
       for (x = 0; x < kwp; ++x) *d++ = (int16_t)(x < kernel_w ? 2 * w[(y * kernel_w + x) * out_c + c] : 0);
 }
-
-int ta_kernels_simd_enabled(void) { return TA_SIMD; }

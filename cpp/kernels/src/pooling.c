@@ -4,8 +4,7 @@
  * sum / count to nearest with ties away from zero; both clamp to the fused activation range.
  */
 #include "tinyarena_kernels.h"
-
-#define TA_DEF(v, d) ((v) != 0 ? (v) : (d))
+#include "ta_internal.h"
 
 /* The average of `count` values summing to `acc`: to nearest, ties away from zero, clamped. */
 static int8_t average_of_sum(const ta_pool_params *p, int32_t acc, int32_t count) {
@@ -19,8 +18,10 @@ static int8_t average_of_sum(const ta_pool_params *p, int32_t acc, int32_t count
 
 void ta_avg_pool_s8(const ta_pool_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1) {
   const int32_t C = p->channels;
-  const int32_t ips = TA_DEF(p->in_pix_stride, C), irs = TA_DEF(p->in_row_stride, p->in_w * ips);
-  const int32_t ops = TA_DEF(p->out_pix_stride, C), ors = TA_DEF(p->out_row_stride, p->out_w * ops);
+  const int32_t in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, C);
+  const int32_t in_row_stride = TA_OR_DEFAULT(p->in_row_stride, p->in_w * in_pix_stride);
+  const int32_t out_pix_stride = TA_OR_DEFAULT(p->out_pix_stride, C);
+  const int32_t out_row_stride = TA_OR_DEFAULT(p->out_row_stride, p->out_w * out_pix_stride);
   int32_t oy, ox, c, fy, fx;
   for (oy = y0; oy < y1; ++oy) {
     const int32_t iy0 = oy * p->stride_h - p->pad_top;
@@ -29,12 +30,12 @@ void ta_avg_pool_s8(const ta_pool_params *p, const int8_t *input, int8_t *output
       const int32_t ix0 = ox * p->stride_w - p->pad_left;
       const int32_t fx0 = ta_max32(0, -ix0), fx1 = ta_min32(p->filter_w, p->in_w - ix0);
       const int32_t count = (fy1 - fy0) * (fx1 - fx0);
-      int8_t *o = output + oy * ors + ox * ops;
+      int8_t *o = output + oy * out_row_stride + ox * out_pix_stride;
       for (c = 0; c < C; ++c) {
         int32_t acc = 0;
         for (fy = fy0; fy < fy1; ++fy) {
-          const int8_t *ip = input + (iy0 + fy) * irs + (ix0 + fx0) * ips + c;
-          for (fx = fx0; fx < fx1; ++fx, ip += ips) acc += *ip;
+          const int8_t *ip = input + (iy0 + fy) * in_row_stride + (ix0 + fx0) * in_pix_stride + c;
+          for (fx = fx0; fx < fx1; ++fx, ip += in_pix_stride) acc += *ip;
         }
         o[c] = average_of_sum(p, acc, count);
       }
@@ -47,13 +48,14 @@ void ta_avg_pool_s8(const ta_pool_params *p, const int8_t *input, int8_t *output
 void ta_avg_pool_global_accumulate_s8(const ta_pool_params *p, const int8_t *input, int32_t y0, int32_t y1,
                                       int32_t *sums) {
   const int32_t C = p->channels;
-  const int32_t ips = TA_DEF(p->in_pix_stride, C), irs = TA_DEF(p->in_row_stride, p->in_w * ips);
+  const int32_t in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, C);
+  const int32_t in_row_stride = TA_OR_DEFAULT(p->in_row_stride, p->in_w * in_pix_stride);
   int32_t y, x, c;
   if (y0 == 0)
     for (c = 0; c < C; ++c) sums[c] = 0;
   for (y = y0; y < y1; ++y)
     for (x = 0; x < p->in_w; ++x) {
-      const int8_t *ip = input + y * irs + x * ips;
+      const int8_t *ip = input + y * in_row_stride + x * in_pix_stride;
       for (c = 0; c < C; ++c) sums[c] += ip[c];
     }
 }
@@ -65,8 +67,10 @@ void ta_avg_pool_global_finish_s8(const ta_pool_params *p, const int32_t *sums, 
 
 void ta_max_pool_s8(const ta_pool_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1) {
   const int32_t C = p->channels;
-  const int32_t ips = TA_DEF(p->in_pix_stride, C), irs = TA_DEF(p->in_row_stride, p->in_w * ips);
-  const int32_t ops = TA_DEF(p->out_pix_stride, C), ors = TA_DEF(p->out_row_stride, p->out_w * ops);
+  const int32_t in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, C);
+  const int32_t in_row_stride = TA_OR_DEFAULT(p->in_row_stride, p->in_w * in_pix_stride);
+  const int32_t out_pix_stride = TA_OR_DEFAULT(p->out_pix_stride, C);
+  const int32_t out_row_stride = TA_OR_DEFAULT(p->out_row_stride, p->out_w * out_pix_stride);
   int32_t oy, ox, c, fy, fx;
   for (oy = y0; oy < y1; ++oy) {
     const int32_t iy0 = oy * p->stride_h - p->pad_top;
@@ -74,12 +78,12 @@ void ta_max_pool_s8(const ta_pool_params *p, const int8_t *input, int8_t *output
     for (ox = 0; ox < p->out_w; ++ox) {
       const int32_t ix0 = ox * p->stride_w - p->pad_left;
       const int32_t fx0 = ta_max32(0, -ix0), fx1 = ta_min32(p->filter_w, p->in_w - ix0);
-      int8_t *o = output + oy * ors + ox * ops;
+      int8_t *o = output + oy * out_row_stride + ox * out_pix_stride;
       for (c = 0; c < C; ++c) {
         int32_t m = -128;
         for (fy = fy0; fy < fy1; ++fy) {
-          const int8_t *ip = input + (iy0 + fy) * irs + (ix0 + fx0) * ips + c;
-          for (fx = fx0; fx < fx1; ++fx, ip += ips) m = *ip > m ? *ip : m;
+          const int8_t *ip = input + (iy0 + fy) * in_row_stride + (ix0 + fx0) * in_pix_stride + c;
+          for (fx = fx0; fx < fx1; ++fx, ip += in_pix_stride) m = *ip > m ? *ip : m;
         }
         o[c] = (int8_t)ta_clamp32(m, p->act_min, p->act_max);
       }

@@ -16,7 +16,7 @@
 static int32_t fp_rescale(int32_t x, int src, int dst) {
   const int e = src - dst;
   if (e > 0) return ta_sat_shl(x, e);
-  if (e < 0) return ta_rdbpot(x, -e);
+  if (e < 0) return ta_rounding_divide_by_pot(x, -e);
   return x;
 }
 
@@ -28,9 +28,9 @@ static int32_t exp_quarter(int32_t a) {
   const int32_t x2 = ta_srdhm(x, x);
   const int32_t x3 = ta_srdhm(x2, x);
   const int32_t x4 = ta_srdhm(x2, x2);
-  const int32_t x4_over_4 = ta_rdbpot(x4, 2);
+  const int32_t x4_over_4 = ta_rounding_divide_by_pot(x4, 2);
   const int32_t poly =
-      ta_rdbpot(ta_wrap_add(ta_srdhm(ta_wrap_add(x4_over_4, x3), constant_1_over_3), x2), 1);
+      ta_rounding_divide_by_pot(ta_wrap_add(ta_srdhm(ta_wrap_add(x4_over_4, x3), constant_1_over_3), x2), 1);
   return ta_wrap_add(constant_term, ta_srdhm(constant_term, ta_wrap_add(x, poly)));
 }
 
@@ -110,7 +110,8 @@ void ta_softmax_s8(const ta_softmax_params *p, const int8_t *input, int8_t *outp
     for (c = 0; c < depth; ++c) {
       const int32_t diff = in[c] - max_in_row;
       if (diff >= p->diff_min) {
-        const int32_t scaled = ta_mbqm_gt1(diff, p->input_multiplier, p->input_left_shift);
+        const int32_t scaled =
+            ta_multiply_by_quantized_multiplier_above_one(diff, p->input_multiplier, p->input_left_shift);
         sum_of_exps = ta_wrap_add(sum_of_exps, fp_rescale(exp_on_negative_values(scaled, 5), 0, 12));
       }
     }
@@ -119,9 +120,10 @@ void ta_softmax_s8(const ta_softmax_params *p, const int8_t *input, int8_t *outp
     for (c = 0; c < depth; ++c) {
       const int32_t diff = in[c] - max_in_row;
       if (diff >= p->diff_min) {
-        const int32_t scaled = ta_mbqm_gt1(diff, p->input_multiplier, p->input_left_shift);
+        const int32_t scaled =
+            ta_multiply_by_quantized_multiplier_above_one(diff, p->input_multiplier, p->input_left_shift);
         const int32_t e = exp_on_negative_values(scaled, 5);
-        const int32_t unsat = ta_rdbpot(ta_srdhm(shifted_scale, e), exponent);
+        const int32_t unsat = ta_rounding_divide_by_pot(ta_srdhm(shifted_scale, e), exponent);
         out[c] = (int8_t)ta_clamp32(unsat - 128, -128, 127);
       } else {
         out[c] = -128;
@@ -183,18 +185,20 @@ void ta_log_softmax_s8(const ta_softmax_params *p, const int8_t *input, int8_t *
     for (c = 0; c < depth; ++c) {
       const int32_t diff = in[c] - max_in_row;
       if (diff >= p->diff_min) {
-        const int32_t d5 = ta_mbqm(diff, p->input_multiplier, p->input_left_shift);
+        const int32_t d5 = ta_multiply_by_quantized_multiplier(diff, p->input_multiplier, p->input_left_shift);
         sum_of_exps = ta_wrap_add(sum_of_exps, fp_rescale(exp_on_negative_values(d5, 5), 0, 12));
       }
     }
     log_sum = log_x_q12_to_q5(sum_of_exps);
-    adjusted_diff_min = ta_max32(p->diff_min - 1, ta_mbqm(ta_wrap_add(log_sum, INT32_MIN), p->reverse_scaling_divisor,
-                                                          -p->reverse_scaling_right_shift));
+    adjusted_diff_min = ta_max32(p->diff_min - 1,
+                                 ta_multiply_by_quantized_multiplier(ta_wrap_add(log_sum, INT32_MIN),
+                                                                     p->reverse_scaling_divisor,
+                                                                     -p->reverse_scaling_right_shift));
     for (c = 0; c < depth; ++c) {
       const int32_t diff = in[c] - max_in_row;
       if (diff > adjusted_diff_min) {
-        const int32_t d5 = ta_mbqm(diff, p->input_multiplier, p->input_left_shift);
-        const int32_t v = ta_rdbpot(ta_wrap_sub(d5, log_sum), 31 - 5 - 4) + 127;
+        const int32_t d5 = ta_multiply_by_quantized_multiplier(diff, p->input_multiplier, p->input_left_shift);
+        const int32_t v = ta_rounding_divide_by_pot(ta_wrap_sub(d5, log_sum), 31 - 5 - 4) + 127;
         out[c] = (int8_t)ta_clamp32(v, -128, 127);
       } else {
         out[c] = -128;

@@ -40,7 +40,10 @@ struct ScheduleResult {
   std::vector<int32_t> order;  // op indices, each once, a topological order
   int64_t peak_bytes = 0;      // lower bound of `order`, measured with the liveness stage
   int64_t file_peak_bytes = 0; // the same for the file's order
-  Method method = Method::File;  // the last search that ran (exact: completed) or improved (local), or file order only
+  // What gave the answer: file (file order only: method file, or one op), greedy (the start
+  // orders only), exact (the exact search ran last, or a search completed), beam (beam search ran
+  // last without completing) or local (local improvement lowered the peak).
+  Method method = Method::File;
   bool proven_optimal = false;   // no order has a lower peak (exact search completed)
   int64_t states = 0;            // states the exact search stored
   double seconds = 0;
