@@ -364,9 +364,20 @@ int64_t ColumnSplit::macs(const Graph& graph, int32_t op, int64_t whole_row_macs
   return whole_row_macs / t.shape[2] * total[i];  // whole-row MACs are a multiple of the width
 }
 
+std::vector<int32_t> loaded_ops(const Graph& graph, const RowStream& stream) {
+  std::vector<int32_t> ops;
+  for (const Ring& ring : stream.rings)
+    for (int32_t op : load_ops(graph, ring)) ops.push_back(op);
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
+
 ColumnSplit split_columns(const Graph& graph, const GraphFacts& facts, const std::vector<int32_t>& ops,
-                          int32_t strips, bool stream_input) {
-  const PatchRun run = run_patches(graph, facts, ops, 1, strips, stream_input, true);
+                          int32_t strips, bool stream_input, const std::vector<int32_t>& load_ops) {
+  std::vector<int32_t> computed;  // the ops that run kernels
+  for (int32_t op : ops)
+    if (!std::binary_search(load_ops.begin(), load_ops.end(), op)) computed.push_back(op);
+  const PatchRun run = run_patches(graph, facts, computed, 1, strips, stream_input, true);
   ColumnSplit split;
   split.strips = strips;
   split.tensors = run.tensors;
@@ -392,7 +403,8 @@ RowStream stream_rows(const Graph& graph, const GraphFacts& facts, const std::ve
   if (options.column_strips < 1) throw std::invalid_argument("column strips must be at least 1");
   RowStream stream = Streamer(graph, facts, ops, options).run();
   if (options.column_strips == 1) return stream;
-  const ColumnSplit split = split_columns(graph, facts, ops, options.column_strips, options.stream_input);
+  const ColumnSplit split =
+      split_columns(graph, facts, ops, options.column_strips, options.stream_input, loaded_ops(graph, stream));
   stream.overwrites.clear();  // the next strip reads every input again
   stream.column_strips = split.strips;
   stream.strip_tensors = split.tensors;

@@ -164,9 +164,9 @@ class Evaluator {
   }
 
   // The column strips of steps [begin, end), or nullopt when they cannot be split so.
-  std::optional<ColumnSplit> columns(const std::vector<int32_t>& ops, int32_t strips) const {
+  std::optional<ColumnSplit> columns(const std::vector<int32_t>& ops, int32_t strips, const RowStream& run) const {
     try {
-      return split_columns(graph_, facts_, ops, strips, options_.tiling.stream_input);
+      return split_columns(graph_, facts_, ops, strips, options_.tiling.stream_input, loaded_ops(graph_, run));
     } catch (const std::exception&) {
       return std::nullopt;
     }
@@ -335,10 +335,10 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
         eval.rows(c.begin, static_cast<int32_t>(end), ops, stripe, run, nullptr, c);
         choices[end].push_back(c);
         least_own = std::min(least_own, c.own_bytes);
-        // Column strips (boundary-op loads and row reductions run only on whole rows: split_columns refuses them).
+        // Column strips (row reductions, and boundary ops other than a ring's load, run only on whole rows).
         for (int32_t strips : options.patches ? options.column_strips : std::vector<int32_t>{}) {
           ++result.candidates;
-          const std::optional<ColumnSplit> split = eval.columns(ops, strips);
+          const std::optional<ColumnSplit> split = eval.columns(ops, strips, run);
           if (!split) continue;
           eval.rows(c.begin, static_cast<int32_t>(end), ops, stripe, run, &*split, c);
           choices[end].push_back(c);

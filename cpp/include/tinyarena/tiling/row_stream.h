@@ -86,8 +86,10 @@ struct RowStream {
 
 // The columns of every activation of a segment when its output is split into `strips` column
 // strips (a 1 x strips patch grid): per strip its columns, per tensor the widest strip's and the
-// sum over strips (what the strips compute). Throws std::invalid_argument when the ops cannot be
-// split (an op that runs only on whole rows, or more than one tensor leaving the segment).
+// sum over strips (what the strips compute). `load_ops` (boundary ops a ring's load runs, see
+// loaded_ops) run no kernel: the strips load their tensors' columns. Throws
+// std::invalid_argument when the ops cannot be split (an op that runs only on whole rows, or
+// more than one tensor leaving the segment).
 struct ColumnSplit {
   int32_t strips = 1;
   std::vector<int32_t> tensors;  // as PatchRun::tensors
@@ -100,7 +102,9 @@ struct ColumnSplit {
   int64_t macs(const graph::Graph& graph, int32_t op, int64_t whole_row_macs) const;
 };
 ColumnSplit split_columns(const graph::Graph& graph, const GraphFacts& facts, const std::vector<int32_t>& ops,
-                          int32_t strips, bool stream_input);
+                          int32_t strips, bool stream_input, const std::vector<int32_t>& load_ops = {});
+// The boundary ops the loads of `stream`'s rings run (ascending).
+std::vector<int32_t> loaded_ops(const graph::Graph& graph, const RowStream& stream);
 
 // The boundary ops a ring's load runs, from its source input to its tensor (empty without a source).
 std::vector<int32_t> load_ops(const graph::Graph& graph, const Ring& ring);
