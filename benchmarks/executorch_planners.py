@@ -1,6 +1,7 @@
 """ExecuTorch's default memory planner, Cadence's two algorithms and tinyarena, side by side.
 
-For each test model (tests/executorch_models.py, built and exported here, float) and memory
+For each test model (tests/executorch_models.py, built and exported here; float, then int8 by
+PT2E quantization as quantize/dequantize ops the portable runtime runs) and memory
 configuration (one, two and three memories, fastest first), every planner lowers the same edge
 program; the table gives the planned bytes per memory, the total, the fastest memory's share of
 the accessed bytes, whether tinyarena's plan is proven optimal, and whether every plan's .pte,
@@ -33,9 +34,10 @@ LABELS = {"default": "default", "cadence-position": "Cadence position", "cadence
           "tinyarena": "tinyarena"}
 
 
-def measure(name, configs=CONFIGS):
+def measure(name, quantized=False, configs=CONFIGS):
     """Rows of dicts for one model: one per (memory configuration, planner)."""
-    edge, example = em.edge_program(name)
+    edge, example = em.edge_program(name, quantized)
+    name += " int8" if quantized else ""
     default, _ = em.lower(edge, "default", [])
     reference = em.run(default, example)
     rows = []
@@ -87,9 +89,11 @@ def markdown(rows):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=",".join(em.MODELS), help="comma-separated, of " + ", ".join(em.MODELS))
+    parser.add_argument("--float-only", action="store_true", help="skip the int8 (PT2E Q/DQ) variants")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    rows = [r for name in args.models.split(",") for r in measure(name)]
+    variants = (False,) if args.float_only else (False, True)
+    rows = [r for name in args.models.split(",") for q in variants for r in measure(name, q)]
     print(markdown(rows))
     checks = verdicts(rows)
     bad = [k for k, (size_ok, share_ok) in checks.items() if not (size_ok and share_ok)]

@@ -128,14 +128,30 @@ MODELS = {
 }
 
 
-def exported(name):
-    """(``torch.export.ExportedProgram``, example input) of model ``name`` in eval mode."""
+def exported(name, quantized=False):
+    """(``torch.export.ExportedProgram``, example input) of model ``name`` in eval mode; ``quantized``:
+    int8 by PT2E quantization (XNNPACK's symmetric configuration, calibrated on the example), as
+    quantize/dequantize ops around float ops, which ExecuTorch's portable runtime runs."""
     make, shape = MODELS[name]
     torch.manual_seed(0)
     model = make().eval().requires_grad_(False)
     example = torch.randn(*shape, generator=torch.Generator().manual_seed(1))
     with torch.no_grad():
-        return torch.export.export(model, (example,)), example
+        program = torch.export.export(model, (example,))
+        if quantized:
+            program = torch.export.export(_quantize(program.module(), example), (example,))
+    return program, example
+
+
+def _quantize(module, example):
+    import executorch.kernels.quantized  # noqa: F401  (the out variants of quantize/dequantize)
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (XNNPACKQuantizer,
+                                                                         get_symmetric_quantization_config)
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    prepared = prepare_pt2e(module, XNNPACKQuantizer().set_global(get_symmetric_quantization_config()))
+    prepared(example)
+    return convert_pt2e(prepared)
 
 
 # --- Lowering with each memory planner and running the .pte in ExecuTorch's portable runtime ---
@@ -171,11 +187,11 @@ def planning_pass(planner, sizes, alignment=16, allocator="auto"):
     return MemoryPlanningPass(memory_planning_algo=algo), None
 
 
-def edge_program(name):
+def edge_program(name, quantized=False):
     """(``EdgeProgramManager``, example input) of model ``name``: to_edge once, copied per lowering."""
     from executorch.exir import to_edge
 
-    program, example = exported(name)
+    program, example = exported(name, quantized)
     return to_edge(program), example
 
 

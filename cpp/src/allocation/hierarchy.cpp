@@ -201,16 +201,32 @@ void choose_exact(const HierarchyProblem& h, const Families& f, size_t m, std::v
   chosen = best;
 }
 
-// Greedy: add buffers by accessed bytes per byte of size while they fit.
+// Greedy: add buffers in `order` while they fit beside `chosen`; returns the accessed bytes added.
+int64_t add_while_fitting(const HierarchyProblem& h, const Families& f, size_t m, const std::vector<int32_t>& order,
+                          std::vector<int32_t>& chosen) {
+  int64_t added = 0;
+  for (int32_t r : order) {
+    chosen.push_back(r);
+    if (fits(h, f, chosen, m)) added += f.accessed[r];
+    else chosen.pop_back();
+  }
+  return added;
+}
+
+// Greedy, two orders, the one that keeps more accessed bytes: by accessed bytes per byte of size
+// (many small, busy buffers), and by accessed bytes (large, busy buffers first).
 void choose_greedy(const HierarchyProblem& h, const Families& f, size_t m, std::vector<int32_t> optional,
                    std::vector<int32_t>& chosen) {
+  std::vector<int32_t> by_accessed = optional;
   std::stable_sort(optional.begin(), optional.end(), [&](int32_t a, int32_t b) {
     return f.accessed[a] * std::max<int64_t>(f.unit[b].size, 1) > f.accessed[b] * std::max<int64_t>(f.unit[a].size, 1);
   });
-  for (int32_t r : optional) {
-    chosen.push_back(r);
-    if (!fits(h, f, chosen, m)) chosen.pop_back();
-  }
+  std::stable_sort(by_accessed.begin(), by_accessed.end(),
+                   [&](int32_t a, int32_t b) { return f.accessed[a] > f.accessed[b]; });
+  std::vector<int32_t> dense = chosen, busy = chosen;
+  const int64_t dense_bytes = add_while_fitting(h, f, m, optional, dense);
+  const int64_t busy_bytes = add_while_fitting(h, f, m, by_accessed, busy);
+  chosen = busy_bytes > dense_bytes ? busy : dense;
 }
 
 bool last_allowed(const Families& f, int32_t r, size_t m) {
@@ -332,6 +348,7 @@ HierarchySolution place_fastest_first(const HierarchyProblem& h, const std::stri
 
 HierarchySolution place_fewest_bytes(const HierarchyProblem& h, const std::string& allocator,
                                      const AllocatorOptions& options) {
+  if (h.memories.size() == 1) return place_in_hierarchy(h, allocator, options);  // one memory: one assignment
   std::vector<HierarchySolution> plans;
   std::string first_error;
   for (auto place : {place_in_hierarchy, place_fastest_first}) {

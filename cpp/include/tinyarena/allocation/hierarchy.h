@@ -4,7 +4,8 @@
 // inside buffer Y" relations (views, slices, zero-copy concatenation).
 // When not everything fits the fast memory, the buffers kept there are the
 // ones that maximise the bytes accessed in it: exact for small groups of
-// competing buffers, greedy by access density beyond.
+// competing buffers, beyond them greedy (by access density or by accessed
+// bytes, whichever keeps more accessed bytes).
 #pragma once
 
 #include <cstdint>
