@@ -32,12 +32,13 @@ def _plan_of(program, ours, sizes):
                                                                    memory_sizes=sizes)
 
 
-@pytest.mark.parametrize("model", ["mobilenetv2", "resnet18", "ds-cnn", "transformer", "unet"])
-def test_every_plan_runs_identically_and_tinyarena_is_never_worse(model):
+@pytest.mark.parametrize("model, quantized", [(m, False) for m in ("mobilenetv2", "resnet18", "ds-cnn", "transformer",
+                                                                    "unet")] + [("ds-cnn", True), ("unet", True)])
+def test_every_plan_runs_identically_and_tinyarena_is_never_worse(model, quantized):
     import executorch_models as em
     import torch
 
-    edge, example, default, reference = _edge(model)
+    edge, example, default, reference = _edge(model, quantized)
     assert all(torch.equal(a, b) for a, b in zip(em.run(default, example), reference))
     for sizes in (ONE, THREE):
         results = {}
