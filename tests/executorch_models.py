@@ -145,8 +145,10 @@ def exported(name, quantized=False):
 
 def _quantize(module, example):
     import executorch.kernels.quantized  # noqa: F401  (the out variants of quantize/dequantize)
-    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (XNNPACKQuantizer,
-                                                                         get_symmetric_quantization_config)
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer,
+        get_symmetric_quantization_config,
+    )
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
     prepared = prepare_pt2e(module, XNNPACKQuantizer().set_global(get_symmetric_quantization_config()))

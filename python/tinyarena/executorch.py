@@ -108,13 +108,15 @@ class ExecuTorchPlan:
         return np.pad(live, (0, max(0, steps - len(live))))[:max(steps, len(live))]
 
     def table(self):
-        """Per node (step): the bytes live in each memory; then each memory's planned size."""
+        """Per node (step; not ExecuTorch's allocation nodes): the bytes live in each memory; then
+        each memory's planned size, tensors, accessed bytes and whether its peak is proven optimal."""
         lives = [self.live_bytes(m) for m in range(len(self.memory_names))]
         steps = max([len(x) for x in lives] + [0])
         header = ["step", "node"] + [f"{n} live B" for n in self.memory_names]
         rows = [[str(i), self.node_names[i] if i < len(self.node_names) else "-"]
                 + [f"{int(x[i]) if i < len(x) else 0:,}" for x in lives]
-                for i in range(steps) if any(i < len(x) and x[i] for x in lives)]
+                for i in range(steps) if (i >= len(self.node_names) or self.node_names[i])
+                and any(i < len(x) and x[i] for x in lives)]
         widths = [max(len(h), *(len(r[k]) for r in rows)) if rows else len(h) for k, h in enumerate(header)]
         fmt = lambda cells: "  ".join(c.ljust(w) if k == 1 else c.rjust(w) for k, (c, w) in enumerate(zip(cells, widths)))
         return "\n".join([fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows] + [""]
@@ -146,7 +148,7 @@ class ExecuTorchPlan:
             mine = [t for t in self.tensors if t.memory == m]
             plot_allocation([t.size for t in mine], [t.first for t in mine], [t.last for t in mine],
                             [t.offset for t in mine], labels=[t.name for t in mine],
-                            sram_limit=self.memory_sizes[m] or None, ax=ax,
+                            sram_limit=self.memory_sizes[m] or None, ax=ax, label_note="box labels: node and size",
                             title=f"{title + ': ' if title else ''}{self.memory_names[m]}")
         if path is not None:
             fig.savefig(path, dpi=120, bbox_inches="tight")
@@ -355,7 +357,9 @@ def _planned_specs(graph_module):
 
 
 def _node_names(graph_module):
-    return tuple(n.name for n in graph_module.graph.nodes)
+    """The name of the node at each step of the lifetimes; "" for ExecuTorch's ``memory.alloc`` nodes."""
+    return tuple("" if "alloc" in str(n.target) and n.op == "call_function" else n.name
+                 for n in graph_module.graph.nodes)
 
 
 def _problem(tensors):
