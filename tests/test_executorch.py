@@ -32,6 +32,7 @@ def _plan_of(program, ours, sizes):
                                                                    memory_sizes=sizes)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model, quantized", [(m, False) for m in ("mobilenetv2", "resnet18", "ds-cnn", "transformer",
                                                                     "unet")] + [("ds-cnn", True), ("unet", True)])
 def test_every_plan_runs_identically_and_tinyarena_is_never_worse(model, quantized):
@@ -104,6 +105,7 @@ def test_report_and_chart_show_each_memory(tmp_path):
     assert len(figure.axes) >= len(used) and (tmp_path / "plan.png").stat().st_size > 10_000
 
 
+@pytest.mark.slow  # exporting the program takes about 10 s; planning it, under 1 s
 def test_a_1000_node_program_is_planned_in_under_a_second():
     import executorch_models as em
     from tinyarena.executorch import MemoryPlanning
