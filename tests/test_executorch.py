@@ -67,6 +67,31 @@ def test_a_memory_too_small_names_the_bytes_needed_and_available():
         em.copy_lower(edge, MemoryPlanning([4096]))
 
 
+def test_a_memory_of_exactly_the_optimum_fits_where_greedy_placement_does_not():
+    import executorch_models as em
+    from tinyarena.allocation import greedy_size_first_fit
+    from tinyarena.executorch import MemoryPlanning
+
+    edge, *_ = _edge("transformer")
+    roomy = MemoryPlanning([MIB])
+    em.copy_lower(edge, roomy)
+    optimum = roomy.plan.heights[0]
+    assert roomy.plan.proven_optimal == (True,)
+    greedy = greedy_size_first_fit(_aligned_problem(roomy.plan.tensors)).height
+    assert greedy > optimum  # the exact search is what makes it fit
+    exact = MemoryPlanning([optimum])
+    em.copy_lower(edge, exact)
+    assert exact.plan.heights == (optimum,)
+    with pytest.raises(MemoryError, match=f"but it has {optimum - 16}"):
+        em.copy_lower(edge, MemoryPlanning([optimum - 16]))
+
+
+def _aligned_problem(tensors, alignment=16):
+    from tinyarena.allocation import Buffer, Problem
+
+    return Problem([Buffer(t.size, t.first, t.last, alignment=alignment) for t in tensors])
+
+
 def test_blocklists_and_relative_placements_are_honoured():
     import executorch_models as em
     from tinyarena.executorch import MemoryPlanning
