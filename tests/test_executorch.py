@@ -111,6 +111,28 @@ def test_blocklists_and_relative_placements_are_honoured():
     assert specs[big.name].mem_id == 2 and specs[small.name].mem_offset == specs[big.name].mem_offset + 64
 
 
+def test_cadence_cat_constraints_place_the_operands_inside_the_output():
+    # Cadence's opt level 2 turns outermost-dimension cats into no-ops (run only by Cadence's runtime):
+    # each operand must then live inside the cat's output, at its offset there.
+    import executorch_models as em
+    from tinyarena.executorch import MemoryPlanning, cadence_constraints
+
+    edge, *_ = _edge("unet")
+    made = []
+    generate = cadence_constraints(2)
+    ours = MemoryPlanning([256 * KIB, 8 * MIB], constraints=lambda gm: made.append(generate(gm)) or made[-1])
+    graph = em.copy_lower(edge, ours).exported_program().graph_module.graph
+    placed = 0
+    for node in graph.nodes:
+        source = made[0].get_relative_placement_source(node)
+        if source is None or "spec" not in node.meta:
+            continue
+        spec, parent = node.meta["spec"], source.source.meta["spec"]
+        assert (spec.mem_id, spec.mem_offset) == (parent.mem_id, parent.mem_offset + source.offset), node.name
+        placed += 1
+    assert placed >= 6 and sum(str(n.target) == "aten._cat_nop.out" for n in graph.nodes) == 3
+
+
 def test_report_and_chart_show_each_memory(tmp_path):
     import executorch_models as em
     from tinyarena.executorch import MemoryPlanning
