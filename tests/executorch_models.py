@@ -170,9 +170,10 @@ def memory_config(sizes, alignment=16):
     return MemoryConfig(memory_sizes=list(sizes), memory_alignments=[alignment] * len(sizes))
 
 
-def planning_pass(planner, sizes, alignment=16, allocator="auto"):
+def planning_pass(planner, sizes, alignment=16, allocator="auto", opt_level=CADENCE_OPT_LEVEL):
     """``(MemoryPlanningPass, tinyarena MemoryPlanning or None)`` for ``planner`` (one of PLANNERS) over
-    memories of ``sizes``; the default planner has one memory of unlimited size."""
+    memories of ``sizes``, Cadence's constraints at ``opt_level`` for Cadence and tinyarena; the
+    default planner has one memory of unlimited size."""
     from executorch.exir.passes import MemoryPlanningPass
     from tinyarena.executorch import MemoryPlanning, cadence_constraints
 
@@ -180,11 +181,11 @@ def planning_pass(planner, sizes, alignment=16, allocator="auto"):
         return MemoryPlanningPass(), None
     if planner == "tinyarena":
         ours = MemoryPlanning(sizes, [alignment] * len(sizes), allocator=allocator,
-                              constraints=cadence_constraints(CADENCE_OPT_LEVEL))
+                              constraints=cadence_constraints(opt_level))
         return MemoryPlanningPass(memory_planning_algo=ours), ours
     from executorch.backends.cadence.aot.memory_planning import CadenceMemoryPlanning
 
-    algo = CadenceMemoryPlanning(memory_config(sizes, alignment), CADENCE_OPT_LEVEL,
+    algo = CadenceMemoryPlanning(memory_config(sizes, alignment), opt_level,
                                  PLANNERS.index(planner) - 1).algo
     return MemoryPlanningPass(memory_planning_algo=algo), None
 
@@ -197,13 +198,13 @@ def edge_program(name, quantized=False):
     return to_edge(program), example
 
 
-def lower(edge, planner, sizes, alignment=16):
+def lower(edge, planner, sizes, alignment=16, opt_level=CADENCE_OPT_LEVEL):
     """(``ExecutorchProgramManager``, tinyarena's ``MemoryPlanning`` or None) of a copy of ``edge``."""
     import copy
 
     from executorch.exir import ExecutorchBackendConfig
 
-    memory_pass, ours = planning_pass(planner, sizes, alignment)
+    memory_pass, ours = planning_pass(planner, sizes, alignment, opt_level=opt_level)
     program = copy.deepcopy(edge).to_executorch(ExecutorchBackendConfig(memory_planning_pass=memory_pass))
     return program, ours
 
