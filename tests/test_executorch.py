@@ -176,3 +176,12 @@ class _Timed:
         sizes = self.planning(*args, **kwargs)
         self.seconds = time.perf_counter() - start
         return sizes
+
+
+def test_tinyarena_and_its_executorch_module_import_without_torch():
+    import subprocess
+    import sys
+
+    code = "import sys, tinyarena, tinyarena.executorch; assert 'torch' not in sys.modules, 'torch imported'"
+    result = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
