@@ -1,6 +1,7 @@
 #include "tinyarena/tiling/row_stream.h"
 
 #include <algorithm>
+#include <climits>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -152,12 +153,14 @@ class Streamer {
     // outside it runs later is the plan's question: see segment_overwrites).
     for (int32_t t : result_.full_outputs)
       if (!is_graph_output(t) && graph_.tensors[t].byte_size) overwrite_outputs_.push_back(t);
+    std::vector<bool> candidate(graph_.tensors.size(), false);
     for (int32_t index : result_.ops)
       for (int32_t t : graph_.ops[index].inputs) {
-        if (t < 0 || std::find(overwrite_inputs_.begin(), overwrite_inputs_.end(), t) != overwrite_inputs_.end()) continue;
+        if (t < 0 || candidate[t]) continue;
         const graph::Tensor& tensor = graph_.tensors[t];
-        if (!tensor.is_constant() && !is_graph_input(t) && !is_graph_output(t) && !streamed_[t] && tensor.byte_size)
-          overwrite_inputs_.push_back(t);
+        candidate[t] = !tensor.is_constant() && !is_graph_input(t) && !is_graph_output(t) && !streamed_[t] &&
+                       tensor.byte_size;
+        if (candidate[t]) overwrite_inputs_.push_back(t);
       }
     overwrite_ok_.assign(overwrite_outputs_.size() * overwrite_inputs_.size(), true);
   }
@@ -349,18 +352,23 @@ std::vector<int32_t> load_tensors(const Graph& graph, const Ring& ring) {
   return tensors;
 }
 
+int32_t ColumnSplit::entry(int32_t tensor) const {
+  const auto it = std::lower_bound(by_tensor.begin(), by_tensor.end(), std::make_pair(tensor, INT32_MIN));
+  return it != by_tensor.end() && it->first == tensor ? it->second : -1;
+}
+
 int64_t ColumnSplit::row_bytes(const Graph& graph, int32_t tensor) const {
   const graph::Tensor& t = graph.tensors[tensor];
-  const size_t i = static_cast<size_t>(std::find(tensors.begin(), tensors.end(), tensor) - tensors.begin());
-  if (i == tensors.size() || t.shape.size() != 4 || t.shape[2] == 0) return image_row_bytes(t);
+  const int32_t i = entry(tensor);
+  if (i < 0 || t.shape.size() != 4 || t.shape[2] == 0) return image_row_bytes(t);
   return image_row_bytes(t) / t.shape[2] * widest[i];
 }
 
 int64_t ColumnSplit::macs(const Graph& graph, int32_t op, int64_t whole_row_macs) const {
   const int32_t out = graph.ops[op].outputs[0];
   const graph::Tensor& t = graph.tensors[out];
-  const size_t i = static_cast<size_t>(std::find(tensors.begin(), tensors.end(), out) - tensors.begin());
-  if (i == tensors.size() || t.shape.size() != 4 || t.shape[2] == 0) return whole_row_macs;
+  const int32_t i = entry(out);
+  if (i < 0 || t.shape.size() != 4 || t.shape[2] == 0) return whole_row_macs;
   return whole_row_macs / t.shape[2] * total[i];  // whole-row MACs are a multiple of the width
 }
 
@@ -391,6 +399,8 @@ ColumnSplit split_columns(const Graph& graph, const GraphFacts& facts, const std
       split.widest[i] = std::max(split.widest[i], region[3] - region[2]);
       split.total[i] += region[3] - region[2];
     }
+  for (size_t i = 0; i < count; ++i) split.by_tensor.emplace_back(split.tensors[i], static_cast<int32_t>(i));
+  std::sort(split.by_tensor.begin(), split.by_tensor.end());
   return split;
 }
 

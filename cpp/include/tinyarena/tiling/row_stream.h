@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "tinyarena/graph/graph.h"
@@ -90,11 +91,17 @@ struct RowStream {
 // loaded_ops) run no kernel: the strips load their tensors' columns. Throws
 // std::invalid_argument when the ops cannot be split (an op that runs only on whole rows, or
 // more than one tensor leaving the segment).
+// A tensor's columns, like its ring, depend only on the ops after it: the split of a longer run
+// ending with the same op holds them for every segment it covers.
 struct ColumnSplit {
   int32_t strips = 1;
   std::vector<int32_t> tensors;  // as PatchRun::tensors
   std::vector<int32_t> columns;  // per strip, per tensor: [begin, end), as RowStream::strip_columns
   std::vector<int32_t> widest, total;  // per tensor
+  std::vector<std::pair<int32_t, int32_t>> by_tensor;  // (tensor, its entry), ascending
+
+  // The entry of `tensor`, or -1.
+  int32_t entry(int32_t tensor) const;
 
   // Bytes of one row of `tensor` held for a strip (the widest), or of the whole row when absent.
   int64_t row_bytes(const graph::Graph& graph, int32_t tensor) const;
