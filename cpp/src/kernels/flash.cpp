@@ -82,6 +82,18 @@ ConstantBytes fully_connected_bytes(const graph::Graph& graph, const graph::Op& 
   return bytes;
 }
 
+// Gate weights (int8 in every build: the LSTM has no SIMD path) and the effective biases.
+ConstantBytes lstm_bytes(const graph::Graph& graph, const graph::Op& op) {
+  const LstmKernel k = lstm_kernel(graph, op);
+  ConstantBytes bytes;
+  for (int g = 0; g < 4; ++g) {
+    for (int32_t tensor : {k.input_weights_tensor[g], k.recurrent_weights_tensor[g]})
+      if (tensor >= 0) bytes.weights += graph.tensors[tensor].element_count;
+    bytes.biases += int32s(k.input_bias[g].size()) + int32s(k.recurrent_bias[g].size());
+  }
+  return bytes;
+}
+
 // The op's own arrays, besides constant data inputs; throws UnsupportedError as the builders do.
 ConstantBytes call_arrays(const graph::Graph& graph, const graph::Op& op, Build build) {
   ConstantBytes bytes;
@@ -89,6 +101,7 @@ ConstantBytes call_arrays(const graph::Graph& graph, const graph::Op& op, Build 
     case opcode::kConv2D: return conv_bytes(graph, op, build);
     case opcode::kDepthwiseConv2D: return depthwise_bytes(graph, op, build);
     case opcode::kFullyConnected: return fully_connected_bytes(graph, op, build);
+    case opcode::kUnidirectionalSequenceLstm: return lstm_bytes(graph, op);
     case opcode::kLogistic: case opcode::kTanh: lut(graph, op); bytes.tables = kLutBytes; return bytes;
     case opcode::kConcatenation: bytes.tables = int32s(concat_plan(graph, op).copy_sizes.size()); return bytes;
     case opcode::kSplit: bytes.tables = int32s(split_plan(graph, op).copy_sizes.size()); return bytes;
