@@ -45,7 +45,7 @@ def test_case_count_and_coverage():
                                      "concatenation", "split", "transpose", "strided_slice", "resize_nearest_neighbor",
                                      "logistic", "tanh", "hard_swish", "relu", "relu6", "quantize_f32", "requantize",
                                      "dequantize", "sub", "squared_difference", "leaky_relu", "split_v", "gather",
-                                     "pack", "unpack", "shape_fill"}
+                                     "pack", "unpack", "shape_fill", "lstm"}
 
 
 @pytest.mark.parametrize("variant", range(len(VARIANTS)))

@@ -176,7 +176,9 @@ int64_t kernel_code_bytes(const std::string& function) {
       {"ta_transpose_s8", 376},
       {"ta_strided_slice_s8", 476},
       {"ta_resize_nearest_s8", 404},
-      {"ta_gather_s8", 96}};
+      {"ta_gather_s8", 96},
+      {"ta_lstm_s8", 2260},
+      {"ta_lstm_s8_reset_state", 40}};
   const auto found = kBytes.find(function);
   return found == kBytes.end() ? 0 : found->second;
 }
@@ -192,7 +194,8 @@ int64_t kernel_source_code_bytes(const std::string& source) {
       {"softmax.c", 2868},
       {"activations.c", 1228},
       {"mean.c", 748},
-      {"data_movement.c", 1968}};
+      {"data_movement.c", 1968},
+      {"lstm.c", 2300}};
   const auto found = kBytes.find(source);
   return found == kBytes.end() ? 0 : found->second;
 }

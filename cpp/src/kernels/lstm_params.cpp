@@ -101,8 +101,12 @@ LstmKernel detail::lstm_geometry(const graph::Graph& graph, const graph::Op& op)
   p.n_input = in.shape[2];
   p.n_cell = forget.shape[0];
   p.use_cifg = !present(graph, op, kInputWeights) && !present(graph, op, kRecurrentWeights);
-  const graph::Tensor& out = int8_output(graph, op, 0, 3);
-  require_shape(op, out, {in.shape[0], in.shape[1], p.n_cell}, "the output");
+  // The sequence output, or (after the zero_copy transform) the last step's hidden state alone.
+  const graph::Tensor& out = int8_output(graph, op, 0);
+  const bool sequence = out.shape == std::vector<int32_t>{in.shape[0], in.shape[1], p.n_cell};
+  p.output_last_step_only = !sequence && out.element_count == int64_t{p.batches} * p.n_cell;
+  if (!sequence && !p.output_last_step_only)
+    require_shape(op, out, {in.shape[0], in.shape[1], p.n_cell}, "the output");
   return k;
 }
 
