@@ -154,3 +154,11 @@ def test_fused_lstm_plan_holds_one_step_not_the_sequence(name):
     assert plan.macs == 49 * 4 * 32 * (10 + 32) + 32 * 12
     untransformed = tinyarena.plan(path(name), io="int8", transforms="none")
     assert untransformed.peak_bytes == 496 + state_and_gates + 49 * 32
+
+
+@pytest.mark.qemu
+@pytest.mark.slow
+@pytest.mark.parametrize("name", FUSED_LSTM)
+def test_fused_lstm_is_bit_exact_on_cortex_m4(name, tmp_path):
+    result = verify(path(name), target="cortex-m4", work_dir=tmp_path)
+    assert result.bit_exact, result.summary()

@@ -61,7 +61,7 @@ FAMILIES = {
     "pack": 12,
     "unpack": 12,
     "shape_fill": 8,
-    "lstm": 12,
+    "lstm": 20,
 }
 
 # Families the ctypes runner (runner.run_op, kernel_params.py) does not derive params for; they
