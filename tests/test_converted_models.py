@@ -101,8 +101,7 @@ def is_int8_inside(name):
     (an LSTM's empty float32 intermediates, which carry only quantization) do not count."""
     graph = tinyarena.load_model(path(name))
     io = set(graph.inputs) | set(graph.outputs)
-    unused = lambda t: t.producer < 0 and not t.consumers  # noqa: E731
-    return all(t.dtype != "float32" or t.index in io or unused(t) for t in graph.tensors)
+    return all(t.dtype != "float32" or t.index in io or (t.producer < 0 and not t.consumers) for t in graph.tensors)
 
 
 # The files whose every op has a kernel today and computes in int8; the others stop at the first

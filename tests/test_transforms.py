@@ -261,8 +261,8 @@ def test_lstm_the_kernel_cannot_run_is_named():
     mb = ModelBuilder("lstm_cell_scale", seed=1)
     mb.output(mb.lstm(mb.input([1, 3, 4], scale=0.05, zero_point=0), 4, cell_scale_log2=-8))
     issues = tinyarena.plan(mb.build()).compile_issues
-    assert list(issues) == ["op 0 (UNIDIRECTIONAL_SEQUENCE_LSTM): the cell state's scale is 2^-8; "
-                            "the kernel takes 2^-15 .. 2^-9"]
+    reason = "op 0 (UNIDIRECTIONAL_SEQUENCE_LSTM): the cell state's scale is 2^-8; the kernel takes 2^-15 .. 2^-9"
+    assert list(issues) == [reason]
 
 
 # plan(), random DAGs, real models, CLI ---------------------------------------------------

@@ -76,8 +76,9 @@ class RecurrentLayers:
                     bias_scale = np.float32(x.scale) * scale
                     inputs[_BIASES + g] = self._constant(f"{scope}_{name}_bias", quantize_bias(bias[g], bias_scale),
                                                          "int32", QuantParams.symmetric(bias_scale))
-        state = lambda name, dtype, quant: self._graph.add_tensor(  # noqa: E731
-            TensorSpec(f"{scope}_{name}", (batch, units), dtype, quant, is_variable=True))
+        def state(name, dtype, quant):
+            return self._graph.add_tensor(TensorSpec(f"{scope}_{name}", (batch, units), dtype, quant, is_variable=True))
+
         inputs[_HIDDEN_STATE] = state("hidden_state", "int8", hidden_quant)
         inputs[_CELL_STATE] = state("cell_state", "int16", QuantParams.per_tensor(2.0 ** cell_scale_log2, 0))
         intermediates = [self._graph.add_tensor(TensorSpec(f"{scope}_{g}_intermediate", (0,), "float32"))
