@@ -19,8 +19,9 @@ def _sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def _float_lstm(x, wx, wh, bias, time_major):
-    """The float LSTM over ``x`` (gates i, f, c, o): the hidden sequence and every cell state."""
+def _float_lstm(x, wx, wh, bias, time_major, cifg):
+    """The float LSTM over ``x`` (gates i, f, c, o; with ``cifg`` i = 1 - f): the hidden sequence
+    and every cell state."""
     seq = np.swapaxes(x, 0, 1) if time_major else x  # [batch, steps, features]
     batch, steps, _ = seq.shape
     units = wh[0].shape[0]
@@ -28,7 +29,8 @@ def _float_lstm(x, wx, wh, bias, time_major):
     hs, cs = np.zeros((batch, steps, units)), np.zeros((batch, steps, units))
     for t in range(steps):
         z = [seq[:, t] @ wx[g].T + h @ wh[g].T + bias[g] for g in range(4)]
-        c = _sigmoid(z[1]) * c + _sigmoid(z[0]) * np.tanh(z[2])
+        input_gate = 1.0 - _sigmoid(z[1]) if cifg else _sigmoid(z[0])
+        c = _sigmoid(z[1]) * c + input_gate * np.tanh(z[2])
         h = _sigmoid(z[3]) * np.tanh(c)
         hs[:, t], cs[:, t] = h, c
     return (np.swapaxes(hs, 0, 1) if time_major else hs), cs
@@ -38,7 +40,7 @@ class RecurrentLayers:
     """Recurrent layers of ``ModelBuilder``."""
 
     def lstm(self, x: Tensor, units: int, cell_clip: float = 0.0, time_major: bool = False,
-             cell_scale_log2=None) -> Tensor:
+             cell_scale_log2=None, cifg: bool = False) -> Tensor:
         """UNIDIRECTIONAL_SEQUENCE_LSTM over ``x`` [batch, steps, features] ([steps, batch, features]
         when ``time_major``), returning the int8 hidden sequence (``units`` per step).
 
@@ -48,7 +50,8 @@ class RecurrentLayers:
         cell state at a power-of-two scale (``2**cell_scale_log2``, default: the smallest one
         covering the float cell values, within TFLite's 2^-15 .. 2^-9), five intermediates
         (the last carries the hidden state's quantization). ``cell_clip`` (> 0) clips the cell
-        state to [-cell_clip, cell_clip] in real units.
+        state to [-cell_clip, cell_clip] in real units. ``cifg`` couples the input gate to the
+        forget gate (1 - f): the input gate's weights and bias are omitted.
         """
         x = self._check_tensor(x, "lstm", rank=3)
         units = positive_int(units, "lstm units")
@@ -59,7 +62,7 @@ class RecurrentLayers:
         wx = [self._weights.kernel((units, features), features) for _ in _GATES]
         wh = [self._weights.kernel((units, units), units) for _ in _GATES]
         bias = [self._weights.uniform((units,), -0.5, 0.5) + (1.0 if g == "forget" else 0.0) for g in _GATES]
-        hs, cs = _float_lstm(self._sample(x), wx, wh, bias, time_major)
+        hs, cs = _float_lstm(self._sample(x), wx, wh, bias, time_major, cifg)
         if cell_scale_log2 is None:
             peak = max(float(np.max(np.abs(cs))), cell_clip, 1e-6)
             cell_scale_log2 = int(np.clip(np.ceil(np.log2(peak)) - 15, -15, -9))
@@ -69,6 +72,8 @@ class RecurrentLayers:
         inputs = [-1] * _INPUTS
         inputs[0] = x.index
         for g, name in enumerate(_GATES):
+            if cifg and name == "input":
+                continue
             for position, w in ((_INPUT_WEIGHTS + g, wx[g]), (_RECURRENT_WEIGHTS + g, wh[g])):
                 q, scale = quantize_weights(w)
                 inputs[position] = self._constant(f"{scope}_w{position}", q, "int8", QuantParams.symmetric(scale))
