@@ -12,7 +12,7 @@
 #include "tinyarena_kernels.h"
 #include "tinyarena_requantize.h"
 
-enum { kGateInput = 0, kGateForget = 1, kGateCell = 2, kGateOutput = 3, kGates = 4 };
+enum { kGateInput = 0, kGateForget = 1, kGateCell = 2, kGateOutput = 3 };
 
 static int16_t fx_add(int16_t a, int16_t b) { return (int16_t)(a + b); }
 static int16_t fx_sub(int16_t a, int16_t b) { return (int16_t)(a - b); }
@@ -119,70 +119,51 @@ static int16_t fx_tanh(int16_t a, int int_bits) {
   return a < 0 ? fx_neg(t) : t;
 }
 
-/* gate[r] = clamp16(gate[r] + mbqm(bias[r] + w[r] . v, mult, shift)) (MatrixBatchVectorMultiplyAccumulate). */
-static void accumulate_matmul(const int8_t *v, int32_t n, const int8_t *w, const int32_t *bias, int32_t mult,
-                              int32_t shift, int32_t rows, int16_t *gate) {
-  int32_t r, c;
-  for (r = 0; r < rows; ++r) {
-    const int8_t *row = w + (size_t)r * (size_t)n;
-    int32_t acc = bias[r];
-    for (c = 0; c < n; ++c) acc += (int32_t)row[c] * (int32_t)v[c];
-    gate[r] = fx_sat(ta_mbqm(acc, mult, shift) + gate[r]);
-  }
+/* clamp16(mbqm(bias + w_row . v, mult, shift) + acc): one row of MatrixBatchVectorMultiplyAccumulate. */
+static int16_t accumulate_row(const int8_t *w_row, const int8_t *v, int32_t n, int32_t bias, int32_t mult,
+                              int32_t shift, int16_t acc) {
+  int32_t dot = bias, c;
+  for (c = 0; c < n; ++c) dot += (int32_t)w_row[c] * (int32_t)v[c];
+  return fx_sat(ta_mbqm(dot, mult, shift) + acc);
 }
 
-/* One gate of one step: both matrix products, then sigmoid (tanh for the cell gate). */
-static void compute_gate(const ta_lstm_params *p, int g, const int8_t *x, const int8_t *h, int16_t *gate) {
-  int32_t i;
-  memset(gate, 0, (size_t)p->n_cell * sizeof(int16_t));
-  accumulate_matmul(x, p->n_input, p->input_weights[g], p->input_bias[g], p->input_mult[g], p->input_shift[g],
-                    p->n_cell, gate);
-  accumulate_matmul(h, p->n_cell, p->recurrent_weights[g], p->recurrent_bias[g], p->recurrent_mult[g],
-                    p->recurrent_shift[g], p->n_cell, gate);
-  for (i = 0; i < p->n_cell; ++i) gate[i] = g == kGateCell ? fx_tanh(gate[i], 3) : fx_logistic(gate[i], 3);
+/* Gate g of cell r: both matrix products (input first, as TFLite adds them), then sigmoid (tanh
+ * for the cell gate) of the Q3.12 sum. */
+static int16_t gate(const ta_lstm_params *p, int g, int32_t r, const int8_t *x, const int8_t *h) {
+  const int16_t from_input = accumulate_row(p->input_weights[g] + (size_t)r * (size_t)p->n_input, x, p->n_input,
+                                            p->input_bias[g][r], p->input_mult[g], p->input_shift[g], 0);
+  const int16_t sum = accumulate_row(p->recurrent_weights[g] + (size_t)r * (size_t)p->n_cell, h, p->n_cell,
+                                     p->recurrent_bias[g][r], p->recurrent_mult[g], p->recurrent_shift[g], from_input);
+  return g == kGateCell ? fx_tanh(sum, 3) : fx_logistic(sum, 3);
 }
 
-/* c = f * c + i * g (i = 1 - f with CIFG), clipped. */
-static void update_cell(const ta_lstm_params *p, const int16_t *input_gate, const int16_t *forget_gate,
-                        const int16_t *cell_gate, int16_t *cell) {
-  const int shift = 30 + p->cell_scale_log2;
-  int32_t i;
-  for (i = 0; i < p->n_cell; ++i) {
-    const int16_t in = p->use_cifg ? (int16_t)(INT16_MAX - forget_gate[i]) : input_gate[i];
-    const int16_t kept = (int16_t)ta_rdbpot((int32_t)forget_gate[i] * cell[i], 15);
-    const int16_t added = (int16_t)ta_rdbpot((int32_t)in * cell_gate[i], shift);
+/* One step. Every gate of every cell reads the previous hidden state, and everything after the
+ * matrix products is per cell, so TFLite's gate-by-gate order and this cell-by-cell one give the
+ * same values: c = f * c + i * g (i = 1 - f with CIFG), clipped; h = o * tanh(c) requantized.
+ * The new hidden state goes to `next` until the step is done. */
+static void lstm_step(const ta_lstm_params *p, const int8_t *x, int8_t *hidden, int16_t *cell, int8_t *next) {
+  const int cell_shift = 30 + p->cell_scale_log2, tanh_int_bits = 15 + p->cell_scale_log2;
+  int32_t r;
+  for (r = 0; r < p->n_cell; ++r) {
+    const int16_t forget = gate(p, kGateForget, r, x, hidden);
+    const int16_t candidate = gate(p, kGateCell, r, x, hidden);
+    const int16_t input = p->use_cifg ? (int16_t)(INT16_MAX - forget) : gate(p, kGateInput, r, x, hidden);
+    const int16_t kept = (int16_t)ta_rdbpot((int32_t)forget * cell[r], 15);
+    const int16_t added = (int16_t)ta_rdbpot((int32_t)input * candidate, cell_shift);
     int16_t c = fx_sat((int32_t)kept + added);
     if (p->cell_clip > 0) c = (int16_t)ta_clamp32(c, -p->cell_clip, p->cell_clip);
-    cell[i] = c;
+    cell[r] = c;
+    {
+      const int32_t product = (int32_t)gate(p, kGateOutput, r, x, hidden) * fx_tanh(c, tanh_int_bits);
+      next[r] = (int8_t)ta_clamp32(ta_mbqm(product, p->hidden_mult, p->hidden_shift) + p->hidden_zero_point, -128, 127);
+    }
   }
-}
-
-/* h = clamp8(mbqm(o * tanh(c)) + hidden zero point). */
-static void update_hidden(const ta_lstm_params *p, const int16_t *output_gate, const int16_t *cell, int8_t *hidden) {
-  const int tanh_int_bits = 15 + p->cell_scale_log2;
-  int32_t i;
-  for (i = 0; i < p->n_cell; ++i) {
-    const int32_t product = (int32_t)output_gate[i] * fx_tanh(cell[i], tanh_int_bits);
-    const int32_t v = ta_mbqm(product, p->hidden_mult, p->hidden_shift) + p->hidden_zero_point;
-    hidden[i] = (int8_t)ta_clamp32(v, -128, 127);
-  }
-}
-
-static void lstm_step(const ta_lstm_params *p, const int8_t *x, int8_t *hidden, int16_t *cell, int16_t *gates) {
-  int16_t *gate[kGates];
-  int g;
-  for (g = 0; g < kGates; ++g) gate[g] = gates + (size_t)g * (size_t)p->n_cell;
-  if (!p->use_cifg) compute_gate(p, kGateInput, x, hidden, gate[kGateInput]);
-  compute_gate(p, kGateForget, x, hidden, gate[kGateForget]);
-  compute_gate(p, kGateCell, x, hidden, gate[kGateCell]);
-  update_cell(p, gate[kGateInput], gate[kGateForget], gate[kGateCell], cell);
-  compute_gate(p, kGateOutput, x, hidden, gate[kGateOutput]);
-  update_hidden(p, gate[kGateOutput], cell, hidden);
+  memcpy(hidden, next, (size_t)p->n_cell);
 }
 
 void ta_lstm_s8(const ta_lstm_params *p, const int8_t *input, int8_t *hidden, int16_t *cell, int8_t *output,
                 void *scratch) {
-  int16_t *gates = (int16_t *)scratch;
+  int8_t *next = (int8_t *)scratch;
   int32_t b, t;
   for (b = 0; b < p->batches; ++b) {
     int8_t *h = hidden + (size_t)b * (size_t)p->n_cell;
@@ -190,7 +171,7 @@ void ta_lstm_s8(const ta_lstm_params *p, const int8_t *input, int8_t *hidden, in
     for (t = 0; t < p->steps; ++t) {
       const int32_t row = p->time_major ? t * p->batches + b : b * p->steps + t;
       const int32_t out_row = p->output_last_step_only ? b : row;
-      lstm_step(p, input + (size_t)row * (size_t)p->n_input, h, c, gates);
+      lstm_step(p, input + (size_t)row * (size_t)p->n_input, h, c, next);
       memcpy(output + (size_t)out_row * (size_t)p->n_cell, h, (size_t)p->n_cell);
     }
   }
@@ -202,4 +183,4 @@ void ta_lstm_s8_reset_state(const ta_lstm_params *p, int8_t *hidden, int16_t *ce
   memset(cell, 0, n * sizeof(int16_t));
 }
 
-size_t ta_lstm_s8_scratch_bytes(const ta_lstm_params *p) { return (size_t)kGates * (size_t)p->n_cell * sizeof(int16_t); }
+size_t ta_lstm_s8_scratch_bytes(const ta_lstm_params *p) { return (size_t)p->n_cell; }
