@@ -5,6 +5,7 @@ stays bit-exact with TFLite's reference kernels."""
 import functools
 import json
 
+import numpy as np
 import pytest
 import tinyarena
 from real_models import REAL_MODEL_NAMES, real_model
@@ -257,12 +258,24 @@ def test_zero_copy_folds_the_last_step_slice_into_the_lstm():
         assert_bit_exact(other, transforms="zero_copy")
 
 
-def test_lstm_the_kernel_cannot_run_is_named():
-    mb = ModelBuilder("lstm_cell_scale", seed=1)
-    mb.output(mb.lstm(mb.input([1, 3, 4], scale=0.05, zero_point=0), 4, cell_scale_log2=-8))
-    issues = tinyarena.plan(mb.build()).compile_issues
+def lstm_with(position=None, cell_scale_log2=None):
+    """An LSTM(4); with `position`, that input (peephole 9..11, projection 16, layer norm 20..23)
+    set to an int16 constant of 4 values."""
+    mb = ModelBuilder("lstm_refused", seed=1)
+    mb.output(mb.lstm(mb.input([1, 3, 4], scale=0.05, zero_point=0), 4, cell_scale_log2=cell_scale_log2))
+    if position is not None:
+        mb._graph.operators[-1].inputs[position] = mb._constant("extra", np.ones(4, np.int16), "int16")
+    return mb.build()
+
+
+@pytest.mark.parametrize("position,what", [(10, "peephole (cell-to-gate) weights"),
+                                           (16, "projection weights and bias"),
+                                           (21, "layer normalization coefficients")])
+def test_lstm_features_the_kernel_lacks_are_named(position, what):
+    assert list(tinyarena.plan(lstm_with(position)).compile_issues) == [
+        f"op 0 (UNIDIRECTIONAL_SEQUENCE_LSTM): {what} are not supported"]
     reason = "op 0 (UNIDIRECTIONAL_SEQUENCE_LSTM): the cell state's scale is 2^-8; the kernel takes 2^-15 .. 2^-9"
-    assert list(issues) == [reason]
+    assert list(tinyarena.plan(lstm_with(cell_scale_log2=-8)).compile_issues) == [reason]
 
 
 # plan(), random DAGs, real models, CLI ---------------------------------------------------
