@@ -19,9 +19,9 @@ def _sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def _float_lstm(x, wx, wh, bias, time_major, cifg):
-    """The float LSTM over ``x`` (gates i, f, c, o; with ``cifg`` i = 1 - f): the hidden sequence
-    and every cell state."""
+def _float_lstm(x, wx, wh, bias, time_major, cifg, cell_clip):
+    """The float LSTM over ``x`` (gates i, f, c, o; with ``cifg`` i = 1 - f; the cell state
+    clipped to +-cell_clip when > 0): the hidden sequence and every cell state."""
     seq = np.swapaxes(x, 0, 1) if time_major else x  # [batch, steps, features]
     batch, steps, _ = seq.shape
     units = wh[0].shape[0]
@@ -31,6 +31,8 @@ def _float_lstm(x, wx, wh, bias, time_major, cifg):
         z = [seq[:, t] @ wx[g].T + h @ wh[g].T + bias[g] for g in range(4)]
         input_gate = 1.0 - _sigmoid(z[1]) if cifg else _sigmoid(z[0])
         c = _sigmoid(z[1]) * c + input_gate * np.tanh(z[2])
+        if cell_clip > 0:
+            c = np.clip(c, -cell_clip, cell_clip)
         h = _sigmoid(z[3]) * np.tanh(c)
         hs[:, t], cs[:, t] = h, c
     return (np.swapaxes(hs, 0, 1) if time_major else hs), cs
@@ -62,7 +64,7 @@ class RecurrentLayers:
         wx = [self._weights.kernel((units, features), features) for _ in _GATES]
         wh = [self._weights.kernel((units, units), units) for _ in _GATES]
         bias = [self._weights.uniform((units,), -0.5, 0.5) + (1.0 if g == "forget" else 0.0) for g in _GATES]
-        hs, cs = _float_lstm(self._sample(x), wx, wh, bias, time_major, cifg)
+        hs, cs = _float_lstm(self._sample(x), wx, wh, bias, time_major, cifg, cell_clip)
         if cell_scale_log2 is None:
             peak = max(float(np.max(np.abs(cs))), cell_clip, 1e-6)
             cell_scale_log2 = int(np.clip(np.ceil(np.log2(peak)) - 15, -15, -9))
