@@ -143,17 +143,16 @@ def test_fused_lstm_plan_holds_one_step_not_the_sequence(name):
     # LSTM(32) over 49 steps of 10 features. The STRIDED_SLICE of the last step goes (zero_copy):
     # the LSTM writes only that step, so the 49 x 32 sequence (1,568 B) is never stored. At the
     # LSTM the arena holds the whole int8 input (490 -> 496 B), the hidden (int8) and cell
-    # (int16) state, the next hidden state (the kernel's scratch: it runs cell by cell) and the
-    # last step's output.
+    # (int16) state and the last step's output (the kernel runs cell by cell: no scratch).
     plan = tinyarena.plan(path(name), io="int8")
     types = [op.type for op in plan.graph.ops]
     assert types == ["UNIDIRECTIONAL_SEQUENCE_LSTM", "FULLY_CONNECTED", "SOFTMAX"]
     assert tuple(plan.graph.tensors[plan.graph.ops[0].outputs[0]].shape) == (1, 32)
-    state_and_scratch = 32 + 2 * 32 + 32
-    assert plan.peak_bytes == 496 + state_and_scratch + 32
+    state = 32 + 2 * 32
+    assert plan.peak_bytes == 496 + state + 32
     assert plan.macs == 49 * 4 * 32 * (10 + 32) + 32 * 12
     untransformed = tinyarena.plan(path(name), io="int8", transforms="none")
-    assert untransformed.peak_bytes == 496 + state_and_scratch + 49 * 32
+    assert untransformed.peak_bytes == 496 + state + 49 * 32
 
 
 @pytest.mark.qemu

@@ -345,8 +345,8 @@ void ta_resize_nearest_s8(const ta_resize_params *p, const int8_t *input, int8_t
  * is 1 - forget gate (its entries [0] are unused). No peephole, layer norm or projection:
  * n_output == n_cell. Batches run one after another (TFLite's batch-major order; time-major
  * input gives the same values, the batches being independent). Each step runs cell by cell
- * (every gate reads the previous hidden state; the rest is per cell), so the scratch is the
- * next hidden state only: n_cell bytes. */
+ * (every gate reads the previous hidden state; the rest is per cell), writing the new hidden
+ * state into the step's output row, then into `hidden`: no gate buffers, no scratch. */
 typedef struct ta_lstm_params {
   int32_t batches, steps, n_input, n_cell;
   int32_t time_major;             /* input [steps][batches][n_input], else [batches][steps][n_input] */
@@ -365,10 +365,8 @@ typedef struct ta_lstm_params {
 /* Runs every step. `hidden` (int8, batches * n_cell) and `cell` (int16) hold the state and are
  * updated; ta_lstm_s8_reset_state sets them to TFLite's reset values (state_zero_point, 0).
  * output: [batches][steps][n_cell] (time-major: [steps][batches][n_cell]). */
-void ta_lstm_s8(const ta_lstm_params *p, const int8_t *input, int8_t *hidden, int16_t *cell, int8_t *output,
-                void *scratch);
+void ta_lstm_s8(const ta_lstm_params *p, const int8_t *input, int8_t *hidden, int16_t *cell, int8_t *output);
 void ta_lstm_s8_reset_state(const ta_lstm_params *p, int8_t *hidden, int16_t *cell);
-size_t ta_lstm_s8_scratch_bytes(const ta_lstm_params *p);
 
 /* ------------------------------------------------------------ weight packing (host) */
 size_t ta_pack_gemm_weights_s16_bytes(int32_t n, int32_t k);

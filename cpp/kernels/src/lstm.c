@@ -140,7 +140,8 @@ static int16_t gate(const ta_lstm_params *p, int g, int32_t r, const int8_t *x, 
 /* One step. Every gate of every cell reads the previous hidden state, and everything after the
  * matrix products is per cell, so TFLite's gate-by-gate order and this cell-by-cell one give the
  * same values: c = f * c + i * g (i = 1 - f with CIFG), clipped; h = o * tanh(c) requantized.
- * The new hidden state goes to `next` until the step is done. */
+ * The new hidden state goes to `next` (the step's output row, which nothing reads during the
+ * step) and is copied to `hidden` when the step is done. */
 static void lstm_step(const ta_lstm_params *p, const int8_t *x, int8_t *hidden, int16_t *cell, int8_t *next) {
   const int cell_shift = 30 + p->cell_scale_log2, tanh_int_bits = 15 + p->cell_scale_log2;
   int32_t r;
@@ -161,9 +162,7 @@ static void lstm_step(const ta_lstm_params *p, const int8_t *x, int8_t *hidden, 
   memcpy(hidden, next, (size_t)p->n_cell);
 }
 
-void ta_lstm_s8(const ta_lstm_params *p, const int8_t *input, int8_t *hidden, int16_t *cell, int8_t *output,
-                void *scratch) {
-  int8_t *next = (int8_t *)scratch;
+void ta_lstm_s8(const ta_lstm_params *p, const int8_t *input, int8_t *hidden, int16_t *cell, int8_t *output) {
   int32_t b, t;
   for (b = 0; b < p->batches; ++b) {
     int8_t *h = hidden + (size_t)b * (size_t)p->n_cell;
@@ -171,8 +170,7 @@ void ta_lstm_s8(const ta_lstm_params *p, const int8_t *input, int8_t *hidden, in
     for (t = 0; t < p->steps; ++t) {
       const int32_t row = p->time_major ? t * p->batches + b : b * p->steps + t;
       const int32_t out_row = p->output_last_step_only ? b : row;
-      lstm_step(p, input + (size_t)row * (size_t)p->n_input, h, c, next);
-      memcpy(output + (size_t)out_row * (size_t)p->n_cell, h, (size_t)p->n_cell);
+      lstm_step(p, input + (size_t)row * (size_t)p->n_input, h, c, output + (size_t)out_row * (size_t)p->n_cell);
     }
   }
 }
@@ -182,5 +180,3 @@ void ta_lstm_s8_reset_state(const ta_lstm_params *p, int8_t *hidden, int16_t *ce
   memset(hidden, p->state_zero_point, n);
   memset(cell, 0, n * sizeof(int16_t));
 }
-
-size_t ta_lstm_s8_scratch_bytes(const ta_lstm_params *p) { return (size_t)p->n_cell; }

@@ -68,11 +68,9 @@ KernelCall lower_lstm(const LoweringContext& context, const graph::Op& op) {
   call.params = fields.take();
   const std::string hidden = context.address(op.inputs.at(kHiddenState));
   const std::string cell = context.address(op.inputs.at(kCellState));
-  const std::string scratch =
-      scratch_for(context, op, static_cast<int64_t>(ta_lstm_s8_scratch_bytes(&p)));
   call.call = call_text("ta_lstm_s8_reset_state", {params_ref(op), hidden, cell}) + "\n" +
               call_text("ta_lstm_s8", {params_ref(op), operand(context, call, op, 0), hidden, cell,
-                                       context.address(op.outputs[0]), scratch});
+                                       context.address(op.outputs[0])});
   return call;
 }
 

@@ -11,6 +11,5 @@ namespace tinyarena::kernels::detail {
 ConvKernel conv_geometry(const graph::Graph& graph, const graph::Op& op);
 DepthwiseKernel depthwise_geometry(const graph::Graph& graph, const graph::Op& op);
 FullyConnectedKernel fully_connected_geometry(const graph::Graph& graph, const graph::Op& op);
-LstmKernel lstm_geometry(const graph::Graph& graph, const graph::Op& op);
 
 }  // namespace tinyarena::kernels::detail

@@ -8,7 +8,6 @@
 #include <cstring>
 
 #include "accumulators.h"
-#include "geometry.h"
 #include "op_checks.h"
 #include "tinyarena/kernels/kernel_params.h"
 #include "tinyarena/kernels/quantization.h"
@@ -86,9 +85,8 @@ int32_t cell_scale_log2(const graph::Op& op, const graph::Tensor& cell) {
   return log2;
 }
 
-}  // namespace
-
-LstmKernel detail::lstm_geometry(const graph::Graph& graph, const graph::Op& op) {
+// Sizes and layout from the input, the forget gate's weights and the output.
+LstmKernel lstm_geometry(const graph::Graph& graph, const graph::Op& op) {
   if (op.inputs.size() != 20 && op.inputs.size() != 24)
     unsupported(op, "has " + std::to_string(op.inputs.size()) + " inputs; the LSTM takes 20 or 24");
   const graph::Tensor& in = int8_input(graph, op, kInput, 3);
@@ -109,6 +107,8 @@ LstmKernel detail::lstm_geometry(const graph::Graph& graph, const graph::Op& op)
     require_shape(op, out, {in.shape[0], in.shape[1], p.n_cell}, "the output");
   return k;
 }
+
+}  // namespace
 
 LstmKernel lstm_kernel(const graph::Graph& graph, const graph::Op& op) {
   LstmKernel k = lstm_geometry(graph, op);
