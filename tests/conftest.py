@@ -1,7 +1,9 @@
 """Suite-wide set-up: test modules in sub-folders import the helpers in this folder
-(real_models, tflm_reference); tests marked `qemu` need the Arm toolchain and QEMU.
+(real_models, tflm_reference); tests marked `qemu` need the Arm toolchain and QEMU, tests marked
+`executorch` the [executorch] extra (torch and executorch).
 Markers are declared in pyproject.toml."""
 
+import importlib.util
 import os
 import pathlib
 import shutil
@@ -15,14 +17,33 @@ CORTEX_M_TOOLS = ("arm-none-eabi-gcc", "qemu-system-arm")
 
 
 def pytest_runtest_setup(item):
-    """A `qemu` test without the tools skips on a developer's machine and fails in CI
-    (CI=true), where .ci/run has installed them: a broken install is never a quiet skip."""
+    _require_cortex_m_tools(item)
+    _require_executorch(item)
+
+
+def _skip_or_fail(message):
+    """Outside CI a missing tool skips; in CI (CI=true), where .ci/run installs it, it fails."""
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def _require_executorch(item):
+    """An `executorch` test without torch and executorch skips on a developer's machine and fails in CI."""
+    if item.get_closest_marker("executorch") is None:
+        return
+    missing = [m for m in ("torch", "executorch") if importlib.util.find_spec(m) is None]
+    if missing:
+        _skip_or_fail(f"{' and '.join(missing)} not installed (pip install .[executorch]; CI installs it)")
+
+
+def _require_cortex_m_tools(item):
+    """A `qemu` test without the tools skips on a developer's machine and fails in CI: a broken
+    install is never a quiet skip."""
     if item.get_closest_marker("qemu") is None:
         return
     missing = [tool for tool in CORTEX_M_TOOLS if shutil.which(tool) is None]
     if not missing:
         return
-    message = f"{' and '.join(missing)} not found (Debian: gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)"
-    if os.environ.get("CI"):
-        pytest.fail(message + ": CI installs them")
-    pytest.skip(message)
+    _skip_or_fail(f"{' and '.join(missing)} not found (Debian: gcc-arm-none-eabi libnewlib-arm-none-eabi "
+                  "qemu-system-arm; CI installs them)")

@@ -128,3 +128,24 @@ def test_traffic_of_ring_buffers_counts_the_whole_tensor_passing_through():
     assert rings  # row streaming keeps a few rows of these tensors
     traffic = allocation.accessed_bytes(tiled)
     assert all(traffic[i] > 2 * tiled.buffers[i].size for i in rings)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_an_allocator_lowers_each_memory_and_fewest_bytes_takes_the_smaller_plan(seed):
+    # Hard single-memory instances (optimum 4 KiB, greedy above it) spread over two memories.
+    problem, _ = allocation.zero_slack_problem(40, capacity=4 * KIB, seed=seed, aligned=True)
+    rules = [BufferRules(accessed_bytes=int(b.size) * (1 + i % 3)) for i, b in enumerate(problem.buffers)]
+    h = HierarchyProblem([Memory("fast", 3 * KIB, alignment=1), Memory("slow", 64 * KIB, alignment=1)], problem, rules)
+    plans = {}
+    for place in (allocation.place_in_hierarchy, allocation.place_fastest_first):
+        greedy, refined = place(h), place(h, "auto", seconds=0.2)
+        assert allocation.validate_hierarchy(h, refined) == []
+        assert list(refined.memory) == list(greedy.memory)  # the allocator places, it does not reassign
+        assert all(r <= g for r, g in zip(refined.heights, greedy.heights))
+        assert all(lb <= r for lb, r in zip(refined.lower_bounds, refined.heights))
+        assert all(r == lb for r, lb, proven in zip(refined.heights, refined.lower_bounds, refined.proven_optimal)
+                   if proven)
+        plans[place.__name__] = refined
+    fewest = allocation.place_fewest_bytes(h, "auto", seconds=0.2)
+    assert allocation.validate_hierarchy(h, fewest) == []
+    assert sum(fewest.heights) == min(sum(p.heights) for p in plans.values())

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import tinyarena
+from tinyarena import builder
 from real_models import REAL_MODEL_NAMES, real_model
 
 # Op types per model, from tests/data/models/SOURCES.md.
@@ -119,3 +120,20 @@ def test_missing_file_is_a_model_error():
 def test_wrong_source_type_is_a_type_error():
     with pytest.raises(TypeError):
         tinyarena.load_model(42)
+
+
+def test_lstm_options_intermediates_and_state_are_read():
+    mb = builder.ModelBuilder("lstm", seed=2)
+    mb.output(mb.lstm(mb.input([4, 1, 3]), 6, cell_clip=1.5, time_major=True))
+    graph = tinyarena.load_model(mb.build())
+    (op,) = graph.ops
+    assert op.type == "UNIDIRECTIONAL_SEQUENCE_LSTM" and len(op.inputs) == 24
+    assert op.options.cell_clip == 1.5 and op.options.time_major and op.options.proj_clip == 0.0
+    assert not op.options.asymmetric_quantize_inputs and not op.options.diagonal_recurrent_tensors
+    hidden, cell = (graph.tensors[op.inputs[i]] for i in (18, 19))
+    assert hidden.is_variable and cell.is_variable and (hidden.dtype, cell.dtype) == ("int8", "int16")
+    assert len(op.intermediates) == 5
+    last = graph.tensors[op.intermediates[4]]
+    assert (last.dtype, last.scale.tolist(), last.zero_point.tolist()) == (
+        "int8", hidden.scale.tolist(), hidden.zero_point.tolist())
+    assert all(graph.tensors[t].producer < 0 and not graph.tensors[t].consumers for t in op.intermediates)

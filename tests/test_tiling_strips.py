@@ -5,7 +5,7 @@ import pytest
 
 import tinyarena
 from test_converted_models import path as converted_path
-from test_tiling import check_exact, mean_tail_model, mix, needs_cortex_m, replay, spatial_ops  # noqa: F401
+from test_tiling import check_exact, mean_tail_model, mix, needs_cortex_m, replay, run_cli, spatial_ops  # noqa: F401
 from tinyarena import _core, tiling
 
 
@@ -88,3 +88,26 @@ def test_search_takes_strips_when_halos_are_affordable(tmp_path):
     assert any(s.column_strips > 1 for s in auto.segments)
     assert auto.validate() == []
     check_exact(auto.graph, auto, "host", tmp_path)
+
+
+@pytest.mark.parametrize("name", ["mobilenet_v2_035_224_floatio.tflite", "mobilenet_v2_torch_64.tflite"])
+def test_strips_load_through_the_input_boundary_ops(name, tmp_path):
+    # A float input's QUANTIZE, an NCHW input's TRANSPOSE: each strip loads its columns through them.
+    best = tiling.search(converted_path(name), tiling="auto", max_mac_overhead=1.10).best
+    first = best.segments[0]
+    assert first.ops[0] == 0 and first.column_strips > 1
+    assert any(ring.source >= 0 for ring in best.tiled.streams[0].rings)
+    check_exact(best.graph, best, "host", tmp_path)
+
+
+def test_cli_takes_column_strips():
+    model = converted_path("mcunet_se_80_int8io.tflite")
+    run = run_cli("plan", model, "--tiling", "auto", "--max-mac-overhead", "1.1", "--column-strips", "3")
+    assert run.returncode == 0, run.stderr
+    best = tiling.search(model, tiling="auto", max_mac_overhead=1.1, column_strips=(3,)).best
+    assert f"tiling auto: peak {best.peak_bytes:,} B" in run.stdout
+    assert {s.column_strips for s in best.segments} <= {1, 3} and "3 column strips" in run.stdout
+    for args, message in ((["--tiling", "auto", "--column-strips", "0"], "positive integers"),
+                          (["--column-strips", "2"], "--column-strips applies to tiled schedules only")):
+        bad = run_cli("plan", model, *args)
+        assert bad.returncode == 2 and message in bad.stderr and "Traceback" not in bad.stderr

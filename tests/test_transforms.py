@@ -5,6 +5,7 @@ stays bit-exact with TFLite's reference kernels."""
 import functools
 import json
 
+import numpy as np
 import pytest
 import tinyarena
 from real_models import REAL_MODEL_NAMES, real_model
@@ -228,6 +229,53 @@ def test_contiguous_split_and_slices_become_views():
     assert inplace and not any(shared & {*op.inputs, *op.outputs} for op in inplace)  # slices may overlap
     assert_bit_exact(data, transforms="zero_copy")
     assert_bit_exact(data, transforms="zero_copy", inplace=False)
+
+
+def lstm_then_slice(step, also_output=False):
+    """LSTM(8) over 5 steps of 3 features, then STRIDED_SLICE of one step (batch 1)."""
+    mb = ModelBuilder("lstm_slice", seed=4)
+    x = mb.input([1, 5, 3], scale=0.05, zero_point=-3)
+    sequence = mb.lstm(x, 8, cell_clip=1.5)
+    mb.output(mb.strided_slice(sequence, [0, step, 0], [1, step + 1, 8], shrink_axis_mask=2))
+    if also_output:
+        mb.output(sequence)
+    return mb.build()
+
+
+def test_zero_copy_folds_the_last_step_slice_into_the_lstm():
+    data = lstm_then_slice(4)
+    copied, rewrites = transforms.zero_copy(tinyarena.load_model(data))
+    assert [op.type for op in copied.ops] == ["UNIDIRECTIONAL_SEQUENCE_LSTM"] and len(rewrites) == 1
+    assert tuple(copied.tensors[copied.ops[0].outputs[0]].shape) == (1, 8)
+    assert copied.ops[0].outputs[0] == copied.outputs[0]
+    assert tinyarena.plan(data).peak_bytes < tinyarena.plan(data, transforms="none").peak_bytes
+    assert_bit_exact(data, transforms="zero_copy")
+    # Another step, or a sequence the model also returns, keeps the slice (a view of the sequence).
+    for other in (lstm_then_slice(2), lstm_then_slice(4, also_output=True)):
+        copied, _ = transforms.zero_copy(tinyarena.load_model(other))
+        assert [op.type for op in copied.ops] == ["UNIDIRECTIONAL_SEQUENCE_LSTM", "STRIDED_SLICE"]
+        assert copied.ops[1].elided
+        assert_bit_exact(other, transforms="zero_copy")
+
+
+def lstm_with(position=None, cell_scale_log2=None):
+    """An LSTM(4); with `position`, that input (peephole 9..11, projection 16, layer norm 20..23)
+    set to an int16 constant of 4 values."""
+    mb = ModelBuilder("lstm_refused", seed=1)
+    mb.output(mb.lstm(mb.input([1, 3, 4], scale=0.05, zero_point=0), 4, cell_scale_log2=cell_scale_log2))
+    if position is not None:
+        mb._graph.operators[-1].inputs[position] = mb._constant("extra", np.ones(4, np.int16), "int16")
+    return mb.build()
+
+
+@pytest.mark.parametrize("position,what", [(10, "peephole (cell-to-gate) weights"),
+                                           (16, "projection weights and bias"),
+                                           (21, "layer normalization coefficients")])
+def test_lstm_features_the_kernel_lacks_are_named(position, what):
+    assert list(tinyarena.plan(lstm_with(position)).compile_issues) == [
+        f"op 0 (UNIDIRECTIONAL_SEQUENCE_LSTM): {what} are not supported"]
+    reason = "op 0 (UNIDIRECTIONAL_SEQUENCE_LSTM): the cell state's scale is 2^-8; the kernel takes 2^-15 .. 2^-9"
+    assert list(tinyarena.plan(lstm_with(cell_scale_log2=-8)).compile_issues) == [reason]
 
 
 # plan(), random DAGs, real models, CLI ---------------------------------------------------

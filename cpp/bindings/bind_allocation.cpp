@@ -294,15 +294,37 @@ void bind_hierarchy(py::module_& m) {
       .def_property_readonly("heights", [](const HierarchySolution& s) { return readonly_array(s.heights); })
       .def_property_readonly("accessed_bytes",
                              [](const HierarchySolution& s) { return readonly_array(s.accessed_bytes); })
+      .def_property_readonly("proven_optimal",
+                             [](const HierarchySolution& s) { return std::vector<bool>(s.proven_optimal); })
+      .def_property_readonly("lower_bounds", [](const HierarchySolution& s) { return readonly_array(s.lower_bounds); })
       .def("__repr__", [](const HierarchySolution& s) {
         std::string heights;
         for (int64_t h : s.heights) heights += (heights.empty() ? "" : ", ") + std::to_string(h);
         return "<HierarchySolution " + std::to_string(s.offsets.size()) + " buffers, heights [" + heights + "] B>";
       });
-  m.def("place_in_hierarchy", &allocation::place_in_hierarchy, py::arg("problem"),
-        "Place buffers across memories, keeping the most accessed bytes in the fastest ones.");
-  m.def("place_fastest_first", &allocation::place_fastest_first, py::arg("problem"),
-        "Baseline: largest first, each into the fastest allowed memory where it fits.");
+  const auto refined = [](auto place) {
+    return [place](const HierarchyProblem& h, const std::string& allocator, double seconds, double wall_seconds) {
+      py::gil_scoped_release release;
+      allocation::AllocatorOptions options;
+      options.seconds = seconds;
+      options.wall_seconds = wall_seconds;
+      return place(h, allocator, options);
+    };
+  };
+  m.def("place_in_hierarchy", refined(&allocation::place_in_hierarchy), py::arg("problem"), py::arg("allocator") = "",
+        py::arg("seconds") = 0.3, py::arg("wall_seconds") = 0.0,
+        "Place buffers across memories, keeping the most accessed bytes in the fastest ones. With `allocator` "
+        "(a name of allocator_names(), e.g. 'auto'), each memory's buffers are then placed by it (within "
+        "`seconds` of deterministic work) when that lowers the memory's peak.");
+  m.def("place_fastest_first", refined(&allocation::place_fastest_first), py::arg("problem"), py::arg("allocator") = "",
+        py::arg("seconds") = 0.3, py::arg("wall_seconds") = 0.0,
+        "Baseline: largest first, each into the fastest allowed memory where it fits (then, with `allocator`, "
+        "each memory's buffers placed by it when that lowers the peak).");
+  m.def("place_fewest_bytes", refined(&allocation::place_fewest_bytes), py::arg("problem"), py::arg("allocator") = "",
+        py::arg("seconds") = 0.3, py::arg("wall_seconds") = 0.0,
+        "Of place_in_hierarchy's and place_fastest_first's plans (each memory placed by `allocator`), the one with "
+        "the fewest bytes summed over the memories; of equal sums, the one with more bytes accessed in the faster "
+        "memories.");
   m.def("validate_hierarchy", &allocation::validate_hierarchy, py::arg("problem"), py::arg("solution"));
 }
 

@@ -121,7 +121,12 @@ void bind_options(py::module_& m) {
       .def_readonly("new_axis_mask", &OpOptions::new_axis_mask)
       .def_readonly("shrink_axis_mask", &OpOptions::shrink_axis_mask)
       .def_readonly("new_shape", &OpOptions::new_shape)
-      .def_readonly("squeeze_dims", &OpOptions::squeeze_dims);
+      .def_readonly("squeeze_dims", &OpOptions::squeeze_dims)
+      .def_readonly("cell_clip", &OpOptions::cell_clip)
+      .def_readonly("proj_clip", &OpOptions::proj_clip)
+      .def_readonly("time_major", &OpOptions::time_major)
+      .def_readonly("asymmetric_quantize_inputs", &OpOptions::asymmetric_quantize_inputs)
+      .def_readonly("diagonal_recurrent_tensors", &OpOptions::diagonal_recurrent_tensors);
 }
 
 void bind_op(py::module_& m) {
@@ -140,6 +145,8 @@ void bind_op(py::module_& m) {
       .def_property_readonly("inputs", [](const OpHandle& h) { return tuple_of(h.get().inputs); },
                              "Input tensor indices (-1 for an omitted optional input).")
       .def_property_readonly("outputs", [](const OpHandle& h) { return tuple_of(h.get().outputs); })
+      .def_property_readonly("intermediates", [](const OpHandle& h) { return tuple_of(h.get().intermediates); },
+                             "Tensors carrying only quantization for the kernel (an LSTM's gate and hidden scales).")
       .def_property_readonly("elided", [](const OpHandle& h) { return h.get().elided; },
                              "True when a transform made it zero-copy: it moves no data.")
       .def_property_readonly("macs", [](const OpHandle& h) { return graph::op_macs(*h.graph, h.get()); })

@@ -53,7 +53,10 @@ Memory hierarchies: ``HierarchyProblem(memories, problem, rules)`` with ``Memory
 fastest first and per-buffer ``BufferRules`` (pinned memory, blocked memories, "lives at
 offset k inside buffer j", accessed bytes); ``place_in_hierarchy`` keeps the most accessed
 bytes in the fastest memories (exact for small groups of competing buffers);
-``place_fastest_first`` is the greedy baseline; ``hierarchy_from_plan`` builds the problem
+``place_fastest_first`` is the greedy baseline; given an ``allocator`` name, both place each
+memory's buffers with it when that lowers the memory's peak (``proven_optimal`` and
+``lower_bounds`` per memory); ``place_fewest_bytes`` takes the one of their two plans with the
+fewest bytes over all memories (of equal sums, the more accesses in the faster memories); ``hierarchy_from_plan`` builds the problem
 of a plan, with each buffer's traffic estimated as its size times (1 write + its reads).
 """
 
@@ -79,6 +82,7 @@ from ._core import (
     lower_bound_bytes,
     pin_repair_search,
     place_fastest_first,
+    place_fewest_bytes,
     place_in_hierarchy,
     skyline_search,
     solve_exact,
@@ -96,6 +100,7 @@ __all__ = [
     "Memory",
     "hierarchy_from_plan",
     "place_fastest_first",
+    "place_fewest_bytes",
     "place_in_hierarchy",
     "validate_hierarchy",
     "Problem",

@@ -67,7 +67,8 @@ def fold_pads(model):
 
 
 def zero_copy(model):
-    """Concatenations and contiguous splits/slices without copies: ``(graph, rewrites)``."""
+    """Concatenations and contiguous splits/slices without copies: ``(graph, rewrites)``. A
+    STRIDED_SLICE of an LSTM's last step goes: the LSTM writes only that step."""
     return apply_transform(model, "zero_copy")
 
 

@@ -218,3 +218,32 @@ def test_builder_float_semantics_match_interpreter(fn, in_shape, expected_shape,
     else:
         lsb = np.max(np.abs(want)) / 127
     assert np.max(np.abs(got - want)) <= 1.5 * lsb
+
+
+@pytest.mark.parametrize("seed, time_major, cifg, cell_clip", [(0, False, False, 0.0), (1, True, False, 0.0),
+                                                               (2, False, False, 0.8), (3, True, True, 0.0)])
+def test_lstm_float_model_matches_the_integer_kernel(seed, time_major, cifg, cell_clip):
+    """The builder's float LSTM (its calibration) and TFLite's integer LSTM agree within 2 LSB on
+    the calibration input, so the quantization it writes fits what the op computes."""
+    from builder_test_support import load
+
+    mb = builder.ModelBuilder("lstm", seed=seed)
+    x = mb.input([6, 1, 5] if time_major else [1, 6, 5], scale=0.04, zero_point=3)
+    y = mb.lstm(x, 8, time_major=time_major, cifg=cifg, cell_clip=cell_clip)
+    mb.output(y)
+    interpreter = load(mb.build())
+    sample_in = np.clip(np.round(mb.calibration_sample(x) / x.scale) + x.zero_point, -128, 127).astype(np.int8)
+    interpreter.set_tensor(interpreter.get_input_details()[0]["index"], sample_in)
+    interpreter.invoke()
+    got = interpreter.get_tensor(interpreter.get_output_details()[0]["index"]).astype(np.float64)
+    want = mb.calibration_sample(y).astype(np.float64) / y.scale + y.zero_point
+    assert got.shape == ((6, 1, 8) if time_major else (1, 6, 8))
+    assert np.max(np.abs(got - want)) <= 2.0 + 1e-4
+
+
+def test_lstm_arguments_are_checked():
+    mb = builder.ModelBuilder("lstm", seed=0)
+    with pytest.raises(ValueError, match="rank-3"):
+        mb.lstm(mb.input([1, 2, 3, 4]), 4)
+    with pytest.raises(ValueError, match="cell_clip"):
+        mb.lstm(mb.input([1, 2, 3]), 4, cell_clip=-1.0)

@@ -40,13 +40,24 @@ def test_single_op_model_is_bit_exact(family, i):
     check(model, i, i)
 
 
+# hidden 8 (cell scale 2^-11..2^-15), 16 with cell clip, 8 with batch 2 and clip, 32 keeping the last
+# step, 8 CIFG
+@pytest.mark.qemu
+@pytest.mark.slow
+@pytest.mark.parametrize("i", [0, 1, 3, 5, 6])
+def test_lstm_is_bit_exact_on_cortex_m4(i, tmp_path):
+    model, _ = make_case("lstm", i)
+    result = verify(model, target="cortex-m4", seed=i, work_dir=tmp_path)
+    assert result.bit_exact, result.summary()
+
+
 def test_case_count_and_coverage():
     assert len(CASES) >= 500
     assert {f for f, _ in CASES} >= {"conv2d", "depthwise_conv2d", "fully_connected", "add", "mul", "mean", "pad",
                                      "concatenation", "split", "transpose", "strided_slice", "resize_nearest_neighbor",
                                      "logistic", "tanh", "hard_swish", "relu", "relu6", "quantize_f32", "requantize",
                                      "dequantize", "sub", "squared_difference", "leaky_relu", "split_v", "gather",
-                                     "pack", "unpack", "shape_fill", "tile", "float_binary"}
+                                     "pack", "unpack", "shape_fill", "tile", "float_binary", "lstm"}
 
 
 @pytest.mark.qemu

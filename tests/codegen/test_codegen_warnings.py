@@ -86,6 +86,16 @@ def test_detector_compiles_without_warnings(mode, tmp_path):
     assert {"RESIZE_NEAREST_NEIGHBOR", "CONCATENATION"} <= {op.type for op in plan.graph.ops}
 
 
+def test_lstm_compiles_without_warnings(tmp_path):
+    # Sequence output, cell clip, batch 2 and time-major; and the last step only (slice folded).
+    for i, (batch, time_major, last_step) in enumerate([(2, True, False), (1, False, True)]):
+        mb = builder.ModelBuilder("lstm", seed=i)
+        x = mb.input([3, batch, 4] if time_major else [batch, 3, 4])
+        y = mb.lstm(x, 8, cell_clip=1.0, time_major=time_major)
+        mb.output(mb.strided_slice(y, [0, 2, 0], [1, 3, 8], shrink_axis_mask=2) if last_step else y)
+        check_strict(tinyarena.plan(mb.build()), tmp_path / str(i))
+
+
 def test_row_streamed_segments_with_and_without_rings_compile_without_warnings(tmp_path):
     """A one-op segment holds no ring (its input and output are whole tensors); the two-op one
     holds its middle tensor in a ring."""

@@ -63,12 +63,13 @@ FAMILIES = {
     "shape_fill": 8,
     "tile": 16,
     "float_binary": 24,
+    "lstm": 20,
 }
 
 # Families the ctypes runner (runner.run_op, kernel_params.py) does not derive params for; they
 # run through the whole pipeline only (tests/codegen/test_codegen_single_ops.py, C++ params).
 PIPELINE_ONLY = {"sub", "squared_difference", "leaky_relu", "split_v", "gather", "pack", "unpack", "shape_fill",
-                 "tile", "float_binary"}
+                 "tile", "float_binary", "lstm"}
 
 MODES = [{}, {"stripes": 3}, {"out_pix_pad": 5}, {"inplace": True}]
 
@@ -272,6 +273,18 @@ def make_case(family: str, i: int):
         x = _input(mb, rng, [1 + (i % 5 == 0), r(1, 6), r(1, 6), r(1, 4)])
         flags = [(False, False), (True, False), (False, True)][i % 3]
         y = mb.resize_nearest_neighbor(x, (r(1, 13), r(1, 13)), align_corners=flags[0], half_pixel_centers=flags[1])
+    elif family == "lstm":
+        # Hidden sizes 8/16/32, with and without cell clip, batch 2 and time-major now and then,
+        # cell scales 2^-15 .. 2^-11, CIFG (input gate 1 - forget gate); every third case keeps
+        # only the last step (a STRIDED_SLICE the zero_copy transform folds into the LSTM).
+        units, steps, batch = [8, 16, 32][i % 3], r(1, 8), 1 + (i % 4 == 3)
+        time_major = i % 5 == 4
+        x = _input(mb, rng, (steps, batch, r(1, 10)) if time_major else (batch, steps, r(1, 10)))
+        clip = float(rng.uniform(0.3, 3.0)) if i % 2 else 0.0
+        y = mb.lstm(x, units, cell_clip=clip, time_major=time_major,
+                    cell_scale_log2=None if i % 4 else -int(rng.integers(11, 16)), cifg=i % 7 == 6)
+        if i % 3 == 2 and batch == 1 and not time_major:
+            y = mb.strided_slice(y, [0, -1, 0], [1, steps, units], shrink_axis_mask=2)
     else:
         raise KeyError(family)
     mb.output(*(y if isinstance(y, list) else [y]))

@@ -355,6 +355,42 @@ typedef struct ta_resize_params {
 } ta_resize_params;
 void ta_resize_nearest_s8(const ta_resize_params *p, const int8_t *input, int8_t *output);
 
+/* ------------------------------------------- UNIDIRECTIONAL_SEQUENCE_LSTM */
+/* TFLite's integer LSTM (lstm_eval.cc, 8x8->16): int8 input, hidden state and output, int16
+ * cell state of scale 2^cell_scale_log2, int16 gates. Per step and gate g (0 input, 1 forget,
+ * 2 cell, 3 output): gate = clamp16(mbqm(W_x[g] . x + input_bias[g], input_mult/shift[g]))
+ * then += mbqm(W_h[g] . h + recurrent_bias[g], recurrent_mult/shift[g]), clamped to int16 (Q3.12);
+ * sigmoid (tanh for the cell gate) in gemmlowp int16 fixed point gives Q0.15;
+ * c = (f * c >> 15) + (i * g >> (30 + cell_scale_log2)), clipped to +-cell_clip when > 0;
+ * h = clamp8(mbqm(o * tanh(c), hidden_mult/shift) + hidden_zero_point); output[t] = h.
+ * The biases are TFLite's effective biases: bias - input zero point * row sums for the input
+ * matrices, -hidden zero point * row sums for the recurrent ones. With use_cifg the input gate
+ * is 1 - forget gate (its entries [0] are unused). No peephole, layer norm or projection:
+ * n_output == n_cell. Batches run one after another (TFLite's batch-major order; time-major
+ * input gives the same values, the batches being independent). Each step runs cell by cell
+ * (every gate reads the previous hidden state; the rest is per cell), writing the new hidden
+ * state into the step's output row, then into `hidden`: no gate buffers, no scratch. */
+typedef struct ta_lstm_params {
+  int32_t batches, steps, n_input, n_cell;
+  int32_t time_major;             /* input [steps][batches][n_input], else [batches][steps][n_input] */
+  int32_t use_cifg;
+  int32_t cell_scale_log2;        /* in [-15, -9]: tanh(c) reads c with 15 + cell_scale_log2 integer bits */
+  int32_t cell_clip;              /* quantized cell clip, 0 = none */
+  int32_t hidden_mult, hidden_shift, hidden_zero_point; /* h's requantization (TFLite's hidden intermediate) */
+  int32_t state_zero_point;       /* the hidden state tensor's zero point: its reset value */
+  int32_t input_mult[4], input_shift[4], recurrent_mult[4], recurrent_shift[4];
+  const int8_t *input_weights[4];     /* [n_cell][n_input] */
+  const int8_t *recurrent_weights[4]; /* [n_cell][n_cell] */
+  const int32_t *input_bias[4], *recurrent_bias[4];
+  int32_t output_last_step_only;  /* 1: `output` holds only the last step's h per batch */
+} ta_lstm_params;
+
+/* Runs every step. `hidden` (int8, batches * n_cell) and `cell` (int16) hold the state and are
+ * updated; ta_lstm_s8_reset_state sets them to TFLite's reset values (state_zero_point, 0).
+ * output: [batches][steps][n_cell] (time-major: [steps][batches][n_cell]). */
+void ta_lstm_s8(const ta_lstm_params *p, const int8_t *input, int8_t *hidden, int16_t *cell, int8_t *output);
+void ta_lstm_s8_reset_state(const ta_lstm_params *p, int8_t *hidden, int16_t *cell);
+
 /* ------------------------------------------------------------ weight packing (host) */
 size_t ta_pack_gemm_weights_s16_bytes(int32_t n, int32_t k);
 /* w: [n][k] int8 (conv OHWI flattened per channel, or FC [N][K]); weights_offset added. */

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "tinyarena/allocation/allocators.h"
 #include "tinyarena/allocation/greedy.h"
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/validator.h"
@@ -119,6 +120,12 @@ Problem unit_problem(const HierarchyProblem& h, const Families& f, const std::ve
   return p;
 }
 
+// The allocator that places each memory's final set of buffers (empty: the greedy placement).
+struct Refinement {
+  std::string allocator;
+  AllocatorOptions options;
+};
+
 // Placement of `roots` in memory m within its size, or an empty solution.
 Solution fit(const HierarchyProblem& h, const Families& f, const std::vector<int32_t>& roots, size_t m) {
   const Problem p = unit_problem(h, f, roots, m);
@@ -129,6 +136,24 @@ Solution fit(const HierarchyProblem& h, const Families& f, const std::vector<int
     if (s.height <= size && validate(p, s).empty()) return s;
   }
   return {};
+}
+
+// The placement of `roots` in memory m: the refinement's when it is valid, within the memory and no
+// higher than the greedy one (or the greedy one overflows), else the greedy one; `result` says which
+// and whether it is proven optimal. An empty solution when neither fits.
+Solution refined_fit(const HierarchyProblem& h, const Families& f, const std::vector<int32_t>& roots, size_t m,
+                     const Refinement& refine, AllocationResult& result) {
+  Solution greedy = fit(h, f, roots, m);
+  result = AllocationResult{greedy, "greedy", false, 0};
+  if (refine.allocator.empty() || roots.empty()) return greedy;
+  Problem p = unit_problem(h, f, roots, m);
+  p.capacity = h.memories[m].size;
+  AllocationResult refined = run_allocator(p, refine.allocator, refine.options);
+  const bool fits_memory = refined.solution.height <= p.capacity && validate(p, refined.solution).empty();
+  const bool no_worse = greedy.offsets.empty() || refined.solution.height <= greedy.height;
+  if (fits_memory && no_worse) result = refined;
+  else result.lower_bound = refined.lower_bound;
+  return result.solution;
 }
 
 bool fits(const HierarchyProblem& h, const Families& f, const std::vector<int32_t>& roots, size_t m) {
@@ -176,16 +201,32 @@ void choose_exact(const HierarchyProblem& h, const Families& f, size_t m, std::v
   chosen = best;
 }
 
-// Greedy: add buffers by accessed bytes per byte of size while they fit.
+// Greedy: add buffers in `order` while they fit beside `chosen`; returns the accessed bytes added.
+int64_t add_while_fitting(const HierarchyProblem& h, const Families& f, size_t m, const std::vector<int32_t>& order,
+                          std::vector<int32_t>& chosen) {
+  int64_t added = 0;
+  for (int32_t r : order) {
+    chosen.push_back(r);
+    if (fits(h, f, chosen, m)) added += f.accessed[r];
+    else chosen.pop_back();
+  }
+  return added;
+}
+
+// Greedy, two orders, the one that keeps more accessed bytes: by accessed bytes per byte of size
+// (many small, busy buffers), and by accessed bytes (large, busy buffers first).
 void choose_greedy(const HierarchyProblem& h, const Families& f, size_t m, std::vector<int32_t> optional,
                    std::vector<int32_t>& chosen) {
+  std::vector<int32_t> by_accessed = optional;
   std::stable_sort(optional.begin(), optional.end(), [&](int32_t a, int32_t b) {
     return f.accessed[a] * std::max<int64_t>(f.unit[b].size, 1) > f.accessed[b] * std::max<int64_t>(f.unit[a].size, 1);
   });
-  for (int32_t r : optional) {
-    chosen.push_back(r);
-    if (!fits(h, f, chosen, m)) chosen.pop_back();
-  }
+  std::stable_sort(by_accessed.begin(), by_accessed.end(),
+                   [&](int32_t a, int32_t b) { return f.accessed[a] > f.accessed[b]; });
+  std::vector<int32_t> dense = chosen, busy = chosen;
+  const int64_t dense_bytes = add_while_fitting(h, f, m, optional, dense);
+  const int64_t busy_bytes = add_while_fitting(h, f, m, by_accessed, busy);
+  chosen = busy_bytes > dense_bytes ? busy : dense;
 }
 
 bool last_allowed(const Families& f, int32_t r, size_t m) {
@@ -204,14 +245,16 @@ bool last_allowed(const Families& f, int32_t r, size_t m) {
 
 // Roots chosen for memory m: those that must go there, then the most accessed that fit.
 std::vector<int32_t> choose_for_memory(const HierarchyProblem& h, const Families& f, size_t m,
-                                       const std::vector<int32_t>& unplaced) {
+                                       const std::vector<int32_t>& unplaced, const Refinement& refine) {
   std::vector<int32_t> must, optional;
   for (int32_t r : unplaced) {
     if (!f.allowed[r][m]) continue;
     const bool pinned = rules_of(h, r).memory == static_cast<int32_t>(m);
     (pinned || last_allowed(f, r, m) ? must : optional).push_back(r);
   }
-  if (!fits(h, f, must, m)) does_not_fit(h, f, must, m);
+  AllocationResult must_placed;
+  if (!fits(h, f, must, m) && refined_fit(h, f, must, m, refine, must_placed).offsets.empty() && !must.empty())
+    does_not_fit(h, f, must, m);
   std::vector<int32_t> chosen = must;
   for (const auto& group : components(f, optional)) {
     std::vector<int32_t> with_group = chosen;
@@ -227,15 +270,22 @@ std::vector<int32_t> choose_for_memory(const HierarchyProblem& h, const Families
   return chosen;
 }
 
-HierarchySolution expand(const HierarchyProblem& h, const Families& f, const std::vector<std::vector<int32_t>>& chosen) {
+HierarchySolution expand(const HierarchyProblem& h, const Families& f, const std::vector<std::vector<int32_t>>& chosen,
+                         const Refinement& refine) {
   const size_t n = h.problem.buffers.size();
   HierarchySolution s;
   s.memory.assign(n, -1);
   s.offsets.assign(n, 0);
   s.heights.assign(h.memories.size(), 0);
   s.accessed_bytes.assign(h.memories.size(), 0);
+  s.proven_optimal.assign(h.memories.size(), false);
+  s.lower_bounds.assign(h.memories.size(), 0);
   for (size_t m = 0; m < chosen.size(); ++m) {
-    const Solution placed = fit(h, f, chosen[m], m);
+    AllocationResult result;
+    const Solution placed = refined_fit(h, f, chosen[m], m, refine, result);
+    s.proven_optimal[m] = result.proven_optimal || chosen[m].empty();
+    s.lower_bounds[m] = std::max(result.lower_bound, lower_bound_bytes(unit_problem(h, f, chosen[m], m)));
+    if (placed.offsets.size() != chosen[m].size()) does_not_fit(h, f, chosen[m], m);
     for (size_t k = 0; k < chosen[m].size(); ++k) {
       s.memory[chosen[m][k]] = static_cast<int32_t>(m);
       s.offsets[chosen[m][k]] = placed.offsets[k];
@@ -259,22 +309,25 @@ void check_placed_all(const HierarchyProblem& h, const Families& f, const std::v
 
 }  // namespace
 
-HierarchySolution place_in_hierarchy(const HierarchyProblem& h) {
+HierarchySolution place_in_hierarchy(const HierarchyProblem& h, const std::string& allocator,
+                                     const AllocatorOptions& options) {
+  const Refinement refine{allocator, options};
   const Families f = resolve_families(h);
   std::vector<int32_t> unplaced = f.roots;
   std::vector<std::vector<int32_t>> chosen(h.memories.size());
   for (size_t m = 0; m < h.memories.size(); ++m) {
-    chosen[m] = choose_for_memory(h, f, m, unplaced);
+    chosen[m] = choose_for_memory(h, f, m, unplaced, refine);
     std::vector<int32_t> left;
     for (int32_t r : unplaced)
       if (std::find(chosen[m].begin(), chosen[m].end(), r) == chosen[m].end()) left.push_back(r);
     unplaced = left;
   }
   check_placed_all(h, f, unplaced);
-  return expand(h, f, chosen);
+  return expand(h, f, chosen, refine);
 }
 
-HierarchySolution place_fastest_first(const HierarchyProblem& h) {
+HierarchySolution place_fastest_first(const HierarchyProblem& h, const std::string& allocator,
+                                      const AllocatorOptions& options) {
   const Families f = resolve_families(h);
   std::vector<int32_t> order = f.roots, unplaced;
   std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return f.unit[a].size > f.unit[b].size; });
@@ -290,7 +343,28 @@ HierarchySolution place_fastest_first(const HierarchyProblem& h) {
     if (!placed) unplaced.push_back(r);
   }
   check_placed_all(h, f, unplaced);
-  return expand(h, f, chosen);
+  return expand(h, f, chosen, Refinement{allocator, options});
+}
+
+HierarchySolution place_fewest_bytes(const HierarchyProblem& h, const std::string& allocator,
+                                     const AllocatorOptions& options) {
+  if (h.memories.size() == 1) return place_in_hierarchy(h, allocator, options);  // one memory: one assignment
+  std::vector<HierarchySolution> plans;
+  std::string first_error;
+  for (auto place : {place_in_hierarchy, place_fastest_first}) {
+    try {
+      plans.push_back(place(h, allocator, options));
+    } catch (const std::invalid_argument& e) {
+      if (first_error.empty()) first_error = e.what();
+    }
+  }
+  if (plans.empty()) throw std::invalid_argument(first_error);
+  const auto total = [](const HierarchySolution& s) { return std::accumulate(s.heights.begin(), s.heights.end(), int64_t{0}); };
+  const auto better = [&](const HierarchySolution& a, const HierarchySolution& b) {
+    if (total(a) != total(b)) return total(a) < total(b);
+    return a.accessed_bytes > b.accessed_bytes;  // lexicographic: the fastest memory first
+  };
+  return std::min_element(plans.begin(), plans.end(), better) == plans.begin() ? plans.front() : plans.back();
 }
 
 std::vector<std::string> validate_hierarchy(const HierarchyProblem& h, const HierarchySolution& s) {

@@ -190,6 +190,30 @@ std::string load_call(const graph::Graph& graph, const tiling::Ring& ring, int32
   return "TA_INPUT_NCHW_ROWS(" + rows + chw + ", " + std::to_string(*graph::dtype_bytes(in.dtype, 1)) + ")";
 }
 
+// The load of columns [col, col + count) of input row y into `dst`, running the ring's boundary
+// ops on the way (a column strip's load): one of the TA_INPUT_*PIXELS macros.
+std::string load_pixels_call(const graph::Graph& graph, const tiling::Ring& ring, int32_t input,
+                             const std::string& dst, const std::string& col, const std::string& count) {
+  const std::string pixels = std::to_string(input) + ", " + dst + ", y, " + col + ", " + count + ", ";
+  const graph::Tensor& out = graph.tensors[ring.tensor];
+  const std::string channels = std::to_string(out.shape[3]);
+  if (ring.source < 0) return "TA_INPUT_PIXELS(" + pixels + channels + ", " + std::to_string(row_bytes(out)) + ")";
+  bool transpose = false;
+  std::string quantize;  // ", scale, zero point" of a QUANTIZE on the way
+  for (int32_t index : tiling::load_ops(graph, ring)) {
+    const graph::Op& op = graph.ops[index];
+    transpose = transpose || op.opcode == op_code::kTranspose;
+    if (op.opcode != op_code::kQuantize) continue;
+    const kernels::AffineQuantization q = kernels::float_conversion(graph, op);
+    quantize = ", " + float_literal(q.scale) + ", " + std::to_string(q.zero_point);
+  }
+  const std::string hw = std::to_string(out.shape[1]) + ", " + std::to_string(out.shape[2]);
+  if (!transpose) return "TA_INPUT_QUANTIZED_PIXELS(" + pixels + channels + ", " + std::to_string(out.shape[2]) + quantize + ")";
+  if (!quantize.empty()) return "TA_INPUT_NCHW_QUANTIZED_PIXELS(" + pixels + channels + ", " + hw + quantize + ")";
+  const graph::Tensor& in = graph.tensors[ring.source];
+  return "TA_INPUT_NCHW_PIXELS(" + pixels + channels + ", " + hw + ", " + std::to_string(*graph::dtype_bytes(in.dtype, 1)) + ")";
+}
+
 // The replay loop of one segment (once per column strip); its step table goes into `table`,
 // the strips' columns into `table`_columns.
 std::string loop_text(const graph::Graph& graph, const RowStream& stream, const std::vector<KernelCall>& lowered,
@@ -244,9 +268,10 @@ std::string loop_text(const graph::Graph& graph, const RowStream& stream, const 
     c << "      case " << 2000 + r << ": /* input rows [y0, y1) of input" << input << " */\n";
     if (strips) {  // the strip's columns, row by row
       const int32_t t = stream.rings[r].tensor;
-      c << "        for (int32_t y = y0; y < y1; ++y)\n          TA_INPUT_PIXELS(" << input << ", "
-        << strip_at.at(t, "y", strip_at.region(t, 2)) << ", y, " << strip_at.region(t, 2) << ", "
-        << strip_at.cols(t) << ", " << strip_at.channels(t) << ", " << row_bytes(graph.tensors[t]) << ");\n";
+      c << "        for (int32_t y = y0; y < y1; ++y)\n          "
+        << load_pixels_call(graph, stream.rings[r], input, strip_at.at(t, "y", strip_at.region(t, 2)),
+                            strip_at.region(t, 2), strip_at.cols(t))
+        << ";\n";
     } else {
       c << "        " << load_call(graph, stream.rings[r], input, dst) << ";\n";
     }

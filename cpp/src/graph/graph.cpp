@@ -114,6 +114,7 @@ Graph link_graph(Graph graph) {
       auto& consumers = graph.tensors[index].consumers;
       if (consumers.empty() || consumers.back() != op.index) consumers.push_back(op.index);
     }
+    for (int32_t index : op.intermediates) check_tensor_index(graph, op, index, true);
     link_outputs(graph, op, available);
   }
   for (int32_t index : graph.outputs) {

@@ -5,8 +5,8 @@
 namespace tinyarena::graph {
 namespace {
 
-constexpr int32_t kConv2D = 3, kDepthwiseConv2D = 4, kFullyConnected = 9, kTransposeConv = 67,
-                  kBatchMatMul = 126;
+constexpr int32_t kConv2D = 3, kDepthwiseConv2D = 4, kFullyConnected = 9, kUnidirectionalSequenceLstm = 44,
+                  kTransposeConv = 67, kBatchMatMul = 126;
 constexpr size_t kWeightsPosition = 1;
 constexpr int64_t kRequantPairBytes = 8;
 
@@ -31,6 +31,19 @@ int64_t requant_pairs(const Graph& graph, const Op& op) {
   return std::max<int64_t>(1, static_cast<int64_t>(weights->quantization.scale.size()));
 }
 
+// Every step multiplies the step's input by each gate's input matrix and the
+// hidden state by its recurrent matrix (3 gates for CIFG), then by the projection.
+int64_t lstm_macs(const Graph& graph, const Op& op) {
+  const Tensor* forget_in = graph.input(op, 2);     // [n_cell][n_input]
+  const Tensor* forget_rec = graph.input(op, 6);    // [n_cell][n_output]
+  const Tensor* projection = graph.input(op, 16);   // [n_output][n_cell]
+  const int64_t n_input = dim(forget_in, 1);
+  if (n_input <= 0) return 0;
+  const int64_t rows = count(graph.input(op, 0)) / n_input;  // steps x batches
+  const int64_t gates = graph.input(op, 1) ? 4 : 3;
+  return rows * (gates * dim(forget_in, 0) * (n_input + dim(forget_rec, 1)) + count(projection));
+}
+
 }  // namespace
 
 int64_t op_macs(const Graph& graph, const Op& op) {
@@ -45,6 +58,7 @@ int64_t op_macs(const Graph& graph, const Op& op) {
       return count(output) * dim(weights, 1);
     case kTransposeConv:  // weights [out_c, kh, kw, in_c]; every input value spreads over kh*kw*out_c
       return count(graph.input(op, 2)) * dim(weights, 0) * dim(weights, 1) * dim(weights, 2);
+    case kUnidirectionalSequenceLstm: return lstm_macs(graph, op);
     case kBatchMatMul: {
       const Tensor* lhs = graph.input(op, 0);
       return lhs && !lhs->shape.empty() ? count(output) * lhs->shape.back() : 0;

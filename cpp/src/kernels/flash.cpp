@@ -83,6 +83,18 @@ ConstantBytes fully_connected_bytes(const graph::Graph& graph, const graph::Op& 
   return bytes;
 }
 
+// Gate weights (int8 in every build: the LSTM has no SIMD path) and the effective biases.
+ConstantBytes lstm_bytes(const graph::Graph& graph, const graph::Op& op) {
+  const LstmKernel k = lstm_kernel(graph, op);
+  ConstantBytes bytes;
+  for (int g = 0; g < 4; ++g) {
+    for (int32_t tensor : {k.input_weights_tensor[g], k.recurrent_weights_tensor[g]})
+      if (tensor >= 0) bytes.weights += graph.tensors[tensor].element_count;
+    bytes.biases += int32s(k.input_bias[g].size()) + int32s(k.recurrent_bias[g].size());
+  }
+  return bytes;
+}
+
 // The op's own arrays, besides constant data inputs; throws UnsupportedError as the builders do.
 ConstantBytes call_arrays(const graph::Graph& graph, const graph::Op& op, Build build) {
   ConstantBytes bytes;
@@ -90,6 +102,7 @@ ConstantBytes call_arrays(const graph::Graph& graph, const graph::Op& op, Build 
     case opcode::kConv2D: return conv_bytes(graph, op, build);
     case opcode::kDepthwiseConv2D: return depthwise_bytes(graph, op, build);
     case opcode::kFullyConnected: return fully_connected_bytes(graph, op, build);
+    case opcode::kUnidirectionalSequenceLstm: return lstm_bytes(graph, op);
     case opcode::kLogistic: case opcode::kTanh: lut(graph, op); bytes.tables = kLutBytes; return bytes;
     case opcode::kConcatenation: bytes.tables = int32s(concat_plan(graph, op).copy_sizes.size()); return bytes;
     case opcode::kSplit: bytes.tables = int32s(split_plan(graph, op).copy_sizes.size()); return bytes;
@@ -171,7 +184,9 @@ int64_t kernel_code_bytes(const std::string& function) {
       {"ta_strided_slice_s8", 476},
       {"ta_resize_nearest_s8", 404},
       {"ta_gather_s8", 96},
-      {"ta_tile_s8", 376}};
+      {"ta_tile_s8", 376},
+      {"ta_lstm_s8", 1948},
+      {"ta_lstm_s8_reset_state", 40}};
   const auto found = kBytes.find(function);
   return found == kBytes.end() ? 0 : found->second;
 }
@@ -187,7 +202,8 @@ int64_t kernel_source_code_bytes(const std::string& source) {
       {"softmax.c", 2868},
       {"activations.c", 1228},
       {"mean.c", 748},
-      {"data_movement.c", 2344}};
+      {"data_movement.c", 2344},
+      {"lstm.c", 1988}};
   const auto found = kBytes.find(source);
   return found == kBytes.end() ? 0 : found->second;
 }

@@ -74,6 +74,7 @@ const std::vector<Entry>& table() {
       {{c::kSplitV, "SPLIT_V", false, "ta_split_s8", "data_movement.c"}, derive<split_plan>},
       {{c::kQuantize, "QUANTIZE", false, "ta_requantize_s8", "activations.c"}, quantize},
       {{c::kHardSwish, "HARD_SWISH", false, "ta_hard_swish_s8", "activations.c"}, derive<hard_swish_params>},
+      {{c::kUnidirectionalSequenceLstm, "UNIDIRECTIONAL_SEQUENCE_LSTM", false, "ta_lstm_s8", "lstm.c"}, derive<lstm_kernel>},
   };
   return entries;
 }

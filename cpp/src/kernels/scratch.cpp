@@ -24,6 +24,7 @@ int64_t library_scratch_bytes(const graph::Graph& graph, const graph::Op& op, bo
       const FullyConnectedKernel k = detail::fully_connected_geometry(graph, op);
       return static_cast<int64_t>(ta_fully_connected_s8_scratch_bytes(&k.params));
     }
+
     default: return 0;
   }
 }

@@ -66,8 +66,10 @@ class BufferGroups {
                                "' has type " + graph::dtype_name(tensor.dtype) + ", which has no fixed size");
       const int32_t t = tensor.index;
       active_[t] = true;
-      pinned_to_end_[t] = pinned_to_end_[t] || tensor.is_variable;
-      first_[t] = tensor.producer >= 0 ? step_of[tensor.producer] : 0;
+      // State the code resets at its reader lives at that op only; other variables persist.
+      const bool reset_state = kernels::state_reset_by_reader(graph, tensor);
+      pinned_to_end_[t] = pinned_to_end_[t] || (tensor.is_variable && !reset_state);
+      first_[t] = tensor.producer >= 0 ? step_of[tensor.producer] : reset_state ? step_of[tensor.consumers[0]] : 0;
       last_[t] = first_[t];
       for (int32_t consumer : tensor.consumers) last_[t] = std::max(last_[t], step_of[consumer]);
       if (pinned_to_end_[t]) last_[t] = last_step;

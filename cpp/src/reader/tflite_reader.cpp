@@ -31,7 +31,7 @@ constexpr int kTensorShape = 0, kTensorType = 1, kTensorBuffer = 2, kTensorName 
               kTensorQuantization = 4, kTensorIsVariable = 5;
 constexpr int kQuantScale = 2, kQuantZeroPoint = 3, kQuantAxis = 6;
 constexpr int kOperatorOpcode = 0, kOperatorInputs = 1, kOperatorOutputs = 2,
-              kOperatorOptionsType = 3, kOperatorOptions = 4;
+              kOperatorOptionsType = 3, kOperatorOptions = 4, kOperatorIntermediates = 8;
 constexpr int kOpcodeDeprecatedBuiltin = 0, kOpcodeCustom = 1, kOpcodeVersion = 2, kOpcodeBuiltin = 3;
 constexpr int kBufferData = 0, kBufferOffset = 1;
 }  // namespace slot
@@ -42,7 +42,8 @@ constexpr uint8_t kConv2D = 1, kDepthwiseConv2D = 2, kPool2D = 5, kFullyConnecte
                   kConcatenation = 10, kAdd = 11, kResizeBilinear = 15, kReshape = 17, kMul = 21,
                   kGather = 23, kReducer = 27, kSub = 28, kDiv = 29, kSqueeze = 30,
                   kStridedSlice = 32, kSplit = 35, kTransposeConv = 49, kPack = 59, kUnpack = 64,
-                  kResizeNearestNeighbor = 74, kLeakyRelu = 75, kSplitV = 79;
+                  kResizeNearestNeighbor = 74, kLeakyRelu = 75, kSplitV = 79,
+                  kUnidirectionalSequenceLstm = 71;
 }  // namespace options_type
 
 struct Opcode {
@@ -147,6 +148,14 @@ void read_options(uint8_t type, const Table& t, OpOptions& o) {
       break;
     case ot::kPack: case ot::kUnpack: o.axis = t.scalar<int32_t>(1, 0); break;
     case ot::kLeakyRelu: o.alpha = t.scalar<float>(0, 0.0f); break;
+    case ot::kUnidirectionalSequenceLstm:
+      o.activation = read_activation(t, 0);
+      o.cell_clip = t.scalar<float>(1, 0.0f);
+      o.proj_clip = t.scalar<float>(2, 0.0f);
+      o.time_major = t.scalar<uint8_t>(3, 0) != 0;
+      o.asymmetric_quantize_inputs = t.scalar<uint8_t>(4, 0) != 0;
+      o.diagonal_recurrent_tensors = t.scalar<uint8_t>(5, 0) != 0;
+      break;
     default: break;  // options this compiler does not use
   }
 }
@@ -243,6 +252,7 @@ Op read_operator(const Table& t, int32_t index, const std::vector<Opcode>& opcod
                                                                       : graph::builtin_op_name(code.code);
   op.inputs = read_int_vector(t, slot::kOperatorInputs, "operator inputs");
   op.outputs = read_int_vector(t, slot::kOperatorOutputs, "operator outputs");
+  op.intermediates = read_int_vector(t, slot::kOperatorIntermediates, "operator intermediates");
   if (auto options = t.table(slot::kOperatorOptions, "builtin options"))
     read_options(t.scalar<uint8_t>(slot::kOperatorOptionsType, 0), *options, op.options);
   return op;

@@ -138,10 +138,13 @@ MemoryModel build_memory_model(const Graph& graph, const liveness::LivenessOptio
     }
     comp_of[t.index] = c;
     Component& comp = model.components[c];
-    comp.pinned = comp.pinned || pinned[t.index] || t.is_variable;
-    comp.source = comp.source || (!joined[t.index] && t.producer < 0);
+    // State the code resets at its one reader is written, in effect, by that reader.
+    const bool reset_state = kernels::state_reset_by_reader(graph, t);
+    comp.pinned = comp.pinned || pinned[t.index] || (t.is_variable && !reset_state);
+    comp.source = comp.source || (!joined[t.index] && t.producer < 0 && !reset_state);
     comp.consumers.insert(comp.consumers.end(), t.consumers.begin(), t.consumers.end());
     if (!joined[t.index] && t.producer >= 0) comp.writers.push_back(t.producer);
+    if (reset_state) comp.writers.push_back(t.consumers[0]);
   }
   for (Component& comp : model.components) sort_unique(comp.writers);
   for (Component& comp : model.components) sort_unique(comp.consumers);

@@ -1,6 +1,7 @@
 #include "tinyarena/tiling/row_stream.h"
 
 #include <algorithm>
+#include <climits>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -152,12 +153,14 @@ class Streamer {
     // outside it runs later is the plan's question: see segment_overwrites).
     for (int32_t t : result_.full_outputs)
       if (!is_graph_output(t) && graph_.tensors[t].byte_size) overwrite_outputs_.push_back(t);
+    std::vector<bool> candidate(graph_.tensors.size(), false);
     for (int32_t index : result_.ops)
       for (int32_t t : graph_.ops[index].inputs) {
-        if (t < 0 || std::find(overwrite_inputs_.begin(), overwrite_inputs_.end(), t) != overwrite_inputs_.end()) continue;
+        if (t < 0 || candidate[t]) continue;
         const graph::Tensor& tensor = graph_.tensors[t];
-        if (!tensor.is_constant() && !is_graph_input(t) && !is_graph_output(t) && !streamed_[t] && tensor.byte_size)
-          overwrite_inputs_.push_back(t);
+        candidate[t] = !tensor.is_constant() && !is_graph_input(t) && !is_graph_output(t) && !streamed_[t] &&
+                       tensor.byte_size;
+        if (candidate[t]) overwrite_inputs_.push_back(t);
       }
     overwrite_ok_.assign(overwrite_outputs_.size() * overwrite_inputs_.size(), true);
   }
@@ -349,24 +352,40 @@ std::vector<int32_t> load_tensors(const Graph& graph, const Ring& ring) {
   return tensors;
 }
 
+int32_t ColumnSplit::entry(int32_t tensor) const {
+  const auto it = std::lower_bound(by_tensor.begin(), by_tensor.end(), std::make_pair(tensor, INT32_MIN));
+  return it != by_tensor.end() && it->first == tensor ? it->second : -1;
+}
+
 int64_t ColumnSplit::row_bytes(const Graph& graph, int32_t tensor) const {
   const graph::Tensor& t = graph.tensors[tensor];
-  const size_t i = static_cast<size_t>(std::find(tensors.begin(), tensors.end(), tensor) - tensors.begin());
-  if (i == tensors.size() || t.shape.size() != 4 || t.shape[2] == 0) return image_row_bytes(t);
+  const int32_t i = entry(tensor);
+  if (i < 0 || t.shape.size() != 4 || t.shape[2] == 0) return image_row_bytes(t);
   return image_row_bytes(t) / t.shape[2] * widest[i];
 }
 
 int64_t ColumnSplit::macs(const Graph& graph, int32_t op, int64_t whole_row_macs) const {
   const int32_t out = graph.ops[op].outputs[0];
   const graph::Tensor& t = graph.tensors[out];
-  const size_t i = static_cast<size_t>(std::find(tensors.begin(), tensors.end(), out) - tensors.begin());
-  if (i == tensors.size() || t.shape.size() != 4 || t.shape[2] == 0) return whole_row_macs;
+  const int32_t i = entry(out);
+  if (i < 0 || t.shape.size() != 4 || t.shape[2] == 0) return whole_row_macs;
   return whole_row_macs / t.shape[2] * total[i];  // whole-row MACs are a multiple of the width
 }
 
+std::vector<int32_t> loaded_ops(const Graph& graph, const RowStream& stream) {
+  std::vector<int32_t> ops;
+  for (const Ring& ring : stream.rings)
+    for (int32_t op : load_ops(graph, ring)) ops.push_back(op);
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
+
 ColumnSplit split_columns(const Graph& graph, const GraphFacts& facts, const std::vector<int32_t>& ops,
-                          int32_t strips, bool stream_input) {
-  const PatchRun run = run_patches(graph, facts, ops, 1, strips, stream_input, true);
+                          int32_t strips, bool stream_input, const std::vector<int32_t>& load_ops) {
+  std::vector<int32_t> computed;  // the ops that run kernels
+  for (int32_t op : ops)
+    if (!std::binary_search(load_ops.begin(), load_ops.end(), op)) computed.push_back(op);
+  const PatchRun run = run_patches(graph, facts, computed, 1, strips, stream_input, true);
   ColumnSplit split;
   split.strips = strips;
   split.tensors = run.tensors;
@@ -380,6 +399,8 @@ ColumnSplit split_columns(const Graph& graph, const GraphFacts& facts, const std
       split.widest[i] = std::max(split.widest[i], region[3] - region[2]);
       split.total[i] += region[3] - region[2];
     }
+  for (size_t i = 0; i < count; ++i) split.by_tensor.emplace_back(split.tensors[i], static_cast<int32_t>(i));
+  std::sort(split.by_tensor.begin(), split.by_tensor.end());
   return split;
 }
 
@@ -392,7 +413,8 @@ RowStream stream_rows(const Graph& graph, const GraphFacts& facts, const std::ve
   if (options.column_strips < 1) throw std::invalid_argument("column strips must be at least 1");
   RowStream stream = Streamer(graph, facts, ops, options).run();
   if (options.column_strips == 1) return stream;
-  const ColumnSplit split = split_columns(graph, facts, ops, options.column_strips, options.stream_input);
+  const ColumnSplit split =
+      split_columns(graph, facts, ops, options.column_strips, options.stream_input, loaded_ops(graph, stream));
   stream.overwrites.clear();  // the next strip reads every input again
   stream.column_strips = split.strips;
   stream.strip_tensors = split.tensors;

@@ -26,10 +26,12 @@ struct Choice {
   Segment seg;
 };
 
-// A row stream of the last steps before a position, [from, position).
+// A row stream of the last steps before a position, [from, position), and its column splits.
 struct Tail {
   int32_t from = -1;  // -1: not streamed yet
   std::optional<RowStream> stream;  // nullopt: those steps cannot stream as one segment
+  std::vector<std::optional<ColumnSplit>> splits;  // per SearchOptions::column_strips entry, made when
+  std::vector<bool> split_tried;                   // first asked; nullopt: the steps cannot split so
 };
 
 // Steps a tail first streams. A segment's rings, MACs and scratch read off any
@@ -164,9 +166,9 @@ class Evaluator {
   }
 
   // The column strips of steps [begin, end), or nullopt when they cannot be split so.
-  std::optional<ColumnSplit> columns(const std::vector<int32_t>& ops, int32_t strips) const {
+  std::optional<ColumnSplit> columns(const std::vector<int32_t>& ops, int32_t strips, const RowStream& run) const {
     try {
-      return split_columns(graph_, facts_, ops, strips, options_.tiling.stream_input);
+      return split_columns(graph_, facts_, ops, strips, options_.tiling.stream_input, loaded_ops(graph_, run));
     } catch (const std::exception&) {
       return std::nullopt;
     }
@@ -227,6 +229,13 @@ class Evaluator {
   mutable std::vector<bool> owned_;    // scratch flags of crossing_bytes, all false between calls
   mutable std::vector<bool> counted_;  // per buffer: likewise
 };
+
+// The ops at steps [begin, end).
+std::vector<int32_t> eval_order(const Evaluator& eval, int32_t begin, int32_t end) {
+  std::vector<int32_t> ops;
+  for (int32_t s = begin; s < end; ++s) ops.push_back(eval.op_at(static_cast<size_t>(s)));
+  return ops;
+}
 
 // Keeps the Pareto-optimal states (MACs ascending, peak strictly falling), at most `limit` spread over them.
 std::vector<State> pareto(std::vector<State> states, int32_t limit) {
@@ -326,6 +335,8 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
           while (static_cast<int64_t>(end) - spans[k] > c.begin) spans[k] *= 2;
           tail.from = static_cast<int32_t>(std::max<int64_t>(run_begin, static_cast<int64_t>(end) - spans[k]));
           tail.stream = eval.stream(tail.from, static_cast<int32_t>(end), stripe);
+          tail.splits.assign(options.column_strips.size(), std::nullopt);
+          tail.split_tried.assign(options.column_strips.size(), false);
         }
         // A tail that cannot stream as a whole: this segment on its own.
         const std::optional<RowStream> own =
@@ -335,12 +346,20 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
         eval.rows(c.begin, static_cast<int32_t>(end), ops, stripe, run, nullptr, c);
         choices[end].push_back(c);
         least_own = std::min(least_own, c.own_bytes);
-        // Column strips (boundary-op loads and row reductions run only on whole rows: split_columns refuses them).
-        for (int32_t strips : options.patches ? options.column_strips : std::vector<int32_t>{}) {
+        // Column strips (row reductions, and boundary ops other than a ring's load, run only on whole rows).
+        for (size_t j = 0; options.patches && j < options.column_strips.size(); ++j) {
           ++result.candidates;
-          const std::optional<ColumnSplit> split = eval.columns(ops, strips);
+          const int32_t strips = options.column_strips[j];
+          if (tail.stream && !tail.split_tried[j]) {  // the whole tail's split serves every segment in it
+            const std::vector<int32_t> tail_ops(eval_order(eval, tail.from, static_cast<int32_t>(end)));
+            tail.splits[j] = eval.columns(tail_ops, strips, *tail.stream);
+            tail.split_tried[j] = true;
+          }
+          const std::optional<ColumnSplit> own_split =
+              tail.stream && tail.splits[j] ? std::nullopt : eval.columns(ops, strips, run);
+          const ColumnSplit* split = tail.stream && tail.splits[j] ? &*tail.splits[j] : own_split ? &*own_split : nullptr;
           if (!split) continue;
-          eval.rows(c.begin, static_cast<int32_t>(end), ops, stripe, run, &*split, c);
+          eval.rows(c.begin, static_cast<int32_t>(end), ops, stripe, run, split, c);
           choices[end].push_back(c);
           least_own = std::min(least_own, c.own_bytes);
         }

@@ -2,6 +2,7 @@
 // output are written by their producers in place, the slices a SPLIT or
 // STRIDED_SLICE takes are read where they lie. Each slice gets a Placement
 // in the big tensor and the op is elided; liveness then plans one buffer.
+// A STRIDED_SLICE of an LSTM's last step goes: the LSTM writes just that step.
 #include <algorithm>
 #include <optional>
 
@@ -116,6 +117,25 @@ std::vector<Slice> strided_slice_slices(const Graph& graph, const Op& op) {
   return {{out.index, {in.index, offset, 0}}};
 }
 
+// A STRIDED_SLICE taking the last step of a one-batch LSTM's sequence output,
+// its only reader: the LSTM can write that step alone, straight into the
+// slice's output (the sequence is never stored). Returns the LSTM's index or -1.
+int32_t lstm_writing_last_step(const Graph& graph, const Op& slice) {
+  if (slice.opcode != op_code::kStridedSlice) return -1;
+  const Tensor* sequence = graph.input(slice, 0);
+  if (!sequence || sequence->producer < 0 || sequence->consumers.size() != 1 || is_graph_output(graph, sequence->index))
+    return -1;
+  const Op& lstm = graph.ops[sequence->producer];
+  if (lstm.opcode != op_code::kUnidirectionalSequenceLstm || lstm.outputs.size() != 1) return -1;
+  const auto k = detail::kernel_params_or_nothing([&] { return kernels::lstm_kernel(graph, lstm); });
+  const std::vector<Slice> slices = strided_slice_slices(graph, slice);
+  if (!k || k->params.batches != 1 || k->params.output_last_step_only || slices.size() != 1) return -1;
+  const ta_lstm_params& p = k->params;
+  const bool last_step = slices[0].placement.offset == int64_t{p.steps - 1} * p.n_cell &&
+                         graph.tensors[slices[0].tensor].element_count == p.n_cell;
+  return last_step ? lstm.index : -1;
+}
+
 }  // namespace
 
 TransformResult zero_copy(const Graph& graph, const std::vector<int32_t>& only) {
@@ -132,8 +152,15 @@ TransformResult zero_copy(const Graph& graph, const std::vector<int32_t>& only) 
   for (const Tensor& t : graph.tensors)
     if (t.placement) is_base[t.placement->base] = true;
 
+  std::vector<bool> drop(graph.ops.size(), false);
   for (const Op& op : graph.ops) {
     if (op.elided || !detail::selected(only, op.index)) continue;
+    if (const int32_t lstm = lstm_writing_last_step(graph, op); lstm >= 0) {
+      g.ops[lstm].outputs[0] = op.outputs[0];
+      drop[op.index] = true;
+      result.rewrites.push_back({op.index, "STRIDED_SLICE of the last step: the LSTM writes only that step"});
+      continue;
+    }
     std::vector<Slice> slices;
     if (op.opcode == op_code::kConcatenation) slices = concat_slices(g, op, is_base);
     else if (op.opcode == op_code::kSplit) slices = split_slices(g, op);
@@ -153,6 +180,7 @@ TransformResult zero_copy(const Graph& graph, const std::vector<int32_t>& only) 
     g.ops[op.index].elided = true;
     result.rewrites.push_back({op.index, op.type + " without copies (" + std::to_string(slices.size()) + " slices)"});
   }
+  if (std::find(drop.begin(), drop.end(), true) != drop.end()) g = detail::without_ops(std::move(g), drop);
   return result;
 }
 

@@ -10,7 +10,8 @@ Offers:
   ``squeeze``, ``expand_dims``, ``transpose``, ``strided_slice``, ``split``, ``split_v``,
   ``gather``, ``unpack``, ``concatenation``, ``pack``, ``resize_nearest_neighbor``, ``shape``,
   ``fill``, ``relu``, ``relu6``, ``leaky_relu``, ``logistic``, ``tanh``, ``hard_swish``,
-  ``softmax``, ``log_softmax``, ``quantize``, ``dequantize``; then ``output``, ``build``
+  ``softmax``, ``log_softmax``, ``quantize``, ``dequantize``, ``lstm`` (a fused
+  UNIDIRECTIONAL_SEQUENCE_LSTM as the converter quantizes it); then ``output``, ``build``
   (bytes) and ``save`` (file);
 - ready architectures returning ``.tflite`` bytes: ``mobilenet_v1``, ``mobilenet_v2``,
   ``ds_cnn``, ``resnet8`` (the MLPerf Tiny structures), ``chain`` (long single path for

@@ -166,8 +166,14 @@ class BuilderCore:
         return self._constant(name, data, "int32")
 
     def _emit(
-        self, op: str, inputs: List[Union[Tensor, int]], outputs: List[Tensor], options: Optional[OptionsTable] = None
+        self,
+        op: str,
+        inputs: List[Union[Tensor, int]],
+        outputs: List[Tensor],
+        options: Optional[OptionsTable] = None,
+        intermediates: Sequence[int] = (),
     ) -> None:
-        """Append an operator reading ``inputs`` (handles or constant indices)."""
+        """Append an operator reading ``inputs`` (handles or tensor indices, -1 for an omitted one)."""
         input_indices = [t.index if isinstance(t, Tensor) else int(t) for t in inputs]
-        self._graph.add_operator(OperatorSpec(op, input_indices, [t.index for t in outputs], options))
+        self._graph.add_operator(
+            OperatorSpec(op, input_indices, [t.index for t in outputs], options, list(intermediates)))

@@ -18,6 +18,7 @@ class TensorSpec:
     dtype: str
     quant: Optional[QuantParams] = None
     data: Optional[np.ndarray] = None
+    is_variable: bool = False  # state an op keeps (an LSTM's hidden and cell state), no data
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class OperatorSpec:
     inputs: List[int]
     outputs: List[int]
     options: Optional[OptionsTable] = None
+    intermediates: List[int] = field(default_factory=list)  # tensors carrying only quantization
 
 
 @dataclass

@@ -6,12 +6,14 @@ from .layers_binary import BinaryLayers
 from .layers_conv import ConvLayers
 from .layers_pool import PoolLayers
 from .layers_quant import QuantLayers
+from .layers_recurrent import RecurrentLayers
 from .layers_shape import ShapeLayers
 from .layers_slice import SliceLayers
 
 
 class ModelBuilder(
-    ConvLayers, PoolLayers, ActivationLayers, BinaryLayers, ShapeLayers, SliceLayers, QuantLayers, BuilderCore
+    ConvLayers, PoolLayers, ActivationLayers, BinaryLayers, ShapeLayers, SliceLayers, QuantLayers, RecurrentLayers,
+    BuilderCore
 ):
     """Builds a single-subgraph int8 TFLite model layer by layer.
 

@@ -36,6 +36,7 @@ OPCODES = {
     "MEAN": OpCode(40, 2),
     "SUB": OpCode(41, 2),
     "SQUEEZE": OpCode(43, 1),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": OpCode(44, 1),
     "STRIDED_SLICE": OpCode(45, 2),
     "SPLIT": OpCode(49, 2),
     "LOG_SOFTMAX": OpCode(50, 2),

@@ -127,6 +127,8 @@ def _write_tensor(builder: flatbuffers.Builder, tensor: TensorSpec, buffer_index
     ]
     if tensor.quant is not None:
         fields.append(Field(4, "offset", _write_quantization(builder, tensor.quant)))
+    if tensor.is_variable:
+        fields.append(Field(5, "bool", True))
     return write_table(builder, fields)
 
 
@@ -143,6 +145,8 @@ def _write_operator(builder: flatbuffers.Builder, op: OperatorSpec, opcode_index
     inputs = write_scalar_vector(builder, op.inputs, np.int32)
     outputs = write_scalar_vector(builder, op.outputs, np.int32)
     fields = [Field(0, "uint32", opcode_index), Field(1, "offset", inputs), Field(2, "offset", outputs)]
+    if op.intermediates:
+        fields.append(Field(8, "offset", write_scalar_vector(builder, op.intermediates, np.int32)))
     if op.options is not None:
         fields.append(Field(3, "uint8", op.options.type_code))
         fields.append(Field(4, "offset", _write_options(builder, op.options)))

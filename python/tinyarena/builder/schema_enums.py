@@ -11,10 +11,12 @@ class TensorType:
     FLOAT32 = 0
     INT32 = 2
     INT64 = 4
+    INT16 = 7
     INT8 = 9
 
 
-DTYPE_CODES = {"float32": TensorType.FLOAT32, "int32": TensorType.INT32, "int8": TensorType.INT8}
+DTYPE_CODES = {"float32": TensorType.FLOAT32, "int32": TensorType.INT32, "int16": TensorType.INT16,
+               "int8": TensorType.INT8}
 """Builder dtype names mapped to ``TensorType`` values."""
 
 
@@ -32,6 +34,7 @@ class Activation:
     RELU = 1
     RELU_N1_TO_1 = 2
     RELU6 = 3
+    TANH = 4  # an LSTM's cell activation, not a layer's fused activation
 
 
 ACTIVATION_CODES = {
@@ -72,6 +75,7 @@ class BuiltinOptions:
     PackOptions = 59
     UnpackOptions = 64
     FillOptions = 68
+    UnidirectionalSequenceLSTMOptions = 71
     ResizeNearestNeighborOptions = 74
     LeakyReluOptions = 75
     SquaredDifferenceOptions = 76

@@ -29,7 +29,8 @@ std::vector<OpLowering> fully_connected_lowerings();  // FULLY_CONNECTED
 std::vector<OpLowering> binary_lowerings();           // ADD, SUB, MUL, SQUARED_DIFFERENCE
 std::vector<OpLowering> activation_lowerings();       // RELU*, LOGISTIC, TANH, HARD_SWISH, LEAKY_RELU, (DE)QUANTIZE
 std::vector<OpLowering> mean_lowerings();             // MEAN
-std::vector<OpLowering> data_movement_lowerings();    // PAD, CONCATENATION, PACK, SPLIT(_V), UNPACK, GATHER, ...
+std::vector<OpLowering> data_movement_lowerings();
+std::vector<OpLowering> lstm_lowerings();             // UNIDIRECTIONAL_SEQUENCE_LSTM    // PAD, CONCATENATION, PACK, SPLIT(_V), UNPACK, GATHER, ...
 
 // Builds a params initializer field by field, in the struct's order.
 class Fields {

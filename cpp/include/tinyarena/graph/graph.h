@@ -90,6 +90,9 @@ struct OpOptions {
   bool slice_offset = false;
   std::vector<int32_t> new_shape;     // reshape
   std::vector<int32_t> squeeze_dims;  // squeeze
+  // UNIDIRECTIONAL_SEQUENCE_LSTM (clips: 0 = none)
+  float cell_clip = 0.0f, proj_clip = 0.0f;
+  bool time_major = false, asymmetric_quantize_inputs = false, diagonal_recurrent_tensors = false;
 };
 
 struct Op {
@@ -100,6 +103,9 @@ struct Op {
   OpOptions options;
   std::vector<int32_t> inputs;   // tensor indices, -1 for an omitted optional input
   std::vector<int32_t> outputs;
+  // Tensors that only carry quantization for the kernel (the LSTM's gate and
+  // hidden scales); -1 for an omitted one. Never read or written.
+  std::vector<int32_t> intermediates;
   // Zero-copy (set by transforms): the op's tensors share memory through
   // placements, so it moves no data and emits no code.
   bool elided = false;

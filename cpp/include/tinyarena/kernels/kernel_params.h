@@ -28,8 +28,9 @@ constexpr int32_t kAdd = 0, kAveragePool2D = 1, kConcatenation = 2, kConv2D = 3,
                   kDequantize = 6, kFullyConnected = 9, kLogistic = 14, kMaxPool2D = 17, kMul = 18,
                   kRelu = 19, kReluN1To1 = 20, kRelu6 = 21, kReshape = 22, kSoftmax = 25, kTanh = 28,
                   kPad = 34, kGather = 36, kTranspose = 39, kMean = 40, kSub = 41, kSqueeze = 43,
-                  kStridedSlice = 45, kSplit = 49, kLogSoftmax = 50, kPadV2 = 60, kExpandDims = 70,
-                  kTile = 69, kShape = 77, kPack = 83, kUnpack = 88, kFill = 94, kResizeNearestNeighbor = 97,
+                  kUnidirectionalSequenceLstm = 44, kStridedSlice = 45, kSplit = 49, kLogSoftmax = 50,
+                  kPadV2 = 60, kTile = 69, kExpandDims = 70, kShape = 77, kPack = 83, kUnpack = 88, kFill = 94,
+                  kResizeNearestNeighbor = 97,
                   kLeakyRelu = 98, kSquaredDifference = 99, kSplitV = 102, kQuantize = 114,
                   kHardSwish = 117;
 }  // namespace opcode
@@ -65,6 +66,22 @@ struct FullyConnectedKernel {
   std::vector<int32_t> bias;
 };
 FullyConnectedKernel fully_connected_kernel(const graph::Graph& graph, const graph::Op& op);
+
+// UNIDIRECTIONAL_SEQUENCE_LSTM, TFLite's integer 8x8->16 kernel (int8 input and
+// hidden state, int16 cell state): the effective biases per gate (input matrix:
+// bias - input zero point * row sums; recurrent: -hidden zero point * row
+// sums) and the weight tensors' indices (-1 for the input gate of a CIFG LSTM).
+// Peephole, projection, layer norm and diagonal recurrent weights are refused.
+struct LstmKernel {
+  ta_lstm_params params{};
+  std::array<std::vector<int32_t>, 4> input_bias, recurrent_bias;
+  std::array<int32_t, 4> input_weights_tensor{-1, -1, -1, -1}, recurrent_weights_tensor{-1, -1, -1, -1};
+};
+LstmKernel lstm_kernel(const graph::Graph& graph, const graph::Op& op);
+// A variable tensor (an LSTM's hidden or cell state) that the generated code
+// resets at its one reader, an UNIDIRECTIONAL_SEQUENCE_LSTM, on every invoke:
+// it holds data only during that op (TFLite's state after a reset).
+bool state_reset_by_reader(const graph::Graph& graph, const graph::Tensor& tensor);
 
 // AVERAGE_POOL_2D / MAX_POOL_2D: one call per image.
 struct PoolKernel {

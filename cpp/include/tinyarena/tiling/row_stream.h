@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "tinyarena/graph/graph.h"
@@ -86,13 +87,21 @@ struct RowStream {
 
 // The columns of every activation of a segment when its output is split into `strips` column
 // strips (a 1 x strips patch grid): per strip its columns, per tensor the widest strip's and the
-// sum over strips (what the strips compute). Throws std::invalid_argument when the ops cannot be
-// split (an op that runs only on whole rows, or more than one tensor leaving the segment).
+// sum over strips (what the strips compute). `load_ops` (boundary ops a ring's load runs, see
+// loaded_ops) run no kernel: the strips load their tensors' columns. Throws
+// std::invalid_argument when the ops cannot be split (an op that runs only on whole rows, or
+// more than one tensor leaving the segment).
+// A tensor's columns, like its ring, depend only on the ops after it: the split of a longer run
+// ending with the same op holds them for every segment it covers.
 struct ColumnSplit {
   int32_t strips = 1;
   std::vector<int32_t> tensors;  // as PatchRun::tensors
   std::vector<int32_t> columns;  // per strip, per tensor: [begin, end), as RowStream::strip_columns
   std::vector<int32_t> widest, total;  // per tensor
+  std::vector<std::pair<int32_t, int32_t>> by_tensor;  // (tensor, its entry), ascending
+
+  // The entry of `tensor`, or -1.
+  int32_t entry(int32_t tensor) const;
 
   // Bytes of one row of `tensor` held for a strip (the widest), or of the whole row when absent.
   int64_t row_bytes(const graph::Graph& graph, int32_t tensor) const;
@@ -100,7 +109,9 @@ struct ColumnSplit {
   int64_t macs(const graph::Graph& graph, int32_t op, int64_t whole_row_macs) const;
 };
 ColumnSplit split_columns(const graph::Graph& graph, const GraphFacts& facts, const std::vector<int32_t>& ops,
-                          int32_t strips, bool stream_input);
+                          int32_t strips, bool stream_input, const std::vector<int32_t>& load_ops = {});
+// The boundary ops the loads of `stream`'s rings run (ascending).
+std::vector<int32_t> loaded_ops(const graph::Graph& graph, const RowStream& stream);
 
 // The boundary ops a ring's load runs, from its source input to its tensor (empty without a source).
 std::vector<int32_t> load_ops(const graph::Graph& graph, const Ring& ring);

@@ -45,6 +45,10 @@ TransformResult fold_pads(const graph::Graph& graph, const std::vector<int32_t>&
 // slices of one NHWC image, each written by a CONV_2D, DEPTHWISE_CONV_2D,
 // pool or int8 elementwise op (RELU*, QUANTIZE, LOGISTIC, TANH, HARD_SWISH)
 // and read by nothing else. No tensor is placed twice; constants never.
+// A STRIDED_SLICE that takes the last step of a one-batch
+// UNIDIRECTIONAL_SEQUENCE_LSTM's sequence output (its only reader, not a graph
+// output) goes instead: the LSTM writes only that step, into the slice's
+// output, and the sequence is never stored (ops after it move down one index).
 // `only`: consider just these ops (empty = all).
 TransformResult zero_copy(const graph::Graph& graph, const std::vector<int32_t>& only = {});
 
