@@ -24,4 +24,11 @@ int64_t lower_bound_bytes(const Problem& problem) {
   return live.empty() ? 0 : *std::max_element(live.begin(), live.end());
 }
 
+int64_t lower_bound_with_pins(const Problem& problem) {
+  int64_t bound = lower_bound_bytes(problem);
+  for (const Buffer& b : problem.buffers)
+    if (b.fixed_offset && b.size > 0) bound = std::max(bound, *b.fixed_offset + b.size);
+  return bound;
+}
+
 }  // namespace tinyarena::allocation

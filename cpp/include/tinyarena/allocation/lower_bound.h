@@ -15,4 +15,7 @@ std::vector<int64_t> live_bytes_per_step(const Problem& problem);
 // max over steps of live_bytes_per_step (0 for an empty problem).
 int64_t lower_bound_bytes(const Problem& problem);
 
+// lower_bound_bytes, and no lower than any pinned buffer's top.
+int64_t lower_bound_with_pins(const Problem& problem);
+
 }  // namespace tinyarena::allocation
