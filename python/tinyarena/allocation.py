@@ -11,6 +11,11 @@ One ``Problem`` type and one ``Solution`` type serve every allocator:
   buffers pin repair and the skyline search race the others on a second thread with a budget
   of their own: the plan is still the same on every run); says whether the plan is proven optimal, the proven lower bound, whether ``capacity`` is met or refuted,
   and which search found the plan (``method``);
+- ``solve_fixed_capacity``: any plan within ``problem.capacity``, found as fast as possible
+  (not the lowest): the greedy plans, then the same depth-first search at that capacity raced
+  against the skyline search, the first plan that fits wins (the same plan on every run);
+  ``capacity_refuted`` when the bound or the search proves nothing fits. ``auto`` and ``exact``
+  use it when the problem has a capacity;
 - ``local_search``: hill climbing over first-fit orders seeded by the greedy orders;
 - ``skyline_search``: skyline best-fit constructions -- fill the lowest floor first, the
   most constrained valley of the floor with buffers that leave no waste (a small
@@ -31,7 +36,8 @@ One ``Problem`` type and one ``Solution`` type serve every allocator:
 - ``allocate(problem, allocator="auto", seconds=...)`` (or ``problem.solve(...)``): any of
   them by name, including ``"auto"`` (greedy; if above the lower bound, the exact search,
   nested-cut and skyline searches included, from the better greedy plan within the budget;
-  ``method`` names what found the plan).
+  with a capacity, first fit if it fits, else ``solve_fixed_capacity``; ``method`` names what
+  found the plan).
 
 Search budgets are deterministic: ``seconds`` is converted into an amount of search work
 (about that many seconds on the reference machine, see ``benchmarks/budget_calibration.py``),
@@ -39,7 +45,8 @@ so the same problem and budget give byte-identical plans on every run, on any ma
 any load. ``wall_seconds`` (default 0: none) adds a hard wall-clock cap; when it binds the
 plan depends on the machine and its load.
 
-``zero_slack_problem(n, seed=...)`` generates hard instances with a known optimum.
+``zero_slack_problem(n, seed=...)`` generates hard instances with a known optimum;
+``slack_problem(n, seed=...)`` instances whose bound lies 2-10 % below a capacity they fit.
 
 ``Problem`` is the one problem type: ``Problem(buffers, capacity)``, ``Problem.from_arrays``,
 ``Problem.from_csv`` (MiniMalloc CSV) or ``plan.problem``; numpy views (``sizes``, ``first``,
@@ -365,8 +372,10 @@ def slack_problem(n, capacity=1 << 20, seed=0, aligned=False, pinned=0.0, horizo
     A zero-slack instance cut like a real trace (1-3 large long-lived buffers, many short-lived
     pieces of at least ``min_size`` bytes, nested cuts on a 1-byte grid, 16 when ``aligned``)
     loses pieces at random until the lower bound is a random 2-10 % below ``capacity``, then
-    others not live where the most bytes are (the bound stays) until ``n`` buffers are left: ``offsets`` (where each piece was cut) still fits ``capacity``. Steps are spread over ``[0, horizon)`` (sorted random times, like
-    trace timestamps). ``aligned`` and ``pinned`` as in ``zero_slack_problem``.
+    others not live where the most bytes are (the bound stays) until ``n`` buffers are left:
+    ``offsets`` (where each piece was cut) still fits ``capacity``, the problem's capacity.
+    Steps are spread over ``[0, horizon)`` (sorted random times, like trace timestamps).
+    ``aligned`` and ``pinned`` as in ``zero_slack_problem``.
     """
     import random
 

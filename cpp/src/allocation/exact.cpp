@@ -41,21 +41,33 @@ constexpr double kTimeSweepShareAfterAbort = 0.1;
 constexpr size_t kRaceBuffers = 128;
 constexpr int64_t kRaceWork = 1'000'000;
 
+// Share of what is left that each step down from the best plan gets (on
+// instances where a plan at the bound must waste bytes).
+constexpr double kDescentShare = 0.1;
+
 // The probes in turn, each with its share of the remaining budget. First the
 // user's capacity if the plan misses it (does it fit? is the question asked),
 // else the lower bound: briefly, with 2 % of what is left (real models end
-// here), then -- after the skyline search -- resumed with most of what is
-// left. Then the lower bound
-// with most of the rest (resumed if it was the first), quick bisection above
-// the probes given up on, and the lower bound afresh with everything left.
+// here). Where a plan at the bound must waste bytes (`descend`: the bound is
+// likely out of reach), steps down from the best plan next, each an eighth
+// of the way to the lowest capacity not given up on, while they find plans.
+// Then -- after the skyline search -- the first probe resumed with most of
+// what is left, the lower bound with most of the rest (resumed if it was the
+// first), quick bisection above the probes given up on, and the lower bound
+// afresh with everything left.
 struct Probe {
   int64_t capacity;
   double share;
 };
 class ProbeSchedule {
  public:
-  explicit ProbeSchedule(int64_t user_capacity) : user_capacity_(user_capacity) {}
+  ProbeSchedule(int64_t user_capacity, bool descend) : user_capacity_(user_capacity), descending_(descend) {}
   std::optional<Probe> next(int64_t lo, int64_t open, int64_t hi) {
+    if (count_ > 0 && descending_ && open < hi && (descent_hi_ == 0 || hi < descent_hi_)) {
+      descent_hi_ = hi;
+      return Probe{hi - std::max<int64_t>(1, (hi - open) / 8), kDescentShare};
+    }
+    descending_ = false;  // the last step down found nothing
     ++count_;
     const bool user_open = user_capacity_ >= open && user_capacity_ < hi;
     if (count_ <= 2) return Probe{user_open ? user_capacity_ : lo, count_ == 1 ? 0.02 : 0.8};
@@ -64,13 +76,24 @@ class ProbeSchedule {
     if (!retried_ && lo < hi) return retried_ = true, Probe{lo, 1.0};
     return std::nullopt;
   }
-  bool first_done() const { return count_ == 1; }
+  bool first_done() const { return count_ == 1 && !descending_; }
 
  private:
   int64_t user_capacity_;
   int count_ = 0;
   bool retried_ = false;
+  bool descending_;
+  int64_t descent_hi_ = 0;  // the best plan's height when the last step down was asked for
 };
+
+// True where some step with a buffer live has fewer live bytes than `bound`:
+// a plan at the bound wastes bytes there (unlike the zero-slack instances the
+// bound probes are tuned for, where every step is full).
+bool bound_leaves_waste(const Problem& problem, int64_t bound) {
+  for (const int64_t live : live_bytes_per_step(problem))
+    if (live > 0 && live < bound) return true;
+  return false;
+}
 
 // A heuristic's plan replaces the result's when it is lower.
 void keep_lower(const Solution& plan, const char* method, const ProbeBudget& budget, ExactResult& result) {
@@ -121,7 +144,7 @@ ExactResult search_exact(const Problem& problem, SearchBudget search_budget, con
   std::optional<CapacityProber> prober;              // built at the first probe (the nested-cut search often ends it first)
   int64_t lo = lower_bound_with_pins(problem);  // proven: nothing lower fits
   int64_t open = lo;                        // lowest capacity not given up on
-  ProbeSchedule schedule(problem.capacity);
+  ProbeSchedule schedule(problem.capacity, bound_leaves_waste(problem, lo));
   std::optional<HeuristicRace> race;  // past kRaceBuffers pin repair and the skyline run on a second thread
   if (problem.buffers.size() > kRaceBuffers && search_budget.work.remaining() >= kRaceWork && lo < result.solution.height)
     race.emplace(problem, search_budget.work, lo);
