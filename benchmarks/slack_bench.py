@@ -35,7 +35,7 @@ def run(problem, name, seconds):
     start = time.perf_counter()
     result = allocation.allocate(problem, name, seconds)
     elapsed = time.perf_counter() - start
-    assert problem.validate(result.offsets) == []
+    assert allocation.Problem(list(problem.buffers)).validate(result.offsets) == []  # valid, whatever its height
     return elapsed, result.height
 
 

@@ -90,8 +90,8 @@ class ProbeSchedule {
 // a plan at the bound wastes bytes there (unlike the zero-slack instances the
 // bound probes are tuned for, where every step is full).
 bool bound_leaves_waste(const Problem& problem, int64_t bound) {
-  for (const int64_t live : live_bytes_per_step(problem))
-    if (live > 0 && live < bound) return true;
+  for (const LiveChange& change : live_bytes_changes(problem))
+    if (change.live > 0 && change.live < bound) return true;
   return false;
 }
 
