@@ -538,8 +538,8 @@ class Prober {
   Prober(const Problem& p, ProbeBudget& budget)
       : p_(p), s_(make_sections(p)), parts_(partitions(p, s_)), ranks_(preorder_ranks(p, s_)), budget_(budget) {}
 
-  Outcome probe(int64_t capacity, double share, Solution& solution) {
-    budget_.begin_probe(share);
+  Outcome probe(int64_t capacity, double share, Solution& solution, int64_t max_units) {
+    budget_.begin_probe(share, max_units);
     if (capacity != capacity_) searches_.clear();
     capacity_ = capacity;
     std::vector<int64_t> offsets = solution.offsets;
@@ -573,8 +573,8 @@ CapacityProber::CapacityProber(const Problem& problem, ProbeBudget& budget)
     : impl_(std::make_unique<Impl>(problem, budget)) {}
 CapacityProber::~CapacityProber() = default;
 
-Outcome CapacityProber::probe(int64_t capacity, double share, Solution& solution) {
-  return impl_->probe(capacity, share, solution);
+Outcome CapacityProber::probe(int64_t capacity, double share, Solution& solution, int64_t max_units) {
+  return impl_->probe(capacity, share, solution, max_units);
 }
 
 int64_t prober_setup_work(const Problem& problem) {

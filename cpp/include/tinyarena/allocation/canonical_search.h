@@ -30,9 +30,10 @@ class ProbeBudget {
  public:
   explicit ProbeBudget(SearchBudget& b) : work_(b.work), node_limit_(b.node_limit), probe_(b.work.share(1.0)) {}
 
-  void begin_probe(double share) {
+  // A probe of `share` of what is left, and at most `max_units` of work.
+  void begin_probe(double share, int64_t max_units = WorkBudget::kUnlimited) {
     probe_spent_ = spent_;
-    probe_ = work_.share(share);
+    probe_ = max_units == WorkBudget::kUnlimited ? work_.share(share) : work_.slice(max_units);
     probe_nodes_ = node_limit_ > 0 ? nodes_ + static_cast<int64_t>(share * static_cast<double>(node_limit_ - nodes_)) : 0;
   }
   // One more search node; false once the budget is spent.
@@ -75,8 +76,9 @@ class CapacityProber {
   CapacityProber& operator=(const CapacityProber&) = delete;
 
   // Found: `solution` holds a plan within `capacity`; NotFound: proven that
-  // none exists; Aborted: the probe's share of the budget ran out.
-  Outcome probe(int64_t capacity, double share, Solution& solution);
+  // none exists; Aborted: the probe's share of the budget (or `max_units`)
+  // ran out.
+  Outcome probe(int64_t capacity, double share, Solution& solution, int64_t max_units = WorkBudget::kUnlimited);
 
  private:
   class Impl;

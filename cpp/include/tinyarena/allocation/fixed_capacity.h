@@ -12,8 +12,12 @@
 //    (canonical_search.h: each buffer at the lowest offset in canonical
 //    order, pruned by the section and cut bounds, dominance, remembered
 //    failed states; buffer orders in turn under limited discrepancies, then
-//    complete), raced against pin repair and the skyline search aimed at the
-//    capacity on a second thread (heuristic_race.h). The side that finds a
+//    complete), bottom-up and -- where every alignment divides its buffer's
+//    size and the capacity -- top-down on the problem mirrored in the
+//    capacity, in turn, in rounds of doubling work from 2^20 units (pins high
+//    up are ceilings the bottom-up search packs under blindly; mirrored they
+//    are floors), raced against pin repair and the skyline search aimed at
+//    the capacity on a second thread (heuristic_race.h). The side that finds a
 //    plan within the capacity first, counted in work, wins, and the other
 //    stops past that work: the same plan on every run.
 // 4. A complete search without a plan refutes the capacity; a spent budget
