@@ -12,8 +12,9 @@ One ``Problem`` type and one ``Solution`` type serve every allocator:
   of their own: the plan is still the same on every run); says whether the plan is proven optimal, the proven lower bound, whether ``capacity`` is met or refuted,
   and which search found the plan (``method``);
 - ``solve_fixed_capacity``: any plan within ``problem.capacity``, found as fast as possible
-  (not the lowest): the greedy plans, then the same depth-first search at that capacity raced
-  against the skyline search, the first plan that fits wins (the same plan on every run);
+  (not the lowest): the greedy plans, then the same depth-first search at that capacity,
+  bottom-up and top-down (mirrored, where alignments allow) in turn, raced against the skyline
+  search; the first plan that fits wins (the same plan on every run);
   ``capacity_refuted`` when the bound or the search proves nothing fits. ``auto`` and ``exact``
   use it when the problem has a capacity;
 - ``local_search``: hill climbing over first-fit orders seeded by the greedy orders;
