@@ -3,11 +3,9 @@ construction height) and the fixed-capacity search (any plan within the capacity
 
 import numpy as np
 import pytest
-
+from test_allocation_search import run_cli
 from tinyarena import allocation
 from tinyarena.allocation import Problem
-
-from test_allocation_search import run_cli
 
 CAPACITY = 1 << 20
 VARIANTS = {"plain": {}, "aligned": {"aligned": True}, "pinned": {"pinned": 0.1}}
