@@ -23,51 +23,23 @@ constexpr int64_t kRaceWork = 1'000'000;
 // round doubles it.
 constexpr int64_t kFirstRoundWork = 1 << 20;
 
-// True when the problem mirrored in the capacity (offset -> capacity - offset
-// - size) keeps every alignment: each divides its buffer's size and the
-// capacity. (Pinned tops are at most the capacity: the bound was checked.)
-bool mirrorable(const Problem& problem) {
-  for (const Buffer& b : problem.buffers)
-    if (b.alignment > 1 && (b.size % b.alignment != 0 || problem.capacity % b.alignment != 0)) return false;
-  return true;
-}
-
-// The problem upside down within its capacity: a plan of it within the
-// capacity, mirrored back (mirror_plan), is one of the problem.
-Problem mirrored(const Problem& problem) {
-  Problem upside_down = problem;
-  for (Buffer& b : upside_down.buffers)
-    if (b.fixed_offset) b.fixed_offset = problem.capacity - *b.fixed_offset - b.size;
-  return upside_down;
-}
-
-Solution mirror_plan(const Problem& problem, const Solution& plan) {
-  Solution back = plan;
-  for (size_t i = 0; i < back.offsets.size(); ++i)
-    back.offsets[i] = problem.capacity - plan.offsets[i] - problem.buffers[i].size;
-  back.height = solution_height(problem, back.offsets);
-  return back;
-}
-
 // The depth-first search at the capacity, bottom-up and (where alignments
 // allow) top-down on the mirrored problem in turn, in rounds of doubling work
 // (pins high up are ceilings the bottom-up search packs under blindly, floors
 // to the top-down one). Found: `plan` holds the plan.
-Outcome search_both_ways(const Problem& problem, ProbeBudget& budget, Solution& plan) {
+Outcome search_both_ways(const Problem& problem, const Problem* upside_down, ProbeBudget& budget, Solution& plan) {
   if (!budget.afford(prober_setup_work(problem))) return Outcome::Aborted;
   CapacityProber up(problem, budget);
-  if (!mirrorable(problem)) return up.probe(problem.capacity, 1.0, plan);
-  const Problem upside_down = mirrored(problem);
-  if (!budget.afford(prober_setup_work(upside_down))) return up.probe(problem.capacity, 1.0, plan);
-  CapacityProber down(upside_down, budget);
+  if (!upside_down || !budget.afford(prober_setup_work(*upside_down))) return up.probe(problem.capacity, 1.0, plan);
+  CapacityProber down(*upside_down, budget);
   std::string method;
-  Solution down_plan = best_greedy_plan(upside_down, method);
+  Solution down_plan = best_greedy_plan(*upside_down, method);
   for (int64_t units = kFirstRoundWork; !budget.spent(); units = units > WorkBudget::kUnlimited / 2 ? units : 2 * units) {
     const Outcome outcome = up.probe(problem.capacity, 1.0, plan, units);
     if (outcome != Outcome::Aborted) return outcome;
     if (budget.spent()) break;
     const Outcome turned = down.probe(problem.capacity, 1.0, down_plan, units);
-    if (turned == Outcome::Found) plan = mirror_plan(problem, down_plan);
+    if (turned == Outcome::Found) plan = mirror_plan(problem, down_plan, problem.capacity);
     if (turned != Outcome::Aborted) return turned;
   }
   return Outcome::Aborted;
@@ -77,10 +49,13 @@ Outcome search_both_ways(const Problem& problem, ProbeBudget& budget, Solution& 
 // the heuristics racing it where the budget allows. `result` holds the
 // starting plan; on return the winner's. True if the capacity was refuted.
 bool race_at_capacity(const Problem& problem, SearchBudget& search_budget, ProbeBudget& budget, ExactResult& result) {
+  std::optional<Problem> upside_down;  // mirrored in the capacity, where alignments allow
+  if (mirrorable(problem, problem.capacity)) upside_down = mirrored(problem, problem.capacity);
+  const Problem* turned = upside_down ? &*upside_down : nullptr;
   std::optional<HeuristicRace> race;
-  if (search_budget.work.remaining() >= kRaceWork) race.emplace(problem, search_budget.work, problem.capacity);
+  if (search_budget.work.remaining() >= kRaceWork) race.emplace(problem, search_budget.work, problem.capacity, turned);
   Solution plan = result.solution;
-  const Outcome outcome = search_both_ways(problem, budget, plan);
+  const Outcome outcome = search_both_ways(problem, turned, budget, plan);
   if (outcome == Outcome::Found) result.solution = plan, result.method = "exact", result.work_to_plan = budget.work();
   if (!race) return outcome == Outcome::NotFound;
   // Past a plan that fits, or a refutation (nothing fits), the heuristics can

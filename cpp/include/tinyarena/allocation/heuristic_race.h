@@ -37,8 +37,12 @@ class HeuristicRace {
   // `target` (the proven lower bound of the exact search: nothing lower
   // fits; the capacity of the fixed-capacity search: any plan as low will
   // do): pin repair first where a buffer is pinned (half the budget), then
-  // the skyline search.
-  HeuristicRace(const Problem& problem, WorkBudget& exact_budget, int64_t target);
+  // the skyline search -- with `upside_down` (the problem mirrored in
+  // `target`, problem.h), half of what is left on each in turn, a plan of
+  // the mirrored one counting once it meets `target` (mirrored back).
+  // `problem` and `upside_down` must outlive the race.
+  HeuristicRace(const Problem& problem, WorkBudget& exact_budget, int64_t target,
+                const Problem* upside_down = nullptr);
   ~HeuristicRace();
   HeuristicRace(const HeuristicRace&) = delete;
   HeuristicRace& operator=(const HeuristicRace&) = delete;
@@ -56,7 +60,7 @@ class HeuristicRace {
   const HeuristicPlan& heuristic_plan() const { return plan_; }
 
  private:
-  void search(const Problem& problem, WorkBudget budget, int64_t target);
+  void search(const Problem& problem, const Problem* upside_down, WorkBudget budget, int64_t target);
   void keep(const Solution& solution, const char* method, int64_t work_to_plan);
   void join();
 
