@@ -17,7 +17,8 @@
 //    capacity, in turn, in rounds of doubling work from 2^20 units (pins high
 //    up are ceilings the bottom-up search packs under blindly; mirrored they
 //    are floors), raced against pin repair and the skyline search aimed at
-//    the capacity on a second thread (heuristic_race.h). The side that finds a
+//    the capacity -- half its budget on the problem, half on its mirror --
+//    on a second thread (heuristic_race.h). The side that finds a
 //    plan within the capacity first, counted in work, wins, and the other
 //    stops past that work: the same plan on every run.
 // 4. A complete search without a plan refutes the capacity; a spent budget
