@@ -6,6 +6,7 @@
 #include "numpy_views.h"
 #include "tinyarena/allocation/allocators.h"
 #include "tinyarena/allocation/exact.h"
+#include "tinyarena/allocation/fixed_capacity.h"
 #include "tinyarena/allocation/local_search.h"
 #include "tinyarena/allocation/greedy.h"
 #include "tinyarena/allocation/guillotine.h"
@@ -154,6 +155,21 @@ void bind_exact(py::module_& m, py::class_<Problem>& problem) {
       "an ExactResult: solution, lower_bound, proven_optimal, capacity_met/refuted and the method that found it.";
   def_function_and_method(m, problem, "solve_exact", exact, py::arg("seconds") = 1.0, py::arg("node_limit") = 0,
                           py::arg("start") = py::none(), py::arg("wall_seconds") = 0.0, exact_doc);
+  const auto fixed = [](const Problem& p, double seconds, int64_t node_limit, std::optional<Solution> start,
+                        double wall_seconds) {
+    py::gil_scoped_release release;
+    return allocation::solve_fixed_capacity(p, SearchBudget{WorkBudget(seconds, wall_seconds), node_limit},
+                                            start ? &*start : nullptr);
+  };
+  const char* fixed_doc =
+      "Any plan within the problem's capacity (> 0), found as fast as possible: the greedy plans, then the "
+      "depth-first search over canonical placements at the capacity (bottom-up and, where alignments allow, "
+      "top-down) raced against the skyline search; the "
+      "first plan that fits wins (same plan on every run). Not minimized. Returns an ExactResult: "
+      "capacity_met, capacity_refuted (proven: nothing fits), the method and lower bound.";
+  def_function_and_method(m, problem, "solve_fixed_capacity", fixed, py::arg("seconds") = 1.0,
+                          py::arg("node_limit") = 0, py::arg("start") = py::none(), py::arg("wall_seconds") = 0.0,
+                          fixed_doc);
   using allocation::LocalSearchOptions;
   using allocation::LocalSearchResult;
   py::class_<LocalSearchResult>(m, "LocalSearchResult", "Best plan of the hill climbing and its order.")

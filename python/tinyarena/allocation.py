@@ -11,6 +11,12 @@ One ``Problem`` type and one ``Solution`` type serve every allocator:
   buffers pin repair and the skyline search race the others on a second thread with a budget
   of their own: the plan is still the same on every run); says whether the plan is proven optimal, the proven lower bound, whether ``capacity`` is met or refuted,
   and which search found the plan (``method``);
+- ``solve_fixed_capacity``: any plan within ``problem.capacity``, found as fast as possible
+  (not the lowest): the greedy plans, then the same depth-first search at that capacity,
+  bottom-up and top-down (mirrored, where alignments allow) in turn, raced against the skyline
+  search; the first plan that fits wins (the same plan on every run);
+  ``capacity_refuted`` when the bound or the search proves nothing fits. ``auto`` and ``exact``
+  use it when the problem has a capacity;
 - ``local_search``: hill climbing over first-fit orders seeded by the greedy orders;
 - ``skyline_search``: skyline best-fit constructions -- fill the lowest floor first, the
   most constrained valley of the floor with buffers that leave no waste (a small
@@ -31,7 +37,8 @@ One ``Problem`` type and one ``Solution`` type serve every allocator:
 - ``allocate(problem, allocator="auto", seconds=...)`` (or ``problem.solve(...)``): any of
   them by name, including ``"auto"`` (greedy; if above the lower bound, the exact search,
   nested-cut and skyline searches included, from the better greedy plan within the budget;
-  ``method`` names what found the plan).
+  with a capacity, first fit if it fits, else ``solve_fixed_capacity``; ``method`` names what
+  found the plan).
 
 Search budgets are deterministic: ``seconds`` is converted into an amount of search work
 (about that many seconds on the reference machine, see ``benchmarks/budget_calibration.py``),
@@ -39,7 +46,8 @@ so the same problem and budget give byte-identical plans on every run, on any ma
 any load. ``wall_seconds`` (default 0: none) adds a hard wall-clock cap; when it binds the
 plan depends on the machine and its load.
 
-``zero_slack_problem(n, seed=...)`` generates hard instances with a known optimum.
+``zero_slack_problem(n, seed=...)`` generates hard instances with a known optimum;
+``slack_problem(n, seed=...)`` instances whose bound lies 2-10 % below a capacity they fit.
 
 ``Problem`` is the one problem type: ``Problem(buffers, capacity)``, ``Problem.from_arrays``,
 ``Problem.from_csv`` (MiniMalloc CSV) or ``plan.problem``; numpy views (``sizes``, ``first``,
@@ -86,6 +94,7 @@ from ._core import (
     place_in_hierarchy,
     skyline_search,
     solve_exact,
+    solve_fixed_capacity,
     time_sweep_search,
     validate,
     validate_hierarchy,
@@ -117,8 +126,10 @@ __all__ = [
     "pin_repair_search",
     "skyline_search",
     "solve_exact",
+    "solve_fixed_capacity",
     "time_sweep_search",
     "validate",
+    "slack_problem",
     "zero_slack_problem",
 ]
 
@@ -308,3 +319,93 @@ def zero_slack_problem(n, capacity=1 << 20, steps=None, seed=0, aligned=False, p
         fixed = a0 if rng.random() < pinned else None
         buffers.append(Buffer(a1 - a0, t0, t1 - 1, alignment=alignment, fixed_offset=fixed, name=str(i)))
     return Problem(buffers), np.array([r[2] for r in rects], dtype=np.int64)
+
+
+def _trace_cuts(rng, n, steps, capacity, grid, min_size):
+    """Nested cuts shaped like a real trace: first 1-3 large long-lived buffers (address bands of
+    12-30 % of the height over 60-100 % of the steps), then pieces cut in time or address,
+    each piece of at least ``min_size`` bytes."""
+    rects, done = [(0, steps, 0, capacity)], []
+    for _ in range(rng.randint(1, 3)):
+        t0, t1, a0, a1 = rects.pop(max(range(len(rects)), key=lambda i: rects[i][3] - rects[i][2]))
+        band = grid * max(1, int((a1 - a0) * rng.uniform(0.12, 0.3)) // grid)
+        length = max(1, int((t1 - t0) * rng.uniform(0.6, 1.0)))
+        start = rng.randrange(t0, t1 - length + 1)
+        done.append((start, start + length, a0, a0 + band))
+        rects += [r for r in ((t0, start, a0, a0 + band), (start + length, t1, a0, a0 + band), (t0, t1, a0 + band, a1))
+                  if r[1] > r[0]]
+    while len(rects) + len(done) < n:
+        splittable = [i for i, (t0, t1, a0, a1) in enumerate(rects) if t1 - t0 >= 2 or a1 - a0 >= 2 * min_size]
+        if not splittable:
+            raise ValueError(f"a {capacity} x {steps} rectangle cannot be cut into {n} pieces of {min_size} B")
+        weights = [(rects[i][1] - rects[i][0]) * (rects[i][3] - rects[i][2]) for i in splittable]
+        t0, t1, a0, a1 = rects.pop(rng.choices(splittable, weights)[0])
+        can_time, can_address = t1 - t0 >= 2, a1 - a0 >= 2 * min_size
+        if can_time and (not can_address or rng.random() < 0.5):
+            cut = rng.randrange(t0 + 1, t1)
+            rects += [(t0, cut, a0, a1), (cut, t1, a0, a1)]
+        else:
+            cut = a0 + grid * rng.randrange(-(-min_size // grid), (a1 - a0 - min_size) // grid + 1)
+            rects += [(t0, t1, a0, cut), (t0, t1, cut, a1)]
+    return rects + done
+
+
+def _drop_until_slack(rng, rects, n, capacity, slack):
+    """Removes pieces at random until every step's live bytes are at most ``(1 - slack) *
+    capacity``, then random pieces not live at the most loaded step (the bound stays) until
+    ``n`` are left: those, or None where fewer are left or the bound fell below 90 %; and how
+    many were left before the second removal, less ``n``."""
+    steps = max(r[1] for r in rects)
+    load = np.zeros(steps + 1, dtype=np.int64)
+    for t0, t1, a0, a1 in rects:
+        load[t0:t1] += a1 - a0
+    kept = list(rects)
+    while load.max() > (1 - slack) * capacity:
+        t0, t1, a0, a1 = kept.pop(rng.randrange(len(kept)))
+        load[t0:t1] -= a1 - a0
+    t = int(load.argmax())
+    spare = [i for i, r in enumerate(kept) if not r[0] <= t < r[1]]
+    surplus = len(kept) - n
+    if surplus < 0 or surplus > len(spare) or load[t] < 0.9 * capacity:
+        return None, surplus
+    dropped = set(rng.sample(spare, surplus))
+    return [r for i, r in enumerate(kept) if i not in dropped], surplus
+
+
+def slack_problem(n, capacity=1 << 20, seed=0, aligned=False, pinned=0.0, horizon=1 << 20, min_size=1024):
+    """An instance whose bound lies 2-10 % below ``capacity``, packable within it: ``(Problem, offsets)``.
+
+    A zero-slack instance cut like a real trace (1-3 large long-lived buffers, many short-lived
+    pieces of at least ``min_size`` bytes, nested cuts on a 1-byte grid, 16 when ``aligned``)
+    loses pieces at random until the lower bound is a random 2-10 % below ``capacity``, then
+    others not live where the most bytes are (the bound stays) until ``n`` buffers are left:
+    ``offsets`` (where each piece was cut) still fits ``capacity``, the problem's capacity.
+    Steps are spread over ``[0, horizon)`` (sorted random times, like trace timestamps).
+    ``aligned`` and ``pinned`` as in ``zero_slack_problem``.
+    """
+    import random
+
+    rng = random.Random(seed)
+    grid = 16 if aligned else 1
+    total = 2 * n
+    for _ in range(200):
+        slack = rng.uniform(0.02, 0.1)
+        steps = max(2, total // 2)
+        rects, surplus = _drop_until_slack(rng, _trace_cuts(rng, total, steps, capacity, grid, min_size), n, capacity,
+                                           slack)
+        if rects is not None:
+            break
+        total = max(n + 1, total + max(1, -surplus))
+    else:
+        raise ValueError(f"no slack instance of {n} buffers found from seed {seed}")
+    rng.shuffle(rects)
+    times = sorted(rng.sample(range(horizon), steps + 1))
+    buffers = []
+    for i, (t0, t1, a0, a1) in enumerate(rects):
+        alignment = 1
+        if aligned:
+            largest = 64 if a0 == 0 else min(64, a0 & -a0)
+            alignment = rng.choice([a for a in (1, 2, 4, 8, 16, 32, 64) if a <= largest])
+        fixed = a0 if rng.random() < pinned else None
+        buffers.append(Buffer(a1 - a0, times[t0], times[t1] - 1, alignment=alignment, fixed_offset=fixed, name=str(i)))
+    return Problem(buffers, capacity), np.array([r[2] for r in rects], dtype=np.int64)

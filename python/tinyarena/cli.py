@@ -248,7 +248,8 @@ def _parser():
     a.add_argument("problem", type=_argument(_existing_file),
                    help="CSV with id,lower,upper,size[,alignment][,offset] (half-open lifetimes; offset pins)")
     a.add_argument("--capacity", type=_argument(parse_limit),
-                   help="bytes available: exit 2 if no plan fits (K/M/G suffix ok; default: no limit)")
+                   help="bytes available: auto and exact stop at the first plan within it; exit 2 if none "
+                        "fits (K/M/G suffix ok; default: no limit, the lowest plan)")
     a.add_argument("--seconds", type=_number(0.0, MAX_SECONDS, above=True), default=10.0, metavar="S",
                    help="search budget in seconds of work (default 10): deterministic, about that long here")
     a.add_argument("--wall-seconds", type=_number(0.0, MAX_SECONDS), default=0.0, metavar="S",

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "tinyarena/allocation/exact.h"
+#include "tinyarena/allocation/fixed_capacity.h"
 #include "tinyarena/allocation/greedy.h"
 #include "tinyarena/allocation/local_search.h"
 #include "tinyarena/allocation/lower_bound.h"
@@ -19,9 +20,11 @@ AllocationResult heuristic(const Problem& p, Solution solution, const char* meth
   return {std::move(solution), method, optimal, bound};
 }
 
-// The exact search's plan, named after what found it.
+// The exact search's plan (with a capacity, the fixed-capacity search's: the
+// first plan found within it), named after what found it.
 AllocationResult run_exact(const Problem& p, const AllocatorOptions& o, WorkBudget budget) {
-  const ExactResult r = solve_exact(p, SearchBudget{budget, o.node_limit});
+  const SearchBudget search{budget, o.node_limit};
+  const ExactResult r = p.capacity > 0 ? solve_fixed_capacity(p, search) : solve_exact(p, search);
   return {r.solution, r.method, r.proven_optimal, r.lower_bound};
 }
 
@@ -40,13 +43,17 @@ AllocationResult run_skyline(const Problem& p, const AllocatorOptions& o, WorkBu
 WorkBudget budget_of(const AllocatorOptions& o) { return WorkBudget(o.seconds, o.wall_seconds); }
 
 // Greedy first fit; if above the lower bound, the exact search (which runs
-// the skyline search too) with the budget, from the better greedy plan.
+// the skyline search too) with the budget, from the better greedy plan. With
+// a capacity: first fit if it fits, else the fixed-capacity search.
 AllocationResult run_auto(const Problem& p, const AllocatorOptions& o) {
   AllocationResult first_fit = heuristic(p, greedy_size_first_fit(p), "greedy_size_first_fit");
-  if (first_fit.proven_optimal) return first_fit;
+  const bool fits = p.capacity > 0 && first_fit.solution.height <= p.capacity;
+  if (first_fit.proven_optimal || fits) return first_fit;
   AllocationResult best_fit = heuristic(p, greedy_size_best_fit(p), "greedy_size_best_fit");
   const AllocationResult& start = best_fit.solution.height < first_fit.solution.height ? best_fit : first_fit;
-  const ExactResult r = solve_exact(p, SearchBudget{budget_of(o), o.node_limit}, &start.solution);
+  const SearchBudget search{budget_of(o), o.node_limit};
+  const ExactResult r = p.capacity > 0 ? solve_fixed_capacity(p, search, &start.solution)
+                                       : solve_exact(p, search, &start.solution);
   return {r.solution, r.method == "start" ? start.method : r.method, r.proven_optimal, r.lower_bound};
 }
 

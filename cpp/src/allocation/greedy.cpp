@@ -207,4 +207,11 @@ Solution greedy_size_best_fit(const Problem& problem) {
   return place_best_fit(problem, size_descending_order(problem));
 }
 
+Solution best_greedy_plan(const Problem& problem, std::string& method) {
+  Solution first_fit = greedy_size_first_fit(problem), best_fit = greedy_size_best_fit(problem);
+  const bool best_fit_lower = best_fit.height < first_fit.height;
+  method = best_fit_lower ? "greedy_size_best_fit" : "greedy_size_first_fit";
+  return best_fit_lower ? best_fit : first_fit;
+}
+
 }  // namespace tinyarena::allocation

@@ -7,11 +7,12 @@ namespace tinyarena::allocation {
 
 constexpr double kPinRepairShare = 0.5;  // of the second thread's budget, where a buffer is pinned
 
-HeuristicRace::HeuristicRace(const Problem& problem, WorkBudget& exact_budget, int64_t lower_bound) {
-  thread_ = std::thread([this, &problem, budget = exact_budget.detached(), lower_bound]() mutable {
+HeuristicRace::HeuristicRace(const Problem& problem, WorkBudget& exact_budget, int64_t target,
+                             const Problem* upside_down) {
+  thread_ = std::thread([this, &problem, upside_down, budget = exact_budget.detached(), target]() mutable {
     budget.stop_past(&heuristic_line_);
     try {
-      search(problem, budget, lower_bound);
+      search(problem, upside_down, budget, target);
     } catch (...) {
       error_ = std::current_exception();
     }
@@ -24,19 +25,27 @@ HeuristicRace::~HeuristicRace() {
   join();
 }
 
-void HeuristicRace::search(const Problem& problem, WorkBudget budget, int64_t lower_bound) {
+void HeuristicRace::search(const Problem& problem, const Problem* upside_down, WorkBudget budget, int64_t target) {
   // Without pins it finds nothing and spends nothing.
-  const PinRepairResult repaired = pin_repair_search(problem, lower_bound, budget.share(kPinRepairShare));
+  const PinRepairResult repaired = pin_repair_search(problem, target, budget.share(kPinRepairShare));
   if (repaired.solution) keep(*repaired.solution, "pin_repair", budget.used());
-  if (!budget.spent() && (plan_.method.empty() || plan_.solution.height > lower_bound)) {  // not past a line
-    SkylineOptions options;
-    options.budget = budget.share(1.0);
-    options.target_height = lower_bound;
+  const auto open = [&] { return !budget.spent() && (plan_.method.empty() || plan_.solution.height > target); };
+  SkylineOptions options;
+  options.target_height = target;
+  if (open()) {  // not past a line, no plan at the target yet
+    options.budget = budget.share(upside_down ? 0.5 : 1.0);
     const int64_t before = budget.used();
     const SkylineResult skyline = skyline_search(problem, options);
     keep(skyline.solution, "skyline", before + skyline.work_to_best);
   }
-  if (plan_.solution.height <= lower_bound) exact_line_.store(plan_.work_to_plan);
+  if (upside_down && open()) {
+    options.budget = budget.share(1.0);
+    const int64_t before = budget.used();
+    const SkylineResult turned = skyline_search(*upside_down, options);
+    if (turned.solution.height <= target)
+      keep(mirror_plan(problem, turned.solution, target), "skyline", before + turned.work_to_best);
+  }
+  if (plan_.solution.height <= target) exact_line_.store(plan_.work_to_plan);
 }
 
 // A search's plan, found after `work_to_plan` units of this thread's work, if lower.

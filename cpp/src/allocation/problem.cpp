@@ -31,4 +31,26 @@ void check_pins(const Problem& problem) {
   }
 }
 
+bool mirrorable(const Problem& problem, int64_t height) {
+  for (const Buffer& b : problem.buffers) {
+    if (b.alignment > 1 && (b.size % b.alignment != 0 || height % b.alignment != 0)) return false;
+    if (b.fixed_offset && *b.fixed_offset + b.size > height) return false;
+  }
+  return true;
+}
+
+Problem mirrored(const Problem& problem, int64_t height) {
+  Problem upside_down = problem;
+  for (Buffer& b : upside_down.buffers)
+    if (b.fixed_offset) b.fixed_offset = height - *b.fixed_offset - b.size;
+  return upside_down;
+}
+
+Solution mirror_plan(const Problem& problem, const Solution& plan, int64_t height) {
+  Solution back = plan;
+  for (size_t i = 0; i < back.offsets.size(); ++i) back.offsets[i] = height - plan.offsets[i] - problem.buffers[i].size;
+  back.height = solution_height(problem, back.offsets);
+  return back;
+}
+
 }  // namespace tinyarena::allocation

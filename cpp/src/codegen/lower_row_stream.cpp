@@ -3,6 +3,7 @@
 // ring -- with kernels addressed through virtual row-0 bases into the rings.
 #include <algorithm>
 #include <sstream>
+#include <utility>
 
 #include "tiled_parts.h"
 #include "tinyarena/codegen/op_lowering.h"
@@ -166,13 +167,11 @@ std::string stripe_call(const graph::Graph& graph, const graph::Op& op, const Ke
   }
 }
 
-// The load of input rows [y0, y1) into `dst`, running the ring's boundary ops (a TRANSPOSE from NCHW,
-// a QUANTIZE of a float input) on the way: one of the TA_INPUT_* macros.
-std::string load_call(const graph::Graph& graph, const tiling::Ring& ring, int32_t input, const std::string& dst) {
-  const std::string rows = std::to_string(input) + ", " + dst + ", y0, y1 - y0, ";
-  if (ring.source < 0) return "TA_INPUT_ROWS(" + rows + std::to_string(ring.row_bytes) + ")";
+// What a ring's load runs on the way: a TRANSPOSE from NCHW, and ", scale, zero point" of a
+// QUANTIZE of a float input (empty without one).
+std::pair<bool, std::string> load_chain(const graph::Graph& graph, const tiling::Ring& ring) {
   bool transpose = false;
-  std::string quantize;  // ", scale, zero point" of a QUANTIZE on the way
+  std::string quantize;
   for (int32_t index : tiling::load_ops(graph, ring)) {
     const graph::Op& op = graph.ops[index];
     transpose = transpose || op.opcode == op_code::kTranspose;
@@ -180,6 +179,15 @@ std::string load_call(const graph::Graph& graph, const tiling::Ring& ring, int32
     const kernels::AffineQuantization q = kernels::float_conversion(graph, op);
     quantize = ", " + float_literal(q.scale) + ", " + std::to_string(q.zero_point);
   }
+  return {transpose, quantize};
+}
+
+// The load of input rows [y0, y1) into `dst`, running the ring's boundary ops (a TRANSPOSE from NCHW,
+// a QUANTIZE of a float input) on the way: one of the TA_INPUT_* macros.
+std::string load_call(const graph::Graph& graph, const tiling::Ring& ring, int32_t input, const std::string& dst) {
+  const std::string rows = std::to_string(input) + ", " + dst + ", y0, y1 - y0, ";
+  if (ring.source < 0) return "TA_INPUT_ROWS(" + rows + std::to_string(ring.row_bytes) + ")";
+  const auto [transpose, quantize] = load_chain(graph, ring);
   const graph::Tensor& in = graph.tensors[ring.source];
   if (!transpose) {  // a QUANTIZE alone: the row's elements
     return "TA_INPUT_QUANTIZED_ROWS(" + rows + std::to_string(int64_t{in.shape[2]} * in.shape[3]) + quantize + ")";
@@ -198,15 +206,7 @@ std::string load_pixels_call(const graph::Graph& graph, const tiling::Ring& ring
   const graph::Tensor& out = graph.tensors[ring.tensor];
   const std::string channels = std::to_string(out.shape[3]);
   if (ring.source < 0) return "TA_INPUT_PIXELS(" + pixels + channels + ", " + std::to_string(row_bytes(out)) + ")";
-  bool transpose = false;
-  std::string quantize;  // ", scale, zero point" of a QUANTIZE on the way
-  for (int32_t index : tiling::load_ops(graph, ring)) {
-    const graph::Op& op = graph.ops[index];
-    transpose = transpose || op.opcode == op_code::kTranspose;
-    if (op.opcode != op_code::kQuantize) continue;
-    const kernels::AffineQuantization q = kernels::float_conversion(graph, op);
-    quantize = ", " + float_literal(q.scale) + ", " + std::to_string(q.zero_point);
-  }
+  const auto [transpose, quantize] = load_chain(graph, ring);
   const std::string hw = std::to_string(out.shape[1]) + ", " + std::to_string(out.shape[2]);
   if (!transpose) return "TA_INPUT_QUANTIZED_PIXELS(" + pixels + channels + ", " + std::to_string(out.shape[2]) + quantize + ")";
   if (!quantize.empty()) return "TA_INPUT_NCHW_QUANTIZED_PIXELS(" + pixels + channels + ", " + hw + quantize + ")";

@@ -28,7 +28,9 @@ struct AllocationResult {
 // Names accepted by allocate(), in a stable order: auto (greedy first fit;
 // if above the lower bound, the exact search -- nested-cut and skyline searches included --
 // from the better greedy plan within the budget), exact, local_search,
-// skyline, greedy_size_first_fit, greedy_size_best_fit.
+// skyline, greedy_size_first_fit, greedy_size_best_fit. With problem.capacity
+// set, auto keeps first fit if it fits, and auto and exact run the
+// fixed-capacity search (fixed_capacity.h): the first plan within it.
 std::vector<std::string> allocator_names();
 
 // Runs the named allocator; throws std::invalid_argument for an unknown name.

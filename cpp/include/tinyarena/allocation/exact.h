@@ -1,6 +1,9 @@
 // Exact allocation, MiniMalloc-class: a decision procedure "does everything
-// fit in `capacity` bytes?" searching only canonical placements, wrapped in a
-// search for the smallest capacity from the lower bound up.
+// fit in `capacity` bytes?" searching only canonical placements
+// (canonical_search.h), wrapped in a search for the smallest capacity from the
+// lower bound up (and, where a plan at the bound must waste bytes, down from
+// the best plan first). For any plan within a given capacity, see
+// fixed_capacity.h.
 //
 // Canonical placement: buffers are placed in non-decreasing offset order,
 // each at the lowest aligned offset above every placed buffer it overlaps in
@@ -31,7 +34,10 @@
 // (time_sweep.h) with half of what is left where it refuted every nested plan
 // (plans that are not nested), a tenth where its budget ran out. Capacities:
 // the user's (if the plan misses it) or the lower bound briefly (2 % of what is
-// left), then the skyline search (skyline.h) with two thirds of what is left --
+// left); where some step with a buffer live has fewer live bytes than the
+// bound (a plan at the bound wastes bytes: slack), steps down from the best
+// plan, each an eighth of the way to the lowest capacity not given up on with
+// 10 % of what is left, while they find plans; then the skyline search (skyline.h) with two thirds of what is left --
 // its constructions often meet the bound of hard instances first -- then the
 // lower bound, bisection above it, and the lower bound again. Past 128 buffers
 // (and 1 ms of work) the skyline search does not take that turn: it races all

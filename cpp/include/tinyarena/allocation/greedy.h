@@ -1,6 +1,7 @@
 // Greedy placement in a fixed order: the classic size-ordered heuristics.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "tinyarena/allocation/problem.h"
@@ -30,5 +31,9 @@ Solution greedy_size_first_fit(const Problem& problem);
 // Pisarchyk & Lee, "Efficient memory management for deep neural net
 // inference" (2020): size-descending order, best fit.
 Solution greedy_size_best_fit(const Problem& problem);
+
+// The lower of the two greedy plans (first fit at equal height); `method`
+// is set to its name.
+Solution best_greedy_plan(const Problem& problem, std::string& method);
 
 }  // namespace tinyarena::allocation

@@ -3,7 +3,7 @@
 // own, deterministically: of the two plans the lower wins, at equal height
 // the one complete after less work, then the exact search's -- the plan a run
 // of both one after the other would pick. A side whose plan nothing can beat
-// (it meets a proven lower bound) posts the work it took, and the other stops
+// (it meets a proven lower bound, or the capacity the search was asked to meet) posts the work it took, and the other stops
 // once past it: from there on it can no longer win. So a run takes about the
 // wall time of the side that wins, not of both. The second thread sees the
 // line inside a skyline construction too (its work is charged only when it
@@ -34,9 +34,15 @@ class HeuristicRace {
  public:
   // Starts the searches with a budget of what is left in `exact_budget` and
   // makes `exact_budget` stop past the work they post when they meet
-  // `lower_bound` (proven: nothing lower fits): pin repair first where a
-  // buffer is pinned (half the budget), then the skyline search.
-  HeuristicRace(const Problem& problem, WorkBudget& exact_budget, int64_t lower_bound);
+  // `target` (the proven lower bound of the exact search: nothing lower
+  // fits; the capacity of the fixed-capacity search: any plan as low will
+  // do): pin repair first where a buffer is pinned (half the budget), then
+  // the skyline search -- with `upside_down` (the problem mirrored in
+  // `target`, problem.h), half of what is left on each in turn, a plan of
+  // the mirrored one counting once it meets `target` (mirrored back).
+  // `problem` and `upside_down` must outlive the race.
+  HeuristicRace(const Problem& problem, WorkBudget& exact_budget, int64_t target,
+                const Problem* upside_down = nullptr);
   ~HeuristicRace();
   HeuristicRace(const HeuristicRace&) = delete;
   HeuristicRace& operator=(const HeuristicRace&) = delete;
@@ -54,7 +60,7 @@ class HeuristicRace {
   const HeuristicPlan& heuristic_plan() const { return plan_; }
 
  private:
-  void search(const Problem& problem, WorkBudget budget, int64_t lower_bound);
+  void search(const Problem& problem, const Problem* upside_down, WorkBudget budget, int64_t target);
   void keep(const Solution& solution, const char* method, int64_t work_to_plan);
   void join();
 

@@ -45,6 +45,14 @@ inline int64_t align_up(int64_t value, int64_t alignment) {
 // max over buffers of offset + size.
 int64_t solution_height(const Problem& problem, const std::vector<int64_t>& offsets);
 
+// The problem upside down within `height`: offset -> height - offset - size,
+// pins moved so. A plan of it within `height`, mirrored back (mirror_plan), is
+// one of the problem where it is mirrorable: every alignment divides its
+// buffer's size and `height`, and no pinned top is above `height`.
+bool mirrorable(const Problem& problem, int64_t height);
+Problem mirrored(const Problem& problem, int64_t height);
+Solution mirror_plan(const Problem& problem, const Solution& plan, int64_t height);
+
 // Throws std::invalid_argument when a pinned offset is negative or misaligned, or
 // two pinned buffers overlap in time and address (no plan could honour both).
 // Every allocator's entry point calls it, so bad pins are an error, never an invalid plan.

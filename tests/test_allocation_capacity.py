@@ -1,0 +1,88 @@
+"""Allocation at a fixed capacity: the slack-instance generator (bound 2-10 % below the
+construction height) and the fixed-capacity search (any plan within the capacity, fast)."""
+
+import numpy as np
+import pytest
+from test_allocation_search import run_cli
+from tinyarena import allocation
+from tinyarena.allocation import Problem
+
+CAPACITY = 1 << 20
+VARIANTS = {"plain": {}, "aligned": {"aligned": True}, "pinned": {"pinned": 0.1}}
+
+
+@pytest.mark.parametrize("n", [150, 1000])
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_slack_generator_keeps_the_construction_and_lowers_the_bound(n, variant):
+    problem, offsets = allocation.slack_problem(n, seed=3, **VARIANTS[variant])
+    assert len(problem) == n and problem.capacity == CAPACITY
+    assert problem.validate(offsets) == []  # the construction fits the capacity
+    assert (offsets + problem.sizes).max() <= CAPACITY
+    bound = allocation.lower_bound_bytes(problem)
+    assert 0.90 * CAPACITY <= bound <= 0.98 * CAPACITY
+    assert problem.sizes.min() >= 1024 and problem.last.max() < 1 << 20
+    assert problem.sizes.max() >= 8 * np.median(problem.sizes)  # a few large buffers among many small ones
+    if variant == "pinned":
+        pinned = problem.fixed_offsets >= 0
+        assert pinned.any() and (problem.fixed_offsets[pinned] == offsets[pinned]).all()
+    if variant == "aligned":
+        assert (offsets % problem.alignment == 0).all() and (problem.alignment > 1).any()
+
+
+def test_slack_generator_is_deterministic():
+    a, offsets_a = allocation.slack_problem(300, seed=5)
+    b, offsets_b = allocation.slack_problem(300, seed=5)
+    c, _ = allocation.slack_problem(300, seed=6)
+    assert (offsets_a == offsets_b).all() and (a.sizes == b.sizes).all() and (a.first == b.first).all()
+    assert not (len(a.sizes) == len(c.sizes) and (a.sizes == c.sizes).all())
+
+
+@pytest.mark.parametrize("variant", ["plain", "aligned"])
+@pytest.mark.parametrize("seed", range(3))
+def test_fixed_capacity_packs_slack_instances_within_their_height(variant, seed):
+    problem, _ = allocation.slack_problem(300, seed=seed, **VARIANTS[variant])
+    result = allocation.solve_fixed_capacity(problem, seconds=1.0)
+    assert result.capacity_met and result.height <= CAPACITY and not result.capacity_refuted
+    assert problem.validate(result.offsets) == []
+    assert allocation.allocate(problem, "auto").height <= CAPACITY
+
+
+def test_fixed_capacity_searches_where_the_greedy_plans_miss():
+    searched = 0
+    for seed in range(12):
+        problem, _ = allocation.slack_problem(150, seed=seed)
+        if min(allocation.greedy_size_first_fit(problem).height, allocation.greedy_size_best_fit(problem).height) <= CAPACITY:
+            continue
+        result = allocation.solve_fixed_capacity(problem, seconds=1.0)
+        assert result.capacity_met and problem.validate(result.offsets) == []
+        assert result.method in ("exact", "skyline", "pin_repair")
+        searched += 1
+    assert searched >= 1
+
+
+def test_fixed_capacity_refuses_a_capacity_below_the_bound():
+    problem, _ = allocation.slack_problem(150, seed=1)
+    bound = allocation.lower_bound_bytes(problem)
+    tight = Problem(list(problem.buffers), bound - 1)
+    result = allocation.solve_fixed_capacity(tight, seconds=1.0)
+    assert result.capacity_refuted and not result.capacity_met and result.lower_bound == bound
+    assert f"does not fit: needs at least {bound} B, capacity {bound - 1} B" in allocation.describe_capacity(tight, result)
+    with pytest.raises(ValueError, match="needs a capacity"):
+        allocation.solve_fixed_capacity(Problem(list(problem.buffers)))
+
+
+def test_fixed_capacity_gives_the_same_plan_on_every_run():
+    problem, _ = allocation.slack_problem(450, seed=0)
+    runs = [allocation.solve_fixed_capacity(problem, seconds=0.3) for _ in range(3)]
+    assert all((r.offsets == runs[0].offsets).all() and r.method == runs[0].method for r in runs)
+    assert runs[0].capacity_met
+
+
+def test_cli_alloc_meets_a_capacity_with_room_to_spare(tmp_path):
+    problem, _ = allocation.slack_problem(300, seed=2)
+    path = tmp_path / "slack.csv"
+    problem.to_csv(path)
+    done = run_cli("alloc", path, "--capacity", CAPACITY, "--seconds", 2)
+    assert done.returncode == 0, done.stderr
+    height = int(done.stdout.split("height")[1].split("B")[0].replace(",", ""))
+    assert height <= CAPACITY
