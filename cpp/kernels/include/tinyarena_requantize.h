@@ -105,10 +105,6 @@ TA_INLINE int32_t ta_multiply_by_quantized_multiplier_above_one(int32_t x, int32
 #endif
 }
 
-/* The short names of two of the above (their TFLite initials), kept for kernels written with them. */
-#define ta_mbqm ta_multiply_by_quantized_multiplier
-#define ta_rdbpot ta_rounding_divide_by_pot
-
 /*
  * SMMLAR: the high word of acc * 2^32 + a * b + 2^31 (Cortex-M DSP, one instruction). ACLE
  * has no intrinsic for it, so the DSP build uses inline assembly; the C form is the same sum

@@ -46,7 +46,7 @@ static int16_t fx_sat_shl(int16_t x, int e) {
 }
 
 /* A gemmlowp constant given as its int32 raw value, at 16 bits. */
-static int16_t fx_const(int32_t raw32) { return (int16_t)ta_rdbpot(raw32, 16); }
+static int16_t fx_const(int32_t raw32) { return (int16_t)ta_rounding_divide_by_pot(raw32, 16); }
 
 static int16_t fx_rounding_half_sum(int16_t a, int16_t b) {
   const int32_t sum = (int32_t)a + (int32_t)b;
@@ -124,7 +124,7 @@ static int16_t accumulate_row(const int8_t *w_row, const int8_t *v, int32_t n, i
                               int32_t shift, int16_t acc) {
   int32_t dot = bias, c;
   for (c = 0; c < n; ++c) dot += (int32_t)w_row[c] * (int32_t)v[c];
-  return fx_sat(ta_mbqm(dot, mult, shift) + acc);
+  return fx_sat(ta_multiply_by_quantized_multiplier(dot, mult, shift) + acc);
 }
 
 /* Gate g of cell r: both matrix products (input first, as TFLite adds them), then sigmoid (tanh
@@ -149,14 +149,15 @@ static void lstm_step(const ta_lstm_params *p, const int8_t *x, int8_t *hidden, 
     const int16_t forget = gate(p, kGateForget, r, x, hidden);
     const int16_t candidate = gate(p, kGateCell, r, x, hidden);
     const int16_t input = p->use_cifg ? (int16_t)(INT16_MAX - forget) : gate(p, kGateInput, r, x, hidden);
-    const int16_t kept = (int16_t)ta_rdbpot((int32_t)forget * cell[r], 15);
-    const int16_t added = (int16_t)ta_rdbpot((int32_t)input * candidate, cell_shift);
+    const int16_t kept = (int16_t)ta_rounding_divide_by_pot((int32_t)forget * cell[r], 15);
+    const int16_t added = (int16_t)ta_rounding_divide_by_pot((int32_t)input * candidate, cell_shift);
     int16_t c = fx_sat((int32_t)kept + added);
     if (p->cell_clip > 0) c = (int16_t)ta_clamp32(c, -p->cell_clip, p->cell_clip);
     cell[r] = c;
     {
       const int32_t product = (int32_t)gate(p, kGateOutput, r, x, hidden) * fx_tanh(c, tanh_int_bits);
-      next[r] = (int8_t)ta_clamp32(ta_mbqm(product, p->hidden_mult, p->hidden_shift) + p->hidden_zero_point, -128, 127);
+      const int32_t scaled = ta_multiply_by_quantized_multiplier(product, p->hidden_mult, p->hidden_shift);
+      next[r] = (int8_t)ta_clamp32(scaled + p->hidden_zero_point, -128, 127);
     }
   }
   memcpy(hidden, next, (size_t)p->n_cell);
