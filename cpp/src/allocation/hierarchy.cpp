@@ -146,10 +146,11 @@ Solution refined_fit(const HierarchyProblem& h, const Families& f, const std::ve
   Solution greedy = fit(h, f, roots, m);
   result = AllocationResult{greedy, "greedy", false, 0};
   if (refine.allocator.empty() || roots.empty()) return greedy;
-  Problem p = unit_problem(h, f, roots, m);
-  p.capacity = h.memories[m].size;
+  // No capacity for the allocator: with one it stops at the first plan within it, and here the
+  // lowest plan is wanted (the memory's size is checked after).
+  const Problem p = unit_problem(h, f, roots, m);
   AllocationResult refined = run_allocator(p, refine.allocator, refine.options);
-  const bool fits_memory = refined.solution.height <= p.capacity && validate(p, refined.solution).empty();
+  const bool fits_memory = refined.solution.height <= h.memories[m].size && validate(p, refined.solution).empty();
   const bool no_worse = greedy.offsets.empty() || refined.solution.height <= greedy.height;
   if (fits_memory && no_worse) result = refined;
   else result.lower_bound = refined.lower_bound;
