@@ -242,19 +242,25 @@ def hierarchy_from_plan(plan, memories, rules=None):
 
 def _nested_cuts(rng, n, steps, capacity, grid):
     """Guillotine cuts, each of a random piece (weighted by area), in time or address."""
-    rects = [(0, steps, 0, capacity)]  # half-open [t0, t1) x [a0, a1)
+    return _cut(rng, [(0, steps, 0, capacity)], n, steps, capacity, grid, grid)
+
+
+def _cut(rng, rects, n, steps, capacity, grid, min_size):
+    """Cuts random pieces of ``rects`` (half-open [t0, t1) x [a0, a1), chosen weighted by area) in
+    time or address, at multiples of ``grid`` leaving pieces of at least ``min_size`` bytes,
+    until there are ``n``."""
     while len(rects) < n:
-        splittable = [i for i, (t0, t1, a0, a1) in enumerate(rects) if t1 - t0 >= 2 or a1 - a0 >= 2 * grid]
+        splittable = [i for i, (t0, t1, a0, a1) in enumerate(rects) if t1 - t0 >= 2 or a1 - a0 >= 2 * min_size]
         if not splittable:
-            raise ValueError(f"a {capacity} x {steps} rectangle cannot be cut into {n} pieces")
+            raise ValueError(f"a {capacity} x {steps} rectangle cannot be cut into {n} pieces of {min_size} B")
         weights = [(rects[i][1] - rects[i][0]) * (rects[i][3] - rects[i][2]) for i in splittable]
         t0, t1, a0, a1 = rects.pop(rng.choices(splittable, weights)[0])
-        can_time, can_address = t1 - t0 >= 2, a1 - a0 >= 2 * grid
+        can_time, can_address = t1 - t0 >= 2, a1 - a0 >= 2 * min_size
         if can_time and (not can_address or rng.random() < 0.5):
             cut = rng.randrange(t0 + 1, t1)
             rects += [(t0, cut, a0, a1), (cut, t1, a0, a1)]
         else:
-            cut = a0 + grid * rng.randrange(1, (a1 - a0) // grid)
+            cut = a0 + grid * rng.randrange(-(-min_size // grid), (a1 - a0 - min_size) // grid + 1)
             rects += [(t0, t1, a0, cut), (t0, t1, cut, a1)]
     return rects
 
@@ -334,20 +340,7 @@ def _trace_cuts(rng, n, steps, capacity, grid, min_size):
         done.append((start, start + length, a0, a0 + band))
         rects += [r for r in ((t0, start, a0, a0 + band), (start + length, t1, a0, a0 + band), (t0, t1, a0 + band, a1))
                   if r[1] > r[0]]
-    while len(rects) + len(done) < n:
-        splittable = [i for i, (t0, t1, a0, a1) in enumerate(rects) if t1 - t0 >= 2 or a1 - a0 >= 2 * min_size]
-        if not splittable:
-            raise ValueError(f"a {capacity} x {steps} rectangle cannot be cut into {n} pieces of {min_size} B")
-        weights = [(rects[i][1] - rects[i][0]) * (rects[i][3] - rects[i][2]) for i in splittable]
-        t0, t1, a0, a1 = rects.pop(rng.choices(splittable, weights)[0])
-        can_time, can_address = t1 - t0 >= 2, a1 - a0 >= 2 * min_size
-        if can_time and (not can_address or rng.random() < 0.5):
-            cut = rng.randrange(t0 + 1, t1)
-            rects += [(t0, cut, a0, a1), (cut, t1, a0, a1)]
-        else:
-            cut = a0 + grid * rng.randrange(-(-min_size // grid), (a1 - a0 - min_size) // grid + 1)
-            rects += [(t0, t1, a0, cut), (t0, t1, cut, a1)]
-    return rects + done
+    return _cut(rng, rects, n - len(done), steps, capacity, grid, min_size) + done
 
 
 def _drop_until_slack(rng, rects, n, capacity, slack):

@@ -10,6 +10,7 @@
 #include "tinyarena/allocation/guillotine.h"
 #include "tinyarena/allocation/heuristic_race.h"
 #include "tinyarena/allocation/lower_bound.h"
+#include "tinyarena/allocation/search_result.h"
 #include "tinyarena/allocation/skyline.h"
 #include "tinyarena/allocation/time_sweep.h"
 #include "tinyarena/allocation/validator.h"
@@ -172,20 +173,9 @@ ExactResult search_exact(const Problem& problem, SearchBudget search_budget, con
   if (race) {
     if (result.solution.height <= lo) race->stop_heuristics_past(result.work_to_plan);
     else if (search_budget.work.remaining() == WorkBudget::kUnlimited) race->stop_heuristics_past(budget.work());
-    if (race->heuristic_wins(result.solution.height, result.work_to_plan)) {
-      result.solution = race->heuristic_plan().solution;
-      result.method = race->heuristic_plan().method;
-      result.work_to_plan = race->heuristic_plan().work_to_plan;
-    }
+    take_race_plan(*race, result);
   }
-  const int64_t hi = result.solution.height;
-  result.lower_bound = std::min(lo, hi);
-  result.proven_optimal = result.solution.height == result.lower_bound;
-  result.capacity_met = problem.capacity <= 0 || result.solution.height <= problem.capacity;
-  result.capacity_refuted = problem.capacity > 0 && result.lower_bound > problem.capacity;
-  result.nodes = budget.nodes();
-  result.work = budget.work();
-  result.seconds = clock.seconds();
+  finish_result(problem, lo, budget, clock, result);
   return result;
 }
 

@@ -9,6 +9,7 @@
 #include "tinyarena/allocation/greedy.h"
 #include "tinyarena/allocation/heuristic_race.h"
 #include "tinyarena/allocation/lower_bound.h"
+#include "tinyarena/allocation/search_result.h"
 #include "tinyarena/allocation/validator.h"
 #include "tinyarena/common/deep_stack.h"
 #include "tinyarena/common/stopwatch.h"
@@ -62,11 +63,7 @@ bool race_at_capacity(const Problem& problem, SearchBudget& search_budget, Probe
   // no longer win; under an unlimited budget they get as much as the search had.
   if (outcome != Outcome::Aborted) race->stop_heuristics_past(budget.work());
   else if (search_budget.work.remaining() == WorkBudget::kUnlimited) race->stop_heuristics_past(budget.work());
-  if (race->heuristic_wins(result.solution.height, result.work_to_plan)) {
-    result.solution = race->heuristic_plan().solution;
-    result.method = race->heuristic_plan().method;
-    result.work_to_plan = race->heuristic_plan().work_to_plan;
-  }
+  take_race_plan(*race, result);
   return outcome == Outcome::NotFound;
 }
 
@@ -84,13 +81,7 @@ ExactResult search_fixed_capacity(const Problem& problem, SearchBudget search_bu
   bool refuted = bound > problem.capacity;
   if (!refuted && result.solution.height > problem.capacity)
     refuted = race_at_capacity(problem, search_budget, budget, result);
-  result.lower_bound = std::min(refuted ? std::max(bound, problem.capacity + 1) : bound, result.solution.height);
-  result.proven_optimal = result.solution.height == result.lower_bound;
-  result.capacity_met = result.solution.height <= problem.capacity;
-  result.capacity_refuted = result.lower_bound > problem.capacity;
-  result.nodes = budget.nodes();
-  result.work = budget.work();
-  result.seconds = clock.seconds();
+  finish_result(problem, refuted ? std::max(bound, problem.capacity + 1) : bound, budget, clock, result);
   return result;
 }
 

@@ -1,0 +1,23 @@
+// What the exact (exact.h) and fixed-capacity (fixed_capacity.h) searches do
+// alike once their search ends: take the racing heuristics' plan if it won,
+// and fill the result's bound, flags and counters.
+#pragma once
+
+#include <cstdint>
+
+#include "tinyarena/allocation/canonical_search.h"
+#include "tinyarena/allocation/exact.h"
+#include "tinyarena/allocation/heuristic_race.h"
+#include "tinyarena/common/stopwatch.h"
+
+namespace tinyarena::allocation {
+
+// `result` takes the race's plan, method and work when the race says it wins.
+void take_race_plan(HeuristicRace& race, ExactResult& result);
+
+// Bound (`lower_bound`, at most the plan's height), optimality, capacity flags,
+// nodes, work and seconds of `result`, whose solution is final.
+void finish_result(const Problem& problem, int64_t lower_bound, const ProbeBudget& budget, const Stopwatch& clock,
+                   ExactResult& result);
+
+}  // namespace tinyarena::allocation
