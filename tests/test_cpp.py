@@ -1,13 +1,17 @@
-"""Builds the C++ core with AddressSanitizer + UBSan and runs its unit tests and
-the reader fuzz driver over the real models (truncations and 25,000 mutants each,
-seeded from each file's bytes, so every checkout fuzzes the same mutants)."""
+"""Builds the C++ core with AddressSanitizer + UBSan and runs its unit tests, the
+reader fuzz driver over the real models (truncations and 25,000 mutants each,
+seeded from each file's bytes, so every checkout fuzzes the same mutants) and the
+C++ example that plans a model as tinyarena.plan does."""
 
+import json
 import os
 import shutil
 import subprocess
 
 import pytest
 
+import tinyarena
+from golden_plans import model_paths
 from real_models import REPO, REAL_MODEL_NAMES, real_model
 
 pytestmark = pytest.mark.slow  # the sanitizer build alone takes minutes
@@ -54,3 +58,23 @@ def test_reader_fuzz_corpus_under_sanitizers(sanitized_build):
     assert ", 0 failed" in out
     total = int(out.strip().splitlines()[-1].split()[0])
     assert total == 2 + len(models) * (64 + MUTANTS)
+
+
+def _python_plan_summary(path, io, input_layout):
+    """What examples/plan_model.cpp prints, from tinyarena.plan."""
+    plan = tinyarena.plan(path, io=io, input_layout=input_layout)
+    core = plan.core
+    buffers = [[b.first, b.last, b.size, offset] for b, offset in zip(core.problem.buffers, core.solution.offsets)]
+    return {"peak_bytes": plan.peak_bytes, "lower_bound_bytes": plan.lower_bound_bytes,
+            "allocation_method": plan.allocation_method, "proven_optimal": plan.proven_optimal,
+            "transforms_kept": [[t.name, t.applied] for t in plan.transforms],
+            "order": list(core.liveness.order), "buffers": buffers}
+
+
+def test_cpp_pipeline_plans_equal_pythons_on_every_model(sanitized_build):
+    """examples/plan_model.cpp calls plan::run_pipeline as tinyarena.plan does: the same plan."""
+    for path in model_paths():
+        for io, layout in (("model", "model"), ("int8", "nhwc")):
+            args = ["--io", "int8", "--input-layout", "nhwc"] if io == "int8" else []
+            printed = json.loads(run_binary(sanitized_build / "tinyarena_plan_model", path, *args))
+            assert printed == _python_plan_summary(path, io, layout), (path.name, io)

@@ -3,11 +3,58 @@
 
 #include "bindings.h"
 #include "graph_handles.h"
+#include "tinyarena/plan/pipeline.h"
 #include "tinyarena/plan/plan.h"
 
 namespace py = pybind11;
 
 namespace tinyarena::bindings {
+
+namespace {
+
+void bind_pipeline(py::module_& m) {
+  using plan::PipelineOptions;
+  using plan::TransformReport;
+  py::class_<PipelineOptions>(m, "PipelineOptions")
+      .def(py::init([](const plan::PlanOptions& plan, bool int8_io, bool nhwc_input, std::vector<std::string> transforms,
+                       bool force_reorder, const schedule::ScheduleOptions& schedule) {
+             return PipelineOptions{plan, {int8_io, nhwc_input}, std::move(transforms), force_reorder, schedule};
+           }),
+           py::arg("plan") = plan::PlanOptions{}, py::arg("int8_io") = false, py::arg("nhwc_input") = false,
+           py::arg("transforms") = PipelineOptions{}.transforms, py::arg("force_reorder") = false,
+           py::arg("schedule") = schedule::ScheduleOptions{})
+      .def_readonly("plan", &PipelineOptions::plan)
+      .def_readonly("transforms", &PipelineOptions::transforms)
+      .def_readonly("force_reorder", &PipelineOptions::force_reorder);
+  py::class_<TransformReport>(m, "CoreTransformReport", "One transform's effect (tinyarena.transforms.TransformReport).")
+      .def_readonly("name", &TransformReport::name)
+      .def_readonly("applied", &TransformReport::applied)
+      .def_readonly("changes", &TransformReport::changes)
+      .def_readonly("lower_bound_before", &TransformReport::lower_bound_before)
+      .def_readonly("lower_bound_after", &TransformReport::lower_bound_after)
+      .def_readonly("peak_before", &TransformReport::peak_before)
+      .def_readonly("peak_after", &TransformReport::peak_after);
+  py::class_<plan::PipelineResult>(m, "PipelineResult", "The plan and what each stage kept (the graph comes beside it).")
+      .def_readonly("plan", &plan::PipelineResult::plan)
+      .def_readonly("interface", &plan::PipelineResult::interface)
+      .def_readonly("transforms", &plan::PipelineResult::transforms)
+      .def_readonly("schedule", &plan::PipelineResult::schedule);
+  m.def("run_pipeline",
+        [](const GraphPtr& graph, const PipelineOptions& options) {
+          plan::PipelineResult result;
+          {
+            py::gil_scoped_release release;
+            result = plan::run_pipeline(*graph, options);
+          }
+          auto planned_graph = std::make_shared<graph::Graph>(std::move(result.graph));
+          return py::make_tuple(planned_graph, std::move(result));
+        },
+        py::arg("graph"), py::arg("options") = PipelineOptions{},
+        "(graph as planned, PipelineResult): tinyarena.plan's pipeline -- interface, graph rewrites kept when "
+        "the peak does not grow, order, plan.");
+}
+
+}  // namespace
 
 void bind_plan(py::module_& m) {
   using plan::OpReport;
@@ -89,6 +136,7 @@ void bind_plan(py::module_& m) {
           return plan::make_plan(*graph, options);
         },
         py::arg("graph"), py::arg("options") = PlanOptions{});
+  bind_pipeline(m);
 }
 
 }  // namespace tinyarena::bindings

@@ -237,14 +237,14 @@ void bind_tiling(py::module_& m) {
                ", " + segments_summary(p.segments) + ">";
       });
   py::class_<TilingSearch>(m, "TilingSearch")
-      .def_readonly("best", &TilingSearch::best)
+      .def_readonly("best_point", &TilingSearch::best_point)
       .def_readonly("front", &TilingSearch::front)
       .def_readonly("untiled_peak_bytes", &TilingSearch::untiled_peak_bytes)
       .def_readonly("candidates", &TilingSearch::candidates)
       .def_readonly("seconds", &TilingSearch::seconds)
       .def("__repr__", [](const TilingSearch& t) {
         return "<TilingSearch " + std::to_string(t.front.size()) + " Pareto points, best peak " +
-               std::to_string(t.best.plan.peak_bytes) + " B, untiled " + std::to_string(t.untiled_peak_bytes) + " B>";
+               std::to_string(t.best().plan.peak_bytes) + " B, untiled " + std::to_string(t.untiled_peak_bytes) + " B>";
       });
   m.def("search_tiling",
         [](const GraphPtr& g, const SearchOptions& options) {

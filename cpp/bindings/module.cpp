@@ -14,8 +14,8 @@ PYBIND11_MODULE(_core, m) {
   tinyarena::bindings::bind_transforms(m);
   tinyarena::bindings::bind_liveness(m);
   tinyarena::bindings::bind_allocation(m);
-  tinyarena::bindings::bind_plan(m);
   tinyarena::bindings::bind_schedule(m);
+  tinyarena::bindings::bind_plan(m);
   tinyarena::bindings::bind_interchange(m);
   tinyarena::bindings::bind_kernels(m);
   tinyarena::bindings::bind_codegen(m);

@@ -2,8 +2,9 @@
 
 ``plan(model, ...)`` returns a :class:`Plan`: the chosen offsets, peak SRAM,
 lower bound, flash and MACs, as Python objects, a text table, JSON and a chart.
-It first tries the transforms (``tinyarena.transforms``) and keeps those that help, and
-keeps an in-place op only where it does not raise the peak.
+It runs the core's pipeline (``plan::run_pipeline`` in ``cpp/include/tinyarena/plan/pipeline.h``):
+it tries the transforms (``tinyarena.transforms``) and keeps those that do not raise the peak,
+and keeps an in-place op only where it does not raise the peak.
 """
 
 from dataclasses import dataclass
@@ -14,9 +15,8 @@ import numpy as np
 from . import _core, report
 from .allocation import validate
 from .reader import load_model
-from .schedule import schedule_options
 from .sizes import check_alignment, parse_limit
-from .transforms import TransformReport, io_boundary, parse_transforms
+from .transforms import TransformReport, interface_options, parse_transforms
 
 __all__ = ["Plan", "PlacedBuffer", "plan"]
 
@@ -219,97 +219,6 @@ def plan_options(sram=None, alignment=16, allocator="auto", inplace=True, scratc
     )
 
 
-@dataclass(frozen=True)
-class _Planned:
-    """A graph planned in file order, and as it will be planned (reordered when that is kept)."""
-
-    graph: object
-    file: object  # core Plan in file order
-    best: object  # core Plan in the order kept
-    schedule: object = None  # ScheduleResult of the reorder search, if one ran
-    reordered: bool = False  # best uses the schedule's order
-
-
-def _planned(graph, make, schedule, force_reorder):
-    file = make(graph, [])
-    if schedule is None:
-        return _Planned(graph, file, file)
-    found = _core.find_schedule(graph, schedule)
-    if list(found.order) == list(range(len(graph.ops))):
-        return _Planned(graph, file, file, found)
-    reordered = make(graph, found.order)
-    keep = force_reorder or reordered.peak_bytes <= file.peak_bytes
-    return _Planned(graph, file, reordered if keep else file, found, keep)
-
-
-MAX_SINGLE_TRIALS = 32
-"""Rewrites tried one at a time when applying all of them at once raises the peak."""
-
-
-def _one_at_a_time(current, name, rewrites, plan_graph):
-    """Each rewrite alone, from the last op back (PAD folding renumbers the ops after the one it
-    removes), kept when the final peak does not grow. Returns the state and the kept rewrites."""
-    kept = []
-    for rewrite in sorted(rewrites, key=lambda r: -r.op):
-        graph, done = _core.apply_transform(current.graph, name, [rewrite.op])
-        trial = plan_graph(graph) if done else current
-        if done and trial.best.peak_bytes <= current.best.peak_bytes:
-            current, kept = trial, list(done) + kept
-    return current, tuple(kept)
-
-
-def _apply_transforms(graph, names, make, schedule, force_reorder):
-    """Tries the named graph rewrites in turn, then reordering. A rewrite is kept when the plan
-    it leads to (reordered too, if ``reorder`` is named) peaks no higher than without it; when
-    all of a transform's rewrites together raise the peak, each is tried alone.
-    Returns the final graph, its core plan, one TransformReport per name and the ScheduleResult."""
-    schedule = schedule if "reorder" in names else None
-
-    def plan_graph(g):
-        return _planned(g, make, schedule, force_reorder)
-
-    current = plan_graph(graph)
-    reports = []
-    for name in (n for n in names if n != "reorder"):
-        candidate_graph, rewrites = _core.apply_transform(current.graph, name)
-        candidate = plan_graph(candidate_graph) if rewrites else current
-        kept = tuple(rewrites) if rewrites and candidate.best.peak_bytes <= current.best.peak_bytes else ()
-        if rewrites and not kept and 1 < len(rewrites) <= MAX_SINGLE_TRIALS:
-            single, kept = _one_at_a_time(current, name, rewrites, plan_graph)
-            candidate = single if kept else candidate
-        changes = tuple(f"op {r.op}: {r.what}" for r in (kept or rewrites))
-        reports.append(TransformReport(name, bool(kept), changes, current.file.lower_bound_bytes,
-                                       candidate.file.lower_bound_bytes, current.file.peak_bytes,
-                                       candidate.file.peak_bytes))
-        current = candidate if kept else current
-    if schedule is not None:
-        found = current.schedule
-        changed = list(found.order) != list(range(len(current.graph.ops)))
-        after = make(current.graph, found.order) if changed else current.file
-        changes = (f"{found.method} search: lower bound {found.file_peak_bytes:,} -> {found.peak_bytes:,} B",)
-        reports.append(TransformReport("reorder", current.reordered, changes if changed else (),
-                                       current.file.lower_bound_bytes, after.lower_bound_bytes,
-                                       current.file.peak_bytes, after.peak_bytes))
-    kept_schedule = current.schedule if current.reordered or force_reorder else None
-    return current.graph, current.best, tuple(reports), kept_schedule
-
-
-def _transformed(graph, names, maker, inplace, schedule_options_of, alignment, scratch, force_reorder):
-    """_apply_transforms with in-place ops as asked. The transforms and the order kept follow
-    the peaks, which in-place ops change, so with them the path without in-place ops is followed
-    too; when it ends lower, its graph and order are planned again with in-place ops where they
-    do not raise the peak (never above that path's end)."""
-    result = _apply_transforms(graph, names, maker(inplace), schedule_options_of(alignment, inplace, scratch),
-                               force_reorder)
-    if not inplace or not names:
-        return result
-    off = _apply_transforms(graph, names, maker(False), schedule_options_of(alignment, False, scratch), force_reorder)
-    if off[1].peak_bytes >= result[1].peak_bytes:
-        return result
-    off_graph, off_core, off_reports, off_found = off
-    return off_graph, maker(True)(off_graph, list(off_core.liveness.order)), off_reports, off_found
-
-
 def plan(
     model,
     sram=None,
@@ -361,30 +270,15 @@ def plan(
     - ``input_layout``: ``"model"``, or ``"nhwc"`` to drop the TRANSPOSE of an NCHW input to NHWC.
     Op indices (``order``, the report) are those of the graph after ``io`` and ``input_layout``.
     """
-    graph, interface = io_boundary(model, io, input_layout)
-    plan_options(sram, alignment, allocator, inplace, scratch, seconds=seconds, target=target)  # checks the arguments
-    if order and reorder:
-        raise ValueError("give either order or reorder=True, not both")
+    interface = interface_options(io, input_layout)
+    options = plan_options(sram, alignment, allocator, inplace, scratch, order, seconds, target)
     names = parse_transforms(() if order and transforms is None else transforms)
-    if order and names:
-        raise ValueError("give either order or transforms (they renumber and reorder ops), not both")
-    if reorder and "reorder" not in names:
-        names += ("reorder",)
-
-    def maker(in_place):
-        def make(g, op_order):
-            return _core.make_plan(g, plan_options(sram, alignment, allocator, in_place, scratch, op_order,
-                                                   seconds, target))
-        return make
-
-    if order:
-        graph, core, reports, found = graph, maker(inplace)(graph, order), (), None
-    else:
-        graph, core, reports, found = _transformed(graph, names, maker, inplace, schedule_options, alignment,
-                                                   scratch, reorder)
+    core_options = _core.PipelineOptions(plan=options, int8_io=interface.int8_io, nhwc_input=interface.nhwc_input,
+                                         transforms=list(names), force_reorder=bool(reorder))
+    graph, result = _core.run_pipeline(load_model(model), core_options)
     name = str(model) if not isinstance(model, (bytes, bytearray, memoryview, _core.Graph)) else ""
-    result = Plan(graph, core, model_name=name)
-    result.schedule = found
-    result.transforms = reports
-    result.interface = interface
-    return result
+    planned = Plan(graph, result.plan, model_name=name)
+    planned.schedule = result.schedule
+    planned.transforms = tuple(TransformReport.of(report) for report in result.transforms)
+    planned.interface = tuple(result.interface)
+    return planned

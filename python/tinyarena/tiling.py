@@ -249,12 +249,7 @@ def search(model, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, stream_input
                         input_layout=input_layout)
     front = tuple(ParetoPoint(p.peak_bytes, p.macs, p.mac_overhead, tuple(p.segments),
                               _tiled(graph, p.plan, model, reports), tile_options) for p in found.front)
-    within = [p for p in front if p.mac_overhead <= max_mac_overhead + 1e-12]
-    fitting = [p for p in within if sram is not None and p.peak_bytes <= parse_size(sram)]
-    if fitting:  # the fewest MACs that fit
-        best = min(fitting, key=lambda p: p.macs).plan
-    else:  # the smallest peak within the budget (the core's choice: fewest MACs on ties)
-        best = min(within, key=lambda p: (p.peak_bytes, p.macs)).plan
+    best = front[found.best_point].plan  # the core's choice (tiling::choose_point)
     return TilingResult(best, front, found.untiled_peak_bytes, found.candidates, found.seconds)
 
 

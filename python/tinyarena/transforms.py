@@ -26,12 +26,13 @@ peak does not grow (if all of a transform's rewrites together raise it, each is 
 """
 
 import dataclasses
+import typing
 
 from . import _core
 from .reader import load_model
 
 __all__ = ["INPUT_LAYOUTS", "IO_MODES", "TRANSFORMS", "TransformReport", "apply_transform", "fold_pads",
-           "io_boundary", "parse_transforms", "zero_copy"]
+           "interface_options", "io_boundary", "parse_transforms", "zero_copy"]
 
 TRANSFORMS = ("fold_pads", "zero_copy", "reorder")
 """Every transform, in the order a plan applies them (graph rewrites first, reordering last)."""
@@ -51,6 +52,12 @@ class TransformReport:
 
     def to_dict(self):
         return dataclasses.asdict(self) | {"changes": list(self.changes)}
+
+    @classmethod
+    def of(cls, core_report):
+        """The report of the core's pipeline (``_core.CoreTransformReport``) as this value."""
+        return cls(core_report.name, core_report.applied, tuple(core_report.changes), core_report.lower_bound_before,
+                   core_report.lower_bound_after, core_report.peak_before, core_report.peak_after)
 
 
 def apply_transform(model, name, only=()):
@@ -78,20 +85,33 @@ INPUT_LAYOUTS = ("model", "nhwc")
 """``input_layout``: keep the model's input layout (``model``), or fold an NCHW -> NHWC TRANSPOSE (``nhwc``)."""
 
 
+class Interface(typing.NamedTuple):
+    """The ``io``/``input_layout`` arguments as the core's flags."""
+
+    int8_io: bool
+    nhwc_input: bool
+
+
+def interface_options(io="model", input_layout="model"):
+    """:class:`Interface` of ``io`` and ``input_layout`` (``ValueError`` for unknown values)."""
+    if io not in IO_MODES:
+        raise ValueError(f"unknown io {io!r}: use {' or '.join(IO_MODES)}")
+    if input_layout not in INPUT_LAYOUTS:
+        raise ValueError(f"unknown input layout {input_layout!r}: use {' or '.join(INPUT_LAYOUTS)}")
+    return Interface(io == "int8", input_layout == "nhwc")
+
+
 def io_boundary(model, io="model", input_layout="model"):
     """``(graph, rewrites)``: ``model`` (path, bytes or ``Graph``) with the interface asked for.
 
     ``io="int8"`` drops the QUANTIZE of each float32 input and the DEQUANTIZE of each output
     (``UnsupportedError`` when an input or output stays float32); ``input_layout="nhwc"`` drops
     the TRANSPOSE (perm [0, 2, 3, 1]) of each NCHW input. The defaults keep the model as it is."""
-    if io not in IO_MODES:
-        raise ValueError(f"unknown io {io!r}: use {' or '.join(IO_MODES)}")
-    if input_layout not in INPUT_LAYOUTS:
-        raise ValueError(f"unknown input layout {input_layout!r}: use {' or '.join(INPUT_LAYOUTS)}")
+    interface = interface_options(io, input_layout)
     graph = load_model(model)
-    if io == "model" and input_layout == "model":
+    if interface == (False, False):
         return graph, ()
-    graph, rewrites = _core.io_boundary(graph, io == "int8", input_layout == "nhwc")
+    graph, rewrites = _core.io_boundary(graph, *interface)
     return graph, tuple(rewrites)
 
 

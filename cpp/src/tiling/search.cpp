@@ -291,6 +291,17 @@ ParetoPoint planned_point(const graph::Graph& graph, std::vector<Segment> segmen
 
 }  // namespace
 
+int32_t choose_point(const std::vector<ParetoPoint>& front, double max_mac_overhead, int64_t sram_limit) {
+  int32_t lowest = -1;
+  for (size_t i = 0; i < front.size(); ++i) {
+    if (front[i].mac_overhead > max_mac_overhead + 1e-12) continue;
+    if (sram_limit > 0 && front[i].peak_bytes <= sram_limit) return static_cast<int32_t>(i);  // fewest MACs that fit
+    if (lowest < 0 || front[i].peak_bytes < front[lowest].peak_bytes) lowest = static_cast<int32_t>(i);
+  }
+  if (lowest < 0) throw std::logic_error("no tiling point within the MAC budget (the untiled one always is)");
+  return lowest;
+}
+
 TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& options) {
   const Stopwatch clock;
   if (options.max_mac_overhead < 1.0) throw std::invalid_argument("the MAC overhead budget must be at least 1.0");
@@ -421,15 +432,11 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
     if (planned[a].peak_bytes != planned[b].peak_bytes) return planned[a].peak_bytes < planned[b].peak_bytes;
     return planned[a].segments.size() < planned[b].segments.size();
   });
-  int32_t best_point = -1;
   for (size_t i : order) {
     if (!result.front.empty() && planned[i].peak_bytes >= result.front.back().peak_bytes) continue;
-    if (planned[i].mac_overhead <= options.max_mac_overhead + 1e-12 &&
-        (best_point < 0 || planned[i].peak_bytes < result.front[best_point].peak_bytes))
-      best_point = static_cast<int32_t>(result.front.size());
     result.front.push_back(std::move(planned[i]));
   }
-  result.best = result.front[best_point].plan;
+  result.best_point = choose_point(result.front, options.max_mac_overhead, options.tiling.plan.sram_limit);
   result.seconds = clock.seconds();
   return result;
 }

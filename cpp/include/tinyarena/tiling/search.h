@@ -35,12 +35,19 @@ struct ParetoPoint {
 };
 
 struct TilingSearch {
-  TiledPlan best;                    // lowest peak within the MAC budget (fewest MACs on ties)
-  std::vector<ParetoPoint> front;    // peak vs MACs, MACs ascending, each planned exactly
+  std::vector<ParetoPoint> front;    // peak vs MACs, MACs ascending (peaks descending), each planned exactly
+  // The point chosen (choose_point): with an SRAM limit, the fewest MACs within the MAC
+  // budget whose peak fits it; else, or when none fits, the lowest peak within the budget.
+  int32_t best_point = 0;
   int64_t untiled_peak_bytes = 0;    // the plain plan's arena
   int64_t candidates = 0;            // segments evaluated
   double seconds = 0;
+
+  const TiledPlan& best() const { return front[best_point].plan; }
 };
+
+// The index of the point a search takes from `front` (MACs ascending), as TilingSearch::best_point says.
+int32_t choose_point(const std::vector<ParetoPoint>& front, double max_mac_overhead, int64_t sram_limit);
 
 TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& options = {});
 
