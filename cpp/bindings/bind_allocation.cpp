@@ -257,7 +257,7 @@ void bind_exact(py::module_& m, py::class_<Problem>& problem) {
           py::gil_scoped_release release;
           return allocation::pin_repair_search(p, height, WorkBudget(seconds));
         },
-        py::arg("problem"), py::arg("height"), py::arg("seconds") = 0.05,
+        py::arg("problem"), py::arg("height"), py::arg("seconds") = allocation::kPinRepairDefaultSeconds,
         "A plan of `height` honouring the pins, made by rearranging the layers of a nested-cut plan of the "
         "problem without its pins (`solution` is None if none is found).");
   m.def("describe_capacity", &allocation::describe_capacity, py::arg("problem"), py::arg("result"));
@@ -270,8 +270,9 @@ void bind_hierarchy(py::module_& m) {
   using allocation::Memory;
   py::class_<Memory>(m, "Memory", "One memory of a hierarchy: name, size, alignment, base address.")
       .def(py::init([](std::string name, int64_t size, int64_t alignment, uint64_t base_address) {
-             if (size < 0 || alignment < 1) throw std::invalid_argument("memory size must be >= 0 and alignment >= 1");
-             return Memory{std::move(name), size, alignment, base_address};
+             Memory memory{std::move(name), size, alignment, base_address};
+             allocation::check_memory(memory);
+             return memory;
            }),
            py::arg("name"), py::arg("size"), py::arg("alignment") = 16, py::arg("base_address") = 0)
       .def_readonly("name", &Memory::name)
@@ -296,8 +297,6 @@ void bind_hierarchy(py::module_& m) {
       .def_readonly("accessed_bytes", &BufferRules::accessed_bytes);
   py::class_<HierarchyProblem>(m, "HierarchyProblem", "Buffers, memories (fastest first) and per-buffer rules.")
       .def(py::init([](std::vector<Memory> memories, Problem problem, std::vector<BufferRules> rules) {
-             if (!rules.empty() && rules.size() != problem.buffers.size())
-               throw std::invalid_argument("give one BufferRules per buffer, or none");
              return HierarchyProblem{std::move(memories), std::move(problem), std::move(rules)};
            }),
            py::arg("memories"), py::arg("problem"), py::arg("rules") = std::vector<BufferRules>{})

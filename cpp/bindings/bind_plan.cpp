@@ -3,6 +3,7 @@
 
 #include "bindings.h"
 #include "graph_handles.h"
+#include "tinyarena/common/alignment.h"
 #include "tinyarena/plan/pipeline.h"
 #include "tinyarena/plan/plan.h"
 
@@ -57,6 +58,8 @@ void bind_pipeline(py::module_& m) {
 }  // namespace
 
 void bind_plan(py::module_& m) {
+  m.def("check_alignment", &check_alignment, py::arg("alignment"), py::arg("what") = "alignment",
+        "ValueError unless `alignment` is a power of two up to 2^40 (the planner's rule).");
   using plan::OpReport;
   using plan::Plan;
   using plan::PlanOptions;

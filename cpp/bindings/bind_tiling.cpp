@@ -14,33 +14,6 @@ namespace py = pybind11;
 namespace tinyarena::bindings {
 namespace {
 
-tiling::Axis parse_axis(const std::string& axis) {
-  if (axis == "rows") return tiling::Axis::Rows;
-  if (axis == "cols") return tiling::Axis::Cols;
-  throw std::invalid_argument("axis must be 'rows' or 'cols', got '" + axis + "'");
-}
-
-tiling::Mode parse_mode(const std::string& mode) {
-  if (mode == "rows") return tiling::Mode::Rows;
-  if (mode == "patches") return tiling::Mode::Patches;
-  throw std::invalid_argument("mode must be 'rows' or 'patches', got '" + mode + "'");
-}
-
-const graph::Op& op_at(const GraphPtr& graph, int32_t index) {
-  if (index < 0 || index >= static_cast<int32_t>(graph->ops.size()))
-    throw std::invalid_argument("op " + std::to_string(index) + " does not exist");
-  return graph->ops[index];
-}
-
-const char* step_kind_name(tiling::StepKind kind) {
-  switch (kind) {
-    case tiling::StepKind::Run: return "run";
-    case tiling::StepKind::Load: return "load";
-    case tiling::StepKind::Shift: return "shift";
-  }
-  return "?";
-}
-
 // "Segment([3, 4, 5], mode='rows', stripe_rows=1)": the call that makes it.
 std::string segment_repr(const tiling::Segment& s) {
   std::string ops;
@@ -78,11 +51,11 @@ std::string overhead_text(double overhead) {
 
 void bind_tiling(py::module_& m) {
   using namespace tiling;
-  m.def("is_tileable", [](const GraphPtr& g, int32_t op) { return is_tileable(*g, op_at(g, op)); },
+  m.def("is_tileable", [](const GraphPtr& g, int32_t op) { return is_tileable(*g, g->op_at(op)); },
         py::arg("graph"), py::arg("op"));
   m.def("input_range",
         [](const GraphPtr& g, int32_t op, size_t position, const std::string& axis, int32_t begin, int32_t end) {
-          const Range r = input_range(*g, op_at(g, op), position, parse_axis(axis), {begin, end});
+          const Range r = input_range(*g, g->op_at(op), position, tiling::parse_axis(axis), {begin, end});
           return py::make_tuple(r.begin, r.end);
         },
         py::arg("graph"), py::arg("op"), py::arg("position"), py::arg("axis"), py::arg("begin"), py::arg("end"),
@@ -110,7 +83,7 @@ void bind_tiling(py::module_& m) {
       .def_property_readonly("steps", [](const RowStream& s) {
         py::list steps;
         for (const StreamStep& step : s.steps)
-          steps.append(py::make_tuple(step_kind_name(step.kind), step.target, step.begin, step.end));
+          steps.append(py::make_tuple(tiling::step_kind_name(step.kind), step.target, step.begin, step.end));
         return steps;
       })
       .def_readonly("op_state", &RowStream::op_state)
@@ -169,7 +142,7 @@ void bind_tiling(py::module_& m) {
                       "are those of the graph the plan or search works on (after its transforms).")
       .def(py::init([](std::vector<int32_t> ops, const std::string& mode, int32_t stripe_rows, int32_t patches_h,
                        int32_t patches_w, int32_t column_strips) {
-             return Segment{std::move(ops), parse_mode(mode), stripe_rows, patches_h, patches_w, column_strips};
+             return Segment{std::move(ops), tiling::parse_mode(mode), stripe_rows, patches_h, patches_w, column_strips};
            }),
            py::arg("ops"), py::arg("mode") = "rows", py::arg("stripe_rows") = 1, py::arg("patches_h") = 2,
            py::arg("patches_w") = 2, py::arg("column_strips") = 1)

@@ -3,12 +3,10 @@
 import re
 from fractions import Fraction
 
+from . import _core
+
 MAX_BYTES = 2**63 - 1
 """The largest byte count the core holds (its sizes, limits and offsets are ``int64_t``)."""
-
-MAX_ALIGNMENT = 2**40
-"""The largest alignment taken: the core's memory hierarchies find common multiples of
-alignments up to 2^40, and sizes rounded up to it stay far from ``MAX_BYTES``."""
 
 _UNITS = {"": 1, "B": 1}
 _UNITS.update({prefix + suffix: 1024**power for power, prefix in enumerate("KMG", 1) for suffix in ("", "B", "IB")})
@@ -50,17 +48,16 @@ def parse_limit(text):
 
 
 def check_alignment(value, what="alignment"):
-    """``value`` as an int if it is a power of two (1, 2, 4, ... up to ``MAX_ALIGNMENT``), else
+    """``value`` as an int if it is a power of two (1, 2, 4, ... up to 2^40, the core's ``check_alignment``), else
     ``ValueError``: an arena is aligned to powers of two only, so offsets aligned to 3 within it
     are not aligned in memory."""
     try:
         alignment = int(value)
     except (TypeError, ValueError, OverflowError):
-        alignment = 0
-    if isinstance(value, float) and value != alignment:  # 16.5 is no alignment (int() would truncate it)
-        alignment = 0
-    if alignment < 1 or alignment & (alignment - 1) or alignment > MAX_ALIGNMENT:
-        raise ValueError(f"{what} must be a power of two (1, 2, 4, ... up to 2^40), got {value!r}")
+        alignment = None
+    if alignment is None or (isinstance(value, float) and value != alignment) or abs(alignment) > MAX_BYTES:
+        raise ValueError(f"{what} must be a power of two (a whole number of bytes), got {value!r}")
+    _core.check_alignment(alignment, what)  # the planner's rule: 1, 2, 4, ... up to 2^40
     return alignment
 
 

@@ -9,13 +9,13 @@
 #include "tinyarena/allocation/greedy.h"
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/validator.h"
+#include "tinyarena/common/alignment.h"
 
 namespace tinyarena::allocation {
 namespace {
 
 // Components with more optional buffers than this are chosen greedily.
 constexpr size_t kExactGroupLimit = 16;
-constexpr int64_t kMaxAlignment = int64_t{1} << 40;
 
 std::string label(const Problem& p, size_t i) {
   return "buffer " + std::to_string(i) + (p.buffers[i].name.empty() ? "" : " '" + p.buffers[i].name + "'");
@@ -88,6 +88,8 @@ void merge_into_root(const HierarchyProblem& h, size_t i, Families& f) {
 
 Families resolve_families(const HierarchyProblem& h) {
   const size_t n = h.problem.buffers.size();
+  for (const Memory& memory : h.memories) check_memory(memory);
+  if (!h.rules.empty() && h.rules.size() != n) throw std::invalid_argument("give one BufferRules per buffer, or none");
   Families f;
   f.root.assign(n, -1);
   f.offset_in_root.assign(n, 0);
@@ -309,6 +311,11 @@ void check_placed_all(const HierarchyProblem& h, const Families& f, const std::v
 }
 
 }  // namespace
+
+void check_memory(const Memory& memory) {
+  if (memory.size < 0 || memory.alignment < 1)
+    throw std::invalid_argument("memory size must be >= 0 and alignment >= 1");
+}
 
 HierarchySolution place_in_hierarchy(const HierarchyProblem& h, const std::string& allocator,
                                      const AllocatorOptions& options) {

@@ -5,9 +5,10 @@
 
 namespace tinyarena {
 
-void check_alignment(int64_t alignment) {
-  if (!is_power_of_two(alignment))
-    throw std::invalid_argument("alignment must be a power of two (1, 2, 4, ...), got " + std::to_string(alignment));
+void check_alignment(int64_t alignment, const std::string& what) {
+  if (!is_power_of_two(alignment) || alignment > kMaxAlignment)
+    throw std::invalid_argument(what + " must be a power of two (1, 2, 4, ... up to 2^40), got " +
+                                std::to_string(alignment));
 }
 
 }  // namespace tinyarena

@@ -1,6 +1,8 @@
 #include "tinyarena/graph/graph.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "tinyarena/common/errors.h"
 
@@ -74,6 +76,12 @@ const char* activation_name(Activation activation) {
   constexpr const char* names[] = {"NONE", "RELU", "RELU_N1_TO_1", "RELU6", "TANH", "SIGN_BIT"};
   const int code = static_cast<int>(activation);
   return code <= 5 ? names[code] : "UNKNOWN";
+}
+
+const Op& Graph::op_at(int32_t index) const {
+  if (index < 0 || index >= static_cast<int32_t>(ops.size()))
+    throw std::invalid_argument("op " + std::to_string(index) + " does not exist");
+  return ops[static_cast<size_t>(index)];
 }
 
 const Tensor* Graph::input(const Op& op, size_t position) const {

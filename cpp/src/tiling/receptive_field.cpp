@@ -1,6 +1,7 @@
 #include "tinyarena/tiling/receptive_field.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <cmath>
 #include <cstring>
 
@@ -74,6 +75,12 @@ bool is_global_average_pool(const graph::Graph& graph, const graph::Op& op) {
 }
 
 }  // namespace
+
+Axis parse_axis(const std::string& name) {
+  if (name == "rows") return Axis::Rows;
+  if (name == "cols") return Axis::Cols;
+  throw std::invalid_argument("axis must be 'rows' or 'cols', got '" + name + "'");
+}
 
 Range window_input(const Window1D& w, Range out) {
   if (out.empty()) return {0, 0};

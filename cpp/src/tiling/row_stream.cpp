@@ -324,6 +324,15 @@ class Streamer {
 
 }  // namespace
 
+const char* step_kind_name(StepKind kind) {
+  switch (kind) {
+    case StepKind::Run: return "run";
+    case StepKind::Load: return "load";
+    case StepKind::Shift: return "shift";
+  }
+  return "?";
+}
+
 int64_t RowStream::ring_bytes() const {
   int64_t total = 0;
   for (const Ring& r : rings) total += r.bytes();

@@ -149,6 +149,12 @@ Liveness tiled_liveness(const graph::Graph& graph, const Liveness& base, const s
 
 }  // namespace
 
+Mode parse_mode(const std::string& name) {
+  if (name == "rows") return Mode::Rows;
+  if (name == "patches") return Mode::Patches;
+  throw std::invalid_argument("mode must be 'rows' or 'patches', got '" + name + "'");
+}
+
 std::vector<Overwrite> segment_overwrites(const graph::Graph& graph, const Liveness& base, const RowStream& stream,
                                           int32_t first, int32_t last) {
   const auto buffer_of = [&](int32_t t) -> const LiveBuffer* {

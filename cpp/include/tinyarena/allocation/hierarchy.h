@@ -24,6 +24,9 @@ struct Memory {
   uint64_t base_address = 0;  // where the memory starts on the device
 };
 
+// Throws std::invalid_argument unless size >= 0 and alignment >= 1.
+void check_memory(const Memory& memory);
+
 struct BufferRules {
   int32_t memory = -1;                  // pinned to this memory (-1: free to choose)
   std::vector<int32_t> blocked;         // memories it may not use

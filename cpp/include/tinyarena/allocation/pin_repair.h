@@ -25,6 +25,9 @@ struct PinRepairResult {
   int64_t work = 0;                  // work units spent (the relaxed nested-cut search's included)
 };
 
+// The budget of a pin repair on its own, in seconds of deterministic work (the race gives it a share of its own).
+constexpr double kPinRepairDefaultSeconds = 0.05;
+
 // A plan of `height` honouring the pins, from a nested-cut plan of the
 // problem without them; none if that is not found or cannot be rearranged.
 PinRepairResult pin_repair_search(const Problem& problem, int64_t height, WorkBudget budget);

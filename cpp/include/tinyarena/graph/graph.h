@@ -126,6 +126,8 @@ struct Graph {
   // The input tensor of `op` at `position`, or nullptr when absent.
   const Tensor* input(const Op& op, size_t position) const;
   const Tensor* output(const Op& op, size_t position) const;
+  // ops[index]; std::invalid_argument "op N does not exist" when out of range.
+  const Op& op_at(int32_t index) const;
 };
 
 // Fills producer/consumer links and checks that the graph is consistent:

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 #include "tinyarena/graph/graph.h"
 
@@ -20,6 +21,7 @@ struct Range {
 };
 
 enum class Axis : int32_t { Rows = 1, Cols = 2 };  // the NHWC dimension
+Axis parse_axis(const std::string& name);  // "rows" or "cols"; else std::invalid_argument
 
 // A sliding window along one axis: output index o reads input indices
 // o*stride - pad_before + k*dilation for k in [0, kernel).

@@ -48,6 +48,7 @@ enum class StepKind : uint8_t {
   Load = 1,   // ring `target` (the streamed model input, or its transpose to NHWC) receives rows [begin, end)
   Shift = 2,  // ring `target` drops its rows below `begin`, moving the rest to the buffer's start
 };
+const char* step_kind_name(StepKind kind);  // "run", "load", "shift"
 
 struct StreamStep {
   StepKind kind = StepKind::Run;

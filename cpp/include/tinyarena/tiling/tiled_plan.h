@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tinyarena/graph/graph.h"
@@ -20,6 +21,7 @@
 namespace tinyarena::tiling {
 
 enum class Mode : uint8_t { Rows = 0, Patches = 1 };
+Mode parse_mode(const std::string& name);  // "rows" or "patches"; else std::invalid_argument
 
 // One segment: consecutive ops of the schedule and how they run.
 struct Segment {
