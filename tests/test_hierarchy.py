@@ -86,7 +86,7 @@ def test_alignments_that_are_not_powers_of_two_hold_in_every_memory():
     assert allocation.validate_hierarchy(h, s) == []
     pinned = HierarchyProblem(h.memories, Problem([Buffer(9, 0, 1, alignment=3), Buffer(7, 1, 2, alignment=3, fixed_offset=18)]),
                               [BufferRules(), BufferRules(memory=0)])
-    with pytest.raises(ValueError, match="buffer 1 is pinned at offset 18 in memory 'tcm', which its alignment of 48"):
+    with pytest.raises(ValueError, match="pin of buffer 1 at offset 18 in memory 'tcm': the offset must be a multiple of 48 bytes"):
         allocation.place_in_hierarchy(pinned)
     sliced = HierarchyProblem(h.memories, Problem([Buffer(16, 0, 1, alignment=4), Buffer(4, 0, 1, alignment=8)]),
                               [BufferRules(), BufferRules(inside=0, inside_offset=4)])

@@ -143,31 +143,6 @@ def _pairs(rules):
     return list(rules.items()) if hasattr(rules, "items") else list(rules or ())
 
 
-def _check_pinned_offset(plan, memory, index, offset, buffer):
-    """A pinned offset on its buffer's and memory's alignment, the buffer inside the memory."""
-    size, alignment = plan.buffers[index].size, max(plan.problem.buffers[index].alignment, memory.alignment)
-    where = f"pin of buffer {buffer!r} at offset {offset} in memory {memory.name!r}"
-    if offset < 0 or offset % alignment:
-        raise ValueError(f"{where}: the offset must be a multiple of {alignment} bytes (the buffer's and "
-                         "the memory's alignment)")
-    if offset + size > memory.size:
-        raise ValueError(f"{where}: the buffer ({size:,} B) ends at {offset + size:,} B, past the memory's "
-                         f"{memory.size:,} B")
-
-
-def _check_pins_apart(plan, memory_of, offsets):
-    """No two buffers pinned at offsets of one memory overlap in time and address."""
-    pinned = sorted(offsets)
-    for k, a in enumerate(pinned):
-        for b in pinned[k + 1:]:
-            x, y = plan.buffers[a], plan.buffers[b]
-            if (memory_of[a] == memory_of[b] and x.first <= y.last and y.first <= x.last
-                    and offsets[a] < offsets[b] + y.size and offsets[b] < offsets[a] + x.size):
-                raise ValueError(f"buffers {a} and {b} are pinned at overlapping addresses of memory "
-                                 f"{memory_of[a]!r} while both are live (ops {max(x.first, y.first)} to "
-                                 f"{min(x.last, y.last)})")
-
-
 def _pinned_offsets(problem, offsets):
     """``problem`` with buffer ``i`` pinned at ``offsets[i]`` (inside its memory)."""
     buffers = [Buffer(b.size, b.first, b.last, alignment=b.alignment,
@@ -186,8 +161,7 @@ def _rules(plan, memories, pins, blocked):
         name, offset = (pin, None) if isinstance(pin, str) else pin
         memory = _memory_index(memories, name, f"pin of buffer {buffer!r}")
         rules[index] = BufferRules(memory=memory)
-        if offset is not None:
-            _check_pinned_offset(plan, memories[memory], index, int(offset), buffer)
+        if offset is not None:  # checked by the core (aligned, inside the memory, apart from other pins)
             offsets[index] = int(offset)
     seen = set()
     for buffer, names in _pairs(blocked):
@@ -200,7 +174,6 @@ def _rules(plan, memories, pins, blocked):
         if memory in blocks:
             raise ValueError(f"buffer {buffer!r} is pinned to memory {memories[memory].name!r} and blocked from it")
         rules[index] = BufferRules(memory=memory, blocked=blocks)
-    _check_pins_apart(plan, {i: memories[rules[i].memory].name for i in offsets}, offsets)
     return rules, offsets
 
 

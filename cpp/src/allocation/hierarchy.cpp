@@ -10,6 +10,7 @@
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/allocation/validator.h"
 #include "tinyarena/common/alignment.h"
+#include "tinyarena/common/format.h"
 
 namespace tinyarena::allocation {
 namespace {
@@ -86,10 +87,61 @@ void merge_into_root(const HierarchyProblem& h, size_t i, Families& f) {
   }
 }
 
+// A buffer pinned to a memory at an offset: aligned there and inside it.
+void check_pinned_offset(const HierarchyProblem& h, size_t i) {
+  const Buffer& b = h.problem.buffers[i];
+  const Memory& memory = h.memories[static_cast<size_t>(rules_of(h, i).memory)];
+  const int64_t offset = *b.fixed_offset;
+  const std::string where =
+      "pin of " + label(h.problem, i) + " at offset " + std::to_string(offset) + " in memory '" + memory.name + "'";
+  const int64_t alignment = common_alignment(b.alignment, memory.alignment, where);
+  if (offset < 0 || offset % alignment != 0)
+    throw std::invalid_argument(where + ": the offset must be a multiple of " + std::to_string(alignment) +
+                                " bytes (the buffer's and the memory's alignment)");
+  if (offset + b.size > memory.size)
+    throw std::invalid_argument(where + ": the buffer (" + with_thousands(b.size) + " B) ends at " +
+                                with_thousands(offset + b.size) + " B, past the memory's " +
+                                with_thousands(memory.size) + " B");
+}
+
+// No two buffers pinned at offsets of one memory overlap in time and address.
+void check_pins_apart(const HierarchyProblem& h, const std::vector<size_t>& pinned) {
+  for (size_t x = 0; x < pinned.size(); ++x) {
+    for (size_t y = x + 1; y < pinned.size(); ++y) {
+      const size_t i = pinned[x], j = pinned[y];
+      const Buffer &a = h.problem.buffers[i], &b = h.problem.buffers[j];
+      if (rules_of(h, i).memory != rules_of(h, j).memory || !lifetimes_overlap(a, b)) continue;
+      if (*a.fixed_offset >= *b.fixed_offset + b.size || *b.fixed_offset >= *a.fixed_offset + a.size) continue;
+      throw std::invalid_argument("buffers " + std::to_string(i) + " and " + std::to_string(j) +
+                                  " are pinned at overlapping addresses of memory '" +
+                                  h.memories[static_cast<size_t>(rules_of(h, i).memory)].name +
+                                  "' while both are live (ops " + std::to_string(std::max(a.first, b.first)) + " to " +
+                                  std::to_string(std::min(a.last, b.last)) + ")");
+    }
+  }
+}
+
+// The rules and pins as given, before any family is formed.
+void check_rules(const HierarchyProblem& h) {
+  for (const Memory& memory : h.memories) check_memory(memory);
+  const size_t n = h.problem.buffers.size();
+  if (!h.rules.empty() && h.rules.size() != n) throw std::invalid_argument("give one BufferRules per buffer, or none");
+  std::vector<size_t> pinned;
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t memory = rules_of(h, i).memory;
+    if (memory >= static_cast<int32_t>(h.memories.size()))
+      throw std::invalid_argument(label(h.problem, i) + " is pinned to memory " + std::to_string(memory) +
+                                  ", which does not exist");
+    if (memory < 0 || !h.problem.buffers[i].fixed_offset || h.problem.buffers[i].size <= 0) continue;
+    check_pinned_offset(h, i);
+    pinned.push_back(i);
+  }
+  check_pins_apart(h, pinned);
+}
+
 Families resolve_families(const HierarchyProblem& h) {
   const size_t n = h.problem.buffers.size();
-  for (const Memory& memory : h.memories) check_memory(memory);
-  if (!h.rules.empty() && h.rules.size() != n) throw std::invalid_argument("give one BufferRules per buffer, or none");
+  check_rules(h);
   Families f;
   f.root.assign(n, -1);
   f.offset_in_root.assign(n, 0);

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "tinyarena/common/format.h"
+
 namespace tinyarena::plan {
 namespace {
 
@@ -69,12 +71,6 @@ std::vector<Rewrite> one_at_a_time(const PathOptions& path, Planned& current, co
     kept.insert(kept.begin(), single.rewrites.begin(), single.rewrites.end());
   }
   return kept;
-}
-
-std::string with_thousands(int64_t value) {
-  std::string digits = std::to_string(value < 0 ? -value : value);
-  for (int64_t i = static_cast<int64_t>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
-  return value < 0 ? "-" + digits : digits;
 }
 
 TransformReport report_of(const std::string& name, bool applied, std::vector<std::string> changes,
