@@ -11,14 +11,7 @@ namespace tinyarena::bindings {
 void bind_kernels(py::module_& m) {
   m.def(
       "unsupported_ops",
-      [](const GraphPtr& graph) {
-        std::vector<std::pair<int32_t, std::string>> reasons;
-        for (const graph::Op& op : graph->ops) {
-          std::string why = kernels::unsupported_reason(*graph, op);
-          if (!why.empty()) reasons.emplace_back(op.index, std::move(why));
-        }
-        return reasons;
-      },
+      [](const GraphPtr& graph) { return kernels::unsupported_ops(*graph); },
       py::arg("graph"),
       "(op index, reason) of every op the kernel library cannot run, from the library's one op table.");
 }

@@ -105,4 +105,13 @@ std::string unsupported_reason(const graph::Graph& graph, const graph::Op& op) {
   }
 }
 
+std::vector<std::pair<int32_t, std::string>> unsupported_ops(const graph::Graph& graph) {
+  std::vector<std::pair<int32_t, std::string>> reasons;
+  for (const graph::Op& op : graph.ops) {
+    std::string why = unsupported_reason(graph, op);
+    if (!why.empty()) reasons.emplace_back(op.index, std::move(why));
+  }
+  return reasons;
+}
+
 }  // namespace tinyarena::kernels

@@ -78,10 +78,15 @@ void add(FlashReport& sum, const FlashReport& op) {
 }
 
 // The plan with the in-place ops of `options` except those in `declined`.
-Plan plan_declining(const graph::Graph& graph, const PlanOptions& options, const std::vector<int32_t>& declined) {
+liveness::Liveness liveness_declining(const graph::Graph& graph, const PlanOptions& options,
+                                      const std::vector<int32_t>& declined) {
   PlanOptions trial = options;
   trial.liveness.not_inplace_ops.insert(trial.liveness.not_inplace_ops.end(), declined.begin(), declined.end());
-  return plan_buffers(graph, options, liveness::analyze_liveness(graph, trial.liveness, options.order));
+  return liveness::analyze_liveness(graph, trial.liveness, options.order);
+}
+
+Plan plan_declining(const graph::Graph& graph, const PlanOptions& options, const std::vector<int32_t>& declined) {
+  return plan_buffers(graph, options, liveness_declining(graph, options, declined));
 }
 
 // Ops in `all` but not in `in_place` (both ascending).
@@ -106,7 +111,12 @@ Plan make_plan(const graph::Graph& graph, const PlanOptions& options) {
   Plan all_on = plan_declining(graph, options, {});
   const std::vector<int32_t>& candidates = all_on.liveness.inplace_ops;
   if (candidates.empty()) return all_on;
-  Plan best = plan_declining(graph, options, candidates);
+  liveness::Liveness all_off = liveness_declining(graph, options, candidates);
+  // No plan without in-place ops is below its lower bound: when that is not under the plan with
+  // them all, the plan with them all stands without allocating the other.
+  if (all_on.peak_bytes <= allocation::lower_bound_bytes(liveness::make_problem(all_off, options.alignment)))
+    return all_on;
+  Plan best = plan_buffers(graph, options, std::move(all_off));
   if (all_on.peak_bytes <= best.peak_bytes) return all_on;
   std::vector<int32_t> declined = candidates;
   for (int32_t op : in_step_order(candidates, all_on.liveness.order, kMaxInplaceTrials)) {

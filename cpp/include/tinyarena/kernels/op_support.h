@@ -31,4 +31,7 @@ const std::vector<SupportedOp>& supported_ops();
 // is checked by the code generator only.
 std::string unsupported_reason(const graph::Graph& graph, const graph::Op& op);
 
+// (op index, unsupported_reason) of every op of `graph` that cannot run, in op order.
+std::vector<std::pair<int32_t, std::string>> unsupported_ops(const graph::Graph& graph);
+
 }  // namespace tinyarena::kernels
