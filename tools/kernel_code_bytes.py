@@ -1,9 +1,11 @@
 """Measure the Cortex-M4 code bytes of each kernel the generated code calls.
 
 Each kernel library source is compiled as the generated Makefile builds it for
-TARGET=cortex-m4 (-O2, -ffunction-sections), then linked with the kernel as the
-only entry and --gc-sections: the .text left is that kernel and every function of
-its source it reaches (libc and libgcc helpers are not counted). The planner's
+TARGET=cortex-m4 (-O2, -ffunction-sections), with the files of its SIMD path and
+assembly (conv_simd.c, conv_asm.c: NAME_*.c beside NAME.c, which the generated
+code compiles with it), then linked with the kernel as the only entry and
+--gc-sections: the .text left is that kernel and every function of its files it
+reaches (libc and libgcc helpers are not counted). The planner's
 table (cpp/src/kernels/flash.cpp) holds these figures; tests/test_planner.py
 re-measures them when arm-none-eabi-gcc is installed.
 
@@ -48,12 +50,18 @@ def text_bytes(elf):
     return int(out.splitlines()[1].split()[0])
 
 
-def _linked_bytes(gcc, obj, functions, elf):
-    """.text of `obj` linked with `functions` as its only roots."""
+def _linked_bytes(gcc, objs, functions, elf):
+    """.text of `objs` linked with `functions` as their only roots."""
     roots = [f"-Wl,-u,{f}" for f in functions]
     _run([gcc, *ARM_FLAGS, "-nostdlib", "-Wl,--gc-sections", f"-Wl,-e,{functions[0]}", *roots,
-          "-Wl,--unresolved-symbols=ignore-all", str(obj), "-o", str(elf)])
+          "-Wl,--unresolved-symbols=ignore-all", *map(str, objs), "-o", str(elf)])
     return text_bytes(elf)
+
+
+def source_files(source):
+    """The library files a source's kernels compile from: it and its NAME_*.c (SIMD path, assembly)."""
+    stem = source.removesuffix(".c")
+    return [KERNELS / "src" / source, *sorted((KERNELS / "src").glob(f"{stem}_*.c"))]
 
 
 def measure(gcc="arm-none-eabi-gcc"):
@@ -63,11 +71,12 @@ def measure(gcc="arm-none-eabi-gcc"):
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
         for source, entries in ENTRY_POINTS.items():
-            obj = tmp / (source + ".o")
-            _run([gcc, *CFLAGS, *ARM_FLAGS, "-c", str(KERNELS / "src" / source), "-o", str(obj)])
+            objs = [tmp / (path.name + ".o") for path in source_files(source)]
+            for path, obj in zip(source_files(source), objs):
+                _run([gcc, *CFLAGS, *ARM_FLAGS, "-c", str(path), "-o", str(obj)])
             for function in entries:
-                functions[function] = _linked_bytes(gcc, obj, [function], tmp / (function + ".elf"))
-            sources[source] = _linked_bytes(gcc, obj, list(entries), tmp / (source + ".elf"))
+                functions[function] = _linked_bytes(gcc, objs, [function], tmp / (function + ".elf"))
+            sources[source] = _linked_bytes(gcc, objs, list(entries), tmp / (source + ".elf"))
     return functions, sources
 
 

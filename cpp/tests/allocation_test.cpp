@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <vector>
+
+#include "allocation_problems.h"
 #include "test_framework.h"
 #include "tinyarena/allocation/allocators.h"
 #include "tinyarena/allocation/greedy.h"
@@ -9,6 +11,8 @@
 #include "tinyarena/common/flat_lists.h"
 
 using namespace tinyarena::allocation;
+using tinyarena::allocation::testing::brute_force_height;
+using tinyarena::allocation::testing::small_problem;
 
 namespace {
 
@@ -182,4 +186,18 @@ TEST(unknown_allocator_is_an_error) {
     thrown = true;
   }
   CHECK(thrown);
+}
+
+TEST(every_allocator_plan_validates_on_small_random_instances) {
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    const Problem p = small_problem(seed * 104729, 12, seed % 3 == 0);
+    const int64_t optimum = brute_force_height(p);
+    for (const std::string& name : allocator_names()) {
+      const AllocationResult r = run_allocator(p, name);
+      CHECK(validate(p, r.solution).empty());
+      CHECK(r.solution.height >= optimum);
+      CHECK(r.lower_bound <= optimum);
+      CHECK(!r.proven_optimal || r.solution.height == optimum);
+    }
+  }
 }

@@ -74,7 +74,10 @@ class ProbeSchedule {
     if (count_ <= 2) return Probe{user_open ? user_capacity_ : lo, count_ == 1 ? 0.02 : 0.8};
     if (count_ == 3 && lo < hi) return Probe{lo, 0.8};
     if (open < hi) return Probe{open + (hi - open) / 2, 0.25};
-    if (!retried_ && lo < hi) return retried_ = true, Probe{lo, 1.0};
+    if (!retried_ && lo < hi) {
+      retried_ = true;
+      return Probe{lo, 1.0};
+    }
     return std::nullopt;
   }
   bool first_done() const { return count_ == 1 && !descending_; }
@@ -166,7 +169,10 @@ ExactResult search_exact(const Problem& problem, SearchBudget search_budget, con
     }
     if (!prober) prober.emplace(problem, budget);
     const Outcome outcome = prober->probe(next->capacity, next->share, result.solution);
-    if (outcome == Outcome::Found) result.method = "exact", result.work_to_plan = budget.work();
+    if (outcome == Outcome::Found) {
+      result.method = "exact";
+      result.work_to_plan = budget.work();
+    }
     if (outcome == Outcome::NotFound) lo = std::max(lo, next->capacity + 1);
     if (outcome != Outcome::Found) open = std::max(open, next->capacity + 1);
   }

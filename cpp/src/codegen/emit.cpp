@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstring>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -348,9 +349,18 @@ clean:
 }  // namespace
 
 std::set<std::string> kernel_sources_used(const Program& program) {
+  // A source whose SIMD path and assembly sit in files of their own: every build compiles all of
+  // them (each holds code only where its path applies: a DSP core, an optimised build).
+  static const std::map<std::string, std::vector<std::string>> kSplitSources = {
+      {"conv.c", {"conv.c", "conv_simd.c", "conv_asm.c"}},
+      {"depthwise.c", {"depthwise.c", "depthwise_simd.c", "depthwise_asm.c"}}};
   std::set<std::string> sources;
-  for (const KernelCall& call : program.calls)
-    if (!call.kernel_source.empty()) sources.insert(call.kernel_source);
+  for (const KernelCall& call : program.calls) {
+    if (call.kernel_source.empty()) continue;
+    const auto split = kSplitSources.find(call.kernel_source);
+    if (split == kSplitSources.end()) sources.insert(call.kernel_source);
+    else sources.insert(split->second.begin(), split->second.end());
+  }
   return sources;
 }
 

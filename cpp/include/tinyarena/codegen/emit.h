@@ -35,7 +35,8 @@ std::vector<SourceFile> emit_sources(const Program& program, const std::string& 
 std::string linker_memory_regions(const Program& program);
 std::string linker_sections(const Program& program);
 
-// Kernel library files (under the library's src/) the program calls into.
+// Kernel library files (under the library's src/) the program calls into: the source each call
+// names, and for conv.c and depthwise.c also the files of their SIMD path and assembly.
 std::set<std::string> kernel_sources_used(const Program& program);
 
 }  // namespace tinyarena::codegen

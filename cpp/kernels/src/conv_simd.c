@@ -1,0 +1,512 @@
+/*
+ * CONV_2D, the SIMD path (packed int16 weights; see conv.c for the semantics): for each pair of
+ * output pixels the two input patches are widened to int16 (offset added, padding = 0) into an
+ * interleaved column buffer (GEMM word order, see ta_simd.h: one load and two SXTB16 per 4
+ * values); the inner loop then computes 2 output channels x 2 pixels with 4 SMLADs per SIMD word
+ * (one LDRD of weights, one LDRD of inputs). The MAC loop and the rq4 stores are a few lines of
+ * inline assembly on a DSP core; the whole-pair loops of doubled layers are in conv_asm.c.
+ * Invariant: every path gives the bytes of the portable one.
+ */
+#include "tinyarena_kernels.h"
+#include "ta_internal.h"
+#include "ta_simd.h"
+#include "conv_simd.h"
+
+#if TA_SIMD
+/* Column layout: SIMD word t (k values ta_gemm_pair_k0(t) and +2, see ta_simd.h) of pixel slot s
+ * is word 2t + s, so one LDRD gives word t of both pixels. Value k of slot s is int16 number: */
+static inline int32_t col_index(int32_t k, int32_t slot) {
+  return 4 * ta_gemm_word(k) + 2 * slot + ta_gemm_half(k);
+}
+
+/* Writes n values (x + offset, or 0 where `s` is NULL: padding) at k, k+1, ... of a slot;
+ * returns k + n. Groups of 4 aligned values take one load and two SXTB16 per 4. */
+/* Value k+1 of a slot sits this many int16 after value k, by k % 4. */
+static const int8_t next_value_step[4] = {4, -3, 4, 3};
+
+/* Scalar part of widen_span: n values from k on (s == NULL: zeros). */
+static int32_t widen_values(const int8_t *s, int32_t n, int16_t *col, int32_t k, int32_t slot, int32_t off) {
+  int16_t *d = col + col_index(k, slot);
+  for (; n > 0; --n, ++k) {
+    *d = (int16_t)(s ? *s++ + off : 0);
+    d += next_value_step[k & 3];
+  }
+  return k;
+}
+
+static int32_t widen_span(const int8_t *s, int32_t n, int16_t *col, int32_t k, int32_t slot, int32_t off) {
+  const int32_t off2 = ta_pair16(off, off);
+  if (k & 3) {
+    const int32_t head = ta_min32(n, 4 - (k & 3));
+    k = widen_values(s, head, col, k, slot, off);
+    n -= head;
+    s = s ? s + head : s;
+  }
+  if (!s) {
+    int16_t *d = col + col_index(k, slot);
+    for (; n >= 4; n -= 4, k += 4, d += 8) ta_write32(d, 0), ta_write32(d + 4, 0);
+  } else {
+    int16_t *d = col + col_index(k, slot);
+    for (; n >= 8; n -= 8, k += 8, s += 8, d += 16) {
+      const int32_t r0 = ta_read32(s), r1 = ta_read32(s + 4);
+      ta_write32(d, ta_sadd16(ta_sxtb16(r0), off2));
+      ta_write32(d + 4, ta_sadd16(ta_sxtb16_ror8(r0), off2));
+      ta_write32(d + 8, ta_sadd16(ta_sxtb16(r1), off2));
+      ta_write32(d + 12, ta_sadd16(ta_sxtb16_ror8(r1), off2));
+    }
+    if (n >= 4) {
+      const int32_t r0 = ta_read32(s);
+      ta_write32(d, ta_sadd16(ta_sxtb16(r0), off2));
+      ta_write32(d + 4, ta_sadd16(ta_sxtb16_ror8(r0), off2));
+      n -= 4, k += 4, s += 4;
+    }
+  }
+  return n > 0 ? widen_values(s, n, col, k, slot, off) : k;
+}
+
+/* Patches of at most this many values (first layers: few channels, so short unaligned runs)
+ * are gathered as bytes first, then widened in one aligned span. */
+#define TA_SMALL_PATCH 64
+
+/* n bytes from s to d / n copies of fill at d, a word at a time: written out so that compilers
+ * do not turn these short runs into memcpy/memset calls. Both return d + n. */
+TA_INLINE int8_t *copy_bytes(int8_t *d, const int8_t *s, int32_t n) {
+  for (; n >= 4; n -= 4, d += 4, s += 4) ta_write32(d, ta_read32(s));
+  for (; n > 0; --n) *d++ = *s++;
+  return d;
+}
+TA_INLINE int8_t *fill_bytes(int8_t *d, int32_t n, int8_t fill) {
+  const int32_t fill4 = (int32_t)((uint32_t)(uint8_t)fill * 0x01010101u);
+  for (; n >= 4; n -= 4, d += 4) ta_write32(d, fill4);
+  for (; n > 0; --n) *d++ = fill;
+  return d;
+}
+
+/* One kernel row of a patch (input row iy, in-bounds taps kx in [kx0, kx1)) as bytes at d:
+ * the input zero point where a tap is outside the input, so that x + offset is 0 there. */
+static int8_t *patch_row(const ta_conv_params *p, const int8_t *input, int32_t in_row_stride, int32_t in_pix_stride,
+                         int32_t iy, int32_t ix0, int32_t kx0, int32_t kx1, int8_t *d) {
+  const int32_t in_c = p->in_c, kw = p->kernel_w, dw = p->dilation_w;
+  const int8_t zp = (int8_t)-p->input_offset;
+  int32_t kx;
+  if (iy < 0 || iy >= p->in_h) return fill_bytes(d, kw * in_c, zp);
+  d = fill_bytes(d, kx0 * in_c, zp);
+  for (kx = kx0; kx < kx1; ++kx) d = copy_bytes(d, input + iy * in_row_stride + (ix0 + kx * dw) * in_pix_stride, in_c);
+  return fill_bytes(d, (kw - kx1) * in_c, zp);
+}
+
+/* The taps of output column ox inside the input: kx in [*kx0, *kx1); returns the column of tap 0. */
+static int32_t tap_range(const ta_conv_params *p, int32_t ox, int32_t *kx0, int32_t *kx1) {
+  const int32_t kw = p->kernel_w, dw = p->dilation_w, ix0 = ox * p->stride_w - p->pad_left;
+  int32_t a = 0, b = kw;
+  while (a < kw && ix0 + a * dw < 0) ++a;
+  while (b > a && ix0 + (b - 1) * dw >= p->in_w) --b;
+  *kx0 = a, *kx1 = b;
+  return ix0;
+}
+
+/* The patch of output pixel (oy, ox) gathered as bytes at `patch` (word-aligned, at least
+ * TA_SMALL_PATCH bytes), the input zero point outside the input and up to a multiple of 4 (those
+ * values meet zero weights, so the widening has no scalar tail); returns its length. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) /* keep the short copies inline */
+#endif
+static int32_t gather_patch(const ta_conv_params *p, const int8_t *input, int32_t in_row_stride, int32_t in_pix_stride,
+                            int32_t oy, int32_t ox, int8_t *patch) {
+  const int32_t kh = p->kernel_h, kw = p->kernel_w, dh = p->dilation_h, iy0 = oy * p->stride_h - p->pad_top;
+  int32_t kx0, kx1, ky;
+  const int32_t ix0 = tap_range(p, ox, &kx0, &kx1);
+  int8_t *d = patch;
+  if (in_pix_stride == p->in_c && p->dilation_w == 1 && kx0 == 0 && kx1 == kw && iy0 >= 0 &&
+      iy0 + (kh - 1) * dh < p->in_h) {
+    /* inside the input, dense pixels: kernel_h runs of kernel_w * in_c bytes */
+    const int8_t *src = input + iy0 * in_row_stride + ix0 * in_pix_stride;
+    for (ky = 0; ky < kh; ++ky, src += dh * in_row_stride) d = copy_bytes(d, src, kw * p->in_c);
+  } else {
+    for (ky = 0; ky < kh; ++ky) d = patch_row(p, input, in_row_stride, in_pix_stride, iy0 + ky * dh, ix0, kx0, kx1, d);
+  }
+  d = fill_bytes(d, (int32_t)(-(d - patch) & 3), (int8_t)-p->input_offset);
+  return (int32_t)(d - patch);
+}
+
+/* The small patch of an output pixel whose taps all lie inside the input with whole words of
+ * each kernel row's run (kernel_w * in_c bytes) inside the input row, dense pixels, no x dilation:
+ * kernel_h runs copied a word at a time (each run's extra bytes are overwritten by the next, the
+ * last run's meet zero weights past K; kq - 4 .. kq zeroed first so no byte is left unset). */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) /* keep the short copies inline */
+#endif
+static void gather_inside(const int8_t *src, int32_t row_step, int32_t kh, int32_t run, int32_t kq, int8_t *patch) {
+  const int32_t run4 = (run + 3) & ~3;
+  int8_t *d = patch;
+  ta_write32(patch + kq - 4, 0);
+  for (; kh > 0; --kh, src += row_step, d += run) {
+    const int8_t *s = src, *const end = src + run4;
+    int8_t *q = d;
+    for (; s < end; s += 4, q += 4) ta_write32(q, ta_read32(s));
+  }
+}
+
+/* Whether output pixel (oy, ox)'s patch can take gather_inside. */
+TA_INLINE int patch_inside(const ta_conv_params *p, int32_t in_pix_stride, int32_t oy, int32_t ox) {
+  const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
+  const int32_t run4 = (p->kernel_w * p->in_c + 3) & ~3;
+  return iy0 >= 0 && iy0 + (p->kernel_h - 1) * p->dilation_h < p->in_h && ix0 >= 0 &&
+         ix0 * in_pix_stride + run4 <= p->in_w * in_pix_stride;
+}
+
+/* A small patch gathered as bytes, then widened into slot `slot`; out of line, so that its
+ * buffer is not on the stack below im2col_pixel's other calls. */
+static TA_NOINLINE void small_patch_pixel(const ta_conv_params *p, const int8_t *input, int32_t in_row_stride,
+                                          int32_t in_pix_stride, int32_t oy, int32_t ox, int16_t *col, int32_t slot) {
+  int32_t patch[TA_SMALL_PATCH / 4];
+  widen_span((const int8_t *)patch, gather_patch(p, input, in_row_stride, in_pix_stride, oy, ox, (int8_t *)patch), col,
+             0, slot, p->input_offset);
+}
+
+/* Widen the input patch of output pixel (oy, ox) into slot `slot` (0/1) of the column buffer:
+ * small patches (TA_SMALL_PATCH) gathered as bytes first, else one span per kernel row when
+ * pixels are dense and x is not dilated, else one per tap. */
+static void im2col_pixel(const ta_conv_params *p, const int8_t *input, int32_t in_row_stride, int32_t in_pix_stride,
+                         int32_t oy, int32_t ox, int16_t *col, int32_t slot) {
+  const int32_t in_c = p->in_c, kw = p->kernel_w, dw = p->dilation_w, in_off = p->input_offset;
+  const int32_t iy0 = oy * p->stride_h - p->pad_top;
+  const int dense_x = in_pix_stride == in_c && dw == 1;
+  int32_t kx0, kx1, k = 0, ky, kx;
+  const int32_t ix0 = tap_range(p, ox, &kx0, &kx1);
+  if (p->kernel_h == 1 && kw == 1) { /* pointwise: one span or one padding tap */
+    const int inside = iy0 >= 0 && iy0 < p->in_h && ix0 >= 0 && ix0 < p->in_w;
+    widen_span(inside ? input + iy0 * in_row_stride + ix0 * in_pix_stride : NULL, in_c, col, 0, slot, in_off);
+    return;
+  }
+  if (p->kernel_h * kw * in_c <= TA_SMALL_PATCH) {
+    small_patch_pixel(p, input, in_row_stride, in_pix_stride, oy, ox, col, slot);
+    return;
+  }
+  for (ky = 0; ky < p->kernel_h; ++ky) {
+    const int32_t iy = iy0 + ky * p->dilation_h;
+    const int8_t *row;
+    if (iy < 0 || iy >= p->in_h) {
+      k = widen_span(NULL, kw * in_c, col, k, slot, 0);
+      continue;
+    }
+    row = input + iy * in_row_stride;
+    if (kx0 > 0) k = widen_span(NULL, kx0 * in_c, col, k, slot, 0);
+    if (dense_x) {
+      k = widen_span(row + (ix0 + kx0) * in_pix_stride, (kx1 - kx0) * in_c, col, k, slot, in_off);
+    } else {
+      for (kx = kx0; kx < kx1; ++kx) k = widen_span(row + (ix0 + kx * dw) * in_pix_stride, in_c, col, k, slot, in_off);
+    }
+    if (kx1 < kw) k = widen_span(NULL, (kw - kx1) * in_c, col, k, slot, 0);
+  }
+}
+
+/* Both slots of a pointwise column buffer at once: n (a multiple of 4) values of each pixel,
+ * per 4 values two loads, four SXTB16 + SADD16 and the two SIMD words of each slot side by side
+ * (col_index: word t of slot s is int32 2t + s). */
+static void widen_pair(const int8_t *s0, const int8_t *s1, int32_t n, int16_t *col, int32_t off) {
+  const int32_t off2 = ta_pair16(off, off);
+  const int8_t *const end = s0 + n;
+  ta_i32a *d = (ta_i32a *)col;
+  for (; s0 < end; s0 += 4, s1 += 4, d += 4) {
+    const int32_t r0 = ta_read32(s0), r1 = ta_read32(s1);
+    d[0] = ta_sadd16(ta_sxtb16(r0), off2);
+    d[1] = ta_sadd16(ta_sxtb16(r1), off2);
+    d[2] = ta_sadd16(ta_sxtb16_ror8(r0), off2);
+    d[3] = ta_sadd16(ta_sxtb16_ror8(r1), off2);
+  }
+}
+
+/* 2 output channels x 2 pixels, x words [xp, xend) (2 per k word): the hot loop.
+ * On a real DSP core it is written in assembly: per 4 k values 2+2 LDRD (post-increment) and
+ * 8 SMLAD, plus CMP/BNE once per 4 (0.875 instructions per MAC) or, when K is a multiple of 8,
+ * once per 8 k values (0.8125). */
+static inline void mac_2x2(const ta_i32a **pw, const ta_i32a *xp, const ta_i32a *xend, int32_t *a00, int32_t *a01,
+                           int32_t *a10, int32_t *a11) {
+  const ta_i32a *wp = *pw;
+#if TA_SIMD_NATIVE
+/* The loop over [xp, xend) with the step repeated (STEPS): operands shared by both variants. */
+#define TA_MAC_2X2_LOOP(STEPS)                                                                          \
+  do {                                                                                                 \
+    int32_t w0, w1, x0, x1;                                                                            \
+    __asm__ volatile("1:\n\t" STEPS "cmp %[xp], %[xe]\n\tbne 1b\n\t"                                  \
+                     : [a00] "+r"(*a00), [a01] "+r"(*a01), [a10] "+r"(*a10), [a11] "+r"(*a11), [wp] "+r"(wp), \
+                       [xp] "+r"(xp), [w0] "=&r"(w0), [w1] "=&r"(w1), [x0] "=&r"(x0), [x1] "=&r"(x1)      \
+                     : [xe] "r"(xend)                                                                  \
+                     : "cc", "memory");                                                                \
+  } while (0)
+  if (xp < xend && ((xend - xp) & 7) == 0) /* 8 k values per iteration: 0.8125 instructions/MAC */
+    TA_MAC_2X2_LOOP(TA_MAC_2X2_STEP TA_MAC_2X2_STEP TA_MAC_2X2_STEP TA_MAC_2X2_STEP);
+  else if (xp < xend)
+    TA_MAC_2X2_LOOP(TA_MAC_2X2_STEP TA_MAC_2X2_STEP);
+#else
+  int32_t b00 = *a00, b01 = *a01, b10 = *a10, b11 = *a11;
+  while (xp < xend) {
+    int32_t w0 = wp[0], w1 = wp[1], x0 = xp[0], x1 = xp[1];
+    b00 = ta_smlad(w0, x0, b00);
+    b01 = ta_smlad(w0, x1, b01);
+    b10 = ta_smlad(w1, x0, b10);
+    b11 = ta_smlad(w1, x1, b11);
+    w0 = wp[2], w1 = wp[3], x0 = xp[2], x1 = xp[3];
+    b00 = ta_smlad(w0, x0, b00);
+    b01 = ta_smlad(w0, x1, b01);
+    b10 = ta_smlad(w1, x0, b10);
+    b11 = ta_smlad(w1, x1, b11);
+    wp += 4;
+    xp += 4;
+  }
+  *a00 = b00, *a01 = b01, *a10 = b10, *a11 = b11;
+#endif
+  *pw = wp;
+}
+
+#if defined(__GNUC__)
+#define TA_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define TA_LIKELY(x) (x)
+#endif
+
+/* v saturated to int8 (full: the activation range is all of int8) or clamped to [lo, hi]. */
+TA_INLINE int32_t conv_act(int32_t v, int32_t lo, int32_t hi, int full) {
+  return full ? ta_ssat8(v) : ta_clamp_act(v, lo, hi);
+}
+
+/* Whether a channel takes a fast form (q.rq4.rs >= 0, or q.rqd.r >= 0 when doubled), and the
+ * build uses TFLite's double rounding (records made on the host always assume it); a doubled
+ * layer's constant channels (m = 0) take it in every build. */
+TA_INLINE int rq_usable(const conv_ch *ch, int doubled) {
+  if (doubled && ch->q.rqd.m == 0) return 1; /* a constant channel: exact in either rounding */
+#if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
+  return 0;
+#else
+  return doubled ? ch->q.rqd.r >= 0 : ch->q.rq4.rs >= 0;
+#endif
+}
+
+/* acc (doubled: 2x the accumulator) requantized, offset added and limited to the activation
+ * range: the channel's fast form when it can use it (rq_usable), else
+ * ta_multiply_by_quantized_multiplier with (m, shift). */
+TA_INLINE int8_t conv_out(const conv_ch *ch, int32_t acc, int32_t m, int32_t shift, int32_t oo, int32_t lo,
+                          int32_t hi, int full, int doubled) {
+  int32_t v;
+  if (rq_usable(ch, doubled))
+    v = doubled ? ta_rqd_apply(ch->q.rqd, acc) : ta_rq4_apply(ch->q.rq4, acc);
+  else
+    v = ta_offset_clamp(ta_multiply_by_quantized_multiplier(doubled ? acc >> 1 : acc, m, shift), oo, lo, hi);
+  return (int8_t)conv_act(v, lo, hi, full);
+}
+
+/* Every output channel of the two pixels in the column buffer (o1 == NULL: one pixel); chs
+ * holds one conv_ch per channel (the bias, and the output offset folded in). */
+TA_INLINE void gemm_2px(const ta_i32a *wp, const ta_i32a *col, int32_t nwords, const ta_conv_params *p,
+                        const conv_ch *ch, int32_t lo, int32_t hi, int full, int8_t *restrict o0, int8_t *restrict o1) {
+  const ta_i32a *const col_end = col + 2 * nwords;
+  const int32_t out_c = p->out_c, oo = p->output_offset, dbl = p->packed_doubled;
+  const int32_t *const mult = p->out_mult, *const shift = p->out_shift;
+  int32_t oc;
+  for (oc = 0; oc + 2 <= out_c; oc += 2) {
+    int32_t a00 = ch[oc].bias, a01 = a00, a10 = ch[oc + 1].bias, a11 = a10; /* a<channel><pixel> */
+    mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
+    o0[oc] = conv_out(&ch[oc], a00, mult[oc], shift[oc], oo, lo, hi, full, dbl);
+    o0[oc + 1] = conv_out(&ch[oc + 1], a10, mult[oc + 1], shift[oc + 1], oo, lo, hi, full, dbl);
+    if (o1) {
+      o1[oc] = conv_out(&ch[oc], a01, mult[oc], shift[oc], oo, lo, hi, full, dbl);
+      o1[oc + 1] = conv_out(&ch[oc + 1], a11, mult[oc + 1], shift[oc + 1], oo, lo, hi, full, dbl);
+    }
+  }
+  if (oc < out_c) { /* odd last channel: one weight word per k step */
+    int32_t a0 = ch[oc].bias, a1 = a0, t;
+    for (t = 0; t < nwords; ++t) {
+      a0 = ta_smlad(wp[t], col[2 * t], a0);
+      a1 = ta_smlad(wp[t], col[2 * t + 1], a1);
+    }
+    o0[oc] = conv_out(&ch[oc], a0, mult[oc], shift[oc], oo, lo, hi, full, dbl);
+    if (o1) o1[oc] = conv_out(&ch[oc], a1, mult[oc], shift[oc], oo, lo, hi, full, dbl);
+  }
+}
+
+/* One value of rq4_store_pair: lo, hi scratch; m, c, rs, oo the channel's constants. */
+#define TA_RQ4_STEP(X, D, ADD_OO)                    \
+  "and %[lo], %[" X "], #0x80000000\n\t"            \
+  "orr %[lo], %[lo], #0x40000000\n\t"               \
+  "add %[hi], %[c], %[" X "], asr #31\n\t"          \
+  "smlal %[lo], %[hi], %[" X "], %[m]\n\t"          \
+  "asr %[hi], %[hi], %[rs]\n\t" ADD_OO              \
+  "ssat %[hi], #8, %[hi]\n\t"                       \
+  "strb %[hi], [%[" D "]]\n\t"
+
+/* o[d1] = ta_ssat8(ta_rq4_apply(*q, x1)), then o[0] likewise from x0 (d1 may be 0: the second
+ * store wins); add_oo (a constant) says whether any channel has q->oo != 0. Two LDRD of the
+ * channel's constants, then AND, ORR, ADD, SMLAL, ASR, (ADD,) SSAT, STRB per value. */
+TA_INLINE void rq4_store_pair(const ta_rq4 *q, int32_t x0, int32_t x1, int8_t *o, int32_t d1, int add_oo) {
+#if TA_SIMD_NATIVE && defined(__OPTIMIZE__)
+  int32_t m, c_hi, rs, oo, lo, hi;
+#define TA_RQ4_PAIR(ADD_OO)                                                                  \
+  __asm__ volatile("ldrd %[m], %[c], [%[q]]\n\t"                                           \
+                   "ldrd %[rs], %[oo], [%[q], #8]\n\t" TA_RQ4_STEP("x1", "o], %[d1", ADD_OO) \
+                       TA_RQ4_STEP("x0", "o", ADD_OO)                                        \
+                   : [m] "=&r"(m), [c] "=&r"(c_hi), [rs] "=&r"(rs), [oo] "=&r"(oo), [lo] "=&r"(lo), \
+                     [hi] "=&r"(hi)                                                          \
+                   : [q] "r"(q), [x0] "r"(x0), [x1] "r"(x1), [o] "r"(o), [d1] "r"(d1)        \
+                   : "memory")
+  if (add_oo)
+    TA_RQ4_PAIR("add %[hi], %[hi], %[oo]\n\t");
+  else
+    TA_RQ4_PAIR("");
+#undef TA_RQ4_PAIR
+#else
+  (void)add_oo;
+  o[d1] = (int8_t)ta_ssat8(ta_rq4_apply(*q, x1));
+  o[0] = (int8_t)ta_ssat8(ta_rq4_apply(*q, x0));
+#endif
+}
+
+/* gemm_2px when the activation range is all of int8 and every channel has the fast form, with
+ * an even number of channels and a bias: no per-channel test, and a single pixel (o1 == NULL)
+ * is computed as two with the second written first over the same outputs. The bias sits in
+ * each channel's record (conv_ch), so the loop walks one array. */
+TA_INLINE void gemm_2px_fast(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *ch,
+                             int8_t *o0, int8_t *o1, int add_oo) {
+  const ta_i32a *wp = (const ta_i32a *)p->packed_weights;
+  const ta_i32a *const col_end = col + 2 * nwords;
+  const conv_ch *const end = ch + p->out_c;
+  const int32_t d1 = o1 ? (int32_t)(o1 - o0) : 0;
+  for (; ch < end; o0 += 2, ch += 2) {
+    int32_t a00 = ch[0].bias, a01 = a00, a10 = ch[1].bias, a11 = a10; /* a<channel><pixel> */
+    mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
+    rq4_store_pair(&ch[0].q.rq4, a00, a01, o0, d1, add_oo);
+    rq4_store_pair(&ch[1].q.rq4, a10, a11, o0 + 1, d1, add_oo);
+  }
+}
+
+/* The channel loops conv_simd picks from, out of line so that each owns the registers: the
+ * fast loop with the output offset folded into every channel's constants and not, and the
+ * general loop for a full int8 and for a clamped activation range. */
+#define TA_GEMM_LOOP(NAME, BODY)                                                                     \
+  static TA_NOINLINE void NAME(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *chs, \
+                               int8_t *o0, int8_t *o1) {                                            \
+    BODY;                                                                                            \
+  }
+/* The signature they share. */
+TA_GEMM_LOOP(gemm_2px_fast_folded, gemm_2px_fast(p, col, nwords, chs, o0, o1, 0))
+TA_GEMM_LOOP(gemm_2px_fast_offset, gemm_2px_fast(p, col, nwords, chs, o0, o1, 1))
+TA_GEMM_LOOP(gemm_2px_full, gemm_2px((const ta_i32a *)p->packed_weights, col, nwords, p, chs, -128, 127, 1, o0, o1))
+TA_GEMM_LOOP(gemm_2px_clamped, gemm_2px((const ta_i32a *)p->packed_weights, col, nwords, p, chs, p->act_min,
+                                        p->act_max, 0, o0, o1))
+
+/* One value of gemm_2px_doubled's assembly: x1 = ssat8((SMMLAR(X, m, c + (X >> 31))) >> r) stored
+ * at STORE, with w0 = m, w1 = c, x0 = r (the MAC loop's registers, free by then). */
+/* Without the assembly: gemm_2px_doubled's loop in C (constant pairs tested in every variant). */
+#if !TA_CONV_ASM_LOOPS
+static TA_NOINLINE void gemm_2px_doubled8(const ta_conv_params *p, const ta_i32a *col, int32_t nwords,
+                                          const conv_ch *ch, int8_t *o0, int8_t *o1) {
+  const ta_i32a *wp = (const ta_i32a *)p->packed_weights, *const col_end = col + 2 * nwords;
+  const conv_ch *const end = ch + p->out_c;
+  for (; ch < end; o0 += 2, o1 += 2, ch += 2) {
+    int32_t a00 = ch[0].bias, a01 = a00, a10 = ch[1].bias, a11 = a10; /* a<channel><pixel> */
+    if (a00 == TA_CONSTANT_PAIR) { /* as the _skip variants */
+      o0[0] = o1[0] = (int8_t)(ch[0].q.rqd.c >> 1);
+      o0[1] = o1[1] = (int8_t)(ch[1].q.rqd.c >> 1);
+      wp += 2 * nwords;
+      continue;
+    }
+    mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
+    o0[0] = (int8_t)ta_ssat8(ta_rqd_apply(ch[0].q.rqd, a00));
+    o1[0] = (int8_t)ta_ssat8(ta_rqd_apply(ch[0].q.rqd, a01));
+    o0[1] = (int8_t)ta_ssat8(ta_rqd_apply(ch[1].q.rqd, a10));
+    o1[1] = (int8_t)ta_ssat8(ta_rqd_apply(ch[1].q.rqd, a11));
+  }
+}
+#define ta_conv_gemm_2px_doubled8 gemm_2px_doubled8
+#define ta_conv_gemm_2px_doubled4 gemm_2px_doubled8
+#define ta_conv_gemm_2px_doubled8_skip gemm_2px_doubled8
+#define ta_conv_gemm_2px_doubled4_skip gemm_2px_doubled8
+#endif
+
+/* The small patches (TA_SMALL_PATCH) of output pixels (oy, ox) and (oy1, ox1) gathered as bytes
+ * (gather_inside when both allow it and the kernel rows are dense runs), then widened in one
+ * pass; out of line, so that its buffers are not on the stack below the other calls. */
+static TA_NOINLINE void small_patch_pair(const ta_conv_params *p, const int8_t *input, int32_t in_row_stride,
+                                         int32_t in_pix_stride, int32_t oy, int32_t ox, int32_t oy1, int32_t ox1,
+                                         int32_t kq, int dense_runs, int16_t *col) {
+  int32_t patches[2][TA_SMALL_PATCH / 4 + 1]; /* gather_inside writes up to 3 bytes past K */
+  int8_t *const a = (int8_t *)patches[0], *const b = (int8_t *)patches[1];
+  if (dense_runs && patch_inside(p, in_pix_stride, oy, ox) && patch_inside(p, in_pix_stride, oy1, ox1)) {
+    const int32_t step = p->dilation_h * in_row_stride, run = p->kernel_w * p->in_c;
+    gather_inside(input + (oy * p->stride_h - p->pad_top) * in_row_stride +
+                      (ox * p->stride_w - p->pad_left) * in_pix_stride,
+                  step, p->kernel_h, run, kq, a);
+    gather_inside(input + (oy1 * p->stride_h - p->pad_top) * in_row_stride +
+                      (ox1 * p->stride_w - p->pad_left) * in_pix_stride,
+                  step, p->kernel_h, run, kq, b);
+  } else {
+    gather_patch(p, input, in_row_stride, in_pix_stride, oy, ox, a);
+    gather_patch(p, input, in_row_stride, in_pix_stride, oy1, ox1, b);
+  }
+  widen_pair(a, b, kq, col, p->input_offset);
+}
+
+void ta_conv_s8_simd(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                     int16_t *col) {
+  const int32_t in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, p->in_c);
+  const int32_t in_row_stride = TA_OR_DEFAULT(p->in_row_stride, p->in_w * in_pix_stride);
+  const int32_t out_pix_stride = TA_OR_DEFAULT(p->out_pix_stride, p->out_c);
+  const int32_t out_row_stride = TA_OR_DEFAULT(p->out_row_stride, p->out_w * out_pix_stride);
+  const int32_t nwords = ((p->kernel_h * p->kernel_w * p->in_c + 3) & ~3) >> 1; /* SIMD words per pixel, even */
+  const int32_t out_c = p->out_c, out_w = p->out_w;
+  const int full = p->act_min == -128 && p->act_max == 127;
+  const conv_ch *const chs = p->rq_records ? (const conv_ch *)(const void *)p->rq_records
+                                            : (const conv_ch *)(void *)((uint8_t *)col + ta_conv_col_bytes(p));
+  int32_t oy, ox, oc;
+  const int doubled = p->packed_doubled != 0;
+  int all_fast = full && p->bias && (out_c & 1) == 0, folded = 1, constant_pairs = 0;
+  /* 1x1 over whole SIMD words, every tap inside the input: both pixels widen in one pass */
+  const int pointwise_inside = p->kernel_h == 1 && p->kernel_w == 1 && (p->in_c & 3) == 0 && p->pad_top == 0 &&
+                               p->pad_left == 0 && (p->out_h - 1) * p->stride_h < p->in_h &&
+                               (out_w - 1) * p->stride_w < p->in_w;
+  /* patches gathered as bytes, both pixels of a pair then widened in one pass */
+  const int small_patch =
+      !(p->kernel_h == 1 && p->kernel_w == 1) && p->kernel_h * p->kernel_w * p->in_c <= TA_SMALL_PATCH;
+  const int dense_runs = in_pix_stride == p->in_c && p->dilation_w == 1; /* a kernel row's taps are one run of bytes */
+  gemm_loop *gemm, *gemm1; /* for two pixels (a doubled fast loop: also one pixel twice), for one */
+  if (!p->rq_records) ta_conv_s8_rq_records(p, (int32_t *)(void *)((uint8_t *)col + ta_conv_col_bytes(p)));
+  for (oc = 0; oc < out_c; ++oc) {
+    all_fast &= rq_usable(&chs[oc], doubled);
+    folded &= (doubled ? chs[oc].q.rqd.oo : chs[oc].q.rq4.oo) == 0;
+    constant_pairs |= doubled && chs[oc].bias == TA_CONSTANT_PAIR;
+  }
+  gemm1 = full ? gemm_2px_full : gemm_2px_clamped;
+  if (all_fast && doubled)
+    gemm = !folded                ? gemm1
+           : constant_pairs        ? ((nwords & 3) == 0 ? ta_conv_gemm_2px_doubled8_skip : ta_conv_gemm_2px_doubled4_skip)
+           : (nwords & 3) == 0     ? ta_conv_gemm_2px_doubled8
+                                   : ta_conv_gemm_2px_doubled4;
+  else
+    gemm1 = gemm = all_fast ? (folded ? gemm_2px_fast_folded : gemm_2px_fast_offset) : gemm1;
+  /* pixels in row-major order, two at a time (a pair may span two rows) */
+  for (oy = y0, ox = 0; oy < y1;) {
+    const int32_t oy1 = ox + 1 < out_w ? oy : oy + 1, ox1 = ox + 1 < out_w ? ox + 1 : 0;
+    const int two = oy1 < y1, twin = !two && gemm != gemm1; /* a lone pixel in both slots */
+    if (two && pointwise_inside) {
+      widen_pair(input + (oy * p->stride_h) * in_row_stride + (ox * p->stride_w) * in_pix_stride,
+                 input + (oy1 * p->stride_h) * in_row_stride + (ox1 * p->stride_w) * in_pix_stride, p->in_c, col,
+                 p->input_offset);
+    } else if (two && small_patch) {
+      small_patch_pair(p, input, in_row_stride, in_pix_stride, oy, ox, oy1, ox1, 2 * nwords, dense_runs, col);
+    } else {
+      im2col_pixel(p, input, in_row_stride, in_pix_stride, oy, ox, col, 0);
+      if (two || twin) im2col_pixel(p, input, in_row_stride, in_pix_stride, two ? oy1 : oy, two ? ox1 : ox, col, 1);
+    }
+    (two || twin ? gemm : gemm1)(p, (const ta_i32a *)col, nwords, chs,
+                                 output + oy * out_row_stride + ox * out_pix_stride,
+                                 two    ? output + oy1 * out_row_stride + ox1 * out_pix_stride
+                                 : twin ? output + oy * out_row_stride + ox * out_pix_stride
+                                        : NULL);
+    oy = oy1 + (ox1 + 1 < out_w ? 0 : 1);
+    ox = ox1 + 1 < out_w ? ox1 + 1 : 0;
+  }
+}
+#else
+/* Nothing here without the SIMD path; ISO C wants a declaration in every translation unit. */
+typedef int ta_conv_simd_not_compiled;
+#endif

@@ -1,0 +1,63 @@
+/*
+ * Internal to DEPTHWISE_CONV_2D (depthwise.c, depthwise_simd.c, depthwise_asm.c): the plane
+ * geometry the scratch size and the SIMD path share, the job the 3x3 row kernels and their
+ * assembly read, and the entry points of the SIMD path and of the assembly. Invariant: the
+ * assembly reads dw_job at the offsets its comments give (checked at compile time).
+ */
+#ifndef TA_DEPTHWISE_SIMD_H
+#define TA_DEPTHWISE_SIMD_H
+
+#include "tinyarena_kernels.h"
+#include "ta_simd.h"
+
+/* Plane geometry for output rows [y0, y1): rows of the padded input window and its width,
+ * rounded up to even so that every plane row starts on a 4-byte boundary (aligned pair loads). */
+static inline int32_t kw_padded(const ta_dwconv_params *p) { return (p->kernel_w + 1) & ~1; }
+static inline int32_t plane_rows(const ta_dwconv_params *p, int32_t y0, int32_t y1) {
+  return (y1 - y0 - 1) * p->stride_h + (p->kernel_h - 1) * p->dilation_h + 1;
+}
+static inline int32_t plane_width(const ta_dwconv_params *p) {
+  return ((p->out_w - 1) * p->stride_w + (kw_padded(p) - 1) * p->dilation_w + 2) & ~1;
+}
+
+/* One output channel's work for a run of output rows: constants, then where to read and write.
+ * The 3x3 row kernels (and their assembly, which reads the fields at these offsets) compute the
+ * DOUBLED accumulator from the doubled packed weights and requantize it with ta_rqd in
+ * ADD, SMMLAR, ASR, SSAT. */
+typedef struct dw_job {
+  int32_t w[6];         /*  0: 3x3 weight words, see dw_chan_weights */
+  int32_t bias;         /* 24: accumulator start (input offset folded in; doubled when fast) */
+  int32_t m, c, r;      /* 28: ta_rqd multiplier, constant, shift */
+  int32_t out_pix_stride; /* 40: output pixel stride */
+  const int16_t *row0;  /* 44: plane row of the first output row's first kernel row */
+  int32_t in_step;      /* 48: bytes from one output row's plane rows to the next's */
+  int8_t *out;          /* 52: first output of the first row */
+  int32_t out_step;     /* 56: output row stride */
+  int32_t pitch;        /* 60: bytes from one kernel row to the next */
+  int32_t pair_bytes;   /* 64: output bytes of a row's pairs, (n / 2) * 2 * out_pix_stride */
+  int32_t rows;         /* 68 */
+  int32_t odd;          /* 72: n is odd (a last single output per row) */
+  int32_t end;          /* 76: the assembly's end of a row's output pairs */
+  int32_t n;            /* outputs per row */
+  const ta_i32a *wq;    /* the channel's packed words */
+  int32_t fast;         /* ta_rqd applies (else: undoubled accumulator, ta_multiply_by_quantized_multiplier) */
+  int32_t use_asm;      /* fast, 3x3, all of int8 as range, output offset folded */
+  int32_t qoo, oo, lo, hi, mult, shift;
+} dw_job;
+
+#if TA_SIMD
+/* The SIMD path (depthwise_simd.c): packed weights, rows [y0, y1) (y1 > y0), out of place or
+ * (ta_depthwise_conv_s8_inplace) over the input; `scratch` holds `budget` bytes (what the
+ * scratch-size function of the entry point gives). */
+void ta_depthwise_conv_s8_simd(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                               void *scratch, size_t budget);
+void ta_depthwise_conv_s8_inplace_simd(const ta_dwconv_params *p, int8_t *buf, void *scratch, size_t budget);
+#endif
+
+#if TA_SIMD_NATIVE
+/* The 3x3 stride 1 and stride 2 row kernels in assembly (depthwise_asm.c), for jobs with use_asm. */
+void ta_dw3x3s1_asm(dw_job *job);
+void ta_dw3x3s2_asm(dw_job *job);
+#endif
+
+#endif /* TA_DEPTHWISE_SIMD_H */
