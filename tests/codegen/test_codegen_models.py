@@ -27,7 +27,7 @@ CONFIGS = {
     "cortex-m33": ("cortex-m33", True, ""),
     "cortex-m55": ("cortex-m55", True, ""),
 }
-# The models the cores added after the M4/M7 run: FULLY_CONNECTED only (hello_world, ad01), a
+# The models Cortex-M3, M33 and M55 run: FULLY_CONNECTED only (hello_world, ad01), a
 # DS-CNN (kws_ref_model: conv, depthwise, average pool) and a MobileNet (vww_96_int8: in-place
 # depthwise and 1x1 convolutions, the inline-assembly kernels).
 FEW_MODELS = ("hello_world_int8", "ad01_int8", "kws_ref_model", "vww_96_int8")
