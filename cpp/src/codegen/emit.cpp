@@ -182,9 +182,8 @@ std::string model_c(const Program& program) {
       << arena_declarations(program);
   if (has_conditional_arrays(program))
     out << "\n/* Weights are compiled in once, in the format the kernels read: packed int16 (TA_PACKED_S16)\n"
-        << " * where they run their SIMD paths (TA_KERNELS_SIMD: a core with the DSP extension: Cortex-M4/M7/M33/M55),\n"
-        << " * int8\n"
-        << " * elsewhere (no DSP extension, or built with -DTA_NO_SIMD). */\n";
+        << " * where they run their SIMD paths (TA_KERNELS_SIMD: a core with the DSP extension,\n"
+        << " * Cortex-M4/M7/M33/M55), int8 elsewhere (no DSP extension, or built with -DTA_NO_SIMD). */\n";
   for (const KernelCall& call : program.calls) emit_call_data(out, call);
   out << "\n" << invoke_signature(program) << " {\n";
   for (size_t i = 0; i < program.inputs.size(); ++i)
