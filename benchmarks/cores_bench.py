@@ -3,7 +3,7 @@
 Each model is planned and generated once, then built for every Cortex-M target -- cortex-m3
 (QEMU mps2-an385, no DSP extension: the portable kernels, int8 weights), cortex-m4 (mps2-an386),
 cortex-m7 (mps2-an500), cortex-m33 (mps2-an505), cortex-m55 (mps3-an547) (the DSP kernels,
-packed int16 weights) -- and each DSP core's build again with ``-DTA_NO_SIMD`` (the portable
+packed int16 weights; on the M55 conv's MAC loop and fully connected in Helium) -- and each DSP core's build again with ``-DTA_NO_SIMD`` (the portable
 kernels on that core), all run under QEMU with the instruction-count plugin
 (tools/qemu_insn_count.c). Ratios are against the portable build of the same core measured in
 the same run (the M3's build is the portable one: 1.00).
@@ -28,6 +28,9 @@ from bench_paths import MODELS_DIR
 from codegen_bench import bench_inputs, build_plugin, measure
 
 DEFAULT_MODELS = ("hello_world_int8", "ad01_int8", "kws_ref_model", "vww_96_int8")
+# The kernels each target's compiler selects: no DSP extension on the M3; Helium (MVE) on the M55
+# for conv's MAC loop and fully connected (the rest of its DSP build is the M4's).
+KERNELS = {"cortex-m3": "portable", "cortex-m55": "DSP + Helium"}
 PORTABLE = "-DTA_NO_SIMD"
 
 
@@ -46,7 +49,7 @@ def bench_model(path, targets, work, plugin):
 
 
 def row(name, macs, target, native, portable):
-    kernels = "portable" if target == "cortex-m3" else "DSP"
+    kernels = KERNELS.get(target, "DSP")
     per_mac = native["insns"] / max(macs, 1)
     return (f"| {name} | {macs:,} | {target} ({QEMU_MACHINES[target]}) | {kernels} | {native['insns']:,} "
             f"| {per_mac:.2f} | {native['insns'] / portable['insns']:.2f}x | {native['text']:,} "
