@@ -3,10 +3,11 @@
 ``QEMU_MACHINES`` maps each Cortex-M target to its board (the target table of the C++ core,
 ``kernels/targets.h``). The harness (``target/cortexm.ld`` after the board's ``target/board_*.ld``)
 keeps code in the board's code memory (below 2 MB of ZBT SSRAM1 on the mps2 boards, QSPI flash on
-the AN547) and data, bss and stack in one RAM; ``FREE_RAMS`` are the board's other RAMs, fastest
-first. ``harness_memory_script`` writes ``target/memory_<target>.ld``, the harness's stand-in for ``tinyarena_memory.ld`` (the
-device's regions, at the memories' base addresses): each used memory's region in the first free
-RAM, in order, that holds its arena -- or a link-time error naming the memory that does not fit.
+the AN547) and data, bss and heap in one RAM; ``FREE_RAMS`` are the board's other RAMs, fastest
+first. ``harness_memory_script`` writes ``target/memory_<target>.ld``, the harness's stand-in for
+``tinyarena_memory.ld`` (the device's regions, at the memories' base addresses): each used
+memory's region in the first free RAM, in order, that holds its arena -- or a link-time error
+naming the memory that does not fit.
 """
 
 from . import _core

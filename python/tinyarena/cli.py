@@ -19,7 +19,8 @@
     tinyarena demo [-o DIR]
 
 TARGET is ``host``, ``cortex-m3`` (portable kernels), ``cortex-m4``, ``cortex-m7``, ``cortex-m33`` or
-``cortex-m55`` (DSP kernels); plan and compile default to ``cortex-m4``, verify to ``host``.
+``cortex-m55`` (DSP kernels; the M55's conv and fully connected in Helium); plan and compile default
+to ``cortex-m4``, verify to ``host``.
 
 Every command takes ``-q`` (print errors only) and ``-v`` (also the seconds each stage took);
 plan, compile and verify take ``--summary PATH`` (append one CSV line per run). ``plan`` warns
@@ -238,8 +239,9 @@ def _parser():
 
     v = commands.add_parser("verify", help="build the generated C, run it and compare every byte with TFLite")
     _add_model_argument(v)
-    v.add_argument("--target", choices=TARGETS, default="host", help="host, or a Cortex-M core under QEMU: cortex-m3 (mps2-an385), "
-                   "cortex-m4 (mps2-an386), cortex-m7 (mps2-an500), cortex-m33 (mps2-an505), cortex-m55 (mps3-an547)")
+    v.add_argument("--target", choices=TARGETS, default="host",
+                   help="host, or a Cortex-M core under QEMU: cortex-m3 (mps2-an385), cortex-m4 (mps2-an386), "
+                   "cortex-m7 (mps2-an500), cortex-m33 (mps2-an505), cortex-m55 (mps3-an547)")
     _add_inplace_option(v)
     v.add_argument("--seed", type=_number(0, kind=int), default=0, help="seed of the random inputs (>= 0)")
     _add_tiling_options(v)
