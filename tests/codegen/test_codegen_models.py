@@ -4,9 +4,10 @@ Each configuration is a target and a plan: on the host the portable kernels (int
 and, with -DTA_SIMD_EMULATE, the SIMD-structured kernels on packed int16 weights in plain C;
 on Cortex-M4 (QEMU mps2-an386) the DSP paths with the depthwise convolutions in place and out
 of place, and the portable paths (-DTA_NO_SIMD); on Cortex-M7 (mps2-an500) the DSP paths.
-Cortex-M3 (mps2-an385, no DSP extension: the portable kernels), Cortex-M33 (mps2-an505) and
-Cortex-M55 (mps3-an547; DSP paths) run a few models each (``FEW_MODELS``: dense, a DS-CNN and
-a MobileNet), enough to cover every kernel path on each board at little CI time.
+Cortex-M3 (mps2-an385, no DSP extension: the portable kernels), Cortex-M33 (mps2-an505; DSP
+paths) and Cortex-M55 (mps3-an547; DSP paths, conv's MAC loop and fully connected in Helium) run
+a few models each (``FEW_MODELS``: dense, a DS-CNN and a MobileNet), enough to cover every kernel
+path on each board at little CI time.
 """
 
 import pytest
