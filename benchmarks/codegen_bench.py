@@ -27,11 +27,18 @@ import numpy as np
 import tinyarena
 from tinyarena.codegen import compile as compile_model
 
+from tinyarena.boards import QEMU_MACHINES
+
 from bench_paths import MODELS_DIR, PLUGIN_SOURCE
-QEMU = ["qemu-system-arm", "-M", "mps2-an386", "-nographic", "-monitor", "none",
-        "-semihosting-config", "enable=on,target=native"]
-ELF = "model_cortex-m4.elf"
+
+TARGET = "cortex-m4"
 VARIANTS = {"DSP": "", "plain C": "-DTA_NO_SIMD"}
+
+
+def qemu(target):
+    """The QEMU command line that runs ``target``'s harness (its board, semihosting)."""
+    return ["qemu-system-arm", "-M", QEMU_MACHINES[target], "-nographic", "-monitor", "none",
+            "-semihosting-config", "enable=on,target=native"]
 
 
 def run(command, cwd=None):
@@ -44,10 +51,10 @@ def build_plugin(work):
     return plugin
 
 
-def build(out_dir, cflags, runs):
+def build(out_dir, cflags, runs, target=TARGET):
     run(["make", "-s", "clean"], out_dir)
-    run(["make", "-s", "TARGET=cortex-m4", f"EXTRA_CFLAGS={cflags} -DTINYARENA_RUNS={runs}"], out_dir)
-    return out_dir / ELF
+    run(["make", "-s", f"TARGET={target}", f"EXTRA_CFLAGS={cflags} -DTINYARENA_RUNS={runs}"], out_dir)
+    return out_dir / f"model_{target}.elf"
 
 
 def symbol_range(elf, name):
@@ -60,10 +67,10 @@ def symbol_range(elf, name):
     raise LookupError(f"{name} not in {elf}")
 
 
-def count(elf, plugin, lo_hi=None):
+def count(elf, plugin, lo_hi=None, target=TARGET):
     """(all instructions, instructions in [lo, hi), stdout) of one run under QEMU."""
     args = f"{plugin},mode=insn" + (f",lo={lo_hi[0]:#x},hi={lo_hi[1]:#x}" if lo_hi else "")
-    result = run([*QEMU, "-plugin", args, "-d", "plugin", "-kernel", str(elf)], elf.parent)
+    result = run([*qemu(target), "-plugin", args, "-d", "plugin", "-kernel", str(elf)], elf.parent)
     text = result.stdout + result.stderr
     in_range = re.search(r"insns_in_range\[[^\]]*\): (\d+)", text)
     return int(re.search(r"insns: (\d+)", text).group(1)), int(in_range.group(1)) if in_range else None, text
@@ -74,14 +81,16 @@ def sizes(elf):
     return text, data, bss
 
 
-def measure(out_dir, cflags, plugin):
-    one = build(out_dir, cflags, 1)
+def measure(out_dir, cflags, plugin, target=TARGET):
+    """One inference of the program in ``out_dir`` built for ``target`` with ``cflags``: exact
+    instructions (2 invokes minus 1), the invoke body's, sizes, stack and the linked arena."""
+    one = build(out_dir, cflags, 1, target)
     invoke = symbol_range(one, "tinyarena_model_invoke")
     arena_lo, arena_hi = symbol_range(one, "ta_arena")
-    total_one, body, stdout = count(one, plugin, invoke)
+    total_one, body, stdout = count(one, plugin, invoke, target)
     text, data, bss = sizes(one)
     stack = int(re.search(r"stack_bytes: (\d+)", stdout).group(1))
-    total_two, _, _ = count(build(out_dir, cflags, 2), plugin)
+    total_two, _, _ = count(build(out_dir, cflags, 2, target), plugin, None, target)
     return dict(insns=total_two - total_one, body=body, text=text, ram=data + bss, stack=stack,
                 arena=arena_hi - arena_lo)
 
@@ -97,7 +106,7 @@ def bench_inputs(plan, out_dir):
 def bench_model(path, work, plugin):
     plan = tinyarena.plan(path)
     out_dir = work / path.stem
-    compile_model(plan, out_dir, target="cortex-m4", name="model")
+    compile_model(plan, out_dir, target=TARGET, name="model")
     bench_inputs(plan, out_dir)
     return plan, {variant: measure(out_dir, cflags, plugin) for variant, cflags in VARIANTS.items()}
 

@@ -281,10 +281,24 @@ def test_demo_writes_model_chart_and_report(tmp_path):
 
 
 def test_plan_reports_the_flash_of_the_target_build(tmp_path):
-    for target in ("cortex-m4", "host"):
+    for target in ("cortex-m4", "host", "cortex-m3", "cortex-m33", "cortex-m55"):
         js = tmp_path / f"{target}.json"
         assert run("plan", real_model("kws_ref_model"), "--target", target, "--json", js).returncode == 0
         data = json.loads(js.read_text())
         expected = tinyarena.plan(real_model("kws_ref_model"), target=target).flash_bytes
         assert data["target"] == target and data["flash_bytes"] == expected
+    constants = {t: json.loads((tmp_path / f"{t}.json").read_text())["flash"]["constants"]
+                 for t in ("cortex-m4", "host", "cortex-m3", "cortex-m33", "cortex-m55")}
+    # Cortex-M3 has no DSP extension: the portable build's int8 weights, as the host's; M33 and M55
+    # store the DSP build's packed int16 weights, as the M4.
+    assert constants["cortex-m3"] == constants["host"] < constants["cortex-m4"]
+    assert constants["cortex-m33"] == constants["cortex-m55"] == constants["cortex-m4"]
     assert json.loads((tmp_path / "host.json").read_text())["flash"]["code"] == 0  # the host links no Cortex-M code
+
+
+def test_unknown_target_is_one_line_and_exit_2(tmp_path):
+    for command in (("plan", real_model("hello_world_int8")), ("compile", real_model("hello_world_int8"), "-o", tmp_path),
+                    ("verify", real_model("hello_world_int8"))):
+        result = run(*command, "--target", "cortex-m0")
+        assert result.returncode == 2, result.stderr
+        assert len(result.stderr.splitlines()) == 1 and "cortex-m0" in result.stderr, result.stderr

@@ -1,20 +1,31 @@
 """The QEMU boards the generated test harness runs on, and where it links a memory hierarchy's arenas.
 
-The harness (``target/cortexm.ld``) keeps code in ZBT SSRAM1 below 2 MB and data, bss and stack in
-ZBT SSRAM 2&3; ``FREE_RAMS`` are the board's other RAMs, fastest first. ``harness_memory_script``
-writes ``target/memory_<target>.ld``, the harness's stand-in for ``tinyarena_memory.ld`` (the
-device's regions, at the memories' base addresses): each used memory's region in the first free
-RAM, in order, that holds its arena -- or a link-time error naming the memory that does not fit.
+``QEMU_MACHINES`` maps each Cortex-M target to its board (the target table of the C++ core,
+``kernels/targets.h``). The harness (``target/cortexm.ld`` after the board's ``target/board_*.ld``)
+keeps code in the board's code memory (below 2 MB of ZBT SSRAM1 on the mps2 boards, QSPI flash on
+the AN547) and data, bss and heap in one RAM; ``FREE_RAMS`` are the board's other RAMs, fastest
+first. ``harness_memory_script`` writes ``target/memory_<target>.ld``, the harness's stand-in for
+``tinyarena_memory.ld`` (the device's regions, at the memories' base addresses): each used
+memory's region in the first free RAM, in order, that holds its arena -- or a link-time error
+naming the memory that does not fit.
 """
+
+from . import _core
 
 __all__ = ["FREE_RAMS", "QEMU_MACHINES", "board_regions", "harness_memory_script"]
 
-QEMU_MACHINES = {"cortex-m4": "mps2-an386", "cortex-m7": "mps2-an500"}
-# (what, base address, bytes); checked by writing and reading back under QEMU 7.2.
+QEMU_MACHINES = {t.name: t.qemu_machine for t in _core.targets() if t.qemu_machine}
+# (what, base address, bytes); checked by writing and reading back under QEMU 7.2. The TrustZone
+# boards (AN505, AN547) run the harness in secure state: their RAMs are at the secure aliases.
 FREE_RAMS = {
+    "mps2-an385": (("FPGA block RAM", 0x01000000, 16 * 1024), ("ZBT SSRAM1 above the code", 0x00200000, 2 << 20),
+                   ("PSRAM", 0x21000000, 16 << 20)),
     "mps2-an386": (("FPGA block RAM", 0x01000000, 16 * 1024), ("ZBT SSRAM1 above the code", 0x00200000, 2 << 20),
                    ("PSRAM", 0x21000000, 16 << 20)),
     "mps2-an500": (("ZBT SSRAM1 above the code", 0x00200000, 2 << 20), ("PSRAM", 0x60000000, 16 << 20)),
+    "mps2-an505": (("IoT Kit SRAM bank 0", 0x30000000, 32 * 1024),
+                   ("ZBT SSRAM1 above the code", 0x10200000, 2 << 20), ("PSRAM", 0x80000000, 16 << 20)),
+    "mps3-an547": (("DTCM", 0x30000000, 512 * 1024), ("SRAM", 0x11000000, 2 << 20), ("DDR", 0x70000000, 16 << 20)),
 }
 
 

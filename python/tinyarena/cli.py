@@ -5,18 +5,22 @@
                          [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--no-stream-input]
                          [--stripe-rows LIST] [--patch-grids LIST] [--column-strips LIST]
                          [--io model|int8] [--input-layout model|nhwc]
-                         [--no-scratch] [--target cortex-m4|cortex-m7|host]
+                         [--no-scratch] [--target TARGET]
                          [--chart PATH] [--json PATH] [--write-offline-plan OUT]
-    tinyarena compile MODEL -o DIR [--target cortex-m4|cortex-m7|host] [--inplace|--no-inplace] [--sram SIZE]
+    tinyarena compile MODEL -o DIR [--target TARGET] [--inplace|--no-inplace] [--sram SIZE]
                          [--tiling rows ...] [--memory NAME:SIZE[:ALIGN[:BASE]] ...]
                          [--pin BUFFER=MEMORY[:OFFSET] ...] [--block BUFFER=MEMORY[,MEMORY...] ...] ...
-    tinyarena verify MODEL [--target host|cortex-m4|cortex-m7] [--inplace|--no-inplace] [--seed N]
+    tinyarena verify MODEL [--target TARGET] [--inplace|--no-inplace] [--seed N]
                            [--transforms LIST | --no-transforms]
                            [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--stripe-rows LIST] ...
                            [--io model|int8] [--input-layout model|nhwc]
                            [--memory NAME:SIZE[:ALIGN[:BASE]] ...] [--pin ...] [--block ...]
     tinyarena alloc PROBLEM.csv [--capacity N] [--seconds S] [--wall-seconds S] [--allocator NAME] [-o SOLUTION.csv]
     tinyarena demo [-o DIR]
+
+TARGET is ``host``, ``cortex-m3`` (portable kernels), ``cortex-m4``, ``cortex-m7``, ``cortex-m33`` or
+``cortex-m55`` (DSP kernels; the M55's conv and fully connected in Helium); plan and compile default
+to ``cortex-m4``, verify to ``host``.
 
 Every command takes ``-q`` (print errors only) and ``-v`` (also the seconds each stage took);
 plan, compile and verify take ``--summary PATH`` (append one CSV line per run). ``plan`` warns
@@ -235,7 +239,9 @@ def _parser():
 
     v = commands.add_parser("verify", help="build the generated C, run it and compare every byte with TFLite")
     _add_model_argument(v)
-    v.add_argument("--target", choices=TARGETS, default="host", help="host, or Cortex-M4/M7 under QEMU")
+    v.add_argument("--target", choices=TARGETS, default="host",
+                   help="host, or a Cortex-M core under QEMU: cortex-m3 (mps2-an385), cortex-m4 (mps2-an386), "
+                   "cortex-m7 (mps2-an500), cortex-m33 (mps2-an505), cortex-m55 (mps3-an547)")
     _add_inplace_option(v)
     v.add_argument("--seed", type=_number(0, kind=int), default=0, help="seed of the random inputs (>= 0)")
     _add_tiling_options(v)
@@ -456,7 +462,8 @@ def _run_compile(args, run):
     print(f"wrote {compiled.out_dir}/: model.h, model.c ({arenas}, "
           f"{len(compiled.program.calls)} kernel calls), main.c, Makefile{fragments}, kernels/, target/")
     flash = compiled.const_bytes
-    print(f"const data (flash): {flash['dsp']:,} B in DSP builds (Cortex-M4/M7), {flash['portable']:,} B portable")
+    print(f"const data (flash): {flash['dsp']:,} B in DSP builds (Cortex-M4/M7/M33/M55), "
+          f"{flash['portable']:,} B portable (host, Cortex-M3)")
     applied = [f"{r.name} ({r.peak_before:,} -> {r.peak_after:,} B)" for r in plan.transforms if r.applied]
     print(f"transforms: {', '.join(applied) or 'none applied'}")
     print(f"build: make -C {compiled.out_dir} TARGET={args.target}")

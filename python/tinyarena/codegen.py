@@ -4,7 +4,7 @@
 exactly the planned size, weights and parameters as ``const`` data in flash, one kernel call
 per op at the planned offsets), ``main.c`` (a test harness), a ``Makefile`` and copies of the
 kernel library sources the model uses (``kernels/``) and the Cortex-M start-up files
-(``target/``). ``make TARGET=host|cortex-m4|cortex-m7`` builds it.
+(``target/``). ``make TARGET=host|cortex-m3|cortex-m4|cortex-m7|cortex-m33|cortex-m55`` builds it.
 
 ``compile(plan, out_dir, memories=[Memory(...), ...])`` (or a ``MemoryPlacement`` from
 ``tinyarena.memories.place_plan``, with pins and blocklists) places the buffers across a memory
@@ -30,7 +30,9 @@ from .memories import MemoryPlacement, place_plan
 __all__ = ["TARGETS", "CompiledModel", "compile", "kernel_library_dir", "lower", "supported_op_types",
            "unsupported_ops"]
 
-TARGETS = ("host", "cortex-m4", "cortex-m7")
+# The code generation targets, host first (the target table of the C++ core, kernels/targets.h):
+# cortex-m3 builds the portable kernels, cortex-m4/m7/m33/m55 the DSP ones.
+TARGETS = tuple(t.name for t in _core.targets())
 _DATA_DIR = pathlib.Path(_core.__file__).resolve().parent
 
 
@@ -55,8 +57,8 @@ class CompiledModel:
     @property
     def const_bytes(self):
         """Bytes of constant arrays (flash data) per build: ``{"dsp": ..., "portable": ...}``. The DSP
-        build (Cortex-M4/M7) holds packed int16 weights and per-channel requantization records, the
-        portable build int8 weights."""
+        build (Cortex-M4/M7/M33/M55) holds packed int16 weights and per-channel requantization records,
+        the portable build (host, Cortex-M3) int8 weights."""
         return {"dsp": self.program.const_array_bytes(True), "portable": self.program.const_array_bytes(False)}
 
     @property
@@ -115,8 +117,9 @@ def _copy_library(program, out_dir):
 def compile(plan, out_dir, target="cortex-m4", name=None, memories=None):  # noqa: A001 -- the product's verb
     """Write the C sources of ``plan`` into ``out_dir`` and return a :class:`CompiledModel`.
 
-    ``target`` becomes the Makefile's default (``host``, ``cortex-m4`` or ``cortex-m7``);
-    the sources themselves are portable C99 and build for every target.
+    ``target`` becomes the Makefile's default (one of :data:`TARGETS`: ``host``, ``cortex-m3``,
+    ``cortex-m4``, ``cortex-m7``, ``cortex-m33`` or ``cortex-m55``); the sources themselves are
+    portable C99 and build for every target.
 
     ``memories``: a list of ``tinyarena.allocation.Memory`` (fastest first) or a
     ``tinyarena.memories.MemoryPlacement``: one arena per used memory, each in its own linker

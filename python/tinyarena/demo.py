@@ -35,5 +35,5 @@ def run_demo(output_dir):
     print(text)
     print(f"\nwrote {', '.join(DEMO_FILES)} to {output_dir}/")
     print(f"wrote the C program to {output_dir}/{DEMO_C_DIR}/ (tinyarena_{compiled.name}_invoke in model.h; "
-          f"make TARGET=host|cortex-m4|cortex-m7)")
+          f"make TARGET=host|cortex-m3|cortex-m4|cortex-m7|cortex-m33|cortex-m55)")
     return plan

@@ -76,9 +76,10 @@ class Plan:
     @property
     def flash(self):
         """Flash of the target's build (a ``FlashReport``): ``weights`` (in the build's layout: packed
-        int16 for Cortex-M4/M7, int8 for host), ``biases``, ``requant`` (per-channel multipliers and
-        shifts, CONV_2D records in SIMD builds, FULLY_CONNECTED scales), ``tables`` (lookup tables,
-        copy sizes), ``constants`` (their sum: what ``compile`` reports as const data for the target),
+        int16 for Cortex-M4/M7/M33/M55, int8 for host and Cortex-M3), ``biases``, ``requant``
+        (per-channel multipliers and shifts, CONV_2D records in SIMD builds, FULLY_CONNECTED scales),
+        ``tables`` (lookup tables, copy sizes), ``constants`` (their sum: what ``compile`` reports as
+        const data for the target),
         ``code`` (kernel library code, *estimated* from per-kernel sizes measured with
         arm-none-eabi-gcc for Cortex-M4 by tools/kernel_code_bytes.py; 0 for host) and ``total``.
         Each op's share is ``plan.ops[i].flash``."""
@@ -250,8 +251,9 @@ def plan(
       not raise the peak (``plan.inplace_declined`` lists the others), so the plan is never above
       the one with ``inplace=False`` (when the transforms and order chosen without in-place ops end
       lower, those are kept and ``plan.transforms`` reports that path).
-    - ``target``: the build whose flash ``plan.flash`` reports (``"cortex-m4"``, ``"cortex-m7"``:
-      SIMD kernels with packed int16 weights; ``"host"``: portable kernels, int8 weights).
+    - ``target``: the build whose flash ``plan.flash`` reports (``"cortex-m4"``, ``"cortex-m7"``,
+      ``"cortex-m33"``, ``"cortex-m55"``: SIMD kernels with packed int16 weights; ``"host"``,
+      ``"cortex-m3"``: portable kernels, int8 weights).
     - ``scratch``: plan kernel scratch buffers (False: activations only).
     - ``transforms``: which of ``tinyarena.transforms.TRANSFORMS`` (``fold_pads``, ``zero_copy``,
       ``reorder``) to try, in that order: default all (none when ``order`` is given); ``()`` or

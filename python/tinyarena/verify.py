@@ -5,8 +5,10 @@ The reference is the TFLite interpreter with its reference kernels
 ``pip install 'tinyarena[verify]'``, or ``tflite-runtime``), run on the
 same random inputs. The generated program is built with per-op tracing, so a mismatch names
 the first op (in execution order) whose output differs. Targets: ``host`` (the machine's C
-compiler), ``cortex-m4`` (QEMU ``mps2-an386``) and ``cortex-m7`` (QEMU ``mps2-an500``), built
-with Debian's ``gcc-arm-none-eabi`` and run under ``qemu-system-arm`` with semihosting.
+compiler), ``cortex-m3`` (QEMU ``mps2-an385``, portable kernels), ``cortex-m4`` (``mps2-an386``),
+``cortex-m7`` (``mps2-an500``), ``cortex-m33`` (``mps2-an505``) and ``cortex-m55`` (``mps3-an547``)
+(DSP kernels), built with Debian's ``gcc-arm-none-eabi`` and run under ``qemu-system-arm`` with
+semihosting.
 
 With ``memories`` (a memory hierarchy) the Cortex-M image puts each memory's arena in its own
 free RAM of the board (``tinyarena.boards``), where QEMU really has memory.

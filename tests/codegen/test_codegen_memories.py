@@ -1,6 +1,7 @@
 """Compiling across a memory hierarchy: one arena per used memory, each in its own linker section,
 at the offsets the hierarchy placement chose (pins and blocklists included), placed by the linker
-in its memory's address range and bit-exact on the host and on Cortex-M4 under QEMU."""
+in its memory's address range and bit-exact on the host and under QEMU on the Cortex-M4, M33 and
+M55 boards (each board's own free RAMs)."""
 
 import re
 import subprocess
@@ -71,22 +72,28 @@ def test_sources_hold_one_section_per_memory_at_the_planned_offsets(person_detec
         assert int(offset) == placement.solution.offsets[buffer] + liveness.tensor_offset[tensor]
 
 
+# The free RAMs of each board the three memories land in (tinyarena.boards), fastest first.
+BOARD_RAMS = {
+    "cortex-m4": ["FPGA block RAM", "ZBT SSRAM1 above the code", "PSRAM"],
+    "cortex-m33": ["IoT Kit SRAM bank 0", "ZBT SSRAM1 above the code", "PSRAM"],
+    "cortex-m55": ["DTCM", "SRAM", "DDR"],
+}
+
+
 @needs_cortex_m
-def test_arenas_land_in_their_memories_and_run_bit_exact(person_detect, tmp_path):
-    plan, placement, _, _ = person_detect
-    model = real_model("person_detect")
-    host = verify(model, target="host", memories=placement, work_dir=tmp_path / "host")
-    assert host.bit_exact, host.summary()
-    m4 = verify(model, target="cortex-m4", memories=placement, work_dir=tmp_path / "m4")
-    assert m4.bit_exact, m4.summary()
-    assert m4.arenas == {m.name: placement.heights[m.name] for m in used_memories(placement)}
-    elf = tmp_path / "m4" / "model_cortex-m4.elf"
+@pytest.mark.parametrize("target", list(BOARD_RAMS))
+def test_arenas_land_in_their_memories_and_run_bit_exact(person_detect, target, tmp_path):
+    _, placement, _, _ = person_detect
+    result = verify(real_model("person_detect"), target=target, memories=placement, work_dir=tmp_path)
+    assert result.bit_exact, result.summary()
+    assert result.arenas == {m.name: placement.heights[m.name] for m in used_memories(placement)}
+    elf = tmp_path / f"model_{target}.elf"
     nm = subprocess.run(["arm-none-eabi-nm", "-S", str(elf)], capture_output=True, text=True, check=True).stdout
     symbols = {f[3]: (int(f[0], 16), int(f[1], 16)) for f in (line.split() for line in nm.splitlines()) if len(f) == 4}
     headers = subprocess.run(["arm-none-eabi-objdump", "-h", str(elf)], capture_output=True, text=True,
                              check=True).stdout
-    regions = board_regions(m4.arenas, "cortex-m4")  # the harness's memory map of the three memories
-    assert [what for what, _, _ in regions.values()] == ["FPGA block RAM", "ZBT SSRAM1 above the code", "PSRAM"]
+    regions = board_regions(result.arenas, target)  # the harness's memory map of the three memories
+    assert [what for what, _, _ in regions.values()] == BOARD_RAMS[target]
     for memory, (_, base, ram_bytes) in regions.items():
         address, size = symbols[f"tinyarena_model_arena_{memory}"]
         assert size == placement.heights[memory]
@@ -95,9 +102,17 @@ def test_arenas_land_in_their_memories_and_run_bit_exact(person_detect, tmp_path
                             headers)
         assert int(section.group(1), 16) == size and int(section.group(2), 16) == address
         assert "LOAD" not in section.group(3)  # NOLOAD: no bytes in the image
+
+
+@needs_cortex_m
+def test_hierarchy_runs_on_the_host_and_a_board_short_of_free_rams_is_a_link_error(person_detect, tmp_path):
+    plan, placement, _, _ = person_detect
+    host = verify(real_model("person_detect"), target="host", memories=placement, work_dir=tmp_path / "host")
+    assert host.bit_exact, host.summary()
     # mps2-an500 has two free RAMs: the third memory is a link error naming it
+    compile_model(plan, tmp_path / "m7", name="model", memories=placement)
     with pytest.raises(VerifyError, match="arena of memory ext .* fits no free RAM of QEMU mps2-an500"):
-        build(tmp_path / "m4", "cortex-m7")
+        build(tmp_path / "m7", "cortex-m7")
 
 
 def test_bad_memories_and_pins_are_clear_errors(tmp_path):
@@ -185,8 +200,9 @@ def test_cli_memory_option(tmp_path, capsys):
     regions = (out / "tinyarena_memory.ld").read_text()
     assert "ext (rw) : ORIGIN = 0x60000000, LENGTH = 1048576" in regions
     assert "aligned(32)" in (out / "model.c").read_text()
-    assert np.all([(out / f).exists() for f in ("tinyarena_sections.ld", "target/memory_cortex-m4.ld",
-                                                 "target/memory_cortex-m7.ld")])
+    assert np.all([(out / f).exists() for f in ("tinyarena_sections.ld", "target/memory_cortex-m3.ld",
+                                                 "target/memory_cortex-m4.ld", "target/memory_cortex-m7.ld",
+                                                 "target/memory_cortex-m33.ld", "target/memory_cortex-m55.ld")])
 
 
 @pytest.mark.slow

@@ -4,6 +4,10 @@ Each configuration is a target and a plan: on the host the portable kernels (int
 and, with -DTA_SIMD_EMULATE, the SIMD-structured kernels on packed int16 weights in plain C;
 on Cortex-M4 (QEMU mps2-an386) the DSP paths with the depthwise convolutions in place and out
 of place, and the portable paths (-DTA_NO_SIMD); on Cortex-M7 (mps2-an500) the DSP paths.
+Cortex-M3 (mps2-an385, no DSP extension: the portable kernels), Cortex-M33 (mps2-an505; DSP
+paths) and Cortex-M55 (mps3-an547; DSP paths, conv's MAC loop and fully connected in Helium) run
+a few models each (``FEW_MODELS``: dense, a DS-CNN and a MobileNet), enough to cover every kernel
+path on each board at little CI time.
 """
 
 import pytest
@@ -20,7 +24,15 @@ CONFIGS = {
     "cortex-m4-no-inplace": ("cortex-m4", False, ""),
     "cortex-m4-no-simd": ("cortex-m4", True, "-DTA_NO_SIMD"),
     "cortex-m7": ("cortex-m7", True, ""),
+    "cortex-m3": ("cortex-m3", True, ""),
+    "cortex-m33": ("cortex-m33", True, ""),
+    "cortex-m55": ("cortex-m55", True, ""),
 }
+# The models Cortex-M3, M33 and M55 run: FULLY_CONNECTED only (hello_world, ad01), a
+# DS-CNN (kws_ref_model: conv, depthwise, average pool) and a MobileNet (vww_96_int8: in-place
+# depthwise and 1x1 convolutions, the inline-assembly kernels).
+FEW_MODELS = ("hello_world_int8", "ad01_int8", "kws_ref_model", "vww_96_int8")
+FEW_MODEL_CONFIGS = ("cortex-m3", "cortex-m33", "cortex-m55")
 
 
 # The quick subset keeps the plain host build of the small models; the rest is marked slow.
@@ -29,7 +41,7 @@ QUICK = {("hello_world_int8", "host"), ("ad01_int8", "host"), ("micro_speech_qua
 
 def _params():
     for config, (target, _, _) in CONFIGS.items():
-        for name in REAL_MODEL_NAMES:
+        for name in FEW_MODELS if config in FEW_MODEL_CONFIGS else REAL_MODEL_NAMES:
             marks = [needs_cortex_m] if target != "host" else [] if (name, config) in QUICK else [pytest.mark.slow]
             yield pytest.param(name, config, marks=marks, id=f"{name}-{config}")
 

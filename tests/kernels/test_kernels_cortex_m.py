@@ -1,14 +1,18 @@
 """Cortex-M builds of the kernel library.
 
 - Every source compiles warning-free (-Werror) for Cortex-M4 (the DSP path), M7, M33, M55 and
-  M0 (no DSP: the portable path).
-- Under QEMU (mps2-an386, Cortex-M4F) the harness qemu/harness.c (linked with the start-up file
-  and linker script of generated code, cpp/targets/) runs random conv / depthwise /
+  M0 and M3 (no DSP: the portable path).
+- Under QEMU, on every Cortex-M target's board (M3 mps2-an385, M4 mps2-an386, M33 mps2-an505,
+  M55 mps3-an547; M7 shares the M4's paths), the harness qemu/harness.c (linked with the start-up
+  file and linker scripts of generated code, cpp/targets/) runs random conv / depthwise /
   in-place depthwise / fully-connected cases through the DSP path (real SMLAD/SXTB16 and the
-  inline-assembly inner loops) and the portable path and requires identical bytes. The portable
-  path is the one the host tests check against TFLite's reference kernels.
+  inline-assembly inner loops) and the portable path and requires identical bytes; the path the
+  packed weights select must be the DSP one exactly on the cores with the DSP extension
+  (__ARM_FEATURE_DSP; the portable one on M3), and the hash of all outputs must equal the host
+  build's. The portable path is the one the host tests check against TFLite's reference kernels.
 - With the QEMU instruction-count plugin (tools/qemu_insn_count.c) it measures instructions
-  per MAC of one kernel call (count with 2 calls minus count with 1 call), DSP vs plain C.
+  per MAC of one kernel call (count with 2 calls minus count with 1 call), DSP vs plain C, and
+  that the M55 runs conv's and FULLY_CONNECTED's Helium (MVE) loops.
 Marked `qemu`: skipped without arm-none-eabi-gcc / qemu-system-arm, except in CI, where that fails.
 """
 
@@ -18,6 +22,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
+from tinyarena import _core
 
 HERE = Path(__file__).resolve().parent
 KERNELS = HERE.parents[1] / "cpp" / "kernels"
@@ -30,9 +36,8 @@ CPUS = {
     "cortex-m33": ["-mcpu=cortex-m33", "-mthumb", "-mfpu=fpv5-sp-d16", "-mfloat-abi=hard"],
     "cortex-m55": ["-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"],
     "cortex-m0": ["-mcpu=cortex-m0", "-mthumb", "-mfloat-abi=soft"],
+    "cortex-m3": ["-mcpu=cortex-m3", "-mthumb", "-mfloat-abi=soft"],
 }
-QEMU = ["qemu-system-arm", "-M", "mps2-an386", "-nographic", "-monitor", "none",
-        "-semihosting-config", "enable=on,target=native"]
 
 pytestmark = pytest.mark.qemu  # the Arm toolchain and QEMU (tests/conftest.py)
 
@@ -46,29 +51,58 @@ def test_cross_compiles_without_warnings(cpu, tmp_path):
         assert r.returncode == 0 and not r.stderr, f"{cpu} {src.name}:\n{r.stderr}"
 
 
-@pytest.fixture(scope="module")
-def m4_elf(tmp_path_factory):
-    if shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None:
-        pytest.skip("Cortex-M toolchain or QEMU missing")
-    out = tmp_path_factory.mktemp("m4") / "harness.elf"
-    cmd = ["arm-none-eabi-gcc", "-std=c99", *CPUS["cortex-m4"], "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-Werror",
-           "-I", str(KERNELS / "include"), "--specs=rdimon.specs", "-T", str(TARGETS / "cortexm.ld"),
-           str(TARGETS / "cortexm_startup.c"), str(HERE / "qemu" / "harness.c"),
-           *sorted(str(s) for s in (KERNELS / "src").glob("*.c")),
-           "-lm", "-o", str(out)]
+def _harness(target, out):
+    """The kernel harness built for ``target`` (a code generation target: its flags and board)."""
+    board = next(t for t in _core.targets() if t.name == target)
+    cmd = ["arm-none-eabi-gcc", "-std=c99", *board.gcc_flags.split(), "-O2", "-ffp-contract=off", "-Wall", "-Wextra",
+           "-Werror", "-I", str(KERNELS / "include"), "--specs=rdimon.specs", "-T", str(TARGETS / board.board_script),
+           "-T", str(TARGETS / "cortexm.ld"), str(TARGETS / "cortexm_startup.c"), str(HERE / "qemu" / "harness.c"),
+           *sorted(str(s) for s in (KERNELS / "src").glob("*.c")), "-lm", "-o", str(out)]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     return out
 
 
-def test_qemu_dsp_path_matches_portable(m4_elf):
-    r = subprocess.run([*QEMU, "-kernel", str(m4_elf)], capture_output=True, text=True, timeout=300)
+def _qemu(target):
+    machine = next(t.qemu_machine for t in _core.targets() if t.name == target)
+    return ["qemu-system-arm", "-M", machine, "-nographic", "-monitor", "none",
+            "-semihosting-config", "enable=on,target=native"]
+
+
+@pytest.fixture(scope="module")
+def m4_elf(tmp_path_factory):
+    if shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None:
+        pytest.skip("Cortex-M toolchain or QEMU missing")
+    return _harness("cortex-m4", tmp_path_factory.mktemp("m4") / "harness.elf")
+
+
+@pytest.fixture(scope="module")
+def host_outputs(tmp_path_factory):
+    """The hash of the harness's outputs built for the host (portable kernels)."""
+    exe = tmp_path_factory.mktemp("host") / "harness"
+    subprocess.run(["cc", "-std=c99", "-O2", "-I", str(KERNELS / "include"), str(HERE / "qemu" / "harness.c"),
+                    *sorted(str(s) for s in (KERNELS / "src").glob("*.c")), "-lm", "-o", str(exe)], check=True)
+    r = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "simd: 0" in r.stdout, r.stdout + r.stderr
+    return re.search(r"outputs: ([0-9a-f]{8})", r.stdout).group(1)
+
+
+# Target -> whether its compiler selects the DSP path (__ARM_FEATURE_DSP).
+QEMU_CORES = {"cortex-m3": False, "cortex-m4": True, "cortex-m33": True, "cortex-m55": True}
+
+
+@pytest.mark.parametrize("target", list(QEMU_CORES))
+def test_qemu_dsp_path_matches_portable(target, host_outputs, m4_elf, tmp_path):
+    elf = m4_elf if target == "cortex-m4" else _harness(target, tmp_path / "harness.elf")
+    r = subprocess.run([*_qemu(target), "-kernel", str(elf)], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     m = re.search(r"(\d+) passed, (\d+) failed", r.stdout)
     assert m and int(m.group(1)) >= 150 and m.group(2) == "0", r.stdout
+    assert f"simd: {int(QEMU_CORES[target])}" in r.stdout, r.stdout
+    assert f"outputs: {host_outputs}" in r.stdout, r.stdout
 
 
-def _insns(elf, plugin, args):
-    r = subprocess.run([*QEMU, "-plugin", f"{plugin},mode=insn", "-d", "plugin", "-kernel", str(elf),
+def _insns(elf, plugin, args, target="cortex-m4"):
+    r = subprocess.run([*_qemu(target), "-plugin", f"{plugin},mode=insn", "-d", "plugin", "-kernel", str(elf),
                         "-append", args], capture_output=True, text=True, timeout=300)
     text = r.stdout + r.stderr
     assert r.returncode == 0, text
@@ -79,19 +113,42 @@ def _insns(elf, plugin, args):
 CEILINGS = {"conv1x1": 2.1, "conv3x3": 1.3, "dw3x3": 3.5, "dw3x3s2": 4.1, "fc": 1.25}
 
 
-def test_instructions_per_mac(m4_elf, tmp_path, record_property):
+def _plugin(tmp_path):
     plugin = tmp_path / "libinsn_count.so"
     subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-o", str(plugin), str(PLUGIN_SRC)],
                    check=True)
+    return plugin
+
+
+def _per_mac(elf, plugin, bench, path, target="cortex-m4"):
+    """Instructions per MAC of one kernel call: 2 calls minus 1 call."""
+    one, macs = _insns(elf, plugin, f"bench {bench} {path} 1", target)
+    two, _ = _insns(elf, plugin, f"bench {bench} {path} 2", target)
+    return (two - one) / macs
+
+
+def test_instructions_per_mac(m4_elf, tmp_path, record_property):
+    plugin = _plugin(tmp_path)
     lines = []
     for bench, ceiling in CEILINGS.items():
-        per_mac = {}
-        for path in ("plain", "dsp"):
-            one, macs = _insns(m4_elf, plugin, f"bench {bench} {path} 1")
-            two, _ = _insns(m4_elf, plugin, f"bench {bench} {path} 2")
-            per_mac[path] = (two - one) / macs
+        per_mac = {path: _per_mac(m4_elf, plugin, bench, path) for path in ("plain", "dsp")}
         lines.append(f"{bench}: plain {per_mac['plain']:.2f}  dsp {per_mac['dsp']:.2f} instructions/MAC")
         record_property(bench, per_mac)
         assert per_mac["dsp"] < ceiling, lines[-1]
         assert per_mac["dsp"] < per_mac["plain"], lines[-1]
     print("\n".join(lines))
+
+
+# Ceilings of the Helium (MVE) loops on the M55 (measured: conv 3x3 0.73, fc 0.46 instructions/MAC;
+# the M4's SMLAD loops take 1.16 and 1.08, the M55's plain C 5.8 and 6.1).
+HELIUM_CEILINGS = {"conv3x3": 0.9, "fc": 0.6}
+
+
+def test_helium_loops_on_cortex_m55(tmp_path):
+    """On the M55 (MVE) conv's 2x2 MAC loop and FULLY_CONNECTED run on vectors (VLD2 + VMLADAVA,
+    8 MACs an instruction), far below the SMLAD loops' cost (CEILINGS) and the portable path's."""
+    elf = _harness("cortex-m55", tmp_path / "harness.elf")
+    plugin = _plugin(tmp_path)
+    for bench, ceiling in HELIUM_CEILINGS.items():
+        helium, plain = (_per_mac(elf, plugin, bench, path, "cortex-m55") for path in ("dsp", "plain"))
+        assert helium < ceiling and helium < plain / 5, (bench, helium, plain)

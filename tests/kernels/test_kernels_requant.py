@@ -37,8 +37,8 @@ def test_smmlar_requantization_on_cortex_m4(tmp_path):
     """The DSP build computes SMMLAR with the real instruction (inline assembly)."""
     elf = tmp_path / "requant_check.elf"
     subprocess.run(["arm-none-eabi-gcc", "-std=c99", *M4, "-O2", "-Wall", "-Wextra", "-Werror", "-I", str(INCLUDE),
-                    "-DMULTIPLIERS_PER_SHIFT=300", "--specs=rdimon.specs", "-T", str(TARGETS / "cortexm.ld"),
-                    str(TARGETS / "cortexm_startup.c"), str(HERE / "requant_check.c"), "-o", str(elf)], check=True)
+                    "-DMULTIPLIERS_PER_SHIFT=300", "--specs=rdimon.specs", "-T", str(TARGETS / "board_mps2.ld"),
+                    "-T", str(TARGETS / "cortexm.ld"), str(TARGETS / "cortexm_startup.c"), str(HERE / "requant_check.c"), "-o", str(elf)], check=True)
     r = subprocess.run([*QEMU, "-kernel", str(elf)], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and "mismatches 0" in r.stdout, r.stdout + r.stderr
     four_word, doubled = counts(r.stdout)

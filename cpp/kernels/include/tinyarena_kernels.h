@@ -31,8 +31,10 @@
  *   input zero point (conv/depthwise) or are skipped (pools), exactly as TFLite does; the
  *   bottom/right values are documentation for the caller's output-size computation (the
  *   kernel only ever tests input bounds), so asymmetric padding from a folded PAD works.
- * - DSP: with __ARM_FEATURE_DSP (Cortex-M4/M7/M33) conv, depthwise and fully connected use
- *   2-MAC SIMD instructions when the params carry packed weights (see "Packed weights").
+ * - DSP: with __ARM_FEATURE_DSP (Cortex-M4/M7/M33/M55) conv, depthwise and fully connected use
+ *   2-MAC SIMD instructions when the params carry packed weights (see "Packed weights"); with
+ *   Helium (__ARM_FEATURE_MVE: Cortex-M55) conv and fully connected read the same packed weights
+ *   with 8-MAC vector instructions.
  *   Results are identical to the portable path. Define TA_NO_SIMD to force the portable path,
  *   TA_SIMD_EMULATE to run the SIMD-structured code with C emulation of the intrinsics (tests).
  *

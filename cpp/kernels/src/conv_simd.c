@@ -224,7 +224,31 @@ static void widen_pair(const int8_t *s0, const int8_t *s1, int32_t n, int16_t *c
 static inline void mac_2x2(const ta_i32a **pw, const ta_i32a *xp, const ta_i32a *xend, int32_t *a00, int32_t *a01,
                            int32_t *a10, int32_t *a11) {
   const ta_i32a *wp = *pw;
-#if TA_SIMD_NATIVE
+#if TA_CONV_MVE
+  /* Helium: per 8 k values VLD2 separates the channels' and the pixels' interleaved words and
+   * four VMLADAVA add 8 products each (0.125 instructions/MAC); the last 4 words (K % 8 == 4)
+   * take the C loop below. Same int32 sums as SMLAD, so the same bytes. */
+  int32_t b00 = *a00, b01 = *a01, b10 = *a10, b11 = *a11;
+  for (; xend - xp >= 8; wp += 8, xp += 8) {
+    const int32x4x2_t w = vld2q_s32((const int32_t *)wp), x = vld2q_s32((const int32_t *)xp);
+    const int16x8_t w0 = vreinterpretq_s16_s32(w.val[0]), w1 = vreinterpretq_s16_s32(w.val[1]);
+    const int16x8_t x0 = vreinterpretq_s16_s32(x.val[0]), x1 = vreinterpretq_s16_s32(x.val[1]);
+    b00 = vmladavaq_s16(b00, w0, x0);
+    b01 = vmladavaq_s16(b01, w0, x1);
+    b10 = vmladavaq_s16(b10, w1, x0);
+    b11 = vmladavaq_s16(b11, w1, x1);
+  }
+  for (; xp < xend; wp += 4, xp += 4) {
+    b00 = ta_smlad(wp[2], xp[2], ta_smlad(wp[0], xp[0], b00));
+    b01 = ta_smlad(wp[2], xp[3], ta_smlad(wp[0], xp[1], b01));
+    b10 = ta_smlad(wp[3], xp[2], ta_smlad(wp[1], xp[0], b10));
+    b11 = ta_smlad(wp[3], xp[3], ta_smlad(wp[1], xp[1], b11));
+  }
+  *a00 = b00;
+  *a01 = b01;
+  *a10 = b10;
+  *a11 = b11;
+#elif TA_SIMD_NATIVE
 /* The loop over [xp, xend) with the step repeated (STEPS): operands shared by both variants. */
 #define TA_MAC_2X2_LOOP(STEPS)                                                                          \
   do {                                                                                                 \
@@ -255,7 +279,10 @@ static inline void mac_2x2(const ta_i32a **pw, const ta_i32a *xp, const ta_i32a 
     wp += 4;
     xp += 4;
   }
-  *a00 = b00, *a01 = b01, *a10 = b10, *a11 = b11;
+  *a00 = b00;
+  *a01 = b01;
+  *a10 = b10;
+  *a11 = b11;
 #endif
   *pw = wp;
 }

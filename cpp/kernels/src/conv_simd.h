@@ -43,8 +43,17 @@ typedef void gemm_loop(const ta_conv_params *p, const ta_i32a *col, int32_t nwor
                        int8_t *o1);
 #endif
 
-/* The assembly channel loops (conv_asm.c) exist on a DSP core in optimised builds. */
-#if TA_SIMD_NATIVE && defined(__OPTIMIZE__)
+/* Helium (MVE, Cortex-M55): the 2x2 MAC loop runs on vectors, and doubled layers take the C
+ * channel loop around it instead of the fused SMLAD assembly. */
+#if TA_SIMD_NATIVE && defined(__ARM_FEATURE_MVE)
+#include <arm_mve.h>
+#define TA_CONV_MVE 1
+#else
+#define TA_CONV_MVE 0
+#endif
+
+/* The assembly channel loops (conv_asm.c) exist on a DSP core without Helium in optimised builds. */
+#if TA_SIMD_NATIVE && defined(__OPTIMIZE__) && !TA_CONV_MVE
 #define TA_CONV_ASM_LOOPS 1
 gemm_loop ta_conv_gemm_2px_doubled8, ta_conv_gemm_2px_doubled4, ta_conv_gemm_2px_doubled8_skip,
     ta_conv_gemm_2px_doubled4_skip;

@@ -7,13 +7,23 @@
  *
  * SIMD path (packed int16 weights, weights_offset folded in): the input row is widened once to
  * int16 pairs (offset added) in scratch; the inner loop handles 4 output channels (two packed
- * channel pairs) per k step: 1 LDR of inputs, 2 LDRD of weights, 4 SMLADs.
+ * channel pairs) per k step: 1 LDR of inputs, 2 LDRD of weights, 4 SMLADs. With Helium (MVE,
+ * __ARM_FEATURE_MVE: Cortex-M55) the same packed weights are read 4 words per channel at a time:
+ * VLD2 separates a pair's interleaved words, one VMLADAVA per channel adds 8 int16 products. The
+ * sums are the same integers (int32 arithmetic wraps alike in any order), so results are identical.
  */
 #include <math.h>
 
 #include "tinyarena_kernels.h"
 #include "ta_internal.h"
 #include "ta_simd.h"
+
+#if TA_SIMD_NATIVE && defined(__ARM_FEATURE_MVE)
+#include <arm_mve.h>
+#define TA_FC_MVE 1
+#else
+#define TA_FC_MVE 0
+#endif
 
 static int8_t rq(const ta_fc_params *p, int32_t acc, int32_t n) {
   const int32_t i = p->per_channel ? n : 0;
@@ -28,6 +38,21 @@ static int8_t rq(const ta_fc_params *p, int32_t acc, int32_t n) {
 size_t ta_fully_connected_s8_scratch_bytes(const ta_fc_params *p) {
   return (size_t)((p->in_depth + 3) & ~3) * sizeof(int16_t);
 }
+
+#if TA_FC_MVE
+/* *a0, *a1 += channel pair `w` (word t of its first channel at 2t, of its second at 2t + 1) dotted
+ * with the widened input xw, over words [0, words), words a multiple of 4. */
+static void mve_pair_dot(const ta_i32a *w, const ta_i32a *xw, int32_t words, int32_t *a0, int32_t *a1) {
+  int32_t s0 = *a0, s1 = *a1, t;
+  for (t = 0; t < words; t += 4) {
+    const int32x4x2_t pair = vld2q_s32((const int32_t *)w + 2 * t);
+    const int16x8_t x = vreinterpretq_s16_s32(vld1q_s32((const int32_t *)xw + t));
+    s0 = vmladavaq_s16(s0, vreinterpretq_s16_s32(pair.val[0]), x);
+    s1 = vmladavaq_s16(s1, vreinterpretq_s16_s32(pair.val[1]), x);
+  }
+  *a0 = s0, *a1 = s1;
+}
+#endif
 
 #if TA_SIMD
 /* The input row, offset added, as int16 SIMD words in the GEMM order (see ta_simd.h); values
@@ -65,7 +90,13 @@ void ta_fully_connected_s8(const ta_fc_params *p, const int8_t *input, int8_t *o
           a0 = p->bias[n]; a1 = p->bias[n + 1]; a2 = p->bias[n + 2]; a3 = p->bias[n + 3];
         }
         kk = 0;
-#if TA_SIMD_NATIVE
+#if TA_FC_MVE
+        kk = kpairs & ~3;
+        mve_pair_dot(wa, xw, kk, &a0, &a1);
+        mve_pair_dot(wb, xw, kk, &a2, &a3);
+        wa += 2 * kk;
+        wb += 2 * kk;
+#elif TA_SIMD_NATIVE
         if (kpairs >= 2) {
           /* per 2 k steps: 2 LDR inputs, 4 LDRD weights, 8 SMLAD (+CMP/BNE): ~1 instruction/MAC */
           const ta_i32a *xq = xw, *const xe = xw + (kpairs & ~1);
@@ -111,8 +142,12 @@ void ta_fully_connected_s8(const ta_fc_params *p, const int8_t *input, int8_t *o
         wp += 4 * kpairs;
       }
       if (n + 2 <= N) {
-        int32_t a0 = p->bias ? p->bias[n] : 0, a1 = p->bias ? p->bias[n + 1] : 0, kk;
-        for (kk = 0; kk < kpairs; ++kk) {
+        int32_t a0 = p->bias ? p->bias[n] : 0, a1 = p->bias ? p->bias[n + 1] : 0, kk = 0;
+#if TA_FC_MVE
+        kk = kpairs & ~3;
+        mve_pair_dot(wp, xw, kk, &a0, &a1);
+#endif
+        for (; kk < kpairs; ++kk) {
           const int32_t x = xw[kk];
           a0 = ta_smlad(wp[2 * kk], x, a0);
           a1 = ta_smlad(wp[2 * kk + 1], x, a1);

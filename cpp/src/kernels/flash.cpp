@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <map>
-#include <stdexcept>
 
 #include "tinyarena/common/errors.h"
 #include "tinyarena/kernels/kernel_params.h"
@@ -119,12 +118,6 @@ ConstantBytes raw_constants(const graph::Graph& graph, const graph::Op& op) {
 }
 
 }  // namespace
-
-Build target_build(const std::string& target) {
-  if (target == "cortex-m4" || target == "cortex-m7") return Build::Simd;
-  if (target == "host") return Build::Portable;
-  throw std::invalid_argument("unknown target '" + target + "': use host, cortex-m4 or cortex-m7");
-}
 
 ConstantBytes constant_bytes(const graph::Graph& graph, const graph::Op& op, Build build) {
   if (emits_no_call(op)) return {};

@@ -1,9 +1,14 @@
 /*
- * Cortex-M test harness for the tinyarena kernels, run under QEMU (mps2-an386) with semihosting.
+ * Cortex-M test harness for the tinyarena kernels, run under QEMU (each core's board) with
+ * semihosting; it also builds for the host.
  *
  *   harness selftest            random conv / depthwise / in-place depthwise / FC cases; the DSP
  *                               path (packed weights, real SMLAD/SXTB16) must equal the portable
  *                               path byte for byte. Prints "N passed, M failed"; exit status = M.
+ *                               Also prints "simd: S" (TA_KERNELS_SIMD: which path the packed
+ *                               weights select on this core) and "outputs: H", a hash of every
+ *                               case's output on that path: the cases are the same on every core,
+ *                               so H is the same on every core whose kernels are right.
  *   harness bench NAME PATH R   set up layer NAME and run its kernel R times on PATH (dsp|plain).
  *                               Instruction counts of R=2 minus R=1 (QEMU insn plugin) give the
  *                               exact cost of one kernel call.
@@ -25,6 +30,12 @@ static uint32_t rnd(void) {
   return rng_state = x;
 }
 static int32_t rint_(int32_t lo, int32_t hi) { return lo + (int32_t)(rnd() % (uint32_t)(hi - lo + 1)); }
+/* n random integers, the k-th in [1, hi[k]], drawn in order: a call's arguments have no evaluation
+ * order, so drawing them there would give other cases with another compiler (host vs Arm). */
+static void draw(int32_t *v, const int32_t *hi, int n) {
+  int k;
+  for (k = 0; k < n; ++k) v[k] = rint_(1, hi[k]);
+}
 
 static uint8_t arena[3u << 20] __attribute__((aligned(8)));
 static size_t arena_used;
@@ -128,7 +139,10 @@ static const int16_t *pack_fc(const ta_fc_params *p) {
 }
 
 static int failures, passes;
+static uint32_t outputs_hash = 2166136261u; /* FNV-1a over the checked outputs `a` */
 static void check(const char *what, int i, const int8_t *a, const int8_t *b, size_t n) {
+  size_t k;
+  for (k = 0; k < n; ++k) outputs_hash = (outputs_hash ^ (uint8_t)a[k]) * 16777619u;
   if (memcmp(a, b, n) != 0) {
     size_t j = 0;
     while (a[j] == b[j]) ++j;
@@ -172,8 +186,11 @@ static int selftest(void) {
     int8_t *x, *o1, *o2;
     void *scratch;
     size_t n;
+    static const int32_t hi[7] = {9, 9, 12, 9, 3, 2, 2};
+    int32_t v[7];
     arena_used = 0;
-    make_conv(&p, rint_(1, 9), rint_(1, 9), rint_(1, 12), rint_(1, 9), rint_(1, 3), rint_(1, 2), rint_(1, 2));
+    draw(v, hi, 7);
+    make_conv(&p, v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
     x = rand_i8((size_t)p.in_h * p.in_w * p.in_c);
     n = (size_t)p.out_h * p.out_w * p.out_c;
     o1 = alloc(n), o2 = alloc(n);
@@ -191,8 +208,11 @@ static int selftest(void) {
   }
   for (i = 0; i < 100; ++i) {
     ta_dwconv_params p;
+    static const int32_t hi[7] = {10, 10, 13, 2, 4, 2, 2};
+    int32_t v[7];
     arena_used = 0;
-    make_dw(&p, rint_(1, 10), rint_(1, 10), rint_(1, 13), rint_(1, 2), rint_(1, 4), rint_(1, 2), rint_(1, 2));
+    draw(v, hi, 7);
+    make_dw(&p, v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
     if (i & 1) p.act_min = -128, p.act_max = 127; /* the assembly kernels' form */
     if (i % 5 == 0) { /* channel 0 outside the doubled-accumulator form: multiplier 2^30, or a bias
                        * too large for the doubled sum */
@@ -217,8 +237,11 @@ static int selftest(void) {
     int8_t *x, *o1, *o2;
     void *scratch;
     size_t n;
+    static const int32_t hi[3] = {3, 70, 21};
+    int32_t v[3];
     arena_used = 0;
-    make_fc(&p, rint_(1, 3), rint_(1, 70), rint_(1, 21));
+    draw(v, hi, 3);
+    make_fc(&p, v[0], v[1], v[2]);
     x = rand_i8((size_t)p.batches * p.in_depth);
     n = (size_t)p.batches * p.out_depth;
     o1 = alloc(n), o2 = alloc(n);
@@ -228,6 +251,7 @@ static int selftest(void) {
     ta_fully_connected_s8(&p, x, o1, scratch);
     check("fully_connected", i, o1, o2, n);
   }
+  printf("simd: %d\noutputs: %08lx\n", TA_KERNELS_SIMD, (unsigned long)outputs_hash);
   printf("qemu kernels: %d passed, %d failed\n", passes, failures);
   return failures;
 }

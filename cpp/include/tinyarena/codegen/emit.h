@@ -3,7 +3,8 @@
 //   model.h   the API: tinyarena_<name>_invoke(...), arena size, I/O macros
 //   model.c   the arena, const weights and params (flash), one call per op
 //   main.c    a test harness (host and semihosting): input*.bin -> output*.bin
-//   Makefile  `make TARGET=host|cortex-m4|cortex-m7`; plain `make` builds the default target
+//   Makefile  `make TARGET=host|cortex-m3|cortex-m4|cortex-m7|cortex-m33|cortex-m55` (the targets of
+//             tinyarena/kernels/targets.h); plain `make` builds the default target
 // and, for a program with one arena per memory (a memory hierarchy), the
 // linker script fragments that place them (emit_linker.cpp):
 //   tinyarena_memory.ld    a MEMORY region per memory at its base address
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "tinyarena/codegen/program.h"
+#include "tinyarena/kernels/targets.h"
 
 namespace tinyarena::codegen {
 
@@ -25,10 +27,8 @@ struct SourceFile {
   std::string contents;
 };
 
-// The targets the Makefile builds for.
-inline constexpr const char* kTargets[] = {"host", "cortex-m4", "cortex-m7"};
-
-// The generated files; `default_target` (one of kTargets, else std::invalid_argument) is what plain `make` builds.
+// The generated files; `default_target` (a name of kernels::targets(), else std::invalid_argument) is what
+// plain `make` builds.
 std::vector<SourceFile> emit_sources(const Program& program, const std::string& default_target = "host");
 
 // The linker script fragments of a program with arenas (empty otherwise).

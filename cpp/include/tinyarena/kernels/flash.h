@@ -9,16 +9,11 @@
 #include <string>
 
 #include "tinyarena/graph/graph.h"
+#include "tinyarena/kernels/targets.h"
 
 namespace tinyarena::kernels {
 
-// Which kernels a build compiles: the SIMD build (TA_KERNELS_SIMD, Cortex-M4/M7)
-// stores packed int16 weights and CONV_2D's per-channel records, the portable one int8 weights.
-enum class Build { Portable, Simd };
-
-// The build of a code generation target: "cortex-m4" and "cortex-m7" are Simd,
-// "host" Portable. Throws std::invalid_argument for any other name.
-Build target_build(const std::string& target);
+// Build and target_build: tinyarena/kernels/targets.h.
 
 struct ConstantBytes {
   int64_t weights = 0;  // weights in the build's layout, and constant data inputs

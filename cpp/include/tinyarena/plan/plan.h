@@ -21,8 +21,9 @@ struct PlanOptions {
   liveness::LivenessOptions liveness;
   int64_t sram_limit = 0;  // 0 = no limit; a plan above it reports fits() == false
   std::vector<int32_t> order;  // schedule (op indices); empty = file order
-  // The build whose flash the plan reports: "cortex-m4" or "cortex-m7" (SIMD kernels,
-  // packed int16 weights) or "host" (portable kernels, int8 weights).
+  // The build whose flash the plan reports, a target of kernels::targets(): "cortex-m4", "cortex-m7",
+  // "cortex-m33", "cortex-m55" (SIMD kernels, packed int16 weights) or "host", "cortex-m3" (portable
+  // kernels, int8 weights).
   std::string target = "cortex-m4";
 };
 
