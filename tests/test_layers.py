@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[1]
 LAYERS = [
     ["common"],                    # errors, budgets, deep stacks, alignment
     ["allocation", "graph"],       # the placement solvers (no graphs); the IR and its storage groups
-    ["kernels", "reader"],         # TFLite op parameters (cpp/src/kernels); .tflite -> graph
+    ["op_params", "reader"],       # TFLite op parameters, checks, scratch sizes; .tflite -> graph
     ["transforms", "liveness"],    # graph rewrites; buffers and lifetimes of an order
     ["schedule", "interchange"],   # op orders; CSV problems and offline plans
     ["plan"],                      # liveness -> allocation -> report

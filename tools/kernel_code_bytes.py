@@ -6,11 +6,11 @@ assembly (conv_simd.c, conv_asm.c: NAME_*.c beside NAME.c, which the generated
 code compiles with it), then linked with the kernel as the only entry and
 --gc-sections: the .text left is that kernel and every function of its files it
 reaches (libc and libgcc helpers are not counted). The planner's
-table (cpp/src/kernels/flash.cpp) holds these figures; tests/test_planner.py
+table (cpp/src/op_params/flash.cpp) holds these figures; tests/test_planner.py
 re-measures them when arm-none-eabi-gcc is installed.
 
     python tools/kernel_code_bytes.py          prints "function bytes" and "source bytes" lines
-    python tools/kernel_code_bytes.py --write  rewrites the two tables in cpp/src/kernels/flash.cpp
+    python tools/kernel_code_bytes.py --write  rewrites the two tables in cpp/src/op_params/flash.cpp
 """
 
 import pathlib

@@ -14,7 +14,7 @@ void bind_allocation(pybind11::module_& m);
 void bind_plan(pybind11::module_& m);
 void bind_schedule(pybind11::module_& m);
 void bind_interchange(pybind11::module_& m);
-void bind_kernels(pybind11::module_& m);
+void bind_op_params(pybind11::module_& m);
 void bind_codegen(pybind11::module_& m);
 void bind_tiling(pybind11::module_& m);
 

@@ -17,7 +17,7 @@ PYBIND11_MODULE(_core, m) {
   tinyarena::bindings::bind_schedule(m);
   tinyarena::bindings::bind_plan(m);
   tinyarena::bindings::bind_interchange(m);
-  tinyarena::bindings::bind_kernels(m);
+  tinyarena::bindings::bind_op_params(m);
   tinyarena::bindings::bind_codegen(m);
   tinyarena::bindings::bind_tiling(m);
 }

@@ -1,7 +1,7 @@
 """The QEMU boards the generated test harness runs on, and where it links a memory hierarchy's arenas.
 
 ``QEMU_MACHINES`` maps each Cortex-M target to its board (the target table of the C++ core,
-``kernels/targets.h``). The harness (``target/cortexm.ld`` after the board's ``target/board_*.ld``)
+``op_params/targets.h``). The harness (``target/cortexm.ld`` after the board's ``target/board_*.ld``)
 keeps code in the board's code memory (below 2 MB of ZBT SSRAM1 on the mps2 boards, QSPI flash on
 the AN547) and data, bss and heap in one RAM; ``FREE_RAMS`` are the board's other RAMs, fastest
 first. ``harness_memory_script`` writes ``target/memory_<target>.ld``, the harness's stand-in for

@@ -30,7 +30,7 @@ from .memories import MemoryPlacement, place_plan
 __all__ = ["TARGETS", "CompiledModel", "compile", "kernel_library_dir", "lower", "supported_op_types",
            "unsupported_ops"]
 
-# The code generation targets, host first (the target table of the C++ core, kernels/targets.h):
+# The code generation targets, host first (the target table of the C++ core, op_params/targets.h):
 # cortex-m3 builds the portable kernels, cortex-m4/m7/m33/m55 the DSP ones.
 TARGETS = tuple(t.name for t in _core.targets())
 _DATA_DIR = pathlib.Path(_core.__file__).resolve().parent

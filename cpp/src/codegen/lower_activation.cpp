@@ -4,12 +4,12 @@
 //   HARD_SWISH -> ta_hard_swish_s8, LEAKY_RELU -> ta_leaky_relu_s8
 //   QUANTIZE float32->int8 -> ta_quantize_f32_s8, DEQUANTIZE -> ta_dequantize_s8_f32
 #include "tinyarena/codegen/op_lowering.h"
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 
 namespace tinyarena::codegen {
 namespace {
 
-namespace op_code = kernels::opcode;
+namespace op_code = op_params::opcode;
 
 constexpr const char* kSource = "activations.c";
 
@@ -17,7 +17,7 @@ constexpr const char* kSource = "activations.c";
 // when the output is a channel slice of a zero-copy concatenation.
 std::string elementwise_call(const LoweringContext& context, KernelCall& call, const graph::Op& op,
                              const char* kernel, const std::string& first) {
-  const int32_t n = kernels::elementwise_count(context.graph(), op);
+  const int32_t n = op_params::elementwise_count(context.graph(), op);
   const std::string in = operand(context, call, op, 0), out = context.address(op.outputs[0]);
   const int32_t stride = context.pix_stride(op.outputs[0]);
   if (stride == 0) {  // dense: a tiled schedule may call the kernel on sub-ranges
@@ -31,7 +31,7 @@ std::string elementwise_call(const LoweringContext& context, KernelCall& call, c
 }
 
 KernelCall lower_requantize(const LoweringContext& context, const graph::Op& op) {
-  const ta_requant_params p = kernels::requant_params(context.graph(), op);
+  const ta_requant_params p = op_params::requant_params(context.graph(), op);
   KernelCall call = start_call(context, op, kSource);
   call.params_type = "ta_requant_params";
   call.params = Fields()
@@ -44,7 +44,7 @@ KernelCall lower_requantize(const LoweringContext& context, const graph::Op& op)
 }
 
 KernelCall lower_lut(const LoweringContext& context, const graph::Op& op) {
-  const std::array<int8_t, 256> table = kernels::lut(context.graph(), op);
+  const std::array<int8_t, 256> table = op_params::lut(context.graph(), op);
   KernelCall call = start_call(context, op, kSource);
   call.arrays.push_back(const_array(op, "lut", ElementType::Int8, table.data(), table.size()));
   call.call = elementwise_call(context, call, op, "ta_lut_s8", call.arrays.back().name);
@@ -52,7 +52,7 @@ KernelCall lower_lut(const LoweringContext& context, const graph::Op& op) {
 }
 
 KernelCall lower_hard_swish(const LoweringContext& context, const graph::Op& op) {
-  const ta_hard_swish_params p = kernels::hard_swish_params(context.graph(), op);
+  const ta_hard_swish_params p = op_params::hard_swish_params(context.graph(), op);
   KernelCall call = start_call(context, op, kSource);
   call.params_type = "ta_hard_swish_params";
   call.params = Fields()
@@ -67,7 +67,7 @@ KernelCall lower_hard_swish(const LoweringContext& context, const graph::Op& op)
 }
 
 KernelCall lower_leaky_relu(const LoweringContext& context, const graph::Op& op) {
-  const ta_leaky_relu_params p = kernels::leaky_relu_params(context.graph(), op);
+  const ta_leaky_relu_params p = op_params::leaky_relu_params(context.graph(), op);
   KernelCall call = start_call(context, op, kSource);
   call.params_type = "ta_leaky_relu_params";
   call.params = Fields()
@@ -81,7 +81,7 @@ KernelCall lower_leaky_relu(const LoweringContext& context, const graph::Op& op)
 
 // float32 <-> int8 with the int8 side's scale and zero point.
 KernelCall lower_float_conversion(const LoweringContext& context, const graph::Op& op, const char* kernel) {
-  const kernels::AffineQuantization q = kernels::float_conversion(context.graph(), op);
+  const op_params::AffineQuantization q = op_params::float_conversion(context.graph(), op);
   KernelCall call = start_call(context, op, kSource);
   call.call = call_text(kernel, {context.address(op.inputs[0]), context.address(op.outputs[0]),
                                  std::to_string(q.elements), float_literal(q.scale), std::to_string(q.zero_point)});

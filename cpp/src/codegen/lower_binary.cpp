@@ -4,7 +4,7 @@
 // The output may share an input's buffer (planned in place): the kernels read
 // each element before writing it.
 #include "tinyarena/codegen/op_lowering.h"
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 
 namespace tinyarena::codegen {
 namespace {
@@ -16,7 +16,7 @@ std::string binary_call(const LoweringContext& context, KernelCall& call, const 
 }
 
 KernelCall lower_float_binary(const LoweringContext& context, const graph::Op& op) {
-  const ta_binary_f32_params p = kernels::binary_f32_params(context.graph(), op);
+  const ta_binary_f32_params p = op_params::binary_f32_params(context.graph(), op);
   KernelCall call = start_call(context, op, "elementwise.c");
   call.params_type = "ta_binary_f32_params";
   call.params = Fields()
@@ -25,16 +25,16 @@ KernelCall lower_float_binary(const LoweringContext& context, const graph::Op& o
                     .add_list("shape2", p.shape2, TA_MAX_DIMS)
                     .add_list("out_shape", p.out_shape, TA_MAX_DIMS)
                     .take();
-  const char* kernel = op.opcode == kernels::opcode::kAdd   ? "ta_add_f32"
-                       : op.opcode == kernels::opcode::kSub ? "ta_sub_f32"
+  const char* kernel = op.opcode == op_params::opcode::kAdd   ? "ta_add_f32"
+                       : op.opcode == op_params::opcode::kSub ? "ta_sub_f32"
                                                             : "ta_mul_f32";
   call.call = binary_call(context, call, op, kernel);
   return call;
 }
 
 KernelCall lower_binary(const LoweringContext& context, const graph::Op& op, const char* kernel) {
-  if (kernels::is_float_binary(context.graph(), op)) return lower_float_binary(context, op);
-  const ta_binary_params p = kernels::binary_params(context.graph(), op);
+  if (op_params::is_float_binary(context.graph(), op)) return lower_float_binary(context, op);
+  const ta_binary_params p = op_params::binary_params(context.graph(), op);
   KernelCall call = start_call(context, op, "elementwise.c");
   call.params_type = "ta_binary_params";
   call.params = Fields()
@@ -67,10 +67,10 @@ KernelCall lower_mul(const LoweringContext& context, const graph::Op& op) {
 }  // namespace
 
 std::vector<OpLowering> binary_lowerings() {
-  return {{kernels::opcode::kAdd, "ADD", lower_add},
-          {kernels::opcode::kSub, "SUB", lower_add},
-          {kernels::opcode::kMul, "MUL", lower_mul},
-          {kernels::opcode::kSquaredDifference, "SQUARED_DIFFERENCE", lower_squared_difference}};
+  return {{op_params::opcode::kAdd, "ADD", lower_add},
+          {op_params::opcode::kSub, "SUB", lower_add},
+          {op_params::opcode::kMul, "MUL", lower_mul},
+          {op_params::opcode::kSquaredDifference, "SQUARED_DIFFERENCE", lower_squared_difference}};
 }
 
 }  // namespace tinyarena::codegen

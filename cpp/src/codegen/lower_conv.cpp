@@ -5,12 +5,12 @@
 // (its scratch is the plane the kernel copies each channel to).
 #include "tinyarena/codegen/op_lowering.h"
 #include "tinyarena/common/errors.h"
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 
 namespace tinyarena::codegen {
 namespace {
 
-namespace op_code = kernels::opcode;
+namespace op_code = op_params::opcode;
 
 // The fields conv and depthwise share (the same names in both structs).
 template <typename Params>
@@ -44,7 +44,7 @@ void add_rq_records(KernelCall& call, Fields& fields, const graph::Op& op, const
 }
 
 KernelCall lower_conv(const LoweringContext& context, const graph::Op& op) {
-  const kernels::ConvKernel k = kernels::conv_kernel(context.graph(), op);
+  const op_params::ConvKernel k = op_params::conv_kernel(context.graph(), op);
   const ta_conv_params& p = k.params;
   const graph::Tensor& weights = *context.graph().input(op, 1);
   KernelCall call = start_call(context, op, "conv.c");
@@ -53,11 +53,11 @@ KernelCall lower_conv(const LoweringContext& context, const graph::Op& op) {
   fields.add("out_c", p.out_c);
   add_output_stride(context, fields, op, k.images);
   const auto* weight_values = reinterpret_cast<const int8_t*>(context.graph().constant_data(weights));
-  add_constants(context, call, fields, op, k, kernels::packed_conv_weights(k, weight_values));
-  add_rq_records(call, fields, op, kernels::conv_rq_records(k, weight_values));
+  add_constants(context, call, fields, op, k, op_params::packed_conv_weights(k, weight_values));
+  add_rq_records(call, fields, op, op_params::conv_rq_records(k, weight_values));
   if (p.packed_doubled) fields.add_when(kWhenSimd, "packed_doubled", "1");
   call.params = fields.take();
-  const std::string scratch = scratch_for(context, op, kernels::conv_scratch_bytes(p));
+  const std::string scratch = scratch_for(context, op, op_params::conv_scratch_bytes(p));
   call.call = per_image_call(op, "ta_conv_s8", k.images, operand(context, call, op, 0), int64_t{p.in_h} * p.in_w * p.in_c,
                              context.address(op.outputs[0]), int64_t{p.out_h} * p.out_w * p.out_c,
                              {"0", std::to_string(p.out_h), scratch});
@@ -66,7 +66,7 @@ KernelCall lower_conv(const LoweringContext& context, const graph::Op& op) {
 
 // The in-place kernel's conditions (TinyEngine's trick): one image, multiplier 1,
 // and an output no larger than the input (the planner only merges such ops).
-void check_in_place(const graph::Op& op, const kernels::DepthwiseKernel& k) {
+void check_in_place(const graph::Op& op, const op_params::DepthwiseKernel& k) {
   const ta_dwconv_params& p = k.params;
   if (k.images != 1 || p.depth_multiplier != 1 || int64_t{p.out_h} * p.out_w > int64_t{p.in_h} * p.in_w)
     throw UnsupportedError("op " + std::to_string(op.index) + " (" + op.type +
@@ -74,7 +74,7 @@ void check_in_place(const graph::Op& op, const kernels::DepthwiseKernel& k) {
 }
 
 KernelCall lower_depthwise(const LoweringContext& context, const graph::Op& op) {
-  const kernels::DepthwiseKernel k = kernels::depthwise_kernel(context.graph(), op);
+  const op_params::DepthwiseKernel k = op_params::depthwise_kernel(context.graph(), op);
   const ta_dwconv_params& p = k.params;
   const graph::Tensor& weights = *context.graph().input(op, 1);
   const int32_t out_c = p.in_c * p.depth_multiplier;
@@ -84,7 +84,7 @@ KernelCall lower_depthwise(const LoweringContext& context, const graph::Op& op) 
   fields.add("depth_multiplier", p.depth_multiplier);
   add_output_stride(context, fields, op, k.images);
   add_constants(context, call, fields, op, k,
-                kernels::packed_depthwise_weights(
+                op_params::packed_depthwise_weights(
                     reinterpret_cast<const int8_t*>(context.graph().constant_data(weights)), out_c, p.kernel_h,
                     p.kernel_w));
   call.params = fields.take();

@@ -4,12 +4,12 @@
 // ta_split_s8, whose several tensors are passed as a local array of arena
 // addresses.
 #include "tinyarena/codegen/op_lowering.h"
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 
 namespace tinyarena::codegen {
 namespace {
 
-namespace op_code = kernels::opcode;
+namespace op_code = op_params::opcode;
 
 constexpr const char* kSource = "data_movement.c";
 
@@ -24,7 +24,7 @@ KernelCall one_to_one(const LoweringContext& context, const graph::Op& op, const
 }
 
 KernelCall lower_pad(const LoweringContext& context, const graph::Op& op) {
-  const ta_pad_params p = kernels::pad_params(context.graph(), op);
+  const ta_pad_params p = op_params::pad_params(context.graph(), op);
   return one_to_one(context, op, "ta_pad_params", "ta_pad_s8",
                     Fields()
                         .add("ndims", p.ndims).add_list("in_shape", p.in_shape, TA_MAX_DIMS)
@@ -33,7 +33,7 @@ KernelCall lower_pad(const LoweringContext& context, const graph::Op& op) {
 }
 
 KernelCall lower_transpose(const LoweringContext& context, const graph::Op& op) {
-  const ta_transpose_params p = kernels::transpose_params(context.graph(), op);
+  const ta_transpose_params p = op_params::transpose_params(context.graph(), op);
   return one_to_one(context, op, "ta_transpose_params", "ta_transpose_s8",
                     Fields()
                         .add("ndims", p.ndims).add_list("in_shape", p.in_shape, TA_MAX_DIMS)
@@ -41,7 +41,7 @@ KernelCall lower_transpose(const LoweringContext& context, const graph::Op& op) 
 }
 
 KernelCall lower_strided_slice(const LoweringContext& context, const graph::Op& op) {
-  const ta_slice_params p = kernels::strided_slice_params(context.graph(), op);
+  const ta_slice_params p = op_params::strided_slice_params(context.graph(), op);
   return one_to_one(context, op, "ta_slice_params", "ta_strided_slice_s8",
                     Fields()
                         .add("ndims", p.ndims).add_list("in_shape", p.in_shape, TA_MAX_DIMS)
@@ -50,7 +50,7 @@ KernelCall lower_strided_slice(const LoweringContext& context, const graph::Op& 
 }
 
 KernelCall lower_tile(const LoweringContext& context, const graph::Op& op) {
-  const ta_tile_params p = kernels::tile_params(context.graph(), op);
+  const ta_tile_params p = op_params::tile_params(context.graph(), op);
   return one_to_one(context, op, "ta_tile_params", "ta_tile_s8",
                     Fields()
                         .add("ndims", p.ndims).add_list("in_shape", p.in_shape, TA_MAX_DIMS)
@@ -58,7 +58,7 @@ KernelCall lower_tile(const LoweringContext& context, const graph::Op& op) {
 }
 
 KernelCall lower_resize_nearest(const LoweringContext& context, const graph::Op& op) {
-  const ta_resize_params p = kernels::resize_nearest_params(context.graph(), op);
+  const ta_resize_params p = op_params::resize_nearest_params(context.graph(), op);
   return one_to_one(context, op, "ta_resize_params", "ta_resize_nearest_s8",
                     Fields()
                         .add("batches", p.batches).add("in_h", p.in_h).add("in_w", p.in_w)
@@ -68,7 +68,7 @@ KernelCall lower_resize_nearest(const LoweringContext& context, const graph::Op&
 
 // Params of CONCATENATION / SPLIT: the count, outer size and copy sizes.
 void copy_fields(KernelCall& call, const graph::Op& op, const char* params_type, const char* count_field,
-                 const kernels::CopyPlan& plan) {
+                 const op_params::CopyPlan& plan) {
   call.params_type = params_type;
   call.arrays.push_back(int32_array(op, "copy_sizes", plan.copy_sizes));
   call.params = Fields()
@@ -86,7 +86,7 @@ std::string braced(const std::vector<std::string>& items) {
 }
 
 KernelCall lower_concatenation(const LoweringContext& context, const graph::Op& op) {
-  const kernels::CopyPlan plan = kernels::concat_plan(context.graph(), op);
+  const op_params::CopyPlan plan = op_params::concat_plan(context.graph(), op);
   KernelCall call = start_call(context, op, kSource);
   copy_fields(call, op, "ta_concat_params", "num_inputs", plan);
   std::vector<std::string> inputs;
@@ -97,19 +97,19 @@ KernelCall lower_concatenation(const LoweringContext& context, const graph::Op& 
 }
 
 KernelCall lower_split(const LoweringContext& context, const graph::Op& op) {
-  const kernels::CopyPlan plan = kernels::split_plan(context.graph(), op);
+  const op_params::CopyPlan plan = op_params::split_plan(context.graph(), op);
   KernelCall call = start_call(context, op, kSource);
   copy_fields(call, op, "ta_split_params", "num_outputs", plan);
   std::vector<std::string> outputs;
   for (int32_t t : op.outputs) outputs.push_back(context.address(t));
   call.call = "{\n  int8_t *const outputs[" + std::to_string(outputs.size()) + "] = " + braced(outputs) + ";\n  " +
-              call_text("ta_split_s8", {params_ref(op), operand(context, call, op, kernels::split_input(op)), "outputs"}) +
+              call_text("ta_split_s8", {params_ref(op), operand(context, call, op, op_params::split_input(op)), "outputs"}) +
               "\n}";
   return call;
 }
 
 KernelCall lower_gather(const LoweringContext& context, const graph::Op& op) {
-  const kernels::GatherKernel k = kernels::gather_kernel(context.graph(), op);
+  const op_params::GatherKernel k = op_params::gather_kernel(context.graph(), op);
   KernelCall call = start_call(context, op, kSource);
   call.params_type = "ta_gather_params";
   call.arrays.push_back(int32_array(op, "indices", k.indices));

@@ -3,13 +3,13 @@
 // the int32 accumulator in double: only the `out_scale_f64` doubles are
 // emitted (the integer out_mult/out_shift of TFLite Micro stay NULL).
 #include "tinyarena/codegen/op_lowering.h"
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 
 namespace tinyarena::codegen {
 namespace {
 
 KernelCall lower_fully_connected(const LoweringContext& context, const graph::Op& op) {
-  const kernels::FullyConnectedKernel k = kernels::fully_connected_kernel(context.graph(), op);
+  const op_params::FullyConnectedKernel k = op_params::fully_connected_kernel(context.graph(), op);
   const ta_fc_params& p = k.params;
   const graph::Tensor& weights = *context.graph().input(op, 1);
   const uint8_t* data = context.graph().constant_data(weights);
@@ -22,7 +22,7 @@ KernelCall lower_fully_connected(const LoweringContext& context, const graph::Op
       .add("per_channel", p.per_channel);
   // The packed layout folds the weights' offset into the int16 values.
   add_weights(call, fields, op, weights, data,
-              kernels::packed_gemm_weights(reinterpret_cast<const int8_t*>(data), p.out_depth, p.in_depth,
+              op_params::packed_gemm_weights(reinterpret_cast<const int8_t*>(data), p.out_depth, p.in_depth,
                                            p.weights_offset));
   add_int32_array(call, fields, op, "bias", k.bias);
   call.arrays.push_back(const_array(op, "out_scale_f64", ElementType::Float64, k.out_scale_f64.data(),
@@ -39,7 +39,7 @@ KernelCall lower_fully_connected(const LoweringContext& context, const graph::Op
 }  // namespace
 
 std::vector<OpLowering> fully_connected_lowerings() {
-  return {{kernels::opcode::kFullyConnected, "FULLY_CONNECTED", lower_fully_connected}};
+  return {{op_params::opcode::kFullyConnected, "FULLY_CONNECTED", lower_fully_connected}};
 }
 
 }  // namespace tinyarena::codegen

@@ -3,7 +3,7 @@
 // zero point and 0, as a freshly allocated TFLite interpreter holds them: each
 // invoke runs the sequence from reset, so the state lives only across this op.
 #include "tinyarena/codegen/op_lowering.h"
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 
 namespace tinyarena::codegen {
 namespace {
@@ -20,7 +20,7 @@ std::string gate_list(const std::vector<std::string>& names) {
 
 // The per-gate constant arrays of one kind (weights or biases), added to `call`.
 template <typename MakeArray>
-std::string gate_arrays(KernelCall& call, const kernels::LstmKernel& k, MakeArray make) {
+std::string gate_arrays(KernelCall& call, const op_params::LstmKernel& k, MakeArray make) {
   std::vector<std::string> names;
   for (int g = 0; g < 4; ++g) {
     if (k.params.use_cifg && g == 0) {
@@ -35,7 +35,7 @@ std::string gate_arrays(KernelCall& call, const kernels::LstmKernel& k, MakeArra
 
 KernelCall lower_lstm(const LoweringContext& context, const graph::Op& op) {
   const graph::Graph& graph = context.graph();
-  const kernels::LstmKernel k = kernels::lstm_kernel(graph, op);
+  const op_params::LstmKernel k = op_params::lstm_kernel(graph, op);
   const ta_lstm_params& p = k.params;
   KernelCall call = start_call(context, op, "lstm.c");
   call.params_type = "ta_lstm_params";
@@ -77,7 +77,7 @@ KernelCall lower_lstm(const LoweringContext& context, const graph::Op& op) {
 }  // namespace
 
 std::vector<OpLowering> lstm_lowerings() {
-  return {{kernels::opcode::kUnidirectionalSequenceLstm, "UNIDIRECTIONAL_SEQUENCE_LSTM", lower_lstm}};
+  return {{op_params::opcode::kUnidirectionalSequenceLstm, "UNIDIRECTIONAL_SEQUENCE_LSTM", lower_lstm}};
 }
 
 }  // namespace tinyarena::codegen

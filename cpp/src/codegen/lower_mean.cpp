@@ -1,12 +1,12 @@
 // MEAN -> ta_mean_s8 (TFLite's QuantizedMeanOrSum over any set of axes).
 #include "tinyarena/codegen/op_lowering.h"
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 
 namespace tinyarena::codegen {
 namespace {
 
 KernelCall lower_mean(const LoweringContext& context, const graph::Op& op) {
-  const ta_mean_params p = kernels::mean_params(context.graph(), op);
+  const ta_mean_params p = op_params::mean_params(context.graph(), op);
   KernelCall call = start_call(context, op, "mean.c");
   call.params_type = "ta_mean_params";
   call.params = Fields()
@@ -21,6 +21,6 @@ KernelCall lower_mean(const LoweringContext& context, const graph::Op& op) {
 
 }  // namespace
 
-std::vector<OpLowering> mean_lowerings() { return {{kernels::opcode::kMean, "MEAN", lower_mean}}; }
+std::vector<OpLowering> mean_lowerings() { return {{op_params::opcode::kMean, "MEAN", lower_mean}}; }
 
 }  // namespace tinyarena::codegen

@@ -7,12 +7,12 @@
 
 #include "tiled_parts.h"
 #include "tinyarena/codegen/op_lowering.h"
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 
 namespace tinyarena::codegen::tiled {
 namespace {
 
-namespace op_code = kernels::opcode;
+namespace op_code = op_params::opcode;
 
 // One patch segment's tensors in the current patch. `R` points at the patch's regions (4
 // values per tensor, see tiling::PatchRun::regions). A tensor with its own per-patch buffer holds

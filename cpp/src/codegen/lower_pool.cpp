@@ -1,12 +1,12 @@
 // AVERAGE_POOL_2D and MAX_POOL_2D -> ta_avg_pool_s8 / ta_max_pool_s8, one call per image.
 #include "tinyarena/codegen/op_lowering.h"
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 
 namespace tinyarena::codegen {
 namespace {
 
 KernelCall lower_pool(const LoweringContext& context, const graph::Op& op, const char* kernel) {
-  const kernels::PoolKernel k = kernels::pool_kernel(context.graph(), op);
+  const op_params::PoolKernel k = op_params::pool_kernel(context.graph(), op);
   const ta_pool_params& p = k.params;
   KernelCall call = start_call(context, op, "pooling.c");
   call.params_type = "ta_pool_params";
@@ -34,8 +34,8 @@ KernelCall lower_max_pool(const LoweringContext& context, const graph::Op& op) {
 }  // namespace
 
 std::vector<OpLowering> pool_lowerings() {
-  return {{kernels::opcode::kAveragePool2D, "AVERAGE_POOL_2D", lower_average_pool},
-          {kernels::opcode::kMaxPool2D, "MAX_POOL_2D", lower_max_pool}};
+  return {{op_params::opcode::kAveragePool2D, "AVERAGE_POOL_2D", lower_average_pool},
+          {op_params::opcode::kMaxPool2D, "MAX_POOL_2D", lower_max_pool}};
 }
 
 }  // namespace tinyarena::codegen

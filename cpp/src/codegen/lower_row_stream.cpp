@@ -7,12 +7,12 @@
 
 #include "tiled_parts.h"
 #include "tinyarena/codegen/op_lowering.h"
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 
 namespace tinyarena::codegen::tiled {
 namespace {
 
-namespace op_code = kernels::opcode;
+namespace op_code = op_params::opcode;
 using tiling::RowStream;
 using tiling::StepKind;
 
@@ -84,7 +84,7 @@ std::string row_y0(const std::string& type, const std::string& row0, int64_t row
 // QUANTIZE float32 -> int8 or DEQUANTIZE int8 -> float32 of rows [y0, y1).
 std::string conversion_call(const graph::Graph& graph, const graph::Op& op, const std::string& in,
                             const std::string& out) {
-  const kernels::AffineQuantization q = kernels::float_conversion(graph, op);
+  const op_params::AffineQuantization q = op_params::float_conversion(graph, op);
   const graph::Tensor &input = *graph.input(op, 0), &output = *graph.output(op, 0);
   const bool quantize = op.opcode == op_code::kQuantize;
   const int64_t row_elements = int64_t{output.shape[2]} * output.shape[3];
@@ -176,7 +176,7 @@ std::pair<bool, std::string> load_chain(const graph::Graph& graph, const tiling:
     const graph::Op& op = graph.ops[index];
     transpose = transpose || op.opcode == op_code::kTranspose;
     if (op.opcode != op_code::kQuantize) continue;
-    const kernels::AffineQuantization q = kernels::float_conversion(graph, op);
+    const op_params::AffineQuantization q = op_params::float_conversion(graph, op);
     quantize = ", " + float_literal(q.scale) + ", " + std::to_string(q.zero_point);
   }
   return {transpose, quantize};

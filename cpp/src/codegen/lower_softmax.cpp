@@ -1,13 +1,13 @@
 // SOFTMAX and LOG_SOFTMAX -> ta_softmax_s8 / ta_log_softmax_s8 (TFLite's
 // reference int8 softmax: gemmlowp fixed-point exp over 5 integer bits).
 #include "tinyarena/codegen/op_lowering.h"
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 
 namespace tinyarena::codegen {
 namespace {
 
 KernelCall lower(const LoweringContext& context, const graph::Op& op, const char* kernel) {
-  const ta_softmax_params p = kernels::softmax_params(context.graph(), op);
+  const ta_softmax_params p = op_params::softmax_params(context.graph(), op);
   KernelCall call = start_call(context, op, "softmax.c");
   call.params_type = "ta_softmax_params";
   call.params = Fields()
@@ -34,8 +34,8 @@ KernelCall lower_log_softmax(const LoweringContext& context, const graph::Op& op
 }  // namespace
 
 std::vector<OpLowering> softmax_lowerings() {
-  return {{kernels::opcode::kSoftmax, "SOFTMAX", lower_softmax},
-          {kernels::opcode::kLogSoftmax, "LOG_SOFTMAX", lower_log_softmax}};
+  return {{op_params::opcode::kSoftmax, "SOFTMAX", lower_softmax},
+          {op_params::opcode::kLogSoftmax, "LOG_SOFTMAX", lower_log_softmax}};
 }
 
 }  // namespace tinyarena::codegen

@@ -8,21 +8,21 @@
 #include "memory_arenas.h"
 #include "tinyarena/codegen/op_lowering.h"
 #include "tinyarena/common/errors.h"
-#include "tinyarena/kernels/op_support.h"
+#include "tinyarena/op_params/op_support.h"
 
 namespace tinyarena::codegen {
 namespace {
 
 bool is_view(int32_t opcode) {
-  const auto& ops = kernels::supported_ops();
-  return std::any_of(ops.begin(), ops.end(), [&](const kernels::SupportedOp& s) { return s.view && s.opcode == opcode; });
+  const auto& ops = op_params::supported_ops();
+  return std::any_of(ops.begin(), ops.end(), [&](const op_params::SupportedOp& s) { return s.view && s.opcode == opcode; });
 }
 
 // Ops that become a kernel call (views and elided ops emit nothing).
 bool has_call(const graph::Op& op) { return !is_view(op.opcode) && !op.elided; }
 
 // opcode -> lowering function; filled by the lower_*.cpp files' tables, one
-// per op of the library's table (kernels::supported_ops) that is not a view.
+// per op of the library's table (op_params::supported_ops) that is not a view.
 const std::map<int32_t, LowerFn>& lowering_table() {
   static const std::map<int32_t, LowerFn> table = [] {
     std::map<int32_t, LowerFn> t;
@@ -32,7 +32,7 @@ const std::map<int32_t, LowerFn>& lowering_table() {
       names[entry.opcode] = entry.name;
     }
     size_t kernel_ops = 0;
-    for (const kernels::SupportedOp& op : kernels::supported_ops()) {
+    for (const op_params::SupportedOp& op : op_params::supported_ops()) {
       if (op.view) continue;
       ++kernel_ops;
       if (names[op.opcode] != op.name) throw std::logic_error(std::string("no lowering registered for ") + op.name);
@@ -232,7 +232,7 @@ std::vector<std::string> compile_issues(const graph::Graph& graph) {
 std::vector<std::string> supported_op_types() {
   (void)lowering_table();  // checks that every op of the table has its lowering
   std::vector<std::string> names;
-  for (const kernels::SupportedOp& op : kernels::supported_ops()) names.push_back(op.name);
+  for (const op_params::SupportedOp& op : op_params::supported_ops()) names.push_back(op.name);
   return names;
 }
 

@@ -6,7 +6,7 @@
 
 #include "tinyarena/common/errors.h"
 #include "tinyarena/graph/storage.h"
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 
 namespace tinyarena::liveness {
 namespace {
@@ -67,7 +67,7 @@ class BufferGroups {
       const int32_t t = tensor.index;
       active_[t] = true;
       // State the code resets at its reader lives at that op only; other variables persist.
-      const bool reset_state = kernels::state_reset_by_reader(graph, tensor);
+      const bool reset_state = op_params::state_reset_by_reader(graph, tensor);
       pinned_to_end_[t] = pinned_to_end_[t] || (tensor.is_variable && !reset_state);
       first_[t] = tensor.producer >= 0 ? step_of[tensor.producer] : reset_state ? step_of[tensor.consumers[0]] : 0;
       last_[t] = first_[t];
@@ -236,7 +236,7 @@ Liveness analyze_liveness(const Graph& graph, const LivenessOptions& options, st
   for (int32_t step = 0; step < steps; ++step) {
     const Op& op = graph.ops[result.order[step]];
     // Exactly what the op's kernel asks for (the in-place depthwise kernel's plane when in place).
-    const int64_t size = kernels::scratch_bytes(graph, op, inplace_depthwise[op.index]);
+    const int64_t size = op_params::scratch_bytes(graph, op, inplace_depthwise[op.index]);
     if (size == 0) continue;
     LiveBuffer scratch;
     scratch.name = "scratch@" + std::to_string(op.index) + " " + op.type;

@@ -18,12 +18,12 @@ namespace {
 // functions of one source together never above what that whole source links.
 class CodeTally {
  public:
-  int64_t add(const kernels::KernelFunction& kernel) {
+  int64_t add(const op_params::KernelFunction& kernel) {
     if (kernel.function.empty() || !functions_.insert(kernel.function).second) return 0;
     int64_t& source = by_source_[kernel.source];
     const int64_t before = source;
-    source = std::min(source + kernels::kernel_code_bytes(kernel.function),
-                      kernels::kernel_source_code_bytes(kernel.source));
+    source = std::min(source + op_params::kernel_code_bytes(kernel.function),
+                      op_params::kernel_source_code_bytes(kernel.source));
     return source - before;
   }
 
@@ -35,10 +35,10 @@ class CodeTally {
 // The op's flash in the plan's target build; kernel code is estimated for the Cortex-M targets only.
 FlashReport op_flash(const graph::Graph& graph, const graph::Op& op, const Plan& plan, CodeTally& code) {
   FlashReport flash;
-  flash.constants = kernels::constant_bytes(graph, op, kernels::target_build(plan.options.target));
+  flash.constants = op_params::constant_bytes(graph, op, op_params::target_build(plan.options.target));
   const auto& in_place = plan.liveness.inplace_ops;
   if (plan.options.target != "host")
-    flash.code = code.add(kernels::kernel_function(graph, op, std::binary_search(in_place.begin(), in_place.end(), op.index)));
+    flash.code = code.add(op_params::kernel_function(graph, op, std::binary_search(in_place.begin(), in_place.end(), op.index)));
   return flash;
 }
 
@@ -133,7 +133,7 @@ Plan make_plan(const graph::Graph& graph, const PlanOptions& options) {
 
 Plan plan_buffers(const graph::Graph& graph, const PlanOptions& options, liveness::Liveness liveness) {
   check_alignment(options.alignment);
-  kernels::target_build(options.target);  // throws for an unknown target
+  op_params::target_build(options.target);  // throws for an unknown target
   Plan plan;
   plan.options = options;
   plan.liveness = std::move(liveness);

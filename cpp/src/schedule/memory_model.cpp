@@ -5,7 +5,7 @@
 
 #include "tinyarena/allocation/problem.h"
 #include "tinyarena/graph/storage.h"
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 
 namespace tinyarena::schedule {
 namespace {
@@ -139,7 +139,7 @@ MemoryModel build_memory_model(const Graph& graph, const liveness::LivenessOptio
     comp_of[t.index] = c;
     Component& comp = model.components[c];
     // State the code resets at its one reader is written, in effect, by that reader.
-    const bool reset_state = kernels::state_reset_by_reader(graph, t);
+    const bool reset_state = op_params::state_reset_by_reader(graph, t);
     comp.pinned = comp.pinned || pinned[t.index] || (t.is_variable && !reset_state);
     comp.source = comp.source || (!joined[t.index] && t.producer < 0 && !reset_state);
     comp.consumers.insert(comp.consumers.end(), t.consumers.begin(), t.consumers.end());
@@ -165,10 +165,10 @@ MemoryModel build_memory_model(const Graph& graph, const liveness::LivenessOptio
     for (int32_t t : inplace_inputs(graph, op, options, active, storage)) info.victims.push_back(comp_of[t]);
     if (!info.victims.empty()) info.out = comp_of[op.outputs[0]];
     if (!options.scratch) continue;
-    info.scratch = allocation::align_up(kernels::scratch_bytes(graph, op, false), alignment);
+    info.scratch = allocation::align_up(op_params::scratch_bytes(graph, op, false), alignment);
     // The kernel library's in-place variant serves depthwise only; elementwise ops keep their kernel.
     info.inplace_scratch = op.opcode == kDepthwiseConv2D
-                               ? allocation::align_up(kernels::scratch_bytes(graph, op, true), alignment)
+                               ? allocation::align_up(op_params::scratch_bytes(graph, op, true), alignment)
                                : info.scratch;
   }
   for (const Component& comp : model.components) {

@@ -1,18 +1,18 @@
 #include "tinyarena/tiling/op_facts.h"
 
-#include "../kernels/geometry.h"
+#include "tinyarena/op_params/geometry.h"
 #include "tinyarena/graph/op_metrics.h"
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 
 namespace tinyarena::tiling {
 
 TileScratch::TileScratch(const graph::Graph& graph, const graph::Op& op) {
-  if (op.opcode == kernels::opcode::kConv2D) {
-    const ta_conv_params p = kernels::detail::conv_geometry(graph, op).params;
-    fixed_ = kernels::conv_scratch_bytes(p);  // the generated code passes the rq records from flash
-  } else if (op.opcode == kernels::opcode::kDepthwiseConv2D) {
+  if (op.opcode == op_params::opcode::kConv2D) {
+    const ta_conv_params p = op_params::detail::conv_geometry(graph, op).params;
+    fixed_ = op_params::conv_scratch_bytes(p);  // the generated code passes the rq records from flash
+  } else if (op.opcode == op_params::opcode::kDepthwiseConv2D) {
     depthwise_ = true;
-    depthwise_params_ = kernels::detail::depthwise_geometry(graph, op).params;
+    depthwise_params_ = op_params::detail::depthwise_geometry(graph, op).params;
   }
 }
 
@@ -41,7 +41,7 @@ GraphFacts::GraphFacts(const graph::Graph& graph) : ops_(graph.ops.size()) {
     f.scratch = TileScratch(graph, op);
     f.reduces_rows = is_row_reduction(graph, op, placed);
     // PAD streams its rows through a params copy per stripe; a patch region is not dense.
-    const bool pad = op.opcode == kernels::opcode::kPad || op.opcode == kernels::opcode::kPadV2;
+    const bool pad = op.opcode == op_params::opcode::kPad || op.opcode == op_params::opcode::kPadV2;
     f.rows_only = f.reduces_rows || pad || is_float_conversion(graph, op, placed) || is_input_transpose(graph, op, placed);
     if (f.reduces_rows) f.state_bytes = int64_t{graph.input(op, 0)->shape[3]} * 4;
   }

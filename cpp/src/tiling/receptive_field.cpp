@@ -5,15 +5,15 @@
 #include <cmath>
 #include <cstring>
 
-#include "../kernels/geometry.h"
-#include "../kernels/op_checks.h"
+#include "tinyarena/op_params/geometry.h"
+#include "tinyarena/op_params/op_checks.h"
 #include "tinyarena/common/errors.h"
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 
 namespace tinyarena::tiling {
 namespace {
 
-namespace op_code = kernels::opcode;
+namespace op_code = op_params::opcode;
 
 bool is_unary_elementwise(int32_t opcode) {
   return opcode == op_code::kRelu || opcode == op_code::kRelu6 || opcode == op_code::kReluN1To1 ||
@@ -37,11 +37,11 @@ Window1D op_window(const graph::Graph& graph, const graph::Op& op, Axis axis) {
     return rows ? Window1D{p.in_h, p.kernel_h, p.stride_h, p.dilation_h, p.pad_top}
                 : Window1D{p.in_w, p.kernel_w, p.stride_w, p.dilation_w, p.pad_left};
   };
-  if (op.opcode == op_code::kConv2D) return from(kernels::detail::conv_geometry(graph, op).params);
-  if (op.opcode == op_code::kDepthwiseConv2D) return from(kernels::detail::depthwise_geometry(graph, op).params);
-  const graph::Tensor& in = kernels::detail::int8_input(graph, op, 0, 4);
-  const kernels::detail::Window w =
-      kernels::detail::window(op, in, op.options.filter_h, op.options.filter_w, 1, 1);
+  if (op.opcode == op_code::kConv2D) return from(op_params::detail::conv_geometry(graph, op).params);
+  if (op.opcode == op_code::kDepthwiseConv2D) return from(op_params::detail::depthwise_geometry(graph, op).params);
+  const graph::Tensor& in = op_params::detail::int8_input(graph, op, 0, 4);
+  const op_params::detail::Window w =
+      op_params::detail::window(op, in, op.options.filter_h, op.options.filter_w, 1, 1);
   return rows ? Window1D{in.shape[1], op.options.filter_h, op.options.stride_h, 1, w.pad_top}
               : Window1D{in.shape[2], op.options.filter_w, op.options.stride_w, 1, w.pad_left};
 }
@@ -68,7 +68,7 @@ const graph::Tensor& input_at(const graph::Graph& graph, const graph::Op& op, si
 
 // A global AVERAGE_POOL_2D: one window covering the whole unpadded input, one output pixel.
 bool is_global_average_pool(const graph::Graph& graph, const graph::Op& op) {
-  const kernels::PoolKernel k = kernels::pool_kernel(graph, op);
+  const op_params::PoolKernel k = op_params::pool_kernel(graph, op);
   const ta_pool_params& p = k.params;
   return k.images == 1 && p.out_h == 1 && p.out_w == 1 && p.filter_h == p.in_h && p.filter_w == p.in_w &&
          p.pad_top == 0 && p.pad_left == 0;
@@ -124,7 +124,7 @@ bool is_float_conversion(const graph::Graph& graph, const graph::Op& op, const s
   if (float_side.dtype != graph::DType::Float32 || !is_spatial(int8_side)) return false;
   if (placed[in->index] || placed[out->index]) return false;
   try {
-    kernels::float_conversion(graph, op);
+    op_params::float_conversion(graph, op);
   } catch (const UnsupportedError&) {
     return false;
   }
@@ -164,7 +164,7 @@ bool is_row_reduction(const graph::Graph& graph, const graph::Op& op, const std:
   if (!out || placed[out->index]) return false;
   try {
     if (op.opcode == op_code::kAveragePool2D) return is_global_average_pool(graph, op);
-    return kernels::mean_params(graph, op).reduce_mask == 0b0110;
+    return op_params::mean_params(graph, op).reduce_mask == 0b0110;
   } catch (const UnsupportedError&) {
     return false;
   }
@@ -198,7 +198,7 @@ bool is_tileable(const graph::Graph& graph, const graph::Op& op, const std::vect
   if (!any_activation) return false;
   try {
     if (is_window_op(op.opcode)) op_window(graph, op, Axis::Rows);
-    if (is_pad(op.opcode)) kernels::pad_params(graph, op);
+    if (is_pad(op.opcode)) op_params::pad_params(graph, op);
   } catch (const UnsupportedError&) {
     return false;
   }
@@ -229,9 +229,9 @@ InputMap input_map(const graph::Graph& graph, const graph::Op& op, size_t positi
              op.opcode == op_code::kConcatenation || op.opcode == op_code::kDequantize) {
     map.kind = map.size == 1 ? InputMap::Kind::Broadcast : InputMap::Kind::Shifted;
   } else if (is_pad(op.opcode)) {
-    map.shift = -kernels::pad_params(graph, op).before[dim];
+    map.shift = -op_params::pad_params(graph, op).before[dim];
   } else if (op.opcode == op_code::kResizeNearestNeighbor) {
-    const ta_resize_params p = kernels::resize_nearest_params(graph, op);
+    const ta_resize_params p = op_params::resize_nearest_params(graph, op);
     map.kind = InputMap::Kind::Nearest;
     map.out_size = axis == Axis::Rows ? p.out_h : p.out_w;
     map.align_corners = p.align_corners != 0;

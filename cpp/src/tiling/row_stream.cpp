@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 #include "tinyarena/liveness/liveness.h"
 #include "tinyarena/tiling/patches.h"
 
@@ -95,7 +95,7 @@ class Streamer {
   // input (Ring::source). False for a QUANTIZE that streams as an ordinary op.
   bool boundary_load(const Op& op) {
     const bool transpose = is_input_transpose(graph_, op);
-    if (!transpose && !(op.opcode == kernels::opcode::kQuantize && is_float_conversion(graph_, op))) return false;
+    if (!transpose && !(op.opcode == op_params::opcode::kQuantize && is_float_conversion(graph_, op))) return false;
     const graph::Tensor& in = graph_.tensors[op.inputs[0]];
     const int32_t out = op.outputs[0];
     const int32_t chained = ring_[in.index] >= 0 && result_.rings[ring_[in.index]].source >= 0 &&

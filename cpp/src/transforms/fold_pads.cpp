@@ -7,8 +7,8 @@
 #include <optional>
 
 #include "rebuild.h"
-#include "tinyarena/kernels/kernel_params.h"
-#include "tinyarena/kernels/quantization.h"
+#include "tinyarena/op_params/kernel_params.h"
+#include "tinyarena/op_params/quantization.h"
 #include "tinyarena/transforms/transforms.h"
 
 namespace tinyarena::transforms {
@@ -17,7 +17,7 @@ namespace {
 using graph::Graph;
 using graph::Op;
 using graph::Tensor;
-namespace op_code = kernels::opcode;
+namespace op_code = op_params::opcode;
 
 struct SpatialPad {
   int32_t top = 0, bottom = 0, left = 0, right = 0;
@@ -32,12 +32,12 @@ bool is_graph_output(const Graph& graph, int32_t t) {
 // zero point as value, quantization unchanged, read only by ops.
 std::optional<SpatialPad> spatial_pad(const Graph& graph, const Op& op) {
   if (op.opcode != op_code::kPad && op.opcode != op_code::kPadV2) return std::nullopt;
-  const auto params = detail::kernel_params_or_nothing([&] { return kernels::pad_params(graph, op); });
+  const auto params = detail::kernel_params_or_nothing([&] { return op_params::pad_params(graph, op); });
   if (!params) return std::nullopt;  // the op stays; the code generator reports why if it cannot run it
   const ta_pad_params& p = *params;
   const Tensor &in = *graph.input(op, 0), &out = *graph.output(op, 0);
   if (p.ndims != 4 || p.before[0] || p.after[0] || p.before[3] || p.after[3]) return std::nullopt;
-  if (!detail::same_quantization(in, out) || p.pad_value != kernels::zero_point_of(in)) return std::nullopt;
+  if (!detail::same_quantization(in, out) || p.pad_value != op_params::zero_point_of(in)) return std::nullopt;
   if (out.consumers.empty() || is_graph_output(graph, out.index)) return std::nullopt;
   return SpatialPad{p.before[1], p.after[1], p.before[2], p.after[2], p.pad_value};
 }
@@ -64,8 +64,8 @@ std::optional<graph::OpOptions> folded_options(const Graph& graph, const Op& rea
   if (!out || out->shape.size() != 4 || kh < 1 || kw < 1) return std::nullopt;
   const graph::OpOptions& o = reader.options;
   const int64_t dilation_h = max_pool ? 1 : o.dilation_h, dilation_w = max_pool ? 1 : o.dilation_w;
-  const kernels::AxisPadding h = kernels::window_padding(o, true, padded.shape[1], kh, dilation_h);
-  const kernels::AxisPadding w = kernels::window_padding(o, false, padded.shape[2], kw, dilation_w);
+  const op_params::AxisPadding h = op_params::window_padding(o, true, padded.shape[1], kh, dilation_h);
+  const op_params::AxisPadding w = op_params::window_padding(o, false, padded.shape[2], kw, dilation_w);
   if (std::max({h.before + pad.top, h.after + pad.bottom, w.before + pad.left, w.after + pad.right}) > INT32_MAX)
     return std::nullopt;
   graph::OpOptions folded = o;
@@ -79,8 +79,8 @@ std::optional<graph::OpOptions> folded_options(const Graph& graph, const Op& rea
   if (max_pool && std::max({folded.pad_top, folded.pad_bottom}) >= kh) return std::nullopt;
   if (max_pool && std::max({folded.pad_left, folded.pad_right}) >= kw) return std::nullopt;
   const int64_t in_h = padded.shape[1] - pad.top - pad.bottom, in_w = padded.shape[2] - pad.left - pad.right;
-  if (kernels::window_padding(folded, true, in_h, kh, dilation_h).out_size != out->shape[1] ||
-      kernels::window_padding(folded, false, in_w, kw, dilation_w).out_size != out->shape[2])
+  if (op_params::window_padding(folded, true, in_h, kh, dilation_h).out_size != out->shape[1] ||
+      op_params::window_padding(folded, false, in_w, kw, dilation_w).out_size != out->shape[2])
     return std::nullopt;
   return folded;
 }

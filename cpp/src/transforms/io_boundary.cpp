@@ -8,7 +8,7 @@
 
 #include "rebuild.h"
 #include "tinyarena/common/errors.h"
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 #include "tinyarena/transforms/transforms.h"
 
 namespace tinyarena::transforms {
@@ -18,7 +18,7 @@ using graph::DType;
 using graph::Graph;
 using graph::Op;
 using graph::Tensor;
-namespace op_code = kernels::opcode;
+namespace op_code = op_params::opcode;
 
 bool per_tensor_int8(const Tensor& t) { return t.dtype == DType::Int8 && t.quantization.scale.size() == 1; }
 

@@ -8,7 +8,7 @@
 
 #include "rebuild.h"
 #include "tinyarena/graph/storage.h"
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 #include "tinyarena/transforms/transforms.h"
 
 namespace tinyarena::transforms {
@@ -18,7 +18,7 @@ using graph::Graph;
 using graph::Op;
 using graph::Placement;
 using graph::Tensor;
-namespace op_code = kernels::opcode;
+namespace op_code = op_params::opcode;
 
 struct Slice {
   int32_t tensor = -1;
@@ -63,7 +63,7 @@ bool channel_slice_writable(const Graph& graph, const Op& concat, const Tensor& 
 
 // Where each input of a concatenation goes in its output, or nothing.
 std::vector<Slice> concat_slices(const Graph& graph, const Op& op, const std::vector<bool>& is_base) {
-  const auto plan = detail::kernel_params_or_nothing([&] { return kernels::concat_plan(graph, op); });
+  const auto plan = detail::kernel_params_or_nothing([&] { return op_params::concat_plan(graph, op); });
   if (!plan) return {};
   const Tensor& out = *graph.output(op, 0);
   const bool contiguous = plan->outer_size == 1;
@@ -83,7 +83,7 @@ std::vector<Slice> concat_slices(const Graph& graph, const Op& op, const std::ve
 
 // SPLIT along a dimension with only 1s before it: each part is a contiguous run.
 std::vector<Slice> split_slices(const Graph& graph, const Op& op) {
-  const auto plan = detail::kernel_params_or_nothing([&] { return kernels::split_plan(graph, op); });
+  const auto plan = detail::kernel_params_or_nothing([&] { return op_params::split_plan(graph, op); });
   if (!plan || plan->outer_size != 1) return {};
   const Tensor& in = *graph.input(op, 1);
   std::vector<Slice> slices;
@@ -100,7 +100,7 @@ std::vector<Slice> split_slices(const Graph& graph, const Op& op) {
 // STRIDED_SLICE that keeps one contiguous run of its input: step 1, whole
 // dimensions after some axis, single indices before it.
 std::vector<Slice> strided_slice_slices(const Graph& graph, const Op& op) {
-  const auto params = detail::kernel_params_or_nothing([&] { return kernels::strided_slice_params(graph, op); });
+  const auto params = detail::kernel_params_or_nothing([&] { return op_params::strided_slice_params(graph, op); });
   if (!params) return {};
   const ta_slice_params& p = *params;
   const Tensor &in = *graph.input(op, 0), &out = *graph.output(op, 0);
@@ -127,7 +127,7 @@ int32_t lstm_writing_last_step(const Graph& graph, const Op& slice) {
     return -1;
   const Op& lstm = graph.ops[sequence->producer];
   if (lstm.opcode != op_code::kUnidirectionalSequenceLstm || lstm.outputs.size() != 1) return -1;
-  const auto k = detail::kernel_params_or_nothing([&] { return kernels::lstm_kernel(graph, lstm); });
+  const auto k = detail::kernel_params_or_nothing([&] { return op_params::lstm_kernel(graph, lstm); });
   const std::vector<Slice> slices = strided_slice_slices(graph, slice);
   if (!k || k->params.batches != 1 || k->params.output_last_step_only || slices.size() != 1) return -1;
   const ta_lstm_params& p = k->params;

@@ -4,7 +4,7 @@
 //   model.c   the arena, const weights and params (flash), one call per op
 //   main.c    a test harness (host and semihosting): input*.bin -> output*.bin
 //   Makefile  `make TARGET=host|cortex-m3|cortex-m4|cortex-m7|cortex-m33|cortex-m55` (the targets of
-//             tinyarena/kernels/targets.h); plain `make` builds the default target
+//             tinyarena/op_params/targets.h); plain `make` builds the default target
 // and, for a program with one arena per memory (a memory hierarchy), the
 // linker script fragments that place them (emit_linker.cpp):
 //   tinyarena_memory.ld    a MEMORY region per memory at its base address
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "tinyarena/codegen/program.h"
-#include "tinyarena/kernels/targets.h"
+#include "tinyarena/op_params/targets.h"
 
 namespace tinyarena::codegen {
 
@@ -27,7 +27,7 @@ struct SourceFile {
   std::string contents;
 };
 
-// The generated files; `default_target` (a name of kernels::targets(), else std::invalid_argument) is what
+// The generated files; `default_target` (a name of op_params::targets(), else std::invalid_argument) is what
 // plain `make` builds.
 std::vector<SourceFile> emit_sources(const Program& program, const std::string& default_target = "host");
 

@@ -81,7 +81,7 @@ ModelIO model_io(const LoweringContext& context, int32_t tensor);
 // its kernel can run so), discarding the calls.
 std::vector<std::string> compile_issues(const graph::Graph& graph);
 
-// Ops the kernel library can run (builtin op names): kernels::supported_ops(),
+// Ops the kernel library can run (builtin op names): op_params::supported_ops(),
 // each checked to have its lowering.
 std::vector<std::string> supported_op_types();
 

@@ -1,6 +1,6 @@
 // The per-op lowering functions, one family per source file
 // (lower_conv.cpp, lower_pool.cpp, ...), registered by opcode in lowering.cpp.
-// Each takes its params from tinyarena/kernels/kernel_params.h (the exact
+// Each takes its params from tinyarena/op_params/kernel_params.h (the exact
 // TFLite derivations) and turns them into C: constant arrays, a params
 // initializer and the call at the planned addresses.
 #pragma once

@@ -9,7 +9,7 @@
 #include "tinyarena/allocation/problem.h"
 #include "tinyarena/graph/graph.h"
 #include "tinyarena/graph/op_metrics.h"
-#include "tinyarena/kernels/flash.h"
+#include "tinyarena/op_params/flash.h"
 #include "tinyarena/liveness/liveness.h"
 
 namespace tinyarena::plan {
@@ -21,7 +21,7 @@ struct PlanOptions {
   liveness::LivenessOptions liveness;
   int64_t sram_limit = 0;  // 0 = no limit; a plan above it reports fits() == false
   std::vector<int32_t> order;  // schedule (op indices); empty = file order
-  // The build whose flash the plan reports, a target of kernels::targets(): "cortex-m4", "cortex-m7",
+  // The build whose flash the plan reports, a target of op_params::targets(): "cortex-m4", "cortex-m7",
   // "cortex-m33", "cortex-m55" (SIMD kernels, packed int16 weights) or "host", "cortex-m3" (portable
   // kernels, int8 weights).
   std::string target = "cortex-m4";
@@ -29,10 +29,10 @@ struct PlanOptions {
 
 // Flash of one op or of the whole model in the target's build: the constant
 // arrays the generated code holds, and the kernel library code it links
-// (estimated: see kernels::kernel_code_bytes; counted at the first op that calls
+// (estimated: see op_params::kernel_code_bytes; counted at the first op that calls
 // a kernel; 0 for the host target).
 struct FlashReport {
-  kernels::ConstantBytes constants;
+  op_params::ConstantBytes constants;
   int64_t code = 0;
   int64_t total() const { return constants.total() + code; }
 };

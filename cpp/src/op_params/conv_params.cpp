@@ -3,12 +3,12 @@
 #include <tuple>
 
 #include "accumulators.h"
-#include "geometry.h"
-#include "op_checks.h"
-#include "tinyarena/kernels/kernel_params.h"
-#include "tinyarena/kernels/quantization.h"
+#include "tinyarena/op_params/geometry.h"
+#include "tinyarena/op_params/op_checks.h"
+#include "tinyarena/op_params/kernel_params.h"
+#include "tinyarena/op_params/quantization.h"
 
-namespace tinyarena::kernels {
+namespace tinyarena::op_params {
 namespace {
 
 using namespace detail;
@@ -111,4 +111,4 @@ DepthwiseKernel depthwise_kernel(const graph::Graph& graph, const graph::Op& op)
   return k;
 }
 
-}  // namespace tinyarena::kernels
+}  // namespace tinyarena::op_params

@@ -1,11 +1,11 @@
-#include "tinyarena/kernels/op_support.h"
+#include "tinyarena/op_params/op_support.h"
 
 #include <algorithm>
 
 #include "tinyarena/common/errors.h"
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 
-namespace tinyarena::kernels {
+namespace tinyarena::op_params {
 namespace {
 
 using Check = void (*)(const graph::Graph& graph, const graph::Op& op);
@@ -114,4 +114,4 @@ std::vector<std::pair<int32_t, std::string>> unsupported_ops(const graph::Graph&
   return reasons;
 }
 
-}  // namespace tinyarena::kernels
+}  // namespace tinyarena::op_params

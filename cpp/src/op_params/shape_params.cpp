@@ -3,12 +3,12 @@
 // STRIDED_SLICE (strided_slice_logic), TILE and RESIZE_NEAREST_NEIGHBOR; and of MEAN
 // (QuantizedMeanOrSum).
 #include "accumulators.h"
-#include "op_checks.h"
+#include "tinyarena/op_params/op_checks.h"
 #include "tinyarena/graph/slicing.h"
-#include "tinyarena/kernels/kernel_params.h"
-#include "tinyarena/kernels/quantization.h"
+#include "tinyarena/op_params/kernel_params.h"
+#include "tinyarena/op_params/quantization.h"
 
-namespace tinyarena::kernels {
+namespace tinyarena::op_params {
 namespace {
 
 using namespace detail;
@@ -239,4 +239,4 @@ GatherKernel gather_kernel(const graph::Graph& graph, const graph::Op& op) {
   return k;
 }
 
-}  // namespace tinyarena::kernels
+}  // namespace tinyarena::op_params

@@ -9,11 +9,11 @@
 #include <string>
 
 #include "tinyarena/graph/graph.h"
-#include "tinyarena/kernels/targets.h"
+#include "tinyarena/op_params/targets.h"
 
-namespace tinyarena::kernels {
+namespace tinyarena::op_params {
 
-// Build and target_build: tinyarena/kernels/targets.h.
+// Build and target_build: tinyarena/op_params/targets.h.
 
 struct ConstantBytes {
   int64_t weights = 0;  // weights in the build's layout, and constant data inputs
@@ -42,4 +42,4 @@ KernelFunction kernel_function(const graph::Graph& graph, const graph::Op& op, b
 int64_t kernel_code_bytes(const std::string& function);
 int64_t kernel_source_code_bytes(const std::string& source);
 
-}  // namespace tinyarena::kernels
+}  // namespace tinyarena::op_params

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "op_checks.h"
+#include "tinyarena/op_params/op_checks.h"
 
-namespace tinyarena::kernels::detail {
+namespace tinyarena::op_params::detail {
 namespace {
 
 // The reach of one channel's partial sums: [lowest, highest].
@@ -50,4 +50,4 @@ void prove_int8_sum(const graph::Op& op, int64_t count, const char* what) {
                         ")");
 }
 
-}  // namespace tinyarena::kernels::detail
+}  // namespace tinyarena::op_params::detail

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "tinyarena/graph/graph.h"
-#include "tinyarena/kernels/quantization.h"
+#include "tinyarena/op_params/quantization.h"
 
-namespace tinyarena::kernels::detail {
+namespace tinyarena::op_params::detail {
 
 [[noreturn]] void unsupported(const graph::Op& op, const std::string& why);
 
@@ -84,4 +84,4 @@ std::vector<int32_t> shape6(const std::vector<int32_t>& shape);
 // Copies `values` into a fixed C array field of TA_MAX_DIMS entries (rest = fill).
 void fill6(int32_t* field, const std::vector<int32_t>& values, int32_t fill = 0);
 
-}  // namespace tinyarena::kernels::detail
+}  // namespace tinyarena::op_params::detail

@@ -2,11 +2,11 @@
 // host-side functions, so the planner reserves exactly what the kernels use.
 // Scratch depends on shapes only, so a graph without quantization (or with
 // one the kernel would refuse) still gets its scratch planned.
-#include "geometry.h"
+#include "tinyarena/op_params/geometry.h"
 #include "tinyarena/common/errors.h"
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 
-namespace tinyarena::kernels {
+namespace tinyarena::op_params {
 namespace {
 
 int64_t library_scratch_bytes(const graph::Graph& graph, const graph::Op& op, bool in_place) {
@@ -93,4 +93,4 @@ std::vector<int16_t> packed_depthwise_weights(const int8_t* weights, int32_t out
   return packed;
 }
 
-}  // namespace tinyarena::kernels
+}  // namespace tinyarena::op_params

@@ -3,12 +3,12 @@
 #include <tuple>
 
 #include "accumulators.h"
-#include "geometry.h"
-#include "op_checks.h"
-#include "tinyarena/kernels/kernel_params.h"
-#include "tinyarena/kernels/quantization.h"
+#include "tinyarena/op_params/geometry.h"
+#include "tinyarena/op_params/op_checks.h"
+#include "tinyarena/op_params/kernel_params.h"
+#include "tinyarena/op_params/quantization.h"
 
-namespace tinyarena::kernels {
+namespace tinyarena::op_params {
 
 using namespace detail;
 
@@ -52,4 +52,4 @@ FullyConnectedKernel fully_connected_kernel(const graph::Graph& graph, const gra
   return kernel;
 }
 
-}  // namespace tinyarena::kernels
+}  // namespace tinyarena::op_params

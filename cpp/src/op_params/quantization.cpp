@@ -1,9 +1,9 @@
-#include "tinyarena/kernels/quantization.h"
+#include "tinyarena/op_params/quantization.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace tinyarena::kernels {
+namespace tinyarena::op_params {
 
 Multiplier quantize_multiplier(double real) {
   if (real == 0.0) return {};
@@ -70,4 +70,4 @@ int32_t zero_point_of(const graph::Tensor& tensor) {
   return tensor.quantization.zero_point.empty() ? 0 : static_cast<int32_t>(tensor.quantization.zero_point[0]);
 }
 
-}  // namespace tinyarena::kernels
+}  // namespace tinyarena::op_params

@@ -4,12 +4,12 @@
 // alone). The *_kernel() builders complete these with the quantization.
 #pragma once
 
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/kernel_params.h"
 
-namespace tinyarena::kernels::detail {
+namespace tinyarena::op_params::detail {
 
 ConvKernel conv_geometry(const graph::Graph& graph, const graph::Op& op);
 DepthwiseKernel depthwise_geometry(const graph::Graph& graph, const graph::Op& op);
 FullyConnectedKernel fully_connected_geometry(const graph::Graph& graph, const graph::Op& op);
 
-}  // namespace tinyarena::kernels::detail
+}  // namespace tinyarena::op_params::detail

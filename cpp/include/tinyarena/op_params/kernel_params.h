@@ -20,7 +20,7 @@
 #include "tinyarena/graph/graph.h"
 #include "tinyarena_kernels.h"
 
-namespace tinyarena::kernels {
+namespace tinyarena::op_params {
 
 // BuiltinOperator codes of the ops the library runs.
 namespace opcode {
@@ -164,4 +164,4 @@ std::vector<int16_t> packed_gemm_weights(const int8_t* weights, int32_t n, int32
 std::vector<int16_t> packed_depthwise_weights(const int8_t* weights, int32_t out_c, int32_t kernel_h,
                                               int32_t kernel_w);
 
-}  // namespace tinyarena::kernels
+}  // namespace tinyarena::op_params

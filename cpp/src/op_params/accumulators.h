@@ -9,7 +9,7 @@
 
 #include "tinyarena/graph/graph.h"
 
-namespace tinyarena::kernels::detail {
+namespace tinyarena::op_params::detail {
 
 // The weights of one output channel: `taps` int8 values, tap t of channel c at
 // data[c * channel_step + t * tap_step].
@@ -30,4 +30,4 @@ void prove_weight_accumulators(const graph::Op& op, const ChannelWeights& weight
 // in int32: proves 255 * count fits.
 void prove_int8_sum(const graph::Op& op, int64_t count, const char* what);
 
-}  // namespace tinyarena::kernels::detail
+}  // namespace tinyarena::op_params::detail

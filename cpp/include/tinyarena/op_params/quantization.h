@@ -8,7 +8,7 @@
 
 #include "tinyarena/graph/graph.h"
 
-namespace tinyarena::kernels {
+namespace tinyarena::op_params {
 
 // TFLite's QuantizeMultiplier: real = mult * 2^(shift - 31), mult in [2^30, 2^31).
 struct Multiplier {
@@ -46,4 +46,4 @@ AxisPadding window_padding(const graph::OpOptions& options, bool height, int64_t
 float scale_of(const graph::Tensor& tensor);
 int32_t zero_point_of(const graph::Tensor& tensor);
 
-}  // namespace tinyarena::kernels
+}  // namespace tinyarena::op_params

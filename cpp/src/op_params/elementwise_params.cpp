@@ -9,11 +9,11 @@
 #include <limits>
 #include <tuple>
 
-#include "op_checks.h"
-#include "tinyarena/kernels/kernel_params.h"
-#include "tinyarena/kernels/quantization.h"
+#include "tinyarena/op_params/op_checks.h"
+#include "tinyarena/op_params/kernel_params.h"
+#include "tinyarena/op_params/quantization.h"
 
-namespace tinyarena::kernels {
+namespace tinyarena::op_params {
 namespace {
 
 using namespace detail;
@@ -236,4 +236,4 @@ int32_t elementwise_count(const graph::Graph& graph, const graph::Op& op) {
   return static_cast<int32_t>(unary(graph, op).second->element_count);
 }
 
-}  // namespace tinyarena::kernels
+}  // namespace tinyarena::op_params

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace tinyarena::kernels {
+namespace tinyarena::op_params {
 
 // Which kernels a build compiles: the SIMD build (cores with the DSP extension,
 // __ARM_FEATURE_DSP: Cortex-M4/M7/M33/M55) stores packed int16 weights and
@@ -33,4 +33,4 @@ const Target& find_target(const std::string& name);
 // The build of target `name` (std::invalid_argument for an unknown name).
 Build target_build(const std::string& name);
 
-}  // namespace tinyarena::kernels
+}  // namespace tinyarena::op_params

@@ -8,11 +8,11 @@
 #include <cstring>
 
 #include "accumulators.h"
-#include "op_checks.h"
-#include "tinyarena/kernels/kernel_params.h"
-#include "tinyarena/kernels/quantization.h"
+#include "tinyarena/op_params/op_checks.h"
+#include "tinyarena/op_params/kernel_params.h"
+#include "tinyarena/op_params/quantization.h"
 
-namespace tinyarena::kernels {
+namespace tinyarena::op_params {
 
 using namespace detail;
 
@@ -187,4 +187,4 @@ bool state_reset_by_reader(const graph::Graph& graph, const graph::Tensor& tenso
          (reader->inputs.size() > kCellState && reader->inputs[kCellState] == tensor.index);
 }
 
-}  // namespace tinyarena::kernels
+}  // namespace tinyarena::op_params

@@ -4,10 +4,10 @@
 #include <tuple>
 
 #include "accumulators.h"
-#include "op_checks.h"
-#include "tinyarena/kernels/kernel_params.h"
+#include "tinyarena/op_params/op_checks.h"
+#include "tinyarena/op_params/kernel_params.h"
 
-namespace tinyarena::kernels {
+namespace tinyarena::op_params {
 
 using namespace detail;
 
@@ -31,4 +31,4 @@ PoolKernel pool_kernel(const graph::Graph& graph, const graph::Op& op) {
   return k;
 }
 
-}  // namespace tinyarena::kernels
+}  // namespace tinyarena::op_params

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "op_checks.h"
-#include "tinyarena/kernels/kernel_params.h"
-#include "tinyarena/kernels/quantization.h"
+#include "tinyarena/op_params/op_checks.h"
+#include "tinyarena/op_params/kernel_params.h"
+#include "tinyarena/op_params/quantization.h"
 
-namespace tinyarena::kernels {
+namespace tinyarena::op_params {
 namespace {
 
 using namespace detail;
@@ -62,4 +62,4 @@ ta_softmax_params softmax_params(const graph::Graph& graph, const graph::Op& op)
   return p;
 }
 
-}  // namespace tinyarena::kernels
+}  // namespace tinyarena::op_params

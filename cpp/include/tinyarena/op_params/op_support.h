@@ -10,7 +10,7 @@
 
 #include "tinyarena/graph/graph.h"
 
-namespace tinyarena::kernels {
+namespace tinyarena::op_params {
 
 struct SupportedOp {
   int32_t opcode;
@@ -34,4 +34,4 @@ std::string unsupported_reason(const graph::Graph& graph, const graph::Op& op);
 // (op index, unsupported_reason) of every op of `graph` that cannot run, in op order.
 std::vector<std::pair<int32_t, std::string>> unsupported_ops(const graph::Graph& graph);
 
-}  // namespace tinyarena::kernels
+}  // namespace tinyarena::op_params

@@ -1,4 +1,4 @@
-#include "op_checks.h"
+#include "tinyarena/op_params/op_checks.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,10 +6,10 @@
 #include <sstream>
 
 #include "tinyarena/common/errors.h"
-#include "tinyarena/kernels/quantization.h"
+#include "tinyarena/op_params/quantization.h"
 #include "tinyarena_kernels.h"
 
-namespace tinyarena::kernels::detail {
+namespace tinyarena::op_params::detail {
 namespace {
 
 constexpr int64_t kMaxElements = INT32_MAX;  // the kernels index with int32
@@ -186,4 +186,4 @@ void fill6(int32_t* field, const std::vector<int32_t>& values, int32_t fill) {
   for (size_t i = 0; i < TA_MAX_DIMS; ++i) field[i] = i < values.size() ? values[i] : fill;
 }
 
-}  // namespace tinyarena::kernels::detail
+}  // namespace tinyarena::op_params::detail

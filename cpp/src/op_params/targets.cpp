@@ -1,8 +1,8 @@
-#include "tinyarena/kernels/targets.h"
+#include "tinyarena/op_params/targets.h"
 
 #include <stdexcept>
 
-namespace tinyarena::kernels {
+namespace tinyarena::op_params {
 
 const std::vector<Target>& targets() {
   // Cortex-M3 has no DSP extension, so its compiler selects the portable kernels; the mps2
@@ -37,4 +37,4 @@ const Target& find_target(const std::string& name) {
 
 Build target_build(const std::string& name) { return find_target(name).build; }
 
-}  // namespace tinyarena::kernels
+}  // namespace tinyarena::op_params

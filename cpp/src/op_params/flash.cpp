@@ -1,16 +1,16 @@
 // Constant arrays per op and build, sized the way the code generator fills
 // them: packed layouts from the library's own *_bytes() functions, requant
 // arrays from the same builders the generated params come from.
-#include "tinyarena/kernels/flash.h"
+#include "tinyarena/op_params/flash.h"
 
 #include <algorithm>
 #include <map>
 
 #include "tinyarena/common/errors.h"
-#include "tinyarena/kernels/kernel_params.h"
-#include "tinyarena/kernels/op_support.h"
+#include "tinyarena/op_params/kernel_params.h"
+#include "tinyarena/op_params/op_support.h"
 
-namespace tinyarena::kernels {
+namespace tinyarena::op_params {
 namespace {
 
 constexpr int64_t kInt32 = 4, kInt16 = 2, kDouble = 8, kLutBytes = 256;
@@ -201,4 +201,4 @@ int64_t kernel_source_code_bytes(const std::string& source) {
   return found == kBytes.end() ? 0 : found->second;
 }
 
-}  // namespace tinyarena::kernels
+}  // namespace tinyarena::op_params
