@@ -125,6 +125,26 @@ PathEnd follow_path(const PathOptions& path, const Graph& graph, const std::vect
   return end;
 }
 
+// True when op i + 1 reads an output of op i for every i: the file order is the only order.
+bool only_one_order(const Graph& graph) {
+  for (size_t i = 1; i < graph.ops.size(); ++i) {
+    bool reads_previous = false;
+    for (int32_t t : graph.ops[i].inputs)
+      reads_previous |= t >= 0 && graph.tensors[static_cast<size_t>(t)].producer == static_cast<int32_t>(i - 1);
+    if (!reads_previous) return false;
+  }
+  return true;
+}
+
+// Step 5 can only end lower on another graph or order: make_plan is never above the plan
+// without in-place ops of the same graph and order. With no rewrite found (the path without
+// in-place ops meets the same graphs) and one possible order, it meets neither.
+bool other_path_can_differ(const PathEnd& end, bool reorder) {
+  for (const TransformReport& report : end.reports)
+    if (report.name != kReorder && !report.changes.empty()) return true;
+  return reorder && !only_one_order(end.planned.graph);
+}
+
 PathOptions path_options(const PipelineOptions& options, bool reorder, bool inplace) {
   PathOptions path{options.plan, std::nullopt, options.force_reorder};
   if (!inplace) path.plan.liveness.inplace_depthwise = path.plan.liveness.inplace_elementwise = false;
@@ -178,7 +198,7 @@ PipelineResult run_pipeline(const graph::Graph& model, const PipelineOptions& op
   if (reorder) names.pop_back();
   const bool inplace = options.plan.liveness.inplace_depthwise || options.plan.liveness.inplace_elementwise;
   PathEnd end = follow_path(path_options(options, reorder, inplace), result.graph, names);
-  if (inplace) {  // step 5
+  if (inplace && other_path_can_differ(end, reorder)) {  // step 5
     PathEnd without = follow_path(path_options(options, reorder, false), result.graph, names);
     if (without.planned.best().peak_bytes < end.planned.best().peak_bytes) {
       PlanOptions with_inplace = options.plan;

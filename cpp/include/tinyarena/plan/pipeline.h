@@ -18,6 +18,8 @@
 //    ops allowed the path without them is followed too; when it ends lower,
 //    its graph and order are planned again with in-place ops (make_plan keeps
 //    each only where it does not raise the peak, never above that path's end).
+//    It is skipped when it cannot reach another graph or order (no rewrite
+//    found, and no reordering or only one order: other_path_can_differ).
 //
 // Limits: greedy and one pass; a rewrite rejected early is not retried after a
 // later one is kept, and at most kMaxSingleTrials rewrites are tried alone.
