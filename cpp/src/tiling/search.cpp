@@ -20,6 +20,7 @@ using liveness::BufferKind;
 struct Choice {
   int32_t begin = 0;
   int64_t peak = 0;        // bytes live during it
+  int64_t peak_inplace = 0;  // a plain op's: likewise, the op written over its input where that is lower
   int64_t extra_macs = 0;  // over the untiled ops
   int64_t own_bytes = 0;   // the segment's own buffers (rings or per-patch buffers, scratch)
   bool segment = false;
@@ -53,7 +54,7 @@ class Evaluator {
   Evaluator(const graph::Graph& graph, const SearchOptions& options)
       : graph_(graph), options_(options), facts_(graph) {
     liveness::LivenessOptions lo = options.tiling.plan.liveness;
-    for (const graph::Op& op : graph.ops)  // a plain tileable op is costed without in-place
+    for (const graph::Op& op : graph.ops)  // a tileable op's buffers are costed without in-place
       if (facts_.op(op.index).tileable) lo.not_inplace_ops.push_back(op.index);
     base_ = liveness::analyze_liveness(graph, lo, options.tiling.plan.order);
     align_ = options.tiling.plan.alignment;
@@ -62,17 +63,11 @@ class Evaluator {
     const size_t steps = base_.order.size();
     step_of_.assign(graph.ops.size(), -1);
     for (size_t s = 0; s < steps; ++s) step_of_[base_.order[s]] = static_cast<int32_t>(s);
-    // Per step: the live bytes (a difference array), and the bytes of the buffers (scratch
-    // aside) starting at or before it and ending before it, for crossing_bytes.
-    std::vector<int64_t> delta(steps + 1, 0);
+    // Per step: the bytes of the buffers (scratch aside) starting at or before it and ending
+    // before it, for crossing_bytes.
     born_by_.assign(steps + 1, 0);
     dead_by_.assign(steps + 1, 0);
     for (const auto& b : base_.buffers) {
-      const int32_t first = std::max(b.first, 0), last = std::min(b.last, static_cast<int32_t>(steps) - 1);
-      if (first <= last) {
-        delta[first] += aligned(b.size);
-        delta[last + 1] -= aligned(b.size);
-      }
       if (b.kind == BufferKind::Scratch) continue;
       if (b.first < 0 || b.last < b.first) {
         odd_.push_back(static_cast<int32_t>(&b - base_.buffers.data()));
@@ -81,8 +76,14 @@ class Evaluator {
       born_by_[std::min<size_t>(b.first, steps)] += aligned(b.size);
       dead_by_[std::min<size_t>(b.last + 1, steps)] += aligned(b.size);
     }
-    step_live_.assign(steps, 0);
-    for (size_t s = 0; s < steps; ++s) step_live_[s] = (s ? step_live_[s - 1] : 0) + delta[s];
+    step_live_ = live_per_step(base_);
+    // A plain op may write over its input (make_plan keeps that where it does not raise the
+    // peak). Its steps are costed both ways: without in-place ops, and at each step the lower
+    // of the two (optimistic: in place, the input's buffer lives on to the output's end).
+    step_live_inplace_ =
+        live_per_step(liveness::analyze_liveness(graph, options.tiling.plan.liveness, options.tiling.plan.order));
+    for (size_t s = 0; s < steps; ++s)
+      step_live_inplace_[s] = std::min(step_live_[s], s < step_live_inplace_.size() ? step_live_inplace_[s] : INT64_MAX);
     for (size_t s = 1; s <= steps; ++s) {
       born_by_[s] += born_by_[s - 1];
       dead_by_[s] += dead_by_[s - 1];
@@ -93,6 +94,7 @@ class Evaluator {
   bool scratch_planned() const { return options_.tiling.plan.liveness.scratch; }  // else no op's scratch counts
   bool tileable_step(size_t s) const { return facts_.op(base_.order[s]).tileable; }
   int64_t plain_peak(size_t s) const { return step_live_[s]; }
+  int64_t plain_peak_inplace(size_t s) const { return step_live_inplace_[s]; }
   int32_t op_at(size_t s) const { return base_.order[s]; }
 
   // Bytes of the untiled buffers (scratch aside) that cross steps [begin, end), except those
@@ -201,6 +203,19 @@ class Evaluator {
 
  private:
   int64_t aligned(int64_t bytes) const { return align_up(bytes, align_); }
+  // The aligned bytes of `live`'s buffers (scratch included) at each step (a difference array).
+  std::vector<int64_t> live_per_step(const liveness::Liveness& live) const {
+    const size_t steps = live.order.size();
+    std::vector<int64_t> delta(steps + 1, 0), bytes(steps, 0);
+    for (const auto& b : live.buffers) {
+      const int32_t first = std::max(b.first, 0), last = std::min(b.last, static_cast<int32_t>(steps) - 1);
+      if (first > last) continue;
+      delta[first] += aligned(b.size);
+      delta[last + 1] -= aligned(b.size);
+    }
+    for (size_t s = 0; s < steps; ++s) bytes[s] = (s ? bytes[s - 1] : 0) + delta[s];
+    return bytes;
+  }
   int64_t buffer_bytes(int32_t tensor) const { return base_.buffers[base_.tensor_buffer[tensor]].size; }
   static bool crosses(const liveness::LiveBuffer& b, int32_t begin, int32_t end) {
     return b.first <= end - 1 && b.last >= begin;
@@ -221,7 +236,8 @@ class Evaluator {
   GraphFacts facts_;
   liveness::Liveness base_;
   int64_t align_ = 1;
-  std::vector<int64_t> step_live_;
+  std::vector<int64_t> step_live_;          // per step, plain ops costed without in-place
+  std::vector<int64_t> step_live_inplace_;  // per step, the lower of that and with in-place ops
   std::vector<int64_t> born_by_;  // per step s: bytes of the buffers (scratch aside) with first step <= s
   std::vector<int64_t> dead_by_;  // per step s: bytes of the buffers (scratch aside) with first <= last < s
   std::vector<int32_t> odd_;      // buffers (scratch aside) with a negative first step or last before first
@@ -291,6 +307,44 @@ ParetoPoint planned_point(const graph::Graph& graph, std::vector<Segment> segmen
 
 }  // namespace
 
+// The estimates a plain op is costed by: without in-place ops, and the lower of with and without
+// at each step. Each keeps its own Pareto fronts over the same choices; both final fronts are planned.
+constexpr size_t kEstimates = 2;
+constexpr size_t kInplaceEstimate = 1;
+
+// The Pareto states at a position from the choices ending there and the fronts where they begin.
+std::vector<State> front_at(const std::vector<std::vector<State>>& fronts, const std::vector<Choice>& choices,
+                            double budget_extra, bool inplace_plain, int32_t max_front) {
+  std::vector<State> states;
+  for (size_t ci = 0; ci < choices.size(); ++ci) {
+    const Choice& c = choices[ci];
+    const int64_t peak = !c.segment && inplace_plain ? c.peak_inplace : c.peak;
+    const auto& before = fronts[c.begin];
+    for (size_t si = 0; si < before.size(); ++si) {
+      const int64_t extra = before[si].extra_macs + c.extra_macs;
+      if (static_cast<double>(extra) > budget_extra + 0.5) continue;
+      const int64_t tiled_ops = before[si].tiled_ops + static_cast<int64_t>(c.seg.ops.size());
+      states.push_back({std::max(before[si].peak, peak), extra, tiled_ops, static_cast<int32_t>(si),
+                        static_cast<int32_t>(ci)});
+    }
+  }
+  return pareto(std::move(states), max_front);
+}
+
+// The segments of the schedule that ends in state `index` of the front at position `n`.
+std::vector<Segment> segments_of(const std::vector<std::vector<State>>& fronts,
+                                 const std::vector<std::vector<Choice>>& choices, size_t n, int32_t index) {
+  std::vector<Segment> segments;
+  for (size_t end = n; end > 0;) {
+    const State& s = fronts[end][index];
+    const Choice& c = choices[end][s.choice];
+    if (c.segment) segments.insert(segments.begin(), c.seg);
+    index = s.prev_index;
+    end = static_cast<size_t>(c.begin);
+  }
+  return segments;
+}
+
 int32_t choose_point(const std::vector<ParetoPoint>& front, double max_mac_overhead, int64_t sram_limit) {
   int32_t lowest = -1;
   for (size_t i = 0; i < front.size(); ++i) {
@@ -317,8 +371,11 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
   int64_t plain_bound = 0;
   for (size_t s = 0; s < n; ++s) plain_bound = std::max(plain_bound, eval.plain_peak(s));
   std::vector<std::vector<Choice>> choices(n + 1);  // choices ending at each position
-  std::vector<std::vector<State>> fronts(n + 1);
-  fronts[0].push_back({0, 0, 0, -1, -1});
+  std::vector<std::vector<State>> fronts[kEstimates];  // per estimate, the Pareto states at each position
+  for (auto& front : fronts) {
+    front.resize(n + 1);
+    front[0].push_back({0, 0, 0, -1, -1});
+  }
   size_t run_begin = 0;  // the first step of the run of tileable steps ending at `end` - 1
   std::vector<int64_t> spans(options.stripe_rows.size(), kFirstSpan);  // per stripe height: steps a tail streams
   for (size_t end = 1; end <= n; ++end) {
@@ -329,6 +386,7 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
     Choice plain;
     plain.begin = static_cast<int32_t>(end - 1);
     plain.peak = eval.plain_peak(end - 1);
+    plain.peak_inplace = eval.plain_peak_inplace(end - 1);
     choices[end].push_back(plain);
     std::vector<int32_t> ops;
     bool rows_open = options.rows, patches_open = options.patches;
@@ -385,19 +443,8 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
       }
       patches_open = patches_open && (least_own == INT64_MAX || least_own < plain_bound);
     }
-    std::vector<State> states;
-    for (size_t ci = 0; ci < choices[end].size(); ++ci) {
-      const Choice& c = choices[end][ci];
-      const auto& before = fronts[c.begin];
-      for (size_t si = 0; si < before.size(); ++si) {
-        const int64_t extra = before[si].extra_macs + c.extra_macs;
-        if (static_cast<double>(extra) > budget_extra + 0.5) continue;
-        const int64_t tiled_ops = before[si].tiled_ops + static_cast<int64_t>(c.seg.ops.size());
-        states.push_back({std::max(before[si].peak, c.peak), extra, tiled_ops, static_cast<int32_t>(si),
-                          static_cast<int32_t>(ci)});
-      }
-    }
-    fronts[end] = pareto(std::move(states), options.max_front);
+    for (size_t e = 0; e < kEstimates; ++e)
+      fronts[e][end] = front_at(fronts[e], choices[end], budget_extra, e == kInplaceEstimate, options.max_front);
   }
 
   plan::Plan untiled = untiled_plan(graph, options.tiling.plan);
@@ -409,18 +456,14 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
   auto& not_inplace = untiled_options.plan.liveness.not_inplace_ops;
   not_inplace.insert(not_inplace.end(), untiled.inplace_declined.begin(), untiled.inplace_declined.end());
   std::vector<ParetoPoint> planned;
-  for (const State& final_state : fronts[n]) {
-    std::vector<Segment> segments;
-    size_t end = n;
-    int32_t index = static_cast<int32_t>(&final_state - fronts[n].data());
-    while (end > 0) {
-      const State& s = fronts[end][index];
-      const Choice& c = choices[end][s.choice];
-      if (c.segment) segments.insert(segments.begin(), c.seg);
-      index = s.prev_index;
-      end = static_cast<size_t>(c.begin);
+  std::vector<std::vector<Segment>> tried;
+  for (const auto& front : fronts) {
+    for (size_t i = 0; i < front[n].size(); ++i) {
+      std::vector<Segment> segments = segments_of(front, choices, n, static_cast<int32_t>(i));
+      if (std::find(tried.begin(), tried.end(), segments) != tried.end()) continue;  // both estimates chose it
+      tried.push_back(segments);
+      planned.push_back(planned_point(graph, std::move(segments), options.tiling));
     }
-    planned.push_back(planned_point(graph, std::move(segments), options.tiling));
   }
   // The untiled schedule (with every in-place op the estimate leaves out) is always a candidate.
   planned.push_back(planned_point(graph, {}, untiled_options));

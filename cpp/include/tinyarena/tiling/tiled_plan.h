@@ -30,6 +30,11 @@ struct Segment {
   int32_t stripe_rows = 1;                 // Rows: output rows per round
   int32_t patches_h = 2, patches_w = 2;    // Patches: the grid over the segment's output
   int32_t column_strips = 1;               // Rows: column strips the rounds run over (halos recomputed)
+
+  bool operator==(const Segment& other) const {
+    return ops == other.ops && mode == other.mode && stripe_rows == other.stripe_rows &&
+           patches_h == other.patches_h && patches_w == other.patches_w && column_strips == other.column_strips;
+  }
 };
 
 struct TilingOptions {
