@@ -101,7 +101,7 @@ LocalSearchResult local_search(const Problem& problem, LocalSearchOptions option
     FirstFit::State seeded = first_fit.start(std::move(order), budget);
     if (seeded.height() < best.height()) best = std::move(seeded);
   }
-  const int64_t bound = lower_bound_bytes(problem);
+  const int64_t bound = std::max(options.target_height, lower_bound_bytes(problem));
   SplitMix64 rng{options.seed};
   LocalSearchResult result;
   for (; best.height() > bound && (options.iterations <= 0 || result.iterations < options.iterations) && !budget.spent();

@@ -26,7 +26,7 @@ namespace tinyarena::allocation {
 // how much of its work.
 struct HeuristicPlan {
   Solution solution;
-  std::string method;     // "pin_repair" or "skyline"
+  std::string method;     // "pin_repair", "local_search" or "skyline"
   int64_t work_to_plan = 0;
 };
 
@@ -41,8 +41,12 @@ class HeuristicRace {
   // `target`, problem.h), half of what is left on each in turn, a plan of
   // the mirrored one counting once it meets `target` (mirrored back).
   // `problem` and `upside_down` must outlive the race.
+  // With `climb_around_pins` (the fixed-capacity search) and a pinned
+  // buffer, what is left after pin repair goes to hill climbing over
+  // first-fit orders (local_search.h) and the skyline search, each on the
+  // problem and on its mirror, in rounds of doubling work.
   HeuristicRace(const Problem& problem, WorkBudget& exact_budget, int64_t target,
-                const Problem* upside_down = nullptr);
+                const Problem* upside_down = nullptr, bool climb_around_pins = false);
   ~HeuristicRace();
   HeuristicRace(const HeuristicRace&) = delete;
   HeuristicRace& operator=(const HeuristicRace&) = delete;
@@ -61,11 +65,18 @@ class HeuristicRace {
 
  private:
   void search(const Problem& problem, const Problem* upside_down, WorkBudget budget, int64_t target);
+  void search_skylines(const Problem& problem, const Problem* upside_down, WorkBudget& budget, int64_t target);
+  void search_in_rounds(const Problem& problem, const Problem* upside_down, WorkBudget& budget, int64_t target);
+  void run_skyline(const Problem& side, const Problem* original, WorkBudget part, WorkBudget& budget, int64_t target);
+  void run_local_search(const Problem& side, const Problem* original, WorkBudget part, WorkBudget& budget,
+                        int64_t target);
+  bool open(const WorkBudget& budget, int64_t target) const;  // not past a line, no plan at the target yet
   void keep(const Solution& solution, const char* method, int64_t work_to_plan);
   void join();
 
   std::atomic<int64_t> exact_line_{WorkBudget::kUnlimited};      // the exact search stops past it
   std::atomic<int64_t> heuristic_line_{WorkBudget::kUnlimited};  // the second thread stops past it
+  const bool climb_around_pins_;
   HeuristicPlan plan_;
   std::exception_ptr error_;
   std::thread thread_;
