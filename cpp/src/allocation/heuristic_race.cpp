@@ -68,10 +68,13 @@ void HeuristicRace::search_skylines(const Problem& problem, const Problem* upsid
 // finds its plan after about twice the work it needs alone, times four.
 void HeuristicRace::search_in_rounds(const Problem& problem, const Problem* upside_down, WorkBudget& budget,
                                      int64_t target) {
+  uint64_t seed = 1;  // each round climbs from other moves: a trajectory stuck on a plateau is not repeated
   for (int64_t units = kFirstRoundWork; open(budget, target); units = units > WorkBudget::kUnlimited / 2 ? units : 2 * units) {
     for (const Problem* side : {&problem, upside_down}) {
-      if (side && open(budget, target)) run_local_search(*side, side == &problem ? nullptr : &problem, budget.slice(units), budget, target);
+      if (side && open(budget, target))
+        run_local_search(*side, side == &problem ? nullptr : &problem, budget.slice(units), budget, target, seed);
     }
+    ++seed;
     for (const Problem* side : {&problem, upside_down}) {
       if (side && open(budget, target)) run_skyline(*side, side == &problem ? nullptr : &problem, budget.slice(units), budget, target);
     }
@@ -93,8 +96,9 @@ void HeuristicRace::run_skyline(const Problem& side, const Problem* original, Wo
 }
 
 void HeuristicRace::run_local_search(const Problem& side, const Problem* original, WorkBudget part,
-                                     WorkBudget& budget, int64_t target) {
+                                     WorkBudget& budget, int64_t target, uint64_t seed) {
   LocalSearchOptions options;
+  options.seed = seed;
   options.iterations = 0;
   options.budget = part;
   options.target_height = target;

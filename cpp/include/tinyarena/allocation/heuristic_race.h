@@ -69,7 +69,7 @@ class HeuristicRace {
   void search_in_rounds(const Problem& problem, const Problem* upside_down, WorkBudget& budget, int64_t target);
   void run_skyline(const Problem& side, const Problem* original, WorkBudget part, WorkBudget& budget, int64_t target);
   void run_local_search(const Problem& side, const Problem* original, WorkBudget part, WorkBudget& budget,
-                        int64_t target);
+                        int64_t target, uint64_t seed);
   bool open(const WorkBudget& budget, int64_t target) const;  // not past a line, no plan at the target yet
   void keep(const Solution& solution, const char* method, int64_t work_to_plan);
   void join();
