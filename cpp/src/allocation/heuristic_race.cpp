@@ -104,6 +104,8 @@ void HeuristicRace::run_local_search(const Problem& side, const Problem* origina
   options.target_height = target;
   const int64_t before = budget.used();
   const LocalSearchResult found = local_search(side, options);
+  // A climb that ended past a line is not kept (where it stopped depends on when the line was set).
+  if (budget.units_to_line() < 0) return;
   const int64_t work = before + found.work;  // it stops once at the target: the work to that plan
   if (!original) keep(found.solution, "local_search", work);
   else if (found.solution.height <= target) keep(mirror_plan(*original, found.solution, target), "local_search", work);

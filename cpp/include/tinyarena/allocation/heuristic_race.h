@@ -1,5 +1,6 @@
-// The pin-repair (pin_repair.h) and skyline (skyline.h) searches on a second
-// thread, racing the exact search's other stages with a work budget of their
+// The pin-repair (pin_repair.h), skyline (skyline.h) and, for the
+// fixed-capacity search where a buffer is pinned, hill-climbing
+// (local_search.h) searches on a second thread, racing the exact search's other stages with a work budget of their
 // own, deterministically: of the two plans the lower wins, at equal height
 // the one complete after less work, then the exact search's -- the plan a run
 // of both one after the other would pick. A side whose plan nothing can beat
@@ -7,7 +8,7 @@
 // once past it: from there on it can no longer win. So a run takes about the
 // wall time of the side that wins, not of both. The second thread sees the
 // line inside a skyline construction too (its work is charged only when it
-// ends), skips the skyline search once pin repair ran past it, and a plan it
+// ends), skips the later searches once one ran past it, and a plan it
 // completes past the line never counts (how far past it got is timing).
 #pragma once
 

@@ -20,7 +20,10 @@ struct LocalSearchOptions {
   static constexpr double kDefaultSeconds = 0.1;
   WorkBudget budget{kDefaultSeconds};  // deterministic work (WorkBudget(0): none)
   uint64_t seed = 1;
-  int64_t target_height = 0;  // stop once a plan this low is found (0: the live-bytes lower bound)
+  // Stop once a plan this low is found (0: the live-bytes lower bound). With
+  // a target, a plan is judged by its bytes above it (summed over the
+  // buffers reaching past it) and a move takes a buffer reaching past it.
+  int64_t target_height = 0;
 };
 
 struct LocalSearchResult {
