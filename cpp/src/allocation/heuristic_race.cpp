@@ -68,16 +68,15 @@ void HeuristicRace::search_skylines(const Problem& problem, const Problem* upsid
 // finds its plan after about twice the work it needs alone, times four.
 void HeuristicRace::search_in_rounds(const Problem& problem, const Problem* upside_down, WorkBudget& budget,
                                      int64_t target) {
+  const auto original_of = [&](const Problem* side) { return side == &problem ? nullptr : &problem; };
   uint64_t seed = 1;  // each round climbs from other moves: a trajectory stuck on a plateau is not repeated
-  for (int64_t units = kFirstRoundWork; open(budget, target); units = units > WorkBudget::kUnlimited / 2 ? units : 2 * units) {
-    for (const Problem* side : {&problem, upside_down}) {
+  for (int64_t units = kFirstRoundWork; open(budget, target);
+       units = units > WorkBudget::kUnlimited / 2 ? units : 2 * units, ++seed) {
+    for (const Problem* side : {&problem, upside_down})
       if (side && open(budget, target))
-        run_local_search(*side, side == &problem ? nullptr : &problem, budget.slice(units), budget, target, seed);
-    }
-    ++seed;
-    for (const Problem* side : {&problem, upside_down}) {
-      if (side && open(budget, target)) run_skyline(*side, side == &problem ? nullptr : &problem, budget.slice(units), budget, target);
-    }
+        run_local_search(*side, original_of(side), budget.slice(units), budget, target, seed);
+    for (const Problem* side : {&problem, upside_down})
+      if (side && open(budget, target)) run_skyline(*side, original_of(side), budget.slice(units), budget, target);
   }
 }
 
@@ -95,6 +94,7 @@ void HeuristicRace::run_skyline(const Problem& side, const Problem* original, Wo
     keep(mirror_plan(*original, found.solution, target), "skyline", before + found.work_to_best);
 }
 
+// One climb of `side` (as run_skyline) from `seed`, aiming at `target`.
 void HeuristicRace::run_local_search(const Problem& side, const Problem* original, WorkBudget part,
                                      WorkBudget& budget, int64_t target, uint64_t seed) {
   LocalSearchOptions options;
