@@ -28,6 +28,8 @@ constexpr int64_t kRoundWork = 25;
 // the most sums kept (past that the room counts as fillable).
 constexpr int64_t kSubsetSumWork = 3;
 constexpr size_t kMaxSubsetSums = 256;
+// Work units per buffer of a section scanned for the bytes that fit below a pin.
+constexpr int64_t kScanWork = 2;
 // Work units per buffer and per pair of buffers live together that the
 // depth-first search's set-up lists (measured: 18-28 ns each on 150-20,000
 // buffers).
@@ -421,6 +423,16 @@ class Decision {
     const int64_t bottom = *p_.buffers[*pin].fixed_offset, room = bottom - floor_[k];
     const int64_t slack = capacity_ - floor_[k] - remaining_[k];
     if (room <= slack) return true;
+    // Enough bytes, none larger than the slack: adding them one by one, the
+    // first sum to reach room - slack overshoots it by less than the slack.
+    int64_t total = 0, largest = 0;
+    for (int32_t u : s_.members[k]) {
+      if (offset_[u] != kUnplaced || pinned(u) || earliest(u, at_least) + p_.buffers[u].size > bottom) continue;
+      total += p_.buffers[u].size, largest = std::max(largest, p_.buffers[u].size);
+    }
+    budget_.charge(kScanWork * static_cast<int64_t>(s_.members[k].size()));
+    if (total < room - slack) return false;
+    if (largest <= slack) return true;
     sums_.reset(room);
     for (int32_t u : s_.members[k]) {
       if (offset_[u] != kUnplaced || pinned(u) || earliest(u, at_least) + p_.buffers[u].size > bottom) continue;

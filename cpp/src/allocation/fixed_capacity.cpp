@@ -54,7 +54,9 @@ bool race_at_capacity(const Problem& problem, SearchBudget& search_budget, Probe
   if (mirrorable(problem, problem.capacity)) upside_down = mirrored(problem, problem.capacity);
   const Problem* turned = upside_down ? &*upside_down : nullptr;
   std::optional<HeuristicRace> race;
-  if (search_budget.work.remaining() >= kRaceWork) race.emplace(problem, search_budget.work, problem.capacity, turned);
+  constexpr bool kClimbAroundPins = true;  // where a buffer is pinned (heuristic_race.h)
+  if (search_budget.work.remaining() >= kRaceWork)
+    race.emplace(problem, search_budget.work, problem.capacity, turned, kClimbAroundPins);
   Solution plan = result.solution;
   const Outcome outcome = search_both_ways(problem, turned, budget, plan);
   if (outcome == Outcome::Found) result.solution = plan, result.method = "exact", result.work_to_plan = budget.work();

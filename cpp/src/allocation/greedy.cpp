@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -186,15 +187,22 @@ std::vector<int> lifetime_descending_order(const Problem& problem) {
   return descending_by(problem, [&](int i) { return std::make_pair(lifetime(problem.buffers[i]), problem.buffers[i].size); });
 }
 
+// Each buffer's peak is read from the steps where the live bytes change (the
+// one in effect at its first step, then those up to its last), not step by
+// step: trace time stamps spread lifetimes over millions of steps.
 std::vector<int> urgency_order(const Problem& problem) {
-  const std::vector<int64_t> live = live_bytes_per_step(problem);
-  return descending_by(problem, [&](int i) {
+  const std::vector<LiveChange> changes = live_bytes_changes(problem);
+  std::vector<int64_t> peak(problem.buffers.size(), 0);
+  for (size_t i = 0; i < problem.buffers.size(); ++i) {
     const Buffer& b = problem.buffers[i];
-    int64_t peak = 0;
-    for (int32_t t = std::max(b.first, 0); t <= b.last && t < static_cast<int32_t>(live.size()); ++t)
-      peak = std::max(peak, live[t]);
-    return std::make_pair(peak, b.size);
-  });
+    const int32_t first = std::max(b.first, 0);
+    if (b.last < first) continue;
+    auto it = std::upper_bound(changes.begin(), changes.end(), first,
+                               [](int32_t step, const LiveChange& c) { return step < c.step; });
+    if (it != changes.begin()) peak[i] = std::prev(it)->live;
+    for (; it != changes.end() && it->step <= b.last; ++it) peak[i] = std::max(peak[i], it->live);
+  }
+  return descending_by(problem, [&](int i) { return std::make_pair(peak[i], problem.buffers[i].size); });
 }
 
 Solution greedy_size_first_fit(const Problem& problem) {

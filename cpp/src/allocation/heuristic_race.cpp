@@ -1,14 +1,28 @@
 #include "tinyarena/allocation/heuristic_race.h"
 
+#include <algorithm>
+
+#include "tinyarena/allocation/local_search.h"
 #include "tinyarena/allocation/pin_repair.h"
 #include "tinyarena/allocation/skyline.h"
 
 namespace tinyarena::allocation {
 
+namespace {
+
 constexpr double kPinRepairShare = 0.5;  // of the second thread's budget, where a buffer is pinned
+constexpr int64_t kFirstRoundWork = 1 << 22;  // of each search in the first round of search_in_rounds
+
+bool any_pinned(const Problem& problem) {
+  return std::any_of(problem.buffers.begin(), problem.buffers.end(),
+                     [](const Buffer& b) { return b.fixed_offset.has_value() && b.size > 0; });
+}
+
+}  // namespace
 
 HeuristicRace::HeuristicRace(const Problem& problem, WorkBudget& exact_budget, int64_t target,
-                             const Problem* upside_down) {
+                             const Problem* upside_down, bool climb_around_pins)
+    : climb_around_pins_(climb_around_pins) {
   thread_ = std::thread([this, &problem, upside_down, budget = exact_budget.detached(), target]() mutable {
     budget.stop_past(&heuristic_line_);
     try {
@@ -29,23 +43,72 @@ void HeuristicRace::search(const Problem& problem, const Problem* upside_down, W
   // Without pins it finds nothing and spends nothing.
   const PinRepairResult repaired = pin_repair_search(problem, target, budget.share(kPinRepairShare));
   if (repaired.solution) keep(*repaired.solution, "pin_repair", budget.used());
-  const auto open = [&] { return !budget.spent() && (plan_.method.empty() || plan_.solution.height > target); };
+  if (climb_around_pins_ && any_pinned(problem))
+    search_in_rounds(problem, upside_down, budget, target);
+  else
+    search_skylines(problem, upside_down, budget, target);
+  if (plan_.solution.height <= target) exact_line_.store(plan_.work_to_plan);
+}
+
+bool HeuristicRace::open(const WorkBudget& budget, int64_t target) const {
+  return !budget.spent() && (plan_.method.empty() || plan_.solution.height > target);
+}
+
+// The skyline search, with `upside_down` half of the budget on each in turn.
+void HeuristicRace::search_skylines(const Problem& problem, const Problem* upside_down, WorkBudget& budget,
+                                    int64_t target) {
+  if (open(budget, target)) run_skyline(problem, nullptr, budget.share(upside_down ? 0.5 : 1.0), budget, target);
+  if (upside_down && open(budget, target)) run_skyline(*upside_down, &problem, budget.share(1.0), budget, target);
+}
+
+// Hill climbing over first-fit orders (local_search.h: first fit places each
+// buffer clear of every pin, where the skyline floor jumps over a pin and
+// wastes the room below it) and the skyline search, each on the problem and
+// on its mirror, in rounds of doubling work: whichever suits the instance
+// finds its plan after about twice the work it needs alone, times four.
+void HeuristicRace::search_in_rounds(const Problem& problem, const Problem* upside_down, WorkBudget& budget,
+                                     int64_t target) {
+  const auto original_of = [&](const Problem* side) { return side == &problem ? nullptr : &problem; };
+  uint64_t seed = 1;  // each round climbs from other moves: a trajectory stuck on a plateau is not repeated
+  for (int64_t units = kFirstRoundWork; open(budget, target);
+       units = units > WorkBudget::kUnlimited / 2 ? units : 2 * units, ++seed) {
+    for (const Problem* side : {&problem, upside_down})
+      if (side && open(budget, target))
+        run_local_search(*side, original_of(side), budget.slice(units), budget, target, seed);
+    for (const Problem* side : {&problem, upside_down})
+      if (side && open(budget, target)) run_skyline(*side, original_of(side), budget.slice(units), budget, target);
+  }
+}
+
+// One skyline search of `side` (the problem, or its mirror with `original`
+// the problem) with `part` of `budget`; its plan kept as the problem's.
+void HeuristicRace::run_skyline(const Problem& side, const Problem* original, WorkBudget part, WorkBudget& budget,
+                                int64_t target) {
   SkylineOptions options;
   options.target_height = target;
-  if (open()) {  // not past a line, no plan at the target yet
-    options.budget = budget.share(upside_down ? 0.5 : 1.0);
-    const int64_t before = budget.used();
-    const SkylineResult skyline = skyline_search(problem, options);
-    keep(skyline.solution, "skyline", before + skyline.work_to_best);
-  }
-  if (upside_down && open()) {
-    options.budget = budget.share(1.0);
-    const int64_t before = budget.used();
-    const SkylineResult turned = skyline_search(*upside_down, options);
-    if (turned.solution.height <= target)
-      keep(mirror_plan(problem, turned.solution, target), "skyline", before + turned.work_to_best);
-  }
-  if (plan_.solution.height <= target) exact_line_.store(plan_.work_to_plan);
+  options.budget = part;
+  const int64_t before = budget.used();
+  const SkylineResult found = skyline_search(side, options);
+  if (!original) keep(found.solution, "skyline", before + found.work_to_best);
+  else if (found.solution.height <= target)
+    keep(mirror_plan(*original, found.solution, target), "skyline", before + found.work_to_best);
+}
+
+// One climb of `side` (as run_skyline) from `seed`, aiming at `target`.
+void HeuristicRace::run_local_search(const Problem& side, const Problem* original, WorkBudget part,
+                                     WorkBudget& budget, int64_t target, uint64_t seed) {
+  LocalSearchOptions options;
+  options.seed = seed;
+  options.iterations = 0;
+  options.budget = part;
+  options.target_height = target;
+  const int64_t before = budget.used();
+  const LocalSearchResult found = local_search(side, options);
+  // A climb that ended past a line is not kept (where it stopped depends on when the line was set).
+  if (budget.units_to_line() < 0) return;
+  const int64_t work = before + found.work;  // it stops once at the target: the work to that plan
+  if (!original) keep(found.solution, "local_search", work);
+  else if (found.solution.height <= target) keep(mirror_plan(*original, found.solution, target), "local_search", work);
 }
 
 // A search's plan, found after `work_to_plan` units of this thread's work, if lower.

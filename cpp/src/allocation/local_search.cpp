@@ -89,6 +89,25 @@ int top_buffer(const Problem& p, const FirstFit::State& s, SplitMix64& rng) {
   return top.empty() ? -1 : top[rng.below(top.size())];
 }
 
+// Bytes above `line` summed over the buffers that reach past it (0: the
+// plan is within it): a measure that falls with every buffer brought down,
+// where the height falls only once the last one at the top is.
+int64_t bytes_above(const Problem& p, const FirstFit::State& s, int64_t line) {
+  int64_t above = 0;
+  for (size_t b = 0; b < p.buffers.size(); ++b) above += std::max<int64_t>(0, s.offsets[b] + p.buffers[b].size - line);
+  return above;
+}
+
+// A free buffer reaching past `line` placed after the first position, or -1.
+int buffer_above(const Problem& p, const FirstFit::State& s, int64_t line, SplitMix64& rng) {
+  std::vector<int> above;
+  for (size_t b = 0; b < p.buffers.size(); ++b)
+    if (!p.buffers[b].fixed_offset && p.buffers[b].size > 0 && s.offsets[b] + p.buffers[b].size > line &&
+        s.position[b] > 0)
+      above.push_back(static_cast<int>(b));
+  return above.empty() ? -1 : above[rng.below(above.size())];
+}
+
 }  // namespace
 
 LocalSearchResult local_search(const Problem& problem, LocalSearchOptions options) {
@@ -96,17 +115,28 @@ LocalSearchResult local_search(const Problem& problem, LocalSearchOptions option
   const Stopwatch clock;
   WorkBudget& budget = options.budget;
   const FirstFit first_fit(problem);
+  const int64_t bound = std::max(options.target_height, lower_bound_bytes(problem));
+  const bool targeted = options.target_height > 0;
+  const auto n = static_cast<int64_t>(problem.buffers.size());
+  // The measure a plan is judged by: its height, or with a target its bytes above it.
+  const auto measure = [&](const FirstFit::State& s) {
+    if (!targeted) return s.height();
+    budget.charge(n);
+    return bytes_above(problem, s, bound);
+  };
   FirstFit::State best = first_fit.start(size_descending_order(problem), budget);
+  int64_t best_measure = measure(best);
   for (auto order : {area_descending_order(problem), lifetime_descending_order(problem), urgency_order(problem)}) {
     FirstFit::State seeded = first_fit.start(std::move(order), budget);
-    if (seeded.height() < best.height()) best = std::move(seeded);
+    const int64_t seeded_measure = measure(seeded);
+    if (seeded_measure < best_measure) best = std::move(seeded), best_measure = seeded_measure;
   }
-  const int64_t bound = lower_bound_bytes(problem);
   SplitMix64 rng{options.seed};
   LocalSearchResult result;
   for (; best.height() > bound && (options.iterations <= 0 || result.iterations < options.iterations) && !budget.spent();
        ++result.iterations) {
-    const int culprit = top_buffer(problem, best, rng);
+    const int culprit = targeted ? buffer_above(problem, best, bound, rng) : top_buffer(problem, best, rng);
+    if (targeted) budget.charge(n);
     const size_t from = culprit >= 0 ? static_cast<size_t>(best.position[culprit]) : 0;
     if (from == 0) break;  // the top buffer goes first already: nothing to move
     // Move the culprit to an earlier position (it then gets an earlier pick of the gaps).
@@ -114,7 +144,8 @@ LocalSearchResult local_search(const Problem& problem, LocalSearchOptions option
     FirstFit::State trial = best;
     std::rotate(trial.order.begin() + to, trial.order.begin() + from, trial.order.begin() + from + 1);
     first_fit.decode(trial, to, budget);
-    if (trial.height() <= best.height()) best = std::move(trial);
+    const int64_t trial_measure = measure(trial);
+    if (trial_measure <= best_measure) best = std::move(trial), best_measure = trial_measure;
   }
   result.solution = Solution{best.offsets, best.height()};
   result.order = best.order;

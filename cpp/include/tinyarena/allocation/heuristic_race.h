@@ -1,5 +1,6 @@
-// The pin-repair (pin_repair.h) and skyline (skyline.h) searches on a second
-// thread, racing the exact search's other stages with a work budget of their
+// The pin-repair (pin_repair.h), skyline (skyline.h) and, for the
+// fixed-capacity search where a buffer is pinned, hill-climbing
+// (local_search.h) searches on a second thread, racing the exact search's other stages with a work budget of their
 // own, deterministically: of the two plans the lower wins, at equal height
 // the one complete after less work, then the exact search's -- the plan a run
 // of both one after the other would pick. A side whose plan nothing can beat
@@ -7,7 +8,7 @@
 // once past it: from there on it can no longer win. So a run takes about the
 // wall time of the side that wins, not of both. The second thread sees the
 // line inside a skyline construction too (its work is charged only when it
-// ends), skips the skyline search once pin repair ran past it, and a plan it
+// ends), skips the later searches once one ran past it, and a plan it
 // completes past the line never counts (how far past it got is timing).
 #pragma once
 
@@ -26,7 +27,7 @@ namespace tinyarena::allocation {
 // how much of its work.
 struct HeuristicPlan {
   Solution solution;
-  std::string method;     // "pin_repair" or "skyline"
+  std::string method;     // "pin_repair", "local_search" or "skyline"
   int64_t work_to_plan = 0;
 };
 
@@ -41,8 +42,12 @@ class HeuristicRace {
   // `target`, problem.h), half of what is left on each in turn, a plan of
   // the mirrored one counting once it meets `target` (mirrored back).
   // `problem` and `upside_down` must outlive the race.
+  // With `climb_around_pins` (the fixed-capacity search) and a pinned
+  // buffer, what is left after pin repair goes to hill climbing over
+  // first-fit orders (local_search.h) and the skyline search, each on the
+  // problem and on its mirror, in rounds of doubling work.
   HeuristicRace(const Problem& problem, WorkBudget& exact_budget, int64_t target,
-                const Problem* upside_down = nullptr);
+                const Problem* upside_down = nullptr, bool climb_around_pins = false);
   ~HeuristicRace();
   HeuristicRace(const HeuristicRace&) = delete;
   HeuristicRace& operator=(const HeuristicRace&) = delete;
@@ -61,11 +66,18 @@ class HeuristicRace {
 
  private:
   void search(const Problem& problem, const Problem* upside_down, WorkBudget budget, int64_t target);
+  void search_skylines(const Problem& problem, const Problem* upside_down, WorkBudget& budget, int64_t target);
+  void search_in_rounds(const Problem& problem, const Problem* upside_down, WorkBudget& budget, int64_t target);
+  void run_skyline(const Problem& side, const Problem* original, WorkBudget part, WorkBudget& budget, int64_t target);
+  void run_local_search(const Problem& side, const Problem* original, WorkBudget part, WorkBudget& budget,
+                        int64_t target, uint64_t seed);
+  bool open(const WorkBudget& budget, int64_t target) const;  // not past a line, no plan at the target yet
   void keep(const Solution& solution, const char* method, int64_t work_to_plan);
   void join();
 
   std::atomic<int64_t> exact_line_{WorkBudget::kUnlimited};      // the exact search stops past it
   std::atomic<int64_t> heuristic_line_{WorkBudget::kUnlimited};  // the second thread stops past it
+  const bool climb_around_pins_;
   HeuristicPlan plan_;
   std::exception_ptr error_;
   std::thread thread_;

@@ -3,7 +3,7 @@
 // area, lifetime, urgency); a move takes a buffer that reaches the top and
 // moves it earlier in the order (Vela's HillClimb idea), kept when the plan
 // gets no higher. Deterministic for a seed (own portable RNG); it stops at
-// the lower bound, after `iterations` moves or when the work budget is spent
+// the lower bound (or the target height), after `iterations` moves or when the work budget is spent
 // (a move costs about the buffers its first-fit decoding touches).
 #pragma once
 
@@ -20,6 +20,10 @@ struct LocalSearchOptions {
   static constexpr double kDefaultSeconds = 0.1;
   WorkBudget budget{kDefaultSeconds};  // deterministic work (WorkBudget(0): none)
   uint64_t seed = 1;
+  // Stop once a plan this low is found (0: the live-bytes lower bound). With
+  // a target, a plan is judged by its bytes above it (summed over the
+  // buffers reaching past it) and a move takes a buffer reaching past it.
+  int64_t target_height = 0;
 };
 
 struct LocalSearchResult {
