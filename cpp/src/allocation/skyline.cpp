@@ -16,43 +16,23 @@
 #include "tinyarena/common/random.h"
 #include "tinyarena/common/stopwatch.h"
 #include "tinyarena/common/work_budget.h"
+#include "skyline_pick.h"
 
 namespace tinyarena::allocation {
 namespace {
 
+using skyline::Key;
+using skyline::Pick;
+
 constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
 constexpr int64_t kStepWork = 5;  // work units per step and buffer a pass over the floor touches
 constexpr int64_t kRoomWork = 3;  // work units per node (and size) of the search of a room below a pin
-
-using Key = std::array<int64_t, 4>;  // candidate rank, larger is better, compared in order
 
 // How a step's candidates are ranked (the first entry that differs decides).
 enum class SkylineRule {
   kFillsRun,  // touches both ends of the run / one end, top level with a neighbour, no alignment waste, largest
   kLongest,   // no alignment waste, longest lifetime, largest (Sekiyama et al.)
   kLargest,   // no alignment waste, largest, longest lifetime
-};
-
-// The best and runner-up of the offered candidates.
-struct Pick {
-  size_t best = SIZE_MAX, second = SIZE_MAX;
-  Key best_key{}, second_key{};
-
-  void offer(size_t index, const Key& key) {
-    if (best == SIZE_MAX || key > best_key) {
-      second = best, second_key = best_key;
-      best = index, best_key = key;
-    } else if (second == SIZE_MAX || key > second_key) {
-      second = index, second_key = key;
-    }
-  }
-
-  // The best, or with probability `noise` the runner-up; `none` if nothing was offered.
-  size_t choice(size_t none, double noise, SplitMix64& rng) const {
-    if (best == SIZE_MAX) return none;
-    if (noise > 0 && second != SIZE_MAX && static_cast<double>(rng.next() >> 11) * 0x1.0p-53 < noise) return second;
-    return best;
-  }
 };
 
 // Where a construction's search stops (its work counted from `base`, the
@@ -94,7 +74,8 @@ class Skyline {
         for (int32_t t = from_[i]; t < to_[i]; ++t) live.emplace_back(t, static_cast<int>(i));
       }
     }
-    starts_ = FlatLists<int>(steps_ + 1, starts), ends_ = FlatLists<int>(steps_ + 1, ends);
+    starts_ = FlatLists<int>(steps_ + 1, starts);
+    ends_ = FlatLists<int>(steps_ + 1, ends);
     live_ = FlatLists<int>(steps_, live);
     forward_.assign(steps_ + 1, 0), backward_.assign(steps_ + 1, 0);
     demand_.assign(steps_ + 1, 0), cover_.assign(steps_ + 1, 0);
