@@ -77,7 +77,8 @@ class Skyline {
     starts_ = FlatLists<int>(steps_ + 1, starts);
     ends_ = FlatLists<int>(steps_ + 1, ends);
     live_ = FlatLists<int>(steps_, live);
-    forward_.assign(steps_ + 1, 0), backward_.assign(steps_ + 1, 0);
+    forward_.assign(steps_ + 1, 0);
+    backward_.assign(steps_ + 1, 0);
     demand_.assign(steps_ + 1, 0), cover_.assign(steps_ + 1, 0);
     // Ascending offsets: one pass lifts the floor over stacked pins.
     std::sort(pins_.begin(), pins_.end(),
