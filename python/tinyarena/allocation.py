@@ -316,6 +316,13 @@ def zero_slack_problem(n, capacity=1 << 20, steps=None, seed=0, aligned=False, p
         raise ValueError(f"grid {grid} must be >= 1 and divide the capacity {capacity}")
     rects = (_nested_cuts if nested else _sweep_cuts)(rng, n, steps, capacity, grid)
     rng.shuffle(rects)
+    return Problem(_cut_buffers(rng, rects, aligned, pinned)), np.array([r[2] for r in rects], dtype=np.int64)
+
+
+def _cut_buffers(rng, rects, aligned, pinned, step_time=lambda t: t):
+    """One buffer per rectangle (t0, t1, a0, a1): steps [t0, t1) (as times ``step_time``), bytes
+    [a0, a1); aligned to a power of two dividing a0 (at most 64) when ``aligned``, pinned at a0
+    with probability ``pinned``."""
     buffers = []
     for i, (t0, t1, a0, a1) in enumerate(rects):
         alignment = 1
@@ -323,8 +330,9 @@ def zero_slack_problem(n, capacity=1 << 20, steps=None, seed=0, aligned=False, p
             largest = 64 if a0 == 0 else min(64, a0 & -a0)
             alignment = rng.choice([a for a in (1, 2, 4, 8, 16, 32, 64) if a <= largest])
         fixed = a0 if rng.random() < pinned else None
-        buffers.append(Buffer(a1 - a0, t0, t1 - 1, alignment=alignment, fixed_offset=fixed, name=str(i)))
-    return Problem(buffers), np.array([r[2] for r in rects], dtype=np.int64)
+        buffers.append(Buffer(a1 - a0, step_time(t0), step_time(t1) - 1, alignment=alignment, fixed_offset=fixed,
+                              name=str(i)))
+    return buffers
 
 
 def _trace_cuts(rng, n, steps, capacity, grid, min_size):
@@ -393,12 +401,5 @@ def slack_problem(n, capacity=1 << 20, seed=0, aligned=False, pinned=0.0, horizo
         raise ValueError(f"no slack instance of {n} buffers found from seed {seed}")
     rng.shuffle(rects)
     times = sorted(rng.sample(range(horizon), steps + 1))
-    buffers = []
-    for i, (t0, t1, a0, a1) in enumerate(rects):
-        alignment = 1
-        if aligned:
-            largest = 64 if a0 == 0 else min(64, a0 & -a0)
-            alignment = rng.choice([a for a in (1, 2, 4, 8, 16, 32, 64) if a <= largest])
-        fixed = a0 if rng.random() < pinned else None
-        buffers.append(Buffer(a1 - a0, times[t0], times[t1] - 1, alignment=alignment, fixed_offset=fixed, name=str(i)))
+    buffers = _cut_buffers(rng, rects, aligned, pinned, times.__getitem__)
     return Problem(buffers, capacity), np.array([r[2] for r in rects], dtype=np.int64)

@@ -137,14 +137,9 @@ void try_skyline(const Problem& problem, ProbeBudget& budget, double share, Exac
 }
 
 ExactResult search_exact(const Problem& problem, SearchBudget search_budget, const Solution* start) {
-  check_pins(problem);
   const Stopwatch clock;
   ProbeBudget budget(search_budget);
-  ExactResult result;
-  result.method = "start";
-  result.solution = start ? *start : best_greedy_plan(problem, result.method);
-  if (!validate(Problem{problem.buffers, 0}, result.solution).empty())
-    throw std::invalid_argument("the starting plan given to the exact solver is not valid");
+  ExactResult result = starting_result(problem, start, "exact solver");
   std::optional<CapacityProber> prober;              // built at the first probe (the nested-cut search often ends it first)
   int64_t lo = lower_bound_with_pins(problem);  // proven: nothing lower fits
   int64_t open = lo;                        // lowest capacity not given up on

@@ -71,14 +71,9 @@ bool race_at_capacity(const Problem& problem, SearchBudget& search_budget, Probe
 
 ExactResult search_fixed_capacity(const Problem& problem, SearchBudget search_budget, const Solution* start) {
   if (problem.capacity <= 0) throw std::invalid_argument("the fixed-capacity search needs a capacity above 0");
-  check_pins(problem);
   const Stopwatch clock;
   ProbeBudget budget(search_budget);
-  ExactResult result;
-  result.method = "start";
-  result.solution = start ? *start : best_greedy_plan(problem, result.method);
-  if (!validate(Problem{problem.buffers, 0}, result.solution).empty())
-    throw std::invalid_argument("the starting plan given to the fixed-capacity search is not valid");
+  ExactResult result = starting_result(problem, start, "fixed-capacity search");
   const int64_t bound = lower_bound_with_pins(problem);
   bool refuted = bound > problem.capacity;
   if (!refuted && result.solution.height > problem.capacity)

@@ -1,8 +1,23 @@
 #include "tinyarena/allocation/search_result.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "tinyarena/allocation/greedy.h"
+#include "tinyarena/allocation/validator.h"
 
 namespace tinyarena::allocation {
+
+ExactResult starting_result(const Problem& problem, const Solution* start, const char* search) {
+  check_pins(problem);
+  ExactResult result;
+  result.method = "start";
+  result.solution = start ? *start : best_greedy_plan(problem, result.method);
+  if (!validate(Problem{problem.buffers, 0}, result.solution).empty())
+    throw std::invalid_argument(std::string("the starting plan given to the ") + search + " is not valid");
+  return result;
+}
 
 void take_race_plan(HeuristicRace& race, ExactResult& result) {
   if (!race.heuristic_wins(result.solution.height, result.work_to_plan)) return;

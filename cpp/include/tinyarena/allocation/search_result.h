@@ -1,6 +1,6 @@
 // What the exact (exact.h) and fixed-capacity (fixed_capacity.h) searches do
-// alike once their search ends: take the racing heuristics' plan if it won,
-// and fill the result's bound, flags and counters.
+// alike: start from a checked plan; once their search ends, take the racing
+// heuristics' plan if it won, and fill the result's bound, flags and counters.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,10 @@
 #include "tinyarena/common/stopwatch.h"
 
 namespace tinyarena::allocation {
+
+// A result holding `start` (checked: std::invalid_argument naming `search` when it is not a
+// valid plan), or the best greedy plan when `start` is null; the pins checked first.
+ExactResult starting_result(const Problem& problem, const Solution* start, const char* search);
 
 // `result` takes the race's plan, method and work when the race says it wins.
 void take_race_plan(HeuristicRace& race, ExactResult& result);
