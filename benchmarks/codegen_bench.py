@@ -17,6 +17,7 @@ stack is the harness's high-water mark of one run.
 """
 
 import argparse
+import contextlib
 import pathlib
 import re
 import subprocess
@@ -49,6 +50,15 @@ def build_plugin(work):
     plugin = work / "libinsn_count.so"
     run(["gcc", "-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-o", str(plugin), str(PLUGIN_SOURCE)])
     return plugin
+
+
+@contextlib.contextmanager
+def workspace(keep, prefix):
+    """(work folder, instruction-count plugin built there): ``keep`` if given, else a temporary folder."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        work = keep or pathlib.Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        yield work, build_plugin(work)
 
 
 def build(out_dir, cflags, runs, target=TARGET):
@@ -122,10 +132,7 @@ def main():
     print("| model | MACs | build | instructions | instr/MAC | invoke body | flash (text) B | RAM (data+bss) B "
           "| arena B | of which scratch B | stack B | arena + stack B |")
     print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    with tempfile.TemporaryDirectory(prefix="tinyarena-bench-") as tmp:
-        work = args.work or pathlib.Path(tmp)
-        work.mkdir(parents=True, exist_ok=True)
-        plugin = build_plugin(work)
+    with workspace(args.work, "tinyarena-bench-") as (work, plugin):
         for path in paths:
             plan, results = bench_model(path, work, plugin)
             scratch = max((b.size for b in plan.buffers if b.kind == "scratch"), default=0)

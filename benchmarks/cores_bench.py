@@ -18,14 +18,13 @@ included), the arena the size of ``ta_arena`` in the linked image.
 
 import argparse
 import pathlib
-import tempfile
 
 import tinyarena
 from tinyarena.boards import QEMU_MACHINES
 from tinyarena.codegen import compile as compile_model
 
 from bench_paths import MODELS_DIR
-from codegen_bench import bench_inputs, build_plugin, measure
+from codegen_bench import bench_inputs, measure, workspace
 
 DEFAULT_MODELS = ("hello_world_int8", "ad01_int8", "kws_ref_model", "vww_96_int8")
 # The kernels each target's compiler selects: no DSP extension on the M3; Helium (MVE) on the M55
@@ -72,10 +71,7 @@ def main():
     print("| model | MACs | target (board) | kernels | instructions | instr/MAC | vs portable | flash (text) B "
           "| vs portable | arena B | vs portable |")
     print("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|")
-    with tempfile.TemporaryDirectory(prefix="tinyarena-cores-") as tmp:
-        work = args.work or pathlib.Path(tmp)
-        work.mkdir(parents=True, exist_ok=True)
-        plugin = build_plugin(work)
+    with workspace(args.work, "tinyarena-cores-") as (work, plugin):
         for path in paths:
             plan, results = bench_model(path, args.targets, work, plugin)
             for target, (native, portable) in results.items():
