@@ -3,7 +3,8 @@
 `build_library(out_dir, variant)` compiles every `cpp/kernels/src/*.c` (and `simd_probe.c`,
 which tells whether that build runs the SIMD paths) with the host gcc into a shared object;
 `Kernels(path)` loads it and exposes the structs of `tinyarena_kernels.h` (mirrored field by
-field below -- keep them in sync with the header) and typed functions.
+field below; `MIRRORED_STRUCTS` names each one's C struct, whose size a test checks against the
+header's) and typed functions.
 
 Variants:
   "portable" -- the plain C path (what a core without the DSP extension runs).
@@ -139,6 +140,16 @@ class ResizeParams(C.Structure):
     _fields_ = _fields("batches", "in_h", "in_w", "channels", "out_h", "out_w", "align_corners", "half_pixel_centers")
 
 
+MIRRORED_STRUCTS = {
+    ConvParams: "ta_conv_params", DwConvParams: "ta_dwconv_params", FcParams: "ta_fc_params",
+    PoolParams: "ta_pool_params", BinaryParams: "ta_binary_params", SoftmaxParams: "ta_softmax_params",
+    RequantParams: "ta_requant_params", HardSwishParams: "ta_hard_swish_params", MeanParams: "ta_mean_params",
+    PadParams: "ta_pad_params", ConcatParams: "ta_concat_params", SplitParams: "ta_split_params",
+    TransposeParams: "ta_transpose_params", SliceParams: "ta_slice_params", ResizeParams: "ta_resize_params",
+}
+"""Each ctypes mirror and the C struct of tinyarena_kernels.h it copies."""
+
+
 def ptr(arr: np.ndarray, ctype):
     """Pointer to a C-contiguous numpy array (None for None)."""
     if arr is None:
@@ -191,6 +202,7 @@ class Kernels:
             "ta_pack_dw_weights_s16_bytes": [i32, i32, i32],
             "ta_pack_dw_weights_s16": [P8, i32, i32, i32, P16],
             "ta_test_simd_enabled": [],
+            "ta_test_struct_bytes": [C.c_char_p],
         }
         for name, args in sig.items():
             fn = getattr(lib, name)

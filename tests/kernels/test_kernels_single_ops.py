@@ -8,8 +8,10 @@ per pixel), a quarter run in place (depthwise in place; ADD/MUL with the output 
 The SIMD conv runs on doubled packed weights (as generated code) and once more on single ones.
 """
 
-import pytest
+import ctypes
 
+import pytest
+from ckernels import MIRRORED_STRUCTS
 from model_ops import run_model
 from runner import compare
 from single_op_cases import FAMILIES, PIPELINE_ONLY, all_cases, make_case
@@ -33,3 +35,13 @@ def test_single_op_bit_exact(kernel_libs, family, i):
 
 def test_case_count():
     assert len(CASES) >= 500
+
+
+@pytest.mark.parametrize("variant", ["portable", "simd"])
+def test_ctypes_mirrors_have_the_sizes_of_the_header_structs(kernel_libs, variant):
+    """ckernels.py copies the parameter structs by hand: each copy is as large as the C struct
+    (a field added, dropped or retyped in the header changes its size)."""
+    lib = kernel_libs[variant]
+    sizes = {c_name: lib.ta_test_struct_bytes(c_name.encode()) for c_name in MIRRORED_STRUCTS.values()}
+    assert all(sizes.values()), sizes  # every name is known to the probe
+    assert {c_name: ctypes.sizeof(mirror) for mirror, c_name in MIRRORED_STRUCTS.items()} == sizes
