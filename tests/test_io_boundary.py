@@ -13,6 +13,7 @@ from tinyarena import builder, tiling, transforms
 from tinyarena.builder import ModelBuilder
 from tinyarena.builder.boundary import model_input, model_output
 from tinyarena.cli import main
+from tinyarena.interchange import model_with_offline_plan
 from tinyarena.verify import verify
 
 
@@ -89,8 +90,32 @@ def test_plan_takes_the_interface_and_reports_it():
 # ------------------------------------------------------------------- in place and streaming
 
 
+def test_float_io_stays_in_the_callers_arrays(tmp_path):
+    data = small_cnn(float_io=True)
+    plan = tinyarena.plan(data, transforms="none")
+    live, graph = plan.liveness, plan.graph
+    float_input, float_output = graph.inputs[0], graph.outputs[0]
+    assert live.caller_tensors == (float_input, float_output)
+    assert live.tensor_buffer[float_input] == -1 and live.tensor_buffer[float_output] == -1
+    assert 0 not in live.inplace_ops  # the QUANTIZE cannot write into the caller's input
+    # The arena holds what the int8 interface holds: the int8 copy of the input, never the floats.
+    assert plan.peak_bytes == tinyarena.plan(data, transforms="none", io="int8").peak_bytes
+    held = tinyarena.plan(data, transforms="none", caller_float_io=False)
+    assert held.liveness.caller_tensors == () and held.peak_bytes > plan.peak_bytes
+    tinyarena.codegen.compile(plan, tmp_path, target="host", name="m")
+    c = (tmp_path / "model.c").read_text()
+    assert "memcpy" not in c.split("_invoke(")[1]  # nothing copied in or out
+    assert "(float *)(input0 + 0)" in c and "(float *)(output0 + 0)" in c
+
+
+def test_an_offline_plan_needs_the_float_io_in_the_arena():
+    data = small_cnn(float_io=True)
+    with pytest.raises(ValueError, match="caller_float_io=False"):
+        model_with_offline_plan(tinyarena.plan(data, transforms="none", inplace=False))
+
+
 def test_the_input_quantize_runs_in_place():
-    plan = tinyarena.plan(small_cnn(float_io=True), transforms="none")
+    plan = tinyarena.plan(small_cnn(float_io=True), transforms="none", caller_float_io=False)
     live, graph = plan.liveness, plan.graph
     assert 0 in live.inplace_ops
     quantize_in, quantize_out = graph.ops[0].inputs[0], graph.ops[0].outputs[0]
@@ -98,7 +123,7 @@ def test_the_input_quantize_runs_in_place():
     assert live.tensor_offset[quantize_out] == live.tensor_offset[quantize_in]  # the int8 copy starts the float input
     assert live.buffers[live.tensor_buffer[quantize_in]].size == graph.tensors[quantize_in].byte_size
     assert len(graph.ops) - 1 not in live.inplace_ops  # a DEQUANTIZE's float output is 4x its input
-    no_inplace = tinyarena.plan(small_cnn(float_io=True), transforms="none", inplace=False)
+    no_inplace = tinyarena.plan(small_cnn(float_io=True), transforms="none", inplace=False, caller_float_io=False)
     assert 0 not in no_inplace.liveness.inplace_ops and plan.peak_bytes < no_inplace.peak_bytes
 
 

@@ -15,13 +15,15 @@ void bind_liveness(py::module_& m) {
   using liveness::Liveness;
   using liveness::LivenessOptions;
   py::class_<LivenessOptions>(m, "LivenessOptions")
-      .def(py::init([](bool inplace_depthwise, bool inplace_elementwise, bool scratch) {
-             return LivenessOptions{inplace_depthwise, inplace_elementwise, scratch};
+      .def(py::init([](bool inplace_depthwise, bool inplace_elementwise, bool scratch, bool caller_float_io) {
+             return LivenessOptions{inplace_depthwise, inplace_elementwise, scratch, caller_float_io};
            }),
-           py::arg("inplace_depthwise") = true, py::arg("inplace_elementwise") = true, py::arg("scratch") = true)
+           py::arg("inplace_depthwise") = true, py::arg("inplace_elementwise") = true, py::arg("scratch") = true,
+           py::arg("caller_float_io") = true)
       .def_readonly("inplace_depthwise", &LivenessOptions::inplace_depthwise)
       .def_readonly("inplace_elementwise", &LivenessOptions::inplace_elementwise)
-      .def_readonly("scratch", &LivenessOptions::scratch);
+      .def_readonly("scratch", &LivenessOptions::scratch)
+      .def_readonly("caller_float_io", &LivenessOptions::caller_float_io);
   py::class_<LiveBuffer>(m, "LiveBuffer", "An activation or scratch buffer and its inclusive lifetime in steps.")
       .def_readonly("name", &LiveBuffer::name)
       .def_property_readonly("kind", [](const LiveBuffer& b) {
@@ -44,6 +46,9 @@ void bind_liveness(py::module_& m) {
       .def_property_readonly("tensor_offset", [](const Liveness& l) { return readonly_array(l.tensor_offset); },
                              "Bytes from each tensor's buffer start to the tensor (placed slices), else 0.")
       .def_property_readonly("inplace_ops", [](const Liveness& l) { return py::tuple(py::cast(l.inplace_ops)); })
+      .def_property_readonly("caller_tensors", [](const Liveness& l) { return py::tuple(py::cast(l.caller_tensors)); },
+                             "Model inputs/outputs left in the caller's arrays (float I/O read by QUANTIZE, "
+                             "written by DEQUANTIZE): no buffer.")
       .def("__repr__", [](const Liveness& l) {
         return "<Liveness " + std::to_string(l.buffers.size()) + " buffers over " + std::to_string(l.order.size()) +
                " steps, " + std::to_string(l.inplace_ops.size()) + " in-place ops>";

@@ -394,8 +394,8 @@ def _make_plan(args, run, scratch=True):
                   scratch=scratch, transforms="none" if offline else args.transforms, seconds=args.seconds,
                   target=args.target, io=args.io, input_layout=args.input_layout)
     if args.tiling == "none":
-        with run.stage("plan"):
-            run.plan = make_plan(args.model, **common)
+        with run.stage("plan"):  # TFLite Micro's offline plan places the float I/O in its arena too
+            run.plan = make_plan(args.model, **common, caller_float_io=not getattr(args, "write_offline_plan", None))
         return run.plan, None
     from .tiling import search
 

@@ -45,6 +45,9 @@ def model_with_offline_plan(plan):
     if len(plan.liveness.inplace_ops):
         raise ValueError("TFLite Micro's kernels do not run in place: make the plan with inplace=False "
                          "(CLI: --no-inplace) to write an offline plan")
+    if len(plan.liveness.caller_tensors):
+        raise ValueError("TFLite Micro holds float inputs and outputs in its arena: make the plan with "
+                         "caller_float_io=False to write an offline plan")
     return _core.model_with_offline_plan(plan.graph, plan.core)
 
 

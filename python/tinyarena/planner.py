@@ -204,7 +204,7 @@ class Plan:
 
 
 def plan_options(sram=None, alignment=16, allocator="auto", inplace=True, scratch=True, order=None, seconds=0.3,
-                 target="cortex-m4"):
+                 target="cortex-m4", caller_float_io=True):
     """The core ``PlanOptions`` for these arguments (checked)."""
     sram_limit = parse_limit(sram) if sram is not None else 0
     if seconds < 0:
@@ -212,7 +212,8 @@ def plan_options(sram=None, alignment=16, allocator="auto", inplace=True, scratc
     return _core.PlanOptions(
         alignment=check_alignment(alignment),
         allocator=allocator,
-        liveness=_core.LivenessOptions(inplace_depthwise=inplace, inplace_elementwise=inplace, scratch=scratch),
+        liveness=_core.LivenessOptions(inplace_depthwise=inplace, inplace_elementwise=inplace, scratch=scratch,
+                                       caller_float_io=caller_float_io),
         sram_limit=sram_limit,
         order=list(order or []),
         allocation_seconds=float(seconds),
@@ -234,6 +235,7 @@ def plan(
     target="cortex-m4",
     io="model",
     input_layout="model",
+    caller_float_io=True,
 ):
     """Plan the SRAM of ``model`` (a path, bytes or ``Graph``) and return a :class:`Plan`.
 
@@ -270,10 +272,13 @@ def plan(
       each float32 input and the DEQUANTIZE of each output, so the model takes and gives the int8
       tensors (``tinyarena.transforms.io_boundary``; ``plan.interface`` lists what went).
     - ``input_layout``: ``"model"``, or ``"nhwc"`` to drop the TRANSPOSE of an NCHW input to NHWC.
+    - ``caller_float_io``: a float32 input that only QUANTIZE ops read, and a float32 output a
+      DEQUANTIZE writes, stay in the caller's arrays (the invoke arguments), outside the arena
+      (``plan.liveness.caller_tensors``); False holds them in the arena, as TFLite Micro does.
     Op indices (``order``, the report) are those of the graph after ``io`` and ``input_layout``.
     """
     interface = interface_options(io, input_layout)
-    options = plan_options(sram, alignment, allocator, inplace, scratch, order, seconds, target)
+    options = plan_options(sram, alignment, allocator, inplace, scratch, order, seconds, target, caller_float_io)
     names = parse_transforms(() if order and transforms is None else transforms)
     core_options = _core.PipelineOptions(plan=options, int8_io=interface.int8_io, nhwc_input=interface.nhwc_input,
                                          transforms=list(names), force_reorder=bool(reorder))

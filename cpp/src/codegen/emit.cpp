@@ -189,13 +189,14 @@ std::string model_c(const Program& program) {
   for (const KernelCall& call : program.calls) emit_call_data(out, call);
   out << "\n" << invoke_signature(program) << " {\n";
   for (size_t i = 0; i < program.inputs.size(); ++i)
-    if (!program.inputs[i].streamed)
+    if (!program.inputs[i].streamed && !program.inputs[i].tensor.in_caller_array)
       out << "  memcpy(" << arena_address(program.inputs[i].tensor) << ", input" << i << ", "
           << program.inputs[i].tensor.bytes << ");\n";
   for (const KernelCall& call : program.calls) emit_call(out, program, call);
   for (size_t i = 0; i < program.outputs.size(); ++i)
-    out << "  memcpy(output" << i << ", " << arena_address(program.outputs[i].tensor) << ", "
-        << program.outputs[i].tensor.bytes << ");\n";
+    if (!program.outputs[i].tensor.in_caller_array)
+      out << "  memcpy(output" << i << ", " << arena_address(program.outputs[i].tensor) << ", "
+          << program.outputs[i].tensor.bytes << ");\n";
   out << "}\n";
   return out.str();
 }

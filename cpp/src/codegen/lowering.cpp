@@ -109,10 +109,27 @@ LoweringContext::LoweringContext(const graph::Graph& graph, const plan::Plan& pl
       scratch_buffer_of_op_[plan.liveness.buffers[b].op] = static_cast<int32_t>(b);
 }
 
+namespace {
+
+// "input<i>" / "output<i>": the invoke argument holding model tensor `index`, "" if none.
+std::string caller_array(const graph::Graph& graph, const liveness::Liveness& liveness, int32_t index) {
+  const auto& held = liveness.caller_tensors;
+  if (!std::binary_search(held.begin(), held.end(), index)) return "";
+  for (const auto* io : {&graph.inputs, &graph.outputs}) {
+    const auto at = std::find(io->begin(), io->end(), index);
+    if (at != io->end()) return (io == &graph.inputs ? "input" : "output") + std::to_string(at - io->begin());
+  }
+  return "";
+}
+
+}  // namespace
+
 TensorRef LoweringContext::tensor(int32_t index) const {
+  const graph::Tensor& t = graph_.tensors.at(index);
+  const std::string caller = caller_array(graph_, plan_.liveness, index);
+  if (!caller.empty()) return TensorRef{index, caller, 0, t.byte_size.value_or(0), c_type_of(t), true};
   const int32_t buffer = index >= 0 ? plan_.liveness.tensor_buffer[index] : -1;
   if (buffer < 0) throw UnsupportedError("tensor " + std::to_string(index) + " has no planned buffer");
-  const graph::Tensor& t = graph_.tensors[index];
   const BufferLocation& at = locations_[buffer];
   return TensorRef{index, at.arena, at.offset + plan_.liveness.tensor_offset[index], t.byte_size.value_or(0),
                    c_type_of(t)};
@@ -157,8 +174,11 @@ KernelCall start_call(const LoweringContext& context, const graph::Op& op, const
   call.op_index = op.index;
   call.op_type = op.type;
   call.kernel_source = kernel_source;
-  for (int32_t t : op.outputs)  // a channel slice is not contiguous: not traced
-    if (t >= 0 && context.pix_stride(t) == 0) call.outputs.push_back(context.tensor(t));
+  for (int32_t t : op.outputs) {  // a channel slice is not contiguous, a caller's array not in an arena: not traced
+    if (t < 0 || context.pix_stride(t) != 0) continue;
+    const TensorRef ref = context.tensor(t);
+    if (!ref.in_caller_array) call.outputs.push_back(ref);
+  }
   return call;
 }
 

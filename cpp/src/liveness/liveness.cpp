@@ -18,7 +18,7 @@ using graph::StorageGroups;
 using graph::Tensor;
 
 constexpr int32_t kAdd = 0, kDepthwiseConv2D = 4, kLogistic = 14, kMul = 18, kRelu = 19,
-                  kRelu6 = 21, kTanh = 28, kQuantize = 114, kHardSwish = 117;
+                  kRelu6 = 21, kTanh = 28, kQuantize = 114, kHardSwish = 117, kDequantize = 6;
 
 std::vector<int32_t> checked_order(const Graph& graph, std::vector<int32_t> order) {
   const int32_t n = static_cast<int32_t>(graph.ops.size());
@@ -50,7 +50,8 @@ std::vector<int32_t> checked_order(const Graph& graph, std::vector<int32_t> orde
 // group's lifetime.
 class BufferGroups {
  public:
-  BufferGroups(const Graph& graph, const std::vector<int32_t>& step_of, int32_t last_step)
+  BufferGroups(const Graph& graph, const std::vector<int32_t>& step_of, int32_t last_step,
+               const std::vector<int32_t>& caller_tensors)
       : storage_(std::vector<int64_t>(graph.tensors.size(), 0)), first_(graph.tensors.size(), 0),
         last_(graph.tensors.size(), 0), pinned_to_end_(graph.tensors.size(), false),
         active_(graph.tensors.size(), false) {
@@ -58,8 +59,10 @@ class BufferGroups {
     std::vector<int64_t> sizes(graph.tensors.size(), 0);
     for (int32_t t : graph.inputs) is_io[t] = true;
     for (int32_t t : graph.outputs) pinned_to_end_[t] = is_io[t] = true;
+    std::vector<bool> in_caller_array(graph.tensors.size(), false);
+    for (int32_t t : caller_tensors) in_caller_array[t] = true;
     for (const Tensor& tensor : graph.tensors) {
-      if (tensor.is_constant()) continue;
+      if (tensor.is_constant() || in_caller_array[tensor.index]) continue;
       if (tensor.producer < 0 && tensor.consumers.empty() && !is_io[tensor.index] && !tensor.is_variable) continue;
       if (!tensor.byte_size)
         throw UnsupportedError("activation tensor " + std::to_string(tensor.index) + " '" + tensor.name +
@@ -172,6 +175,32 @@ bool is_inplace_conversion(const Graph& graph, const Op& op) {
          out->dtype == graph::DType::Int8;
 }
 
+std::vector<int32_t> caller_float_io_tensors(const Graph& graph) {
+  const auto plain_float = [&](int32_t t) {
+    const Tensor& tensor = graph.tensors[t];
+    const bool both = std::count(graph.inputs.begin(), graph.inputs.end(), t) &&
+                      std::count(graph.outputs.begin(), graph.outputs.end(), t);
+    return tensor.dtype == graph::DType::Float32 && !tensor.is_constant() && !tensor.is_variable &&
+           !tensor.placement && !both;
+  };
+  const auto is_op = [&](int32_t op, int32_t opcode) { return graph.ops[op].opcode == opcode && !graph.ops[op].elided; };
+  std::vector<int32_t> tensors;
+  for (int32_t t : graph.inputs) {
+    const auto& readers = graph.tensors[t].consumers;
+    if (plain_float(t) && !readers.empty() &&
+        std::all_of(readers.begin(), readers.end(), [&](int32_t op) { return is_op(op, kQuantize); }))
+      tensors.push_back(t);
+  }
+  for (int32_t t : graph.outputs) {
+    const Tensor& tensor = graph.tensors[t];
+    if (plain_float(t) && tensor.producer >= 0 && is_op(tensor.producer, kDequantize) && tensor.consumers.empty())
+      tensors.push_back(t);
+  }
+  std::sort(tensors.begin(), tensors.end());
+  tensors.erase(std::unique(tensors.begin(), tensors.end()), tensors.end());
+  return tensors;
+}
+
 bool is_inplace_elementwise_op(int32_t opcode) {
   return opcode == kAdd || opcode == kMul || opcode == kRelu || opcode == kRelu6 ||
          opcode == kLogistic || opcode == kTanh || opcode == kHardSwish;
@@ -184,7 +213,8 @@ Liveness analyze_liveness(const Graph& graph, const LivenessOptions& options, st
   std::vector<int32_t> step_of(graph.ops.size());
   for (int32_t s = 0; s < steps; ++s) step_of[result.order[s]] = s;
 
-  BufferGroups groups(graph, step_of, std::max(steps - 1, 0));
+  if (options.caller_float_io) result.caller_tensors = caller_float_io_tensors(graph);
+  BufferGroups groups(graph, step_of, std::max(steps - 1, 0), result.caller_tensors);
   std::vector<bool> inplace_depthwise(graph.ops.size(), false);
   std::vector<bool> may_inplace(graph.ops.size(), true);
   for (int32_t index : options.not_inplace_ops)

@@ -109,6 +109,8 @@ Liveness tiled_liveness(const graph::Graph& graph, const Liveness& base, const s
   }
   Liveness result;
   result.order = base.order;
+  for (int32_t t : base.caller_tensors)  // a streamed input is the segment's, pulled into its own buffer
+    if (own_tensor[t] < 0) result.caller_tensors.push_back(t);
   for (int32_t op : base.inplace_ops)
     if (segment_of_op[op] < 0) result.inplace_ops.push_back(op);
   for (const LiveBuffer& buffer : base.buffers) {

@@ -48,6 +48,7 @@ struct TensorRef {
   int64_t offset = 0;  // in that arena
   int64_t bytes = 0;
   std::string c_type = "int8_t";
+  bool in_caller_array = false;  // `arena` names an invoke argument (liveness caller_tensors), never copied
 };
 
 struct KernelCall {

@@ -24,6 +24,10 @@ struct LivenessOptions {
   // Plan kernel scratch buffers: what each kernel of the library asks for
   // (column buffers, widened planes, the in-place depthwise plane).
   bool scratch = true;
+  // A float32 model input that only QUANTIZE ops read, and a float32 model output that a
+  // DEQUANTIZE writes and no op reads, stay in the caller's arrays (the invoke arguments): the
+  // conversion reads or writes them there, so they take no arena bytes.
+  bool caller_float_io = true;
   // Ops that never write over their input, whatever the flags above say
   // (e.g. ops a tiled schedule runs on stripes).
   std::vector<int32_t> not_inplace_ops;
@@ -46,6 +50,7 @@ struct Liveness {
   std::vector<int32_t> tensor_buffer;  // buffer of each tensor, -1 for constants and unused ones
   std::vector<int64_t> tensor_offset;  // bytes from its buffer's start (placed tensors), else 0
   std::vector<int32_t> inplace_ops;    // ops that write over their input, ascending
+  std::vector<int32_t> caller_tensors; // model inputs/outputs left in the caller's arrays, ascending
 };
 
 // Elementwise ops that may write over a same-sized input dying at the op.
@@ -53,6 +58,9 @@ bool is_inplace_elementwise_op(int32_t opcode);
 // QUANTIZE float32 -> int8: with its input dying at the op it runs in place
 // (inplace_elementwise), its int8 output over the first quarter of the input.
 bool is_inplace_conversion(const graph::Graph& graph, const graph::Op& op);
+
+// The model inputs and outputs `caller_float_io` leaves in the caller's arrays, ascending.
+std::vector<int32_t> caller_float_io_tensors(const graph::Graph& graph);
 
 // The schedule is `order` (op indices, each once); empty means file order.
 // Graph inputs live from step 0, graph outputs and variables to the last step.
