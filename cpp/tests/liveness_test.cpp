@@ -108,3 +108,27 @@ TEST(link_graph_rejects_reads_before_writes) {
   }
   CHECK(thrown);
 }
+
+// float input -> QUANTIZE -> t1 -> DEQUANTIZE -> float output: both floats stay in the caller's arrays.
+TEST(float_io_stays_in_the_callers_arrays) {
+  constexpr int32_t kQuantize = 114, kDequantize = 6;
+  Graph g;
+  Tensor in = activation(0, {1, 64}), out = activation(2, {1, 64});
+  for (Tensor* t : {&in, &out}) t->dtype = DType::Float32, t->byte_size = 256;
+  g.tensors = {in, activation(1, {1, 64}), out};
+  g.ops = {op(0, kQuantize, {0}, {1}), op(1, kDequantize, {1}, {2})};
+  g.inputs = {0};
+  g.outputs = {2};
+  g = link_graph(g);
+  const liveness::Liveness caller = liveness::analyze_liveness(g);
+  CHECK(caller.caller_tensors == std::vector<int32_t>({0, 2}));
+  CHECK_EQ(caller.tensor_buffer[0], -1);
+  CHECK_EQ(caller.tensor_buffer[2], -1);
+  CHECK_EQ(caller.buffers.size(), size_t{1});  // the int8 tensor only
+  CHECK(caller.inplace_ops.empty());           // the QUANTIZE cannot write into the caller's input
+  liveness::LivenessOptions held;
+  held.caller_float_io = false;
+  const liveness::Liveness arena = liveness::analyze_liveness(g, held);
+  CHECK(arena.caller_tensors.empty());
+  CHECK(arena.tensor_buffer[0] >= 0 && arena.tensor_buffer[2] >= 0);
+}
