@@ -127,8 +127,8 @@ class TrainingPlan:
     def summary_lines(self):
         order = "each right after its gradient" if self.reorder_updates else "all after the backward pass"
         lines = [
-            f"training spec {self.spec}: {self.updated_parameters:,} parameters updated in "
-            f"{len(self.updates)} weight layers, updates {order}",
+            (f"training spec {self.spec}: {self.updated_parameters:,} parameters updated in "
+             f"{len(self.updates)} weight layers, updates {order}"),
             f"peak SRAM     {self.peak_bytes:,} B ({format_bytes(self.peak_bytes)}) at step {self.peak_step}",
             f"lower bound   {self.lower_bound_bytes:,} B",
             f"trainable     {self.trainable_bytes:,} B",
@@ -179,9 +179,13 @@ class TrainingPlan:
         b = self.buffers
         title = (f"{short_name(self.model_name or 'model')} training step ({self.spec}): peak {self.peak_bytes:,} B, "
                  f"trainable {self.trainable_bytes:,} B")
-        return plot_allocation([x.size for x in b], [x.first for x in b], [x.last for x in b],
-                               [x.offset for x in b], kinds=[x.cls for x in b], sram_limit=self.sram_limit,
-                               peak_step=self.peak_step, ax=ax, title=title, path=path)
+        ax = plot_allocation([x.size for x in b], [x.first for x in b], [x.last for x in b], [x.offset for x in b],
+                             kinds=[x.cls for x in b], sram_limit=self.sram_limit, peak_step=self.peak_step, ax=ax,
+                             title=title)
+        ax.set_xlabel(f"training step (forward 0-{self.forward_steps - 1}, then loss, backward and updates)")
+        if path is not None:
+            ax.figure.savefig(path, dpi=120, bbox_inches="tight")
+        return ax
 
     def __repr__(self):
         return (f"<TrainingPlan {self.model_name or 'model'} {self.spec}: peak {self.peak_bytes} B, "
