@@ -13,9 +13,11 @@ Update specs (the same in the CLI's ``--train SPEC``):
 - ``layers:I[,J...][@FRACTION]``: weights of the weight layers at op indices I, J, ... (only the
   first ceil(FRACTION * C_out) output channels when FRACTION, 0 < FRACTION <= 1, is given), plus
   every bias;
-- ``auto``: under ``sram=`` (and ``flash=``), among ``bias`` and then
-  ``layers:{the last n weight layers}@F`` (n = 1, 2, ...; F = 0.125, 0.25, 0.5, 1), the fitting
-  spec with the most updated parameters (``plan.candidates`` lists what was tried).
+- ``auto``: under ``sram=`` (and ``flash=``), the fitting spec with the most updated parameters
+  among ``bias``, ``layers:{the last n weight layers}@1`` for the largest n that fits (doubling,
+  then bisection: memory is taken to grow with n) and ``layers:{the last n+1}@F`` for the largest
+  F of 0.5, 0.25, 0.125 that fits (``plan.candidates`` lists every spec tried). When not even
+  ``bias`` fits, the plan is ``bias``'s, with ``fits`` False.
 
 Number formats (byte counts follow from them): forward int8 as in inference, saved activations
 are those int8 tensors; activation gradients int8 with one per-tensor scale chosen at run time;

@@ -1,7 +1,7 @@
-// plan_training: a resolved spec is planned as it is; `auto` walks the
+// plan_training: a resolved spec is planned as it is; `auto` searches the
 // candidate specs (training_plan.h) and keeps the fitting one with the most
 // updated parameters.
-#include <memory>
+#include <algorithm>
 #include <stdexcept>
 
 #include "tinyarena/common/errors.h"
@@ -11,72 +11,93 @@ namespace tinyarena::training {
 
 namespace {
 
-constexpr double kFractions[] = {0.125, 0.25, 0.5, 1.0};
-
-bool same_updates(const std::vector<LayerUpdate>& a, const std::vector<LayerUpdate>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].op != b[i].op || a[i].weight_channels != b[i].weight_channels || a[i].bias != b[i].bias) return false;
-  return true;
-}
+constexpr double kPartialFractions[] = {0.5, 0.25, 0.125};  // largest first
+const char* const kGreedy = "greedy_size_first_fit";
 
 class AutoSearch {
  public:
-  AutoSearch(const graph::Graph& graph, const TrainingOptions& options) : graph_(graph), options_(options) {}
+  AutoSearch(const graph::Graph& graph, const TrainingOptions& options)
+      : graph_(graph), options_(options), layers_(weight_layers(graph)) {}
 
   TrainingPlan run() {
-    try_spec(UpdateSpec{});
-    if (!best_) {  // not even every bias fits: report that plan
+    if (!try_spec(UpdateSpec{})) {  // not even every bias fits: report that plan
       TrainingPlan plan = plan_updates(graph_, resolve_spec(graph_, UpdateSpec{}), options_, "bias");
       plan.candidates = std::move(candidates_);
       return plan;
     }
-    std::vector<int32_t> layers = weight_layers(graph_);
-    for (size_t n = 1; n <= layers.size(); ++n) {
-      UpdateSpec spec;
-      spec.kind = SpecKind::Layers;
-      spec.layers.assign(layers.end() - n, layers.end());
-      spec.fraction_given = true;
-      bool any = false;
-      for (double fraction : kFractions) {
-        spec.fraction = fraction;
-        if (!try_spec(spec)) break;
-        any = true;
-      }
-      if (!any) break;
-    }
-    TrainingPlan plan = std::move(*best_);
+    int32_t whole = most_whole_layers();
+    if (whole < static_cast<int32_t>(layers_.size()))
+      for (double fraction : kPartialFractions)
+        if (try_spec(last_layers(whole + 1, fraction))) break;
+    TrainingPlan plan = prepare_updates(graph_, resolve_spec(graph_, best_), options_, spec_text(best_));
+    place_buffers(plan, options_.allocator);
+    if (!plan.fits()) place_buffers(plan, kGreedy);  // the allocator it was judged by: it fits
     plan.candidates = std::move(candidates_);
     return plan;
   }
 
  private:
-  // False when the spec does not fit or cannot be differentiated; a repeat of the previous updates counts as fitting.
+  UpdateSpec last_layers(int32_t n, double fraction) const {
+    UpdateSpec spec;
+    spec.kind = SpecKind::Layers;
+    spec.layers.assign(layers_.end() - n, layers_.end());
+    spec.fraction = fraction;
+    spec.fraction_given = true;
+    return spec;
+  }
+
+  // The largest n whose layers:{last n}@1 fits (0: none): n doubled from 1 until
+  // one does not fit, then bisection (memory taken to grow with n).
+  int32_t most_whole_layers() {
+    int32_t count = static_cast<int32_t>(layers_.size());
+    int32_t fits = 0, fails = count + 1;
+    for (int32_t n = 1; fails > count; n = std::min(2 * n, count)) {
+      (try_spec(last_layers(n, 1.0)) ? fits : fails) = n;
+      if (n == count) break;
+    }
+    while (fails - fits > 1) {
+      int32_t middle = fits + (fails - fits) / 2;
+      (try_spec(last_layers(middle, 1.0)) ? fits : fails) = middle;
+    }
+    return fits;
+  }
+
+  // Fits the limits; an op without a gradient on the backward path counts as not fitting.
   bool try_spec(const UpdateSpec& spec) {
-    std::vector<LayerUpdate> updates = resolve_spec(graph_, spec);
-    if (same_updates(updates, previous_)) return true;
-    previous_ = updates;
     AutoCandidate candidate;
     candidate.spec = spec_text(spec);
+    std::vector<LayerUpdate> updates = resolve_spec(graph_, spec);
     for (const LayerUpdate& u : updates) candidate.parameters += u.parameters();
     try {
-      TrainingPlan plan = plan_updates(graph_, updates, options_, candidate.spec);
-      candidate.peak_bytes = plan.peak_bytes;
-      candidate.fits = plan.fits();
-      if (candidate.fits && (!best_ || candidate.parameters > best_->training.updated_parameters))
-        best_ = std::make_unique<TrainingPlan>(std::move(plan));
+      judge(prepare_updates(graph_, updates, options_, candidate.spec), candidate);
     } catch (const UnsupportedError& e) {
       candidate.error = e.what();
+    }
+    if (candidate.fits && (candidates_.empty() || candidate.parameters > best_parameters_)) {
+      best_ = spec;
+      best_parameters_ = candidate.parameters;
     }
     candidates_.push_back(candidate);
     return candidate.fits;
   }
 
+  // By the lower bound, then greedy first fit's placement, then the allocator asked for.
+  void judge(TrainingPlan plan, AutoCandidate& candidate) const {
+    candidate.peak_bytes = plan.lower_bound_bytes;
+    bool flash_fits = options_.flash_limit <= 0 || plan.flash_bytes <= options_.flash_limit;
+    if (!flash_fits || (options_.sram_limit > 0 && plan.lower_bound_bytes > options_.sram_limit)) return;
+    place_buffers(plan, kGreedy);
+    if (!plan.fits() && options_.allocator != kGreedy) place_buffers(plan, options_.allocator);
+    candidate.peak_bytes = plan.peak_bytes;
+    candidate.fits = plan.fits();
+  }
+
   const graph::Graph& graph_;
   const TrainingOptions& options_;
-  std::vector<LayerUpdate> previous_;
+  std::vector<int32_t> layers_;
   std::vector<AutoCandidate> candidates_;
-  std::unique_ptr<TrainingPlan> best_;
+  UpdateSpec best_;
+  int64_t best_parameters_ = 0;
 };
 
 }  // namespace

@@ -133,6 +133,7 @@ StepBuffers step_buffers(const TrainingGraph& t, const TrainingOptions& options)
   return out;
 }
 
+// Steps with their live bytes per class; the lower bound and the step where it is reached.
 void report_steps(TrainingPlan& plan, const std::vector<const TrainStep*>& timeline) {
   int32_t steps = plan.forward_steps + static_cast<int32_t>(timeline.size());
   plan.steps.resize(steps);
@@ -154,10 +155,7 @@ void report_steps(TrainingPlan& plan, const std::vector<const TrainStep*>& timel
     int cls = static_cast<int>(plan.buffer_class[b]);
     plan.class_bytes[cls] += buffers[b].size;
     if (plan.buffer_class[b] == ValueClass::Trainable) plan.trainable_bytes += buffers[b].size;
-    for (int32_t s = buffers[b].first; s <= buffers[b].last; ++s) {
-      plan.steps[s].live[cls] += buffers[b].size;
-      plan.steps[s].arena_top = std::max(plan.steps[s].arena_top, plan.solution.offsets[b] + buffers[b].size);
-    }
+    for (int32_t s = buffers[b].first; s <= buffers[b].last; ++s) plan.steps[s].live[cls] += buffers[b].size;
   }
   for (const StepReport& report : plan.steps) {
     plan.gradient_bytes = std::max(plan.gradient_bytes, report.live[static_cast<int>(ValueClass::Gradient)]);
@@ -177,8 +175,8 @@ int64_t flash_of(const graph::Graph& graph, const std::string& target) {
 
 }  // namespace
 
-TrainingPlan plan_updates(const graph::Graph& graph, std::vector<LayerUpdate> updates, const TrainingOptions& options,
-                          const std::string& spec) {
+TrainingPlan prepare_updates(const graph::Graph& graph, std::vector<LayerUpdate> updates,
+                             const TrainingOptions& options, const std::string& spec) {
   check_alignment(options.alignment, "alignment");
   TrainingPlan plan;
   plan.options = options;
@@ -190,16 +188,31 @@ TrainingPlan plan_updates(const graph::Graph& graph, std::vector<LayerUpdate> up
   plan.buffer_class = std::move(buffers.classes);
   plan.forward_steps = static_cast<int32_t>(graph.ops.size());
   plan.problem = liveness::make_problem(plan.liveness, options.alignment);
-  allocation::AllocatorOptions allocator;
-  allocator.seconds = options.seconds;
-  allocation::AllocationResult placed = allocation::run_allocator(plan.problem, options.allocator, allocator);
+  report_steps(plan, backward_timeline(plan.training, options.reorder_updates));
+  return plan;
+}
+
+void place_buffers(TrainingPlan& plan, const std::string& allocator) {
+  allocation::AllocatorOptions budget;
+  budget.seconds = plan.options.seconds;
+  allocation::AllocationResult placed = allocation::run_allocator(plan.problem, allocator, budget);
   std::vector<std::string> wrong = allocation::validate(plan.problem, placed.solution, 1);
   if (!wrong.empty()) throw std::logic_error("training plan: the allocator's plan is invalid: " + wrong[0]);
   plan.solution = std::move(placed.solution);
   plan.allocation_method = placed.method;
   plan.proven_optimal = placed.proven_optimal;
   plan.peak_bytes = plan.solution.height;
-  report_steps(plan, backward_timeline(plan.training, options.reorder_updates));
+  for (StepReport& step : plan.steps) step.arena_top = 0;
+  const auto& buffers = plan.problem.buffers;
+  for (size_t b = 0; b < buffers.size(); ++b)
+    for (int32_t s = buffers[b].first; s <= buffers[b].last; ++s)
+      plan.steps[s].arena_top = std::max(plan.steps[s].arena_top, plan.solution.offsets[b] + buffers[b].size);
+}
+
+TrainingPlan plan_updates(const graph::Graph& graph, std::vector<LayerUpdate> updates, const TrainingOptions& options,
+                          const std::string& spec) {
+  TrainingPlan plan = prepare_updates(graph, std::move(updates), options, spec);
+  place_buffers(plan, options.allocator);
   return plan;
 }
 

@@ -92,17 +92,29 @@ struct TrainingPlan {
 };
 
 // The plan of one training step of `graph` (its file order) updating `spec`.
-// `auto` needs a limit (std::invalid_argument otherwise) and takes, among
-// bias and then layers:{the last n weight layers}@F for n = 1, 2, ... and F =
-// 0.125, 0.25, 0.5, 1, the fitting spec with the most updated parameters; it
-// stops at the first n whose smallest F does not fit or cannot be differentiated
-// (planning assumes memory grows with n and F). When not even `bias` fits, the
-// plan of `bias` is returned (fits() false). Throws as resolve_spec and
-// derive_training_graph do, std::invalid_argument for bad options.
+// `auto` needs a limit (std::invalid_argument otherwise). It tries `bias`; then
+// whole layers from the classifier backwards, layers:{the last n weight layers}@1,
+// for the largest n that fits (n doubled from 1 until one does not fit, then
+// bisection: memory is taken to grow with n); then layers:{the last n+1}@F for
+// F = 0.5, 0.25, 0.125 until one fits; and keeps the fitting spec with the most
+// updated parameters. A spec on whose backward path an op has no gradient counts
+// as not fitting. A candidate is judged by its lower bound (over the limit: no),
+// then greedy first fit's placement (within: yes), then options.allocator's; the
+// spec chosen is placed by options.allocator, or by greedy first fit when only
+// that one fits. When not even `bias` fits, the plan of `bias` is returned
+// (fits() false). Throws as resolve_spec and derive_training_graph do,
+// std::invalid_argument for bad options.
 TrainingPlan plan_training(const graph::Graph& graph, const UpdateSpec& spec, const TrainingOptions& options = {});
 
-// The plan of explicit layer updates (what plan_training runs for a resolved spec).
+// The plan of explicit layer updates (what plan_training runs for a resolved spec):
+// prepare_updates (everything but the placement: buffers, steps, lower bound),
+// then place_buffers with options.allocator.
 TrainingPlan plan_updates(const graph::Graph& graph, std::vector<LayerUpdate> updates, const TrainingOptions& options,
                           const std::string& spec);
+TrainingPlan prepare_updates(const graph::Graph& graph, std::vector<LayerUpdate> updates,
+                             const TrainingOptions& options, const std::string& spec);
+// Places the buffers with `allocator` (a name of allocation::allocator_names()); sets the
+// solution, peak and arena tops.
+void place_buffers(TrainingPlan& plan, const std::string& allocator);
 
 }  // namespace tinyarena::training
