@@ -7,6 +7,9 @@
                          [--io model|int8] [--input-layout model|nhwc]
                          [--no-scratch] [--target TARGET]
                          [--chart PATH] [--json PATH] [--write-offline-plan OUT]
+    tinyarena plan MODEL --train SPEC [--sram SIZE] [--flash SIZE] [--no-reorder-updates] [--alignment N]
+                         [--allocator NAME] [--seconds S] [--inplace|--no-inplace] [--no-scratch]
+                         [--target TARGET] [--chart PATH] [--json PATH]
     tinyarena compile MODEL -o DIR [--target TARGET] [--inplace|--no-inplace] [--sram SIZE]
                          [--tiling rows ...] [--memory NAME:SIZE[:ALIGN[:BASE]] ...]
                          [--pin BUFFER=MEMORY[:OFFSET] ...] [--block BUFFER=MEMORY[,MEMORY...] ...] ...
@@ -29,7 +32,11 @@ plan, compile and verify take ``--summary PATH`` (append one CSV line per run). 
 Exit status: 0 on success, 1 for a bad or unsupported model (or a failed build or
 verification), 2 for bad arguments (one line on stderr: values out of range, input files
 that do not exist, output paths that cannot be written) or when the plan needs more SRAM
-than ``--sram`` (or ``--capacity``) allows.
+than ``--sram`` (or ``--capacity``) allows (with ``--train``: or more flash than ``--flash``).
+
+``plan --train SPEC`` plans one training step (``tinyarena.training``): SPEC is ``bias``,
+``last:K``, ``layers:I[,J...][@FRACTION]`` or ``auto`` (the most parameters that fit ``--sram``
+/ ``--flash``).
 """
 
 import argparse
@@ -235,7 +242,7 @@ def _parser():
     p.add_argument("--no-reorder-updates", dest="reorder_updates", action="store_false",
                    help="with --train: apply every update after the backward pass (default: each right after "
                    "its gradient)")
-    p.add_argument("--flash", type=_argument(parse_limit), help="with --train: a flash limit (SIZE as for --sram)")
+    p.add_argument("--flash", type=_argument(parse_limit), metavar="SIZE", help="with --train: a flash limit (SIZE as for --sram)")
 
     c = commands.add_parser("compile", help="write C sources that run the planned model (model.h, model.c, ...)")
     _add_plan_options(c)

@@ -142,7 +142,7 @@ class TrainingPlan:
                                                                                self.flash_bytes)):
             if limit:
                 verdict = "fits" if need <= limit else f"DOES NOT FIT: needs {need:,} B, limit {limit:,} B"
-                lines.append(f"{what} limit    {limit:,} B: {verdict}")
+                lines.append(f"{what + ' limit':13s} {limit:,} B: {verdict}")
         return lines
 
     def to_dict(self):
