@@ -251,6 +251,31 @@ def test_saved_activations_live_until_their_backward_reader():
     assert len(holder) == 1 and holder[0].last == reader
 
 
+def test_backward_elementwise_steps_write_over_their_input_gradient():
+    model = small_cnn()
+    inplace, apart = (training.plan_training(model, "bias", inplace=flag) for flag in (True, False))
+    check_plan(apart)
+    graph = tinyarena.load_model(model)
+    masked = f"grad {graph.tensors[graph.ops[1].outputs[0]].name} masked"  # the fused RELU6's masked gradient
+    assert masked in {b.name for b in apart.buffers}
+    assert masked not in {b.name for b in inplace.buffers}  # it shares its input gradient's buffer
+    assert sum(b.cls == "gradient" for b in inplace.buffers) < sum(b.cls == "gradient" for b in apart.buffers)
+    assert inplace.lower_bound_bytes <= apart.lower_bound_bytes
+
+
+def test_no_forward_op_writes_over_a_saved_activation():
+    model = tinyarena.load_model(real_model("vww_96_int8"))
+    inference = tinyarena.plan(model, transforms="none")
+    assert inference.liveness.inplace_ops  # the inference plan writes depthwise convs in place
+    for spec in ("last:2", "layers:5,9"):
+        plan = training.plan_training(model, spec)
+        saved = set(training.training_graph(model, spec).saved)
+        for op in plan.core.liveness.inplace_ops:
+            assert not saved & set(model.ops[op].inputs), (spec, op)
+    layers = training.plan_training(model, "layers:5,9")
+    assert set(layers.core.liveness.inplace_ops) < set(inference.liveness.inplace_ops)
+
+
 def test_single_pass_requantization_needs_more_scratch():
     two = training.plan_training(real_model("vww_96_int8"), "bias")
     one = training.plan_training(real_model("vww_96_int8"), "bias", single_pass_requant=True)
@@ -349,6 +374,17 @@ def test_cli_prints_the_class_columns(tmp_path, capsys):
     data = json.loads((tmp_path / "p.json").read_text())
     assert data["trainable_bytes"] > 0 and data["gradient_bytes"] > 0
     assert (tmp_path / "p.png").exists()
+
+
+def test_cli_summary_line_of_a_training_plan(tmp_path, capsys):
+    model = tmp_path / "small.tflite"
+    model.write_bytes(small_cnn())
+    status, _, err = run_cli(capsys, "plan", model, "--train", "bias", "--summary", tmp_path / "s.csv")
+    assert status == 0, err
+    header, row = (tmp_path / "s.csv").read_text().splitlines()
+    values = dict(zip(header.split(","), row.split(",")))
+    assert values["options"] == "--train bias"
+    assert int(values["peak_bytes"]) == training.plan_training(small_cnn(), "bias").peak_bytes
 
 
 def test_cli_sram_limit_exits_2_with_needed_and_allowed(tmp_path, capsys):

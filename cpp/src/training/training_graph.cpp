@@ -112,9 +112,10 @@ class Builder {
     return static_cast<int32_t>(t_.values.size()) - 1;
   }
 
-  int32_t activation_gradient(int32_t tensor) {
+  // A new int8 gradient of `tensor`; `stage` tells apart several of one tensor (" masked", " sum").
+  int32_t activation_gradient(int32_t tensor, const std::string& stage = "") {
     const Tensor& x = g_.tensors[tensor];
-    return add_value("grad " + x.name, ValueClass::Gradient, x.element_count, tensor);
+    return add_value("grad " + x.name + stage, ValueClass::Gradient, x.element_count, tensor);
   }
 
   void add_trainables(const LayerUpdate& u) {
@@ -153,7 +154,7 @@ class Builder {
     std::vector<int32_t>& parts = contributions_[tensor];
     if (parts.empty()) unsupported(op, "no gradient reaches its output (internal)");
     if (parts.size() == 1) return parts[0];
-    int32_t sum = activation_gradient(tensor);
+    int32_t sum = activation_gradient(tensor, " sum");
     TrainStep step{StepKind::Backward, op.index, "GRAD_SUM", parts, {}, {sum}};
     step.in_place_candidate = true;
     add_step(step);
@@ -168,7 +169,7 @@ class Builder {
     if (act != graph::Activation::Relu && act != graph::Activation::Relu6)
       unsupported(op, std::string("no gradient for its fused activation ") + graph::activation_name(act));
     int32_t y = op.outputs[0];
-    int32_t masked = activation_gradient(y);
+    int32_t masked = activation_gradient(y, " masked");
     TrainStep step{StepKind::Backward, op.index, op.type + " fused " + graph::activation_name(act) + " grad", {gy},
                    {y}, {masked}};
     step.in_place_candidate = true;
