@@ -49,6 +49,7 @@ import time
 
 from . import __version__, _core, report
 from .allocation import allocator_names
+from .cli_training import add_training_options, check_training_options, run_training_plan
 from .codegen import TARGETS
 from .memories import BLOCK_SYNTAX, MEMORY_SYNTAX, PIN_SYNTAX, parse_block, parse_memory, parse_pin
 from .sizes import check_alignment, parse_limit
@@ -235,14 +236,7 @@ def _parser():
     p.add_argument("--write-offline-plan", metavar="OUT", help="write a copy of the model carrying the plan as "
                    "TFLite Micro OfflineMemoryAllocation metadata (needs --no-inplace; transforms off unless "
                    "--transforms is given)")
-    p.add_argument("--train", metavar="SPEC", help="plan one training step instead of inference, updating SPEC: "
-                   "bias, last:K, layers:I[,J...][@FRACTION] (op indices of weight layers) or auto (the most "
-                   "parameters that fit --sram/--flash); the table gains activation, scratch, trainable and "
-                   "gradient columns (file order, no transforms)")
-    p.add_argument("--no-reorder-updates", dest="reorder_updates", action="store_false",
-                   help="with --train: apply every update after the backward pass (default: each right after "
-                   "its gradient)")
-    p.add_argument("--flash", type=_argument(parse_limit), metavar="SIZE", help="with --train: a flash limit (SIZE as for --sram)")
+    add_training_options(p, _argument(parse_limit))
 
     c = commands.add_parser("compile", help="write C sources that run the planned model (model.h, model.c, ...)")
     _add_plan_options(c)
@@ -431,47 +425,10 @@ def _does_not_fit(plan, searched):
     return EXIT_DOES_NOT_FIT
 
 
-def _check_training_options(args):
-    """The plan options that mean nothing for a training step are refused, not ignored."""
-    if args.train is None:
-        if args.flash is not None or not args.reorder_updates:
-            raise ValueError("--flash and --no-reorder-updates go with --train")
-        return
-    given = [flag for flag, on in (("--tiling", args.tiling != "none"), ("--write-offline-plan", args.write_offline_plan),
-                                   ("--transforms/--no-transforms", args.transforms is not None),
-                                   ("--io", args.io != "model"), ("--input-layout", args.input_layout != "model"))
-             if on]
-    if given:
-        raise ValueError(f"--train plans the file's graph in file order: drop {', '.join(given)}")
-
-
-def _run_training_plan(args, run):
-    from .training import plan_training
-
-    with run.stage("training plan"):
-        plan = run.plan = plan_training(args.model, args.train, sram=args.sram, flash=args.flash,
-                                        reorder_updates=args.reorder_updates, alignment=args.alignment,
-                                        allocator=args.allocator, seconds=args.seconds, inplace=args.inplace,
-                                        scratch=not args.no_scratch, target=args.target)
-    print(plan.table())
-    with run.stage("outputs"):
-        _write_outputs(plan, args.chart, args.json)
-    if plan.fits:
-        return 0
-    if plan.sram_limit and plan.peak_bytes > plan.sram_limit:
-        what = f" (spec {plan.spec}, the smallest auto tried)" if args.train.strip() == "auto" else ""
-        print(f"error: the training step needs {plan.peak_bytes:,} bytes of SRAM{what} but the limit is "
-              f"{plan.sram_limit:,} bytes", file=sys.stderr)
-    if plan.flash_limit and plan.flash_bytes > plan.flash_limit:
-        print(f"error: the training step needs {plan.flash_bytes:,} bytes of flash but the limit is "
-              f"{plan.flash_limit:,} bytes", file=sys.stderr)
-    return EXIT_DOES_NOT_FIT
-
-
 def _run_plan(args, run):
-    _check_training_options(args)
+    check_training_options(args)
     if args.train is not None:
-        return _run_training_plan(args, run)
+        return run_training_plan(args, run, _write_outputs)
     if args.write_offline_plan and args.tiling != "none":
         raise ValueError("--write-offline-plan describes untiled schedules: drop --tiling")
     plan, tiling_summary = _make_plan(args, run, scratch=not args.no_scratch)
