@@ -161,7 +161,24 @@ def test_unsupported_ops_on_the_backward_path_are_named_and_pruned_ones_are_not(
     assert steps_of(graph)[0] == ("loss", 5, "cross-entropy grad (softmax inside)")
 
 
-def test_a_model_whose_output_is_float_or_not_one_tensor_is_refused():
+def test_exported_mobilenet_v2_pads_pass_their_gradient_on():
+    model = builder.mobilenet_v2(alpha=0.35, resolution=48, num_classes=2, explicit_pad=True)
+    graph = training.training_graph(model, "bias")
+    pads = [s for s in graph.backward if s.what == "PAD grad input"]
+    assert len(pads) == 4 and all(s.scratch_bytes == 0 for s in pads)  # one per stride-2 depthwise
+    check_plan(training.plan_training(model, "bias"))
+
+
+def test_float_io_models_train_on_their_int8_scores():
+    model = tinyarena.load_model(builder.mobilenet_v1(alpha=0.25, resolution=32, float_io=True))
+    assert (model.ops[0].type, model.ops[-1].type) == ("QUANTIZE", "DEQUANTIZE")
+    graph = training.training_graph(model, "bias")
+    assert graph.backward[0].what == "SOFTMAX + cross-entropy grad"
+    assert graph.loss_tensor == model.ops[-1].inputs[0]  # the int8 scores before the DEQUANTIZE
+    assert 0 not in graph.backward_ops and len(model.ops) - 1 not in graph.backward_ops
+
+
+def test_a_model_with_two_outputs_is_refused():
     mb = ModelBuilder("two_outputs", 0)
     x = mb.input([1, 4, 4, 2])
     mb.output(mb.conv2d(x, 2, kernel=1), mb.conv2d(x, 3, kernel=1))

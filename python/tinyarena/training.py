@@ -19,6 +19,11 @@ Update specs (the same in the CLI's ``--train SPEC``):
   F of 0.5, 0.25, 0.125 that fits (``plan.candidates`` lists every spec tried). When not even
   ``bias`` fits, the plan is ``bias``'s, with ``fits`` False.
 
+Gradients exist for CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, RELU/RELU6 (fused ones too),
+AVERAGE_POOL_2D, MEAN, PAD, RESHAPE/SQUEEZE/EXPAND_DIMS and a final SOFTMAX with cross-entropy (or
+cross-entropy on logits; a final DEQUANTIZE is skipped); another op on the backward path raises
+``tinyarena.UnsupportedError`` naming its index and type.
+
 Number formats (byte counts follow from them): forward int8 as in inference, saved activations
 are those int8 tensors; activation gradients int8 with one per-tensor scale chosen at run time;
 weight and bias gradients int32 per updated element; trainable tensors in SRAM: int8 weights of

@@ -253,12 +253,14 @@ class Builder {
       contribute_new(op, op.inputs[0], "grad", {gy}, {y}, false, true);
     } else if (op.type == "AVERAGE_POOL_2D" || op.type == "MEAN") {
       pool(op, through_activation(op, gy));
+    } else if (op.type == "PAD" || op.type == "PADV2") {
+      contribute_new(op, op.inputs[0], "grad input", {gy}, {}, false, false);  // the padded gradient, cropped
     } else if (graph::is_view_op(op.opcode)) {
       contributions_[op.inputs[0]].push_back(gy);  // a view: same bytes, same gradient
     } else {
       unsupported(op, "tinyarena has no gradient for " + op.type +
                           " (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, RELU, RELU6, AVERAGE_POOL_2D, MEAN, "
-                          "RESHAPE, SOFTMAX as the last op)");
+                          "PAD, RESHAPE, SQUEEZE, EXPAND_DIMS, SOFTMAX as the last op)");
     }
   }
 

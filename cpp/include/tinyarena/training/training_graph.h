@@ -10,7 +10,7 @@
 // - activation gradients: int8, one per-tensor scale chosen at run time (a float
 //   beside the kernel, not in the arena). Views (RESHAPE, SQUEEZE, EXPAND_DIMS)
 //   and ADD pass the gradient on unchanged (same buffer); pooling's 1/window goes
-//   into the scale; a tensor read by several ops sums its gradients (GRAD_SUM);
+//   into the scale; PAD's input gradient is the output gradient cropped (a copy); a tensor read by several ops sums its gradients (GRAD_SUM);
 // - the loss gradient softmax(logits) - onehot(label) in [-1, 1]: int8, scale 1/127;
 // - weight and bias gradients: int32, one per updated element (updated output
 //   channels only), read by the SGD update of that parameter;
