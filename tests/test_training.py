@@ -370,6 +370,24 @@ def test_a_hundred_layer_network_plans():  # its time: benchmarks/training_bench
     assert len(plan.steps) > 300
 
 
+def test_sweep_plans_specs_and_auto_per_limit(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    model = real_model("vww_96_int8")
+    records = training.sweep(model, specs=("bias", "last:2"), sram_limits=("256K", "400K"))
+    assert [(r.spec, r.sram_limit) for r in records] == [("bias", None), ("last:2", None), ("auto", 256 << 10),
+                                                          ("auto", 400 << 10)]
+    for r in records:
+        assert (r.peak_bytes, r.updated_parameters, r.chosen) == (r.plan.peak_bytes, r.plan.updated_parameters,
+                                                                    r.plan.spec)
+    assert records[2].fits and records[2].peak_bytes <= 256 << 10
+    assert records[3].updated_parameters >= records[2].updated_parameters  # a higher limit updates no less
+    ax = training.plot_sweep(records, path=tmp_path / "sweep.png")
+    assert len(ax.lines[0].get_xdata()) == 2 and len(ax.lines[1].get_xdata()) == 2
+    assert (tmp_path / "sweep.png").stat().st_size > 0
+
+
 # The command line --------------------------------------------------------------------------
 
 def run_cli(capsys, *argv):

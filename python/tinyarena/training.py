@@ -14,10 +14,11 @@ Update specs (the same in the CLI's ``--train SPEC``):
   first ceil(FRACTION * C_out) output channels when FRACTION, 0 < FRACTION <= 1, is given), plus
   every bias;
 - ``auto``: under ``sram=`` (and ``flash=``), the fitting spec with the most updated parameters
-  among ``bias``, ``layers:{the last n weight layers}@1`` for the largest n that fits (doubling,
-  then bisection: memory is taken to grow with n) and ``layers:{the last n+1}@F`` for the largest
-  F of 0.5, 0.25, 0.125 that fits (``plan.candidates`` lists every spec tried). When not even
-  ``bias`` fits, the plan is ``bias``'s, with ``fits`` False.
+  among ``bias``; when it fits, ``layers:{the last n weight layers}@1`` for the largest n that fits
+  (doubling, then bisection: memory is taken to grow with n) and ``layers:{the last n+1}@F`` for
+  the largest F of 0.5, 0.25, 0.125 that fits; and ``last:K`` for the largest K that fits
+  (``plan.candidates`` lists every spec tried). When nothing fits, the plan is ``bias``'s, with
+  ``fits`` False.
 
 Gradients exist for CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, RELU/RELU6 (fused ones too),
 AVERAGE_POOL_2D, MEAN, PAD, RESHAPE/SQUEEZE/EXPAND_DIMS and a final SOFTMAX with cross-entropy (or
@@ -46,8 +47,8 @@ from . import _core
 from .reader import load_model
 from .sizes import check_alignment, format_bytes, parse_limit
 
-__all__ = ["CLASSES", "TrainingPlan", "UpdateOrderComparison", "compare_update_order", "parse_spec",
-           "plan_training", "training_graph"]
+__all__ = ["CLASSES", "SweepRecord", "TrainingPlan", "UpdateOrderComparison", "compare_update_order", "parse_spec",
+           "plot_sweep", "plan_training", "sweep", "training_graph"]
 
 CLASSES = ("activation", "scratch", "trainable", "gradient")
 
@@ -258,3 +259,60 @@ def compare_update_order(model, spec, **options):
     for p in plans:
         p.model_name = str(model) if isinstance(model, str) else ""
     return UpdateOrderComparison(*plans)
+
+
+@dataclass(frozen=True)
+class SweepRecord:
+    """One point of :func:`sweep`: a spec (or ``auto`` under a limit) and its plan's figures."""
+
+    spec: str  # as asked ("auto" for a limit's point)
+    sram_limit: object  # the limit in bytes (auto points), else None
+    chosen: str  # the spec planned (auto: the one chosen)
+    updated_parameters: int
+    peak_bytes: int
+    trainable_bytes: int
+    gradient_bytes: int
+    fits: bool
+    plan: TrainingPlan
+
+
+def sweep(model, specs=("bias", "last:1", "last:2", "last:4"), sram_limits=(), **options):
+    """A :class:`SweepRecord` per spec (no limit), then one per SRAM limit for ``auto`` under it;
+    ``options`` as for :func:`plan_training`. Draw them with :func:`plot_sweep`."""
+    graph = load_model(model)
+    runs = [(spec, None) for spec in specs] + [("auto", parse_limit(limit)) for limit in sram_limits]
+    records = []
+    for spec, limit in runs:
+        plan = plan_training(graph, spec, sram=limit, **options)
+        records.append(SweepRecord(spec, limit, plan.spec, plan.updated_parameters, plan.peak_bytes,
+                                   plan.trainable_bytes, plan.gradient_bytes, plan.fits, plan))
+    return records
+
+
+def plot_sweep(records, ax=None, path=None, title=None):
+    """Peak SRAM (KiB) against updated parameters of :func:`sweep`'s records (``auto`` points
+    marked, each limit a dashed line); returns the ``Axes`` and saves to ``path`` if given."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4), layout="constrained")
+    for auto, marker, label in ((False, "o", "spec"), (True, "s", "auto under the limit")):
+        chosen = [r for r in records if (r.sram_limit is not None) == auto]
+        if chosen:
+            ax.plot([r.updated_parameters for r in chosen], [r.peak_bytes / 1024 for r in chosen], marker=marker,
+                    linestyle="none", label=label)
+            for r in chosen:
+                ax.annotate(r.chosen if len(r.chosen) <= 24 else r.chosen[:23] + "\u2026",
+                            (r.updated_parameters, r.peak_bytes / 1024), fontsize=7, xytext=(4, 4),
+                            textcoords="offset points")
+    for limit in sorted({r.sram_limit for r in records if r.sram_limit}):
+        ax.axhline(limit / 1024, color="#e45756", linestyle="--", linewidth=1)
+    ax.set_xscale("symlog", linthresh=1000)
+    ax.set_xlabel("updated parameters")
+    ax.set_ylabel("training-step peak SRAM (KiB)")
+    ax.set_title(title or "training step: memory against updated parameters")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    if path:
+        ax.figure.savefig(path, dpi=120, bbox_inches="tight")
+    return ax

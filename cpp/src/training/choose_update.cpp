@@ -2,6 +2,7 @@
 // candidate specs (training_plan.h) and keeps the fitting one with the most
 // updated parameters.
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include "tinyarena/common/errors.h"
@@ -20,18 +21,22 @@ class AutoSearch {
       : graph_(graph), options_(options), layers_(weight_layers(graph)) {}
 
   TrainingPlan run() {
-    if (!try_spec(UpdateSpec{})) {  // not even every bias fits: report that plan
-      TrainingPlan plan = plan_updates(graph_, resolve_spec(graph_, UpdateSpec{}), options_, "bias");
-      plan.candidates = std::move(candidates_);
-      return plan;
+    if (try_spec(UpdateSpec{})) {  // every bias, then whole layers from the classifier back, then part of one more
+      int32_t whole = most_layers([this](int32_t n) { return last_layers(n, 1.0); });
+      if (whole < static_cast<int32_t>(layers_.size()))
+        for (double fraction : kPartialFractions)
+          if (try_spec(last_layers(whole + 1, fraction))) break;
     }
-    int32_t whole = most_whole_layers();
-    if (whole < static_cast<int32_t>(layers_.size()))
-      for (double fraction : kPartialFractions)
-        if (try_spec(last_layers(whole + 1, fraction))) break;
-    TrainingPlan plan = prepare_updates(graph_, resolve_spec(graph_, best_), options_, spec_text(best_));
+    most_layers([](int32_t n) {  // weights and biases of the last layers only
+      UpdateSpec spec;
+      spec.kind = SpecKind::Last;
+      spec.last = n;
+      return spec;
+    });
+    UpdateSpec chosen = best_ ? best_->spec : UpdateSpec{};  // nothing fits: the plan of `bias`, over the limit
+    TrainingPlan plan = prepare_updates(graph_, resolve_spec(graph_, chosen), options_, spec_text(chosen));
     place_buffers(plan, options_.allocator);
-    if (!plan.fits()) place_buffers(plan, kGreedy);  // the allocator it was judged by: it fits
+    if (best_ && !plan.fits()) place_buffers(plan, kGreedy);  // the allocator it was judged by: it fits
     plan.candidates = std::move(candidates_);
     return plan;
   }
@@ -46,18 +51,19 @@ class AutoSearch {
     return spec;
   }
 
-  // The largest n whose layers:{last n}@1 fits (0: none): n doubled from 1 until
-  // one does not fit, then bisection (memory taken to grow with n).
-  int32_t most_whole_layers() {
+  // The largest n whose spec(n) fits (0: none): n doubled from 1 until one does
+  // not fit, then bisection (memory taken to grow with n).
+  template <typename SpecOf>
+  int32_t most_layers(SpecOf spec) {
     int32_t count = static_cast<int32_t>(layers_.size());
     int32_t fits = 0, fails = count + 1;
     for (int32_t n = 1; fails > count; n = std::min(2 * n, count)) {
-      (try_spec(last_layers(n, 1.0)) ? fits : fails) = n;
+      (try_spec(spec(n)) ? fits : fails) = n;
       if (n == count) break;
     }
     while (fails - fits > 1) {
       int32_t middle = fits + (fails - fits) / 2;
-      (try_spec(last_layers(middle, 1.0)) ? fits : fails) = middle;
+      (try_spec(spec(middle)) ? fits : fails) = middle;
     }
     return fits;
   }
@@ -73,10 +79,7 @@ class AutoSearch {
     } catch (const UnsupportedError& e) {
       candidate.error = e.what();
     }
-    if (candidate.fits && (candidates_.empty() || candidate.parameters > best_parameters_)) {
-      best_ = spec;
-      best_parameters_ = candidate.parameters;
-    }
+    if (candidate.fits && (!best_ || candidate.parameters > best_->parameters)) best_ = Best{spec, candidate.parameters};
     candidates_.push_back(candidate);
     return candidate.fits;
   }
@@ -96,8 +99,11 @@ class AutoSearch {
   const TrainingOptions& options_;
   std::vector<int32_t> layers_;
   std::vector<AutoCandidate> candidates_;
-  UpdateSpec best_;
-  int64_t best_parameters_ = 0;
+  struct Best {
+    UpdateSpec spec;
+    int64_t parameters = 0;
+  };
+  std::optional<Best> best_;
 };
 
 }  // namespace

@@ -92,17 +92,18 @@ struct TrainingPlan {
 };
 
 // The plan of one training step of `graph` (its file order) updating `spec`.
-// `auto` needs a limit (std::invalid_argument otherwise). It tries `bias`; then
-// whole layers from the classifier backwards, layers:{the last n weight layers}@1,
-// for the largest n that fits (n doubled from 1 until one does not fit, then
-// bisection: memory is taken to grow with n); then layers:{the last n+1}@F for
-// F = 0.5, 0.25, 0.125 until one fits; and keeps the fitting spec with the most
+// `auto` needs a limit (std::invalid_argument otherwise). It tries `bias`; when
+// that fits, whole layers from the classifier backwards, layers:{the last n
+// weight layers}@1, for the largest n that fits (n doubled from 1 until one does
+// not fit, then bisection: memory is taken to grow with n), then
+// layers:{the last n+1}@F for F = 0.5, 0.25, 0.125 until one fits; and last:K
+// for the largest K that fits (the same search); it keeps the fitting spec with
+// the most
 // updated parameters. A spec on whose backward path an op has no gradient counts
 // as not fitting. A candidate is judged by its lower bound (over the limit: no),
 // then greedy first fit's placement (within: yes), then options.allocator's; the
 // spec chosen is placed by options.allocator, or by greedy first fit when only
-// that one fits. When not even `bias` fits, the plan of `bias` is returned
-// (fits() false). Throws as resolve_spec and derive_training_graph do,
+// that one fits. When nothing fits, the plan of `bias` is returned (fits() false). Throws as resolve_spec and derive_training_graph do,
 // std::invalid_argument for bad options.
 TrainingPlan plan_training(const graph::Graph& graph, const UpdateSpec& spec, const TrainingOptions& options = {});
 
