@@ -108,7 +108,7 @@ class Builder {
   }
 
   int32_t add_value(std::string name, ValueClass cls, int64_t bytes, int32_t tensor, bool parameter = false) {
-    t_.values.push_back(TrainValue{std::move(name), cls, bytes, tensor, -1, parameter});
+    t_.values.push_back(TrainValue{std::move(name), cls, bytes, tensor, parameter});
     return static_cast<int32_t>(t_.values.size()) - 1;
   }
 

@@ -44,7 +44,6 @@ struct TrainValue {
   ValueClass cls = ValueClass::Gradient;
   int64_t bytes = 0;
   int32_t tensor = -1;  // the forward tensor it is the gradient of, or the parameter tensor
-  int32_t alias = -1;   // a value whose memory it shares (pass-through or in place), else -1
   bool parameter_gradient = false;  // int32 weight or bias gradient (else an activation gradient)
 };
 
