@@ -304,6 +304,8 @@ def test_single_pass_requantization_needs_more_scratch():
 def test_plans_are_deterministic():
     model = real_model("person_detect")
     assert training.plan_training(model, "last:4").to_json() == training.plan_training(model, "last:4").to_json()
+    auto = [training.plan_training(model, "auto", sram="300K").to_json() for _ in range(2)]
+    assert auto[0] == auto[1] and json.loads(auto[0])["candidates"]
 
 
 def test_json_carries_the_class_figures(tmp_path):
