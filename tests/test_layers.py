@@ -17,7 +17,7 @@ LAYERS = [
     ["allocation", "graph"],       # the placement solvers (no graphs); the IR and its storage groups
     ["op_params", "reader"],       # TFLite op parameters, checks, scratch sizes; .tflite -> graph
     ["transforms", "liveness"],    # graph rewrites; buffers and lifetimes of an order
-    ["schedule", "interchange"],   # op orders; CSV problems and offline plans
+    ["schedule", "interchange", "training"],  # op orders; CSV problems and offline plans; training steps
     ["plan"],                      # liveness -> allocation -> report
     ["tiling"],                    # tiled schedules, planned
     ["codegen"],                   # C source

@@ -17,5 +17,6 @@ void bind_interchange(pybind11::module_& m);
 void bind_op_params(pybind11::module_& m);
 void bind_codegen(pybind11::module_& m);
 void bind_tiling(pybind11::module_& m);
+void bind_training(pybind11::module_& m);
 
 }  // namespace tinyarena::bindings

@@ -6,7 +6,7 @@
 namespace py = pybind11;
 
 PYBIND11_MODULE(_core, m) {
-  m.doc() = "tinyarena's C++ core: reader, graph IR, transforms, liveness, allocation, planning, interchange, C code generation and tiling.";
+  m.doc() = "tinyarena's C++ core: reader, graph IR, transforms, liveness, allocation, planning, interchange, C code generation, tiling and training plans.";
   py::register_exception<tinyarena::ModelError>(m, "ModelError", PyExc_ValueError);
   py::register_exception<tinyarena::UnsupportedError>(m, "UnsupportedError", PyExc_ValueError);
   tinyarena::bindings::bind_graph(m);
@@ -20,4 +20,5 @@ PYBIND11_MODULE(_core, m) {
   tinyarena::bindings::bind_op_params(m);
   tinyarena::bindings::bind_codegen(m);
   tinyarena::bindings::bind_tiling(m);
+  tinyarena::bindings::bind_training(m);
 }

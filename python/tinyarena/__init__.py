@@ -8,6 +8,7 @@ The pipeline, one module per stage (each wraps the C++ core in ``_core``):
 - ``tinyarena.allocation`` -- the allocation problem, allocators, lower bound, validator
 - ``tinyarena.planner``    -- ``plan``: all of the above -> ``Plan`` (table, JSON, chart)
 - ``tinyarena.tiling``     -- row-streamed and patch segments: ``search``, ``tile``, ``sweep``
+- ``tinyarena.training``   -- ``plan_training``: the memory plan of one sparse-update training step
 - ``tinyarena.codegen``    -- ``compile``: a plan -> C sources, Makefile and kernel library
 - ``tinyarena.verify``     -- ``verify``: build and run the C, compare every byte with TFLite
   (needs the TFLite interpreter: ``pip install 'tinyarena[verify]'``)

@@ -7,6 +7,9 @@
                          [--io model|int8] [--input-layout model|nhwc]
                          [--no-scratch] [--target TARGET]
                          [--chart PATH] [--json PATH] [--write-offline-plan OUT]
+    tinyarena plan MODEL --train SPEC [--sram SIZE] [--flash SIZE] [--no-reorder-updates] [--alignment N]
+                         [--allocator NAME] [--seconds S] [--inplace|--no-inplace] [--no-scratch]
+                         [--target TARGET] [--chart PATH] [--json PATH]
     tinyarena compile MODEL -o DIR [--target TARGET] [--inplace|--no-inplace] [--sram SIZE]
                          [--tiling rows ...] [--memory NAME:SIZE[:ALIGN[:BASE]] ...]
                          [--pin BUFFER=MEMORY[:OFFSET] ...] [--block BUFFER=MEMORY[,MEMORY...] ...] ...
@@ -29,7 +32,11 @@ plan, compile and verify take ``--summary PATH`` (append one CSV line per run). 
 Exit status: 0 on success, 1 for a bad or unsupported model (or a failed build or
 verification), 2 for bad arguments (one line on stderr: values out of range, input files
 that do not exist, output paths that cannot be written) or when the plan needs more SRAM
-than ``--sram`` (or ``--capacity``) allows.
+than ``--sram`` (or ``--capacity``) allows (with ``--train``: or more flash than ``--flash``).
+
+``plan --train SPEC`` plans one training step (``tinyarena.training``): SPEC is ``bias``,
+``last:K``, ``layers:I[,J...][@FRACTION]`` or ``auto`` (the most parameters that fit ``--sram``
+/ ``--flash``).
 """
 
 import argparse
@@ -42,6 +49,7 @@ import time
 
 from . import __version__, _core, report
 from .allocation import allocator_names
+from .cli_training import add_training_options, check_training_options, run_training_plan
 from .codegen import TARGETS
 from .memories import BLOCK_SYNTAX, MEMORY_SYNTAX, PIN_SYNTAX, parse_block, parse_memory, parse_pin
 from .sizes import check_alignment, parse_limit
@@ -228,6 +236,7 @@ def _parser():
     p.add_argument("--write-offline-plan", metavar="OUT", help="write a copy of the model carrying the plan as "
                    "TFLite Micro OfflineMemoryAllocation metadata (needs --no-inplace; transforms off unless "
                    "--transforms is given)")
+    add_training_options(p, _argument(parse_limit))
 
     c = commands.add_parser("compile", help="write C sources that run the planned model (model.h, model.c, ...)")
     _add_plan_options(c)
@@ -417,6 +426,9 @@ def _does_not_fit(plan, searched):
 
 
 def _run_plan(args, run):
+    check_training_options(args)
+    if args.train is not None:
+        return run_training_plan(args, run, _write_outputs)
     if args.write_offline_plan and args.tiling != "none":
         raise ValueError("--write-offline-plan describes untiled schedules: drop --tiling")
     plan, tiling_summary = _make_plan(args, run, scratch=not args.no_scratch)

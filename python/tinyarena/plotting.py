@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-_COLORS = {"activation": "#4c78a8", "scratch": "#f58518"}
+_COLORS = {"activation": "#4c78a8", "scratch": "#f58518", "trainable": "#b279a2", "gradient": "#e45756"}
 _OTHER_COLOR = "#54a24b"
 _SEGMENT_COLORS = {"rows": "#c7e9c0", "patches": "#fde0b2"}
 _SEGMENT_NAMES = {"rows": "row-streamed segment", "patches": "patch segment"}
@@ -144,8 +144,8 @@ def plot_allocation(sizes, first, last, offsets, labels=(), kinds=(), sram_limit
     """Draw buffers as rectangles; return the ``Axes``. Also saves to ``path`` when given.
 
     ``labels`` name the buffers (default: their index; the large ones get a label, with their
-    size, explained by ``label_note`` in the legend); ``kinds`` ("activation"/"scratch") choose
-    the colours; ``marks`` ("ring"/"patch"/"") hatch buffers; ``segments`` are
+    size, explained by ``label_note`` in the legend); ``kinds`` ("activation"/"scratch", and for training
+    steps "trainable"/"gradient") choose the colours; ``marks`` ("ring"/"patch"/"") hatch buffers; ``segments`` are
     ``(first step, last step, mode)`` ranges shaded behind them.
     """
     import matplotlib.pyplot as plt
