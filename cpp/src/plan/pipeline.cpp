@@ -31,6 +31,7 @@ struct Planned {
   bool reordered = false;                            // the plan kept is in_schedule_order
 
   const Plan& best() const { return reordered ? *in_schedule_order : file; }
+  Plan take_best() && { return std::move(reordered ? *in_schedule_order : file); }
 };
 
 bool is_file_order(const std::vector<int32_t>& order) {
@@ -209,7 +210,7 @@ PipelineResult run_pipeline(const graph::Graph& model, const PipelineOptions& op
     }
   }
   result.graph = std::move(end.planned.graph);
-  result.plan = std::move(end.planned.reordered ? *end.planned.in_schedule_order : end.planned.file);
+  result.plan = std::move(end.planned).take_best();
   result.transforms = std::move(end.reports);
   result.schedule = std::move(end.kept_schedule);
   return result;

@@ -30,12 +30,15 @@ std::vector<const TrainStep*> backward_timeline(const TrainingGraph& t, bool reo
 
 // Forward buffers as inference plans them, no op writing over a saved activation.
 liveness::Liveness forward_liveness(const TrainingGraph& t, const TrainingOptions& options) {
-  liveness::LivenessOptions plain{false, false, options.scratch, {}};
+  liveness::LivenessOptions plain;
+  plain.inplace_depthwise = plain.inplace_elementwise = false;
+  plain.scratch = options.scratch;
   liveness::Liveness base = liveness::analyze_liveness(t.forward, plain);
   if (!options.inplace) return base;
   std::set<int32_t> saved_buffers;
   for (int32_t tensor : t.saved) saved_buffers.insert(base.tensor_buffer[tensor]);
-  liveness::LivenessOptions inplace{true, true, options.scratch, {}};
+  liveness::LivenessOptions inplace;
+  inplace.scratch = options.scratch;
   for (const graph::Op& op : t.forward.ops)
     for (int32_t in : op.inputs)
       if (in >= 0 && saved_buffers.count(base.tensor_buffer[in])) {
