@@ -208,9 +208,17 @@ def test_real_models_derive_their_training_graphs(name, spec, weight_layers):
 
 
 def test_mobilenet_v2_derives_with_its_residual_adds():
-    graph = training.training_graph(builder.mobilenet_v2(alpha=0.35, resolution=48, num_classes=2), "bias")
+    model = tinyarena.load_model(builder.mobilenet_v2(alpha=0.35, resolution=48, num_classes=2))
+    graph = training.training_graph(model, "bias")
     assert sum(s.what == "GRAD_SUM" for s in graph.backward) == 10  # one per residual ADD
     assert graph.backward_ops[-1] == 0
+    relu6_outputs = {op.outputs[0] for op in model.ops if op.options.activation == "RELU6"}
+    assert {graph.values[v].tensor for v in graph.masks} == relu6_outputs  # no weight gradient: all masks
+    for spec in ("bias", "last:2"):
+        compared = training.compare_update_order(model, spec)
+        check_plan(compared.reordered)
+        check_plan(compared.at_end)
+        assert compared.saving_bytes >= 0
 
 
 # The memory plan -----------------------------------------------------------------------------
