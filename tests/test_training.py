@@ -208,9 +208,17 @@ def test_real_models_derive_their_training_graphs(name, spec, weight_layers):
 
 
 def test_mobilenet_v2_derives_with_its_residual_adds():
-    graph = training.training_graph(builder.mobilenet_v2(alpha=0.35, resolution=48, num_classes=2), "bias")
+    model = tinyarena.load_model(builder.mobilenet_v2(alpha=0.35, resolution=48, num_classes=2))
+    graph = training.training_graph(model, "bias")
     assert sum(s.what == "GRAD_SUM" for s in graph.backward) == 10  # one per residual ADD
     assert graph.backward_ops[-1] == 0
+    relu6_outputs = {op.outputs[0] for op in model.ops if op.options.activation == "RELU6"}
+    assert {graph.values[v].tensor for v in graph.masks} == relu6_outputs  # no weight gradient: all masks
+    for spec in ("bias", "last:2"):
+        compared = training.compare_update_order(model, spec)
+        check_plan(compared.reordered)
+        check_plan(compared.at_end)
+        assert compared.saving_bytes >= 0
 
 
 # The memory plan -----------------------------------------------------------------------------
@@ -244,26 +252,106 @@ def test_real_plans_are_valid_and_reordering_is_never_worse(name, spec):
     check_plan(compared.at_end)
     assert compared.saving_bytes >= 0
     assert compared.reordered.gradient_bytes <= compared.at_end.gradient_bytes
+    model = tinyarena.load_model(real_model(name))
+    graph = training.training_graph(model, spec)
+    assert [s.scratch_bytes for s in graph.channel_updates] == [
+        channel_int32_bytes(model, s.op) for s in graph.channel_updates]
+    assert len(graph.channel_updates) == sum(u.weight_channels > 0 for u in graph.updates)
+    for v in graph.masks:
+        mask = graph.values[v]
+        assert mask.bytes == math.ceil(math.prod(model.tensors[mask.tensor].shape) / 8)
+        assert mask.tensor not in graph.saved
 
 
-def test_reordering_frees_each_parameter_gradient_at_once():
-    compared = training.compare_update_order(small_cnn(), "last:3")
-    for plan, lifetime in ((compared.reordered, 2), (compared.at_end, None)):
-        grads = [b for b in plan.buffers if b.name.startswith(("grad weights", "grad bias"))]
-        assert len(grads) == 6
-        if lifetime:
-            assert all(b.last - b.first + 1 == lifetime for b in grads)
-        else:
-            assert all(b.last >= len(plan.steps) - len(grads) for b in grads)  # read by the updates at the end
-            assert all(plan.steps[s].kind == "update" for s in range(len(plan.steps) - len(grads), len(plan.steps)))
+def channel_int32_bytes(model, op):
+    """One output channel's int32 weight gradient, from the weight tensor's shape (OHWI; depthwise 1HWC)."""
+    weights = model.tensors[model.ops[op].inputs[1]].shape
+    per_channel = math.prod(weights[1:3]) if model.ops[op].type == "DEPTHWISE_CONV_2D" else math.prod(weights[1:])
+    return 4 * per_channel
+
+
+def test_reordering_applies_weight_gradients_per_channel_and_frees_bias_gradients_at_once():
+    model = tinyarena.load_model(small_cnn())
+    compared = training.compare_update_order(model, "last:3")  # weights and biases of ops 1, 2, 5
+    reordered, at_end = compared.reordered, compared.at_end
+    biases = [b for b in reordered.buffers if b.name.startswith("grad bias")]
+    assert len(biases) == 3 and all(b.last - b.first + 1 == 2 for b in biases)
+    assert not [b for b in reordered.buffers if b.name.startswith("grad weights")]  # no whole weight gradient
+    fused = [s for s in reordered.steps if s.what.endswith("grad weights + SGD update per channel")]
+    assert sorted(s.op for s in fused) == [1, 2, 5] and all(s.kind == "update" for s in fused)
+    for step in fused:
+        scratch = [b for b in reordered.buffers if b.cls == "scratch" and b.first == b.last == step.step]
+        expected = channel_int32_bytes(model, step.op)
+        assert [b.size for b in scratch] == [-(-expected // 16) * 16], step.what  # one channel, 16-byte aligned
+    graph = training.training_graph(model, "last:3")
+    assert [(s.op, s.scratch_bytes) for s in graph.channel_updates] == [
+        (op, channel_int32_bytes(model, op)) for op in (5, 2, 1)]
+    assert [graph.backward[i].what.endswith("grad weights") for i in graph.channel_update_replaces] == [True] * 3
+    grads = [b for b in at_end.buffers if b.name.startswith(("grad weights", "grad bias"))]
+    assert len(grads) == 6
+    assert all(b.last >= len(at_end.steps) - len(grads) for b in grads)  # read by the updates at the end
+    assert all(at_end.steps[s].kind == "update" for s in range(len(at_end.steps) - len(grads), len(at_end.steps)))
+    whole = {b.name: b.size for b in at_end.buffers}
+    for op in (1, 2, 5):
+        u = next(u for u in graph.updates if u.op == op)
+        assert whole[f"grad weights op {op}"] == -(-4 * u.weight_channels * u.channel_weights // 16) * 16
     assert compared.saving_bytes > 0
+    assert reordered.gradient_bytes < at_end.gradient_bytes
+
+
+def mask_buffers(plan):
+    return {b.name: b for b in plan.buffers if b.name.startswith("mask ")}
+
+
+def test_outputs_saved_only_for_a_relu_derivative_are_bit_masks():
+    model = tinyarena.load_model(small_cnn())
+    graph = training.training_graph(model, "bias")
+    conv, depthwise = model.ops[0].outputs[0], model.ops[1].outputs[0]  # fused RELU, fused RELU6
+    masks = {graph.values[v].tensor: graph.values[v] for v in graph.masks}
+    assert sorted(masks) == sorted([conv, depthwise])
+    for tensor, value in masks.items():
+        assert value.bytes == math.ceil(math.prod(model.tensors[tensor].shape) / 8) and value.cls == "activation"
+        assert value.forward_op == model.tensors[tensor].producer
+    assert not {conv, depthwise} & set(graph.saved)  # their int8 outputs are not saved
+    plan = training.plan_training(model, "bias")
+    check_plan(plan)
+    for tensor, value in masks.items():
+        buffer = mask_buffers(plan)[value.name]
+        assert buffer.size == -(-value.bytes // 16) * 16
+        assert buffer.first == value.forward_op  # written by the forward op (file order: step = op index)
+        assert plan.steps[buffer.last].what.endswith("RELU grad") or plan.steps[buffer.last].what.endswith("RELU6 grad")
+        holder = [b for b in plan.core.liveness.buffers if tensor in b.tensors]
+        assert len(holder) == 1 and holder[0].last < plan.forward_steps  # the int8 dies in the forward pass
+
+
+def test_a_tensor_a_weight_gradient_reads_stays_int8_and_needs_no_mask():
+    model = tinyarena.load_model(small_cnn())
+    graph = training.training_graph(model, "layers:0,2")  # weights of ops 0 and 2, every bias
+    conv, depthwise = model.ops[0].outputs[0], model.ops[1].outputs[0]
+    assert [graph.values[v].tensor for v in graph.masks] == [conv]  # only op 1's input gradient reads it
+    assert depthwise in graph.saved  # op 2's weight gradient reads it; the RELU6 derivative reads the int8 too
+    relu6 = next(s for s in graph.backward if s.what == "DEPTHWISE_CONV_2D fused RELU6 grad")
+    assert relu6.saved == [depthwise] and len(relu6.reads) == 1
+    relu = next(s for s in graph.backward if s.what == "CONV_2D fused RELU grad")
+    assert relu.saved == [] and graph.values[relu.reads[1]].name.startswith("mask ")
+    check_plan(training.plan_training(model, "layers:0,2"))
+
+
+def test_a_standalone_relu_output_is_a_mask_too():
+    model = tinyarena.load_model(residual_cnn())
+    graph = training.training_graph(model, "bias")
+    masked = sorted(graph.values[v].tensor for v in graph.masks)
+    assert model.ops[3].outputs[0] in masked and model.ops[2].outputs[0] in masked  # RELU6, the ADD's fused RELU
+    relu6 = next(s for s in graph.backward if s.what == "RELU6 grad")
+    assert graph.values[relu6.reads[1]].tensor == model.ops[3].outputs[0]
+    check_plan(training.plan_training(model, "bias"))
 
 
 def test_saved_activations_live_until_their_backward_reader():
     plan = training.plan_training(small_cnn(), "last:1")
     model = tinyarena.load_model(small_cnn())
     fc_input = model.ops[5].inputs[0]
-    reader = next(s.step for s in plan.steps if s.what == "FULLY_CONNECTED grad weights")
+    reader = next(s.step for s in plan.steps if s.what == "FULLY_CONNECTED grad weights + SGD update per channel")
     holder = [b for b in plan.core.liveness.buffers if fc_input in b.tensors]
     assert len(holder) == 1 and holder[0].last == reader
 
@@ -290,7 +378,9 @@ def test_no_forward_op_writes_over_a_saved_activation():
         for op in plan.core.liveness.inplace_ops:
             assert not saved & set(model.ops[op].inputs), (spec, op)
     layers = training.plan_training(model, "layers:5,9")
-    assert set(layers.core.liveness.inplace_ops) < set(inference.liveness.inplace_ops)
+    # ops 5 and 9 read the inputs their weight gradients need: in place in inference, not here
+    assert {5, 9} <= set(inference.liveness.inplace_ops)
+    assert not {5, 9} & set(layers.core.liveness.inplace_ops)
 
 
 def test_single_pass_requantization_needs_more_scratch():

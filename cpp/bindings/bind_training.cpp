@@ -42,7 +42,8 @@ void bind_training_graph(py::module_& m) {
       .def_property_readonly("cls", [](const TrainValue& v) { return value_class_name(v.cls); })
       .def_readonly("bytes", &TrainValue::bytes)
       .def_readonly("tensor", &TrainValue::tensor)
-      .def_readonly("parameter_gradient", &TrainValue::parameter_gradient);
+      .def_readonly("parameter_gradient", &TrainValue::parameter_gradient)
+      .def_readonly("forward_op", &TrainValue::forward_op);
   py::class_<TrainStep>(m, "TrainStep")
       .def_property_readonly("kind", [](const TrainStep& s) { return step_kind_name(s.kind); })
       .def_readonly("op", &TrainStep::op)
@@ -58,7 +59,10 @@ void bind_training_graph(py::module_& m) {
       .def_readonly("backward", &TrainingGraph::backward)
       .def_readonly("sgd_updates", &TrainingGraph::sgd_updates)
       .def_readonly("update_after", &TrainingGraph::update_after)
+      .def_readonly("channel_updates", &TrainingGraph::channel_updates)
+      .def_readonly("channel_update_replaces", &TrainingGraph::channel_update_replaces)
       .def_readonly("saved", &TrainingGraph::saved)
+      .def_readonly("masks", &TrainingGraph::masks)
       .def_readonly("backward_ops", &TrainingGraph::backward_ops)
       .def_readonly("loss_tensor", &TrainingGraph::loss_tensor)
       .def_readonly("updated_parameters", &TrainingGraph::updated_parameters)

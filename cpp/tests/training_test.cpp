@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -83,10 +84,27 @@ TEST(training_step_of_a_dense_classifier) {
   training::TrainingPlan plan = training::plan_training(g, training::parse_spec("last:1"));
   CHECK(allocation::validate(plan.problem, plan.solution).empty());
   CHECK_EQ(plan.training.updated_parameters, int64_t{4 * 8 + 4});
-  // steps: FC, SOFTMAX, loss, grad weights, update, grad bias, update
-  CHECK_EQ(plan.steps.size(), size_t{7});
+  // steps: FC, SOFTMAX, loss, grad weights + update per channel, grad bias, update
+  CHECK_EQ(plan.steps.size(), size_t{6});
   CHECK_EQ(plan.trainable_bytes, int64_t{32 + 16});  // int8 weights, int32 biases; 16-byte aligned
-  CHECK_EQ(plan.gradient_bytes, int64_t{128 + 16});  // the int32 weight gradient and the loss gradient
+  CHECK_EQ(plan.gradient_bytes, int64_t{16 + 16});   // the loss gradient and the int32 bias gradient
+  CHECK_EQ(plan.training.channel_updates.size(), size_t{1});
+  CHECK_EQ(plan.training.channel_updates[0].scratch_bytes, int64_t{8 * 4});  // one channel: C_in int32 values
+  const auto named = [](const training::TrainingPlan& p, const std::string& name) {
+    for (const auto& buffer : p.liveness.buffers)
+      if (buffer.name == name) return true;
+    return false;
+  };
+  CHECK(!named(plan, "grad weights op 0"));  // no whole weight gradient
+  training::TrainingOptions at_end;
+  at_end.reorder_updates = false;
+  training::TrainingPlan whole = training::plan_training(g, training::parse_spec("last:1"), at_end);
+  CHECK(allocation::validate(whole.problem, whole.solution).empty());
+  // steps: FC, SOFTMAX, loss, grad weights, grad bias, update, update
+  CHECK_EQ(whole.steps.size(), size_t{7});
+  CHECK_EQ(whole.gradient_bytes, int64_t{128 + 16 + 16});  // the whole int32 weight gradient waits for its update
+  CHECK(named(whole, "grad weights op 0"));
+  CHECK(plan.peak_bytes <= whole.peak_bytes);
   g.ops[1].type = "LOGISTIC";  // the loss now reads the LOGISTIC's output: the gradient must pass it
   std::string message;
   try {
@@ -95,4 +113,29 @@ TEST(training_step_of_a_dense_classifier) {
     message = e.what();
   }
   CHECK(message.find("op 1 (LOGISTIC) is on the backward path") != std::string::npos);
+}
+
+TEST(training_saves_a_fused_relu_output_as_a_bit_mask) {
+  graph::Graph g = dense_classifier();
+  g.ops[0].options.activation = graph::Activation::Relu;  // t3 = RELU(FC): read back only for the derivative
+  training::TrainingPlan plan = training::plan_training(g, training::parse_spec("bias"));
+  CHECK(allocation::validate(plan.problem, plan.solution).empty());
+  const training::TrainingGraph& t = plan.training;
+  CHECK_EQ(t.masks.size(), size_t{1});
+  const training::TrainValue& mask = t.values[t.masks[0]];
+  CHECK_EQ(mask.bytes, int64_t{1});  // ceil(4 / 8)
+  CHECK_EQ(mask.tensor, int32_t{3});
+  CHECK_EQ(mask.forward_op, int32_t{0});
+  CHECK(std::find(t.saved.begin(), t.saved.end(), 3) == t.saved.end());  // the int8 t3 is not saved
+  size_t b = 0;
+  while (b < plan.liveness.buffers.size() && plan.liveness.buffers[b].name != "mask t3") ++b;
+  CHECK(b < plan.liveness.buffers.size());
+  if (b < plan.liveness.buffers.size()) {
+    CHECK_EQ(plan.liveness.buffers[b].first, int32_t{0});  // written beside t3 by the FC
+    CHECK_EQ(plan.steps[plan.liveness.buffers[b].last].what, std::string("FULLY_CONNECTED fused RELU grad"));
+  }
+  // last:1 reads t3's input as int8 for the weight gradient; the mask still replaces t3
+  training::TrainingPlan weights = training::plan_training(g, training::parse_spec("last:1"));
+  CHECK_EQ(weights.training.masks.size(), size_t{1});
+  CHECK(std::find(weights.training.saved.begin(), weights.training.saved.end(), 0) != weights.training.saved.end());
 }

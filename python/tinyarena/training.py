@@ -26,8 +26,12 @@ cross-entropy on logits; a final DEQUANTIZE is skipped); another op on the backw
 ``tinyarena.UnsupportedError`` naming its index and type.
 
 Number formats (byte counts follow from them): forward int8 as in inference, saved activations
-are those int8 tensors; activation gradients int8 with one per-tensor scale chosen at run time;
-weight and bias gradients int32 per updated element; trainable tensors in SRAM: int8 weights of
+are those int8 tensors, except a tensor saved only for a RELU/RELU6 derivative: a 1-bit mask,
+ceil(n/8) bytes, written by its forward op (``TrainingGraph.masks``; a tensor a weight gradient
+reads stays int8); activation gradients int8 with one per-tensor scale chosen at run time;
+weight and bias gradients int32 per updated element (with ``reorder_updates=True`` a weight
+gradient is computed and applied per output channel in one step, ``TrainingGraph.channel_updates``,
+whose scratch is one channel's int32 gradient); trainable tensors in SRAM: int8 weights of
 the updated output channels, int32 biases, live for the whole step; backward scratch: a CONV_2D /
 DEPTHWISE_CONV_2D / FULLY_CONNECTED input gradient (and an AVERAGE_POOL_2D one with overlapping
 windows) is accumulated in int32 and requantized with the scale of its largest value: in two
@@ -62,8 +66,10 @@ def parse_spec(spec):
 
 def training_graph(model, spec):
     """The core ``TrainingGraph`` of ``model`` under ``spec`` (not ``auto``): ``updates``,
-    ``values``, ``backward`` steps (loss first), ``sgd_updates``, ``saved`` forward tensors,
-    ``backward_ops`` (descending) and ``updated_parameters``. The model's graph is not changed."""
+    ``values``, ``backward`` steps (loss first), ``sgd_updates``, ``channel_updates`` (the fused
+    per-channel weight gradient + update that replaces the backward step
+    ``channel_update_replaces[i]`` when updates are reordered), ``saved`` forward tensors (int8),
+    ``masks`` (values: 1-bit masks), ``backward_ops`` (descending) and ``updated_parameters``. The model's graph is not changed."""
     return _core.derive_training_graph(load_model(model), parse_spec(spec))
 
 

@@ -74,9 +74,7 @@ class Builder {
       differentiate(*op);
       t_.backward_ops.push_back(op->index);
     }
-    std::set<int32_t> saved;
-    for (const TrainStep& step : t_.backward) saved.insert(step.saved.begin(), step.saved.end());
-    t_.saved.assign(saved.begin(), saved.end());
+    resolve_derivative_reads();
   }
 
  private:
@@ -110,6 +108,30 @@ class Builder {
   int32_t add_value(std::string name, ValueClass cls, int64_t bytes, int32_t tensor, bool parameter = false) {
     t_.values.push_back(TrainValue{std::move(name), cls, bytes, tensor, parameter});
     return static_cast<int32_t>(t_.values.size()) - 1;
+  }
+
+  // Saved activations: what the steps read as int8; then each activation derivative
+  // reads its tensor's int8 when that is saved anyway, else the tensor's 1-bit mask.
+  void resolve_derivative_reads() {
+    std::set<int32_t> saved;
+    for (const TrainStep& step : t_.backward) saved.insert(step.saved.begin(), step.saved.end());
+    t_.saved.assign(saved.begin(), saved.end());
+    std::map<int32_t, int32_t> mask_of;
+    for (const auto& [step, tensor] : derivative_reads_) {
+      TrainStep& reader = t_.backward[step];
+      if (saved.count(tensor)) {
+        reader.saved.push_back(tensor);
+        continue;
+      }
+      auto [it, fresh] = mask_of.try_emplace(tensor, -1);
+      if (fresh) {
+        const Tensor& y = g_.tensors[tensor];
+        it->second = add_value("mask " + y.name, ValueClass::Activation, (y.element_count + 7) / 8, tensor);
+        t_.values[it->second].forward_op = y.producer;
+        t_.masks.push_back(it->second);
+      }
+      reader.reads.push_back(it->second);
+    }
   }
 
   // A new int8 gradient of `tensor`; `stage` tells apart several of one tensor (" masked", " sum").
@@ -171,9 +193,9 @@ class Builder {
     int32_t y = op.outputs[0];
     int32_t masked = activation_gradient(y, " masked");
     TrainStep step{StepKind::Backward, op.index, op.type + " fused " + graph::activation_name(act) + " grad", {gy},
-                   {y}, {masked}};
+                   {}, {masked}};
     step.in_place_candidate = true;
-    add_step(step);
+    derivative_reads_.emplace_back(add_step(step), y);
     return masked;
   }
 
@@ -185,8 +207,9 @@ class Builder {
   }
 
   // A new gradient of `input`; `requantized`: accumulated in int32 and requantized (backward scratch).
-  void contribute_new(const Op& op, int32_t input, const std::string& what, std::vector<int32_t> reads,
-                      std::vector<int32_t> saved, bool requantized, bool in_place) {
+  // Returns the step's index.
+  int32_t contribute_new(const Op& op, int32_t input, const std::string& what, std::vector<int32_t> reads,
+                         std::vector<int32_t> saved, bool requantized, bool in_place) {
     int32_t gx = activation_gradient(input);
     TrainStep step{StepKind::Backward, op.index, op.type + " " + what, std::move(reads), std::move(saved), {gx}};
     if (requantized) {
@@ -194,8 +217,8 @@ class Builder {
       step.single_pass_scratch_bytes = 4 * g_.tensors[input].element_count;
     }
     step.in_place_candidate = in_place;
-    add_step(step);
     contributions_[input].push_back(gx);
+    return add_step(step);
   }
 
   void parameter_gradient(const Op& op, const std::string& what, int32_t gy, std::vector<int32_t> saved,
@@ -210,6 +233,16 @@ class Builder {
     t_.update_after.push_back(step);
   }
 
+  // The weight gradient computed and applied one output channel at a time: one channel's
+  // int32 gradient (channel_weights values) is the kernel scratch.
+  void channel_update(const Op& op, int32_t gy, int32_t x, int32_t trainable, int32_t replaces) {
+    TrainStep fused{StepKind::Update, op.index, op.type + " grad weights + SGD update per channel", {gy, trainable},
+                    {x}, {trainable}};
+    fused.scratch_bytes = fused.single_pass_scratch_bytes = 4 * update_of(op.index)->channel_weights;
+    t_.channel_updates.push_back(std::move(fused));
+    t_.channel_update_replaces.push_back(replaces);
+  }
+
   void weight_layer(const Op& op, int32_t gy) {
     int32_t x = op.inputs[0];
     if (needs_[x]) {
@@ -220,6 +253,7 @@ class Builder {
     if (trainable_weights_.count(op.index)) {
       int32_t weights = trainable_weights_[op.index];
       parameter_gradient(op, "weights", gy, {x}, weights, t_.values[weights].bytes);  // int8: one byte each
+      channel_update(op, gy, x, weights, static_cast<int32_t>(t_.backward.size()) - 1);
     }
     if (trainable_bias_.count(op.index)) {
       int32_t bias = trainable_bias_[op.index];
@@ -250,7 +284,7 @@ class Builder {
       for (int32_t in : op.inputs)
         if (in >= 0 && needs_[in]) contributions_[in].push_back(g);  // passed on unchanged
     } else if (op.type == "RELU" || op.type == "RELU6") {
-      contribute_new(op, op.inputs[0], "grad", {gy}, {y}, false, true);
+      derivative_reads_.emplace_back(contribute_new(op, op.inputs[0], "grad", {gy}, {}, false, true), y);
     } else if (op.type == "AVERAGE_POOL_2D" || op.type == "MEAN") {
       pool(op, through_activation(op, gy));
     } else if (op.type == "PAD" || op.type == "PADV2") {
@@ -269,6 +303,7 @@ class Builder {
   std::vector<std::vector<int32_t>> contributions_;
   std::vector<bool> needs_;
   std::map<int32_t, int32_t> trainable_weights_, trainable_bias_;
+  std::vector<std::pair<int32_t, int32_t>> derivative_reads_;  // (backward step, tensor): an activation derivative at it
   int32_t loss_softmax_ = -1;
 };
 

@@ -15,10 +15,23 @@ namespace tinyarena::training {
 
 namespace {
 
+// The channel update that replaces backward step `step` (-1: none).
+int32_t channel_update_replacing(const TrainingGraph& t, size_t step) {
+  for (size_t c = 0; c < t.channel_updates.size(); ++c)
+    if (t.channel_update_replaces[c] == static_cast<int32_t>(step)) return static_cast<int32_t>(c);
+  return -1;
+}
+
 // The backward part of the step axis: backward steps and SGD updates in the order they run.
+// Reordered, a weight gradient and its update are one per-channel step.
 std::vector<const TrainStep*> backward_timeline(const TrainingGraph& t, bool reorder_updates) {
   std::vector<const TrainStep*> timeline;
   for (size_t i = 0; i < t.backward.size(); ++i) {
+    int32_t fused = reorder_updates ? channel_update_replacing(t, i) : -1;
+    if (fused >= 0) {
+      timeline.push_back(&t.channel_updates[fused]);  // its SGD update is part of it
+      continue;
+    }
     timeline.push_back(&t.backward[i]);
     for (size_t u = 0; reorder_updates && u < t.sgd_updates.size(); ++u)
       if (t.update_after[u] == static_cast<int32_t>(i)) timeline.push_back(&t.sgd_updates[u]);
@@ -125,12 +138,15 @@ StepBuffers step_buffers(const TrainingGraph& t, const TrainingOptions& options)
                        liveness::BufferKind::Scratch, scratch, step, step, {}, timeline[s]->op},
                  ValueClass::Scratch);
   }
+  std::vector<int32_t> step_of_op(t.forward.ops.size());
+  for (int32_t s = 0; s < forward; ++s) step_of_op[out.liveness.order.empty() ? s : out.liveness.order[s]] = s;
   for (size_t v = 0; v < t.values.size(); ++v) {
     const TrainValue& value = t.values[v];
     if (roots.root(static_cast<int32_t>(v)) != static_cast<int32_t>(v) || last[v] < 0) continue;
     bool trainable = value.cls == ValueClass::Trainable;
-    add_buffer(out, {value.name, liveness::BufferKind::Activation, value.bytes, trainable ? 0 : first[v],
-                     trainable ? end : last[v], {}, -1},
+    int32_t from = trainable ? 0 : value.forward_op >= 0 ? step_of_op[value.forward_op] : first[v];
+    add_buffer(out, {value.name, liveness::BufferKind::Activation, value.bytes, from, trainable ? end : last[v], {},
+                     value.forward_op},
                value.cls);
   }
   return out;

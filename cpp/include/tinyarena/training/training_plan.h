@@ -4,8 +4,9 @@
 // (liveness::make_problem, allocation::run_allocator).
 //
 // Buffer classes: activation (forward tensors; a saved one lives until its last
-// backward reader), scratch (forward kernel scratch as inference plans it, and
-// the backward scratch of training_graph.h), trainable (int8 weights of the
+// backward reader; a saved 1-bit mask from its forward op to its last reader),
+// scratch (forward kernel scratch as inference plans it, and the backward
+// scratch of training_graph.h), trainable (int8 weights of the
 // updated channels, int32 biases: live for the whole step, as they persist
 // across steps) and gradient (int8 activation gradients, int32 parameter
 // gradients).
@@ -13,9 +14,11 @@
 // Forward in-place ops are as inference plans them, except that no op writes
 // over a saved activation. A backward elementwise step (fused or standalone
 // RELU/RELU6 gradient, GRAD_SUM) writes over its input gradient when no later
-// step reads it. With reorder_updates, each parameter's SGD update runs right
-// after its gradient (which then dies at once); without, all updates run after
-// the last backward step and every parameter gradient lives until then.
+// step reads it. With reorder_updates, each bias's SGD update runs right after
+// its gradient (which then dies at once) and each weight gradient is computed
+// and applied per output channel in one step (training_graph.h: one channel's
+// int32 gradient as its scratch); without, all updates run after the last
+// backward step and every whole parameter gradient lives until then.
 #pragma once
 
 #include <cstdint>
