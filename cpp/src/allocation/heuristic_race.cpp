@@ -102,6 +102,7 @@ void HeuristicRace::run_local_search(const Problem& side, const Problem* origina
   options.iterations = 0;
   options.budget = part;
   options.target_height = target;
+  options.two_sided = true;
   const int64_t before = budget.used();
   const LocalSearchResult found = local_search(side, options);
   // A climb that ended past a line is not kept (where it stopped depends on when the line was set).

@@ -24,6 +24,10 @@ struct LocalSearchOptions {
   // a target, a plan is judged by its bytes above it (summed over the
   // buffers reaching past it) and a move takes a buffer reaching past it.
   int64_t target_height = 0;
+  // With a target: a buffer may also be placed from the target down (the
+  // highest offset where it fits below it), and a move may turn a buffer live
+  // with one above the target the other way up.
+  bool two_sided = false;
 };
 
 struct LocalSearchResult {
