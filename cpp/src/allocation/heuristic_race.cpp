@@ -63,7 +63,8 @@ void HeuristicRace::search_skylines(const Problem& problem, const Problem* upsid
 
 // Hill climbing over first-fit orders (local_search.h: first fit places each
 // buffer clear of every pin, where the skyline floor jumps over a pin and
-// wastes the room below it) and the skyline search, each on the problem and
+// wastes the room below it; two-sided, so a buffer may also sit under the
+// target, out of the way of those a pin leaves room for below it) and the skyline search, each on the problem and
 // on its mirror, in rounds of doubling work: whichever suits the instance
 // finds its plan after about twice the work it needs alone, times four.
 void HeuristicRace::search_in_rounds(const Problem& problem, const Problem* upside_down, WorkBudget& budget,
@@ -103,6 +104,7 @@ void HeuristicRace::run_local_search(const Problem& side, const Problem* origina
   options.budget = part;
   options.target_height = target;
   options.two_sided = true;
+  options.start_order = static_cast<int>(seed);  // each round from another seed order too
   const int64_t before = budget.used();
   const LocalSearchResult found = local_search(side, options);
   // A climb that ended past a line is not kept (where it stopped depends on when the line was set).

@@ -165,10 +165,13 @@ LocalSearchResult local_search(const Problem& problem, LocalSearchOptions option
     budget.charge(n);
     return bytes_above(problem, s, bound);
   };
-  FirstFit::State best = first_fit.start(size_descending_order(problem), budget);
+  std::vector<std::vector<int>> orders{size_descending_order(problem), area_descending_order(problem),
+                                       lifetime_descending_order(problem), urgency_order(problem)};
+  if (options.start_order > 0) orders = {std::move(orders[(options.start_order - 1) % orders.size()])};
+  FirstFit::State best = first_fit.start(std::move(orders[0]), budget);
   int64_t best_measure = measure(best);
-  for (auto order : {area_descending_order(problem), lifetime_descending_order(problem), urgency_order(problem)}) {
-    FirstFit::State seeded = first_fit.start(std::move(order), budget);
+  for (size_t k = 1; k < orders.size(); ++k) {
+    FirstFit::State seeded = first_fit.start(std::move(orders[k]), budget);
     const int64_t seeded_measure = measure(seeded);
     if (seeded_measure < best_measure) best = std::move(seeded), best_measure = seeded_measure;
   }

@@ -36,6 +36,13 @@ inline bool lifetimes_overlap(const Buffer& a, const Buffer& b) {
   return a.first <= b.last && b.first <= a.last;
 }
 
+// True when both buffers are pinned, take bytes, share a step and their
+// pinned bytes overlap: no plan can honour both pins.
+inline bool pins_collide(const Buffer& a, const Buffer& b) {
+  return a.fixed_offset && b.fixed_offset && a.size > 0 && b.size > 0 && lifetimes_overlap(a, b) &&
+         *a.fixed_offset < *b.fixed_offset + b.size && *b.fixed_offset < *a.fixed_offset + a.size;
+}
+
 inline int64_t align_up(int64_t value, int64_t alignment) {
   if (alignment <= 1) return value;
   if (value >= 0 && (alignment & (alignment - 1)) == 0) return (value + alignment - 1) & -alignment;  // no division
