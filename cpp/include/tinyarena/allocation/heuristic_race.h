@@ -27,7 +27,7 @@ namespace tinyarena::allocation {
 // how much of its work.
 struct HeuristicPlan {
   Solution solution;
-  std::string method;     // "pin_repair", "local_search" or "skyline"
+  std::string method;     // "pin_repair", "local_search", "offset_repair" or "skyline"
   int64_t work_to_plan = 0;
 };
 
@@ -70,8 +70,10 @@ class HeuristicRace {
   void search_skylines(const Problem& problem, const Problem* upside_down, WorkBudget& budget, int64_t target);
   void search_in_rounds(const Problem& problem, const Problem* upside_down, WorkBudget& budget, int64_t target);
   void run_skyline(const Problem& side, const Problem* original, WorkBudget part, WorkBudget& budget, int64_t target);
-  void run_local_search(const Problem& side, const Problem* original, WorkBudget part, WorkBudget& budget,
+  void run_local_search(const Problem& side, const Problem* original, int64_t units, WorkBudget& budget,
                         int64_t target, uint64_t seed);
+  void keep_side(const Problem* original, const Solution& plan, const char* method, int64_t work_to_plan,
+                 int64_t target);
   bool open(const WorkBudget& budget, int64_t target) const;  // not past a line, no plan at the target yet
   void keep(const Solution& solution, const char* method, int64_t work_to_plan);
   void join();
