@@ -5,9 +5,10 @@
 // target clear of every pin -- at the floor, on top of a buffer live with it
 // or just under one, the fewer bytes it displaces the likelier -- the free
 // buffers it lands on are lifted out and put back by first fit around the
-// rest, and the move is kept when the bytes past the target (summed over the
-// buffers) do not grow. Made for the pinned slack instances, where pins cut
-// the room into gaps that a long-lived buffer fits only one of.
+// rest, and the move is kept while the bytes past the target (summed over
+// the buffers) stay within 1/64 of the target of the fewest seen; the plan
+// with the fewest is returned. Made for the pinned slack instances, where
+// pins cut the room into gaps that a long-lived buffer fits only one of.
 // Deterministic for a seed; stops at the target or when the budget is spent.
 #pragma once
 
