@@ -91,7 +91,8 @@ def test_cli_alloc_meets_a_capacity_with_room_to_spare(tmp_path):
 def test_fixed_capacity_packs_pinned_slack_instances_within_their_height():
     """Pinned buffers (10 %, at their construction offsets) are obstacles the greedy plans and
     the skyline search waste room below; hill climbing over first-fit orders (first fit places
-    each buffer clear of every pin), judged by the bytes above the capacity, packs them."""
+    each buffer clear of every pin), judged by the bytes above the capacity, and the repair of
+    its plans' offsets pack them."""
     met, climbed = 0, 0
     for seed in range(20):
         problem, _ = allocation.slack_problem(150, seed=seed, pinned=0.1)
@@ -100,9 +101,9 @@ def test_fixed_capacity_packs_pinned_slack_instances_within_their_height():
         pinned = problem.fixed_offsets >= 0
         assert (result.offsets[pinned] == problem.fixed_offsets[pinned]).all()
         met += result.capacity_met and result.height <= CAPACITY
-        climbed += result.method == "local_search"
+        climbed += result.method in ("local_search", "offset_repair")
     assert met >= 19  # 20 of 20 measured; before the climb 19
-    assert climbed >= 5  # the climb wins the race on many of them (10 of 20 measured)
+    assert climbed >= 5  # the climb or the repair after it wins the race on many of them
 
 
 def test_exact_steps_down_from_its_starting_plan_where_the_bound_is_out_of_reach():

@@ -68,8 +68,7 @@ class FirstFit {
     busy_.clear();
     for (int32_t o : overlaps_[b])
       if (static_cast<size_t>(s.position[o]) < i || p_.buffers[o].fixed_offset)
-        busy_.emplace_back(p_.buffers[o].fixed_offset ? *p_.buffers[o].fixed_offset : s.offsets[o],
-                           p_.buffers[o].size);
+        busy_.emplace_back(start_of(s, o), start_of(s, o) + p_.buffers[o].size);
     std::sort(busy_.begin(), busy_.end());
     const auto busy = static_cast<int64_t>(busy_.size());
     work += static_cast<int64_t>(overlaps_[b].size()) + busy * busy / 4;
@@ -78,28 +77,27 @@ class FirstFit {
       const int64_t highest = highest_fit(buffer);
       if (highest >= 0) return highest;
     }
-    int64_t candidate = 0;
-    for (const auto& [offset, size] : busy_) {
-      if (offset >= candidate + buffer.size) break;
-      candidate = std::max(candidate, align_up(offset + size, buffer.alignment));
-    }
-    return candidate;
+    return lowest_fit(busy_, buffer.size, buffer.alignment);
   }
 
-  // Highest aligned offset clear of the busy ranges (by offset) that ends
-  // within the ceiling, or -1.
+  int64_t start_of(const State& s, int32_t o) const {
+    return p_.buffers[o].fixed_offset ? *p_.buffers[o].fixed_offset : s.offsets[o];
+  }
+
+  // Highest aligned offset clear of the busy ranges ([start, end), by start)
+  // that ends within the ceiling, or -1.
   int64_t highest_fit(const Buffer& buffer) const {
     int64_t gap_start = 0, highest = -1;
     const auto try_gap = [&](int64_t gap_end) {
       const int64_t end = std::min(gap_end, ceiling_) - buffer.size;
       if (end < 0) return;
-      const int64_t top = end / std::max<int64_t>(buffer.alignment, 1) * std::max<int64_t>(buffer.alignment, 1);
+      const int64_t top = align_down(end, buffer.alignment);
       if (top >= align_up(gap_start, buffer.alignment)) highest = std::max(highest, top);
     };
-    for (const auto& [offset, size] : busy_) {
+    for (const auto& [start, end] : busy_) {
       if (gap_start >= ceiling_) break;
-      try_gap(offset);
-      gap_start = std::max(gap_start, offset + size);
+      try_gap(start);
+      gap_start = std::max(gap_start, end);
     }
     if (gap_start < ceiling_) try_gap(ceiling_);
     return highest;
@@ -108,7 +106,7 @@ class FirstFit {
   const Problem& p_;
   std::vector<std::vector<int32_t>> overlaps_;
   int64_t ceiling_;
-  mutable std::vector<std::pair<int64_t, int64_t>> busy_;
+  mutable std::vector<std::pair<int64_t, int64_t>> busy_;  // [start, end) of the buffers in the way
 };
 
 // A buffer that reaches the top of the plan (free to move), or -1.

@@ -18,10 +18,6 @@ constexpr int kSlotDraws = 3;
 // 1,000-buffer seed 14, which a strict descent missed, and 1/16 did not).
 constexpr int64_t kDeviationParts = 64;
 
-int64_t align_down(int64_t value, int64_t alignment) {
-  return alignment <= 1 ? value : value / alignment * alignment;
-}
-
 class Repair {
  public:
   Repair(const Problem& p, std::vector<int64_t> offsets, int64_t target, WorkBudget& budget, uint64_t seed)
@@ -117,13 +113,7 @@ class Repair {
     std::sort(busy_.begin(), busy_.end());
     const auto k = static_cast<int64_t>(busy_.size());
     budget_.charge(static_cast<int64_t>(overlaps_[v].size()) + 2 * k * (1 + std::max<int64_t>(0, 63 - __builtin_clzll(k + 1))));
-    const Buffer& buffer = p_.buffers[v];
-    int64_t candidate = 0;
-    for (const auto& [start, end] : busy_) {
-      if (start >= candidate + buffer.size) break;
-      candidate = std::max(candidate, align_up(end, buffer.alignment));
-    }
-    return candidate;
+    return allocation::lowest_fit(busy_, p_.buffers[v].size, p_.buffers[v].alignment);
   }
 
   // c to `at`, the free buffers it lands on lifted out and put back by first
