@@ -7,10 +7,13 @@
 // `python benchmarks/alloc_bench.py --write-csv DIR` (the slack instances:
 // `python benchmarks/slack_bench.py --write-csv DIR`).
 // ALLOCATOR `fixed=CAPACITY` runs the fixed-capacity search at CAPACITY bytes
-// (fixed_capacity.h); its lines add `fits` or `misses` and the height.
+// (fixed_capacity.h); its lines add `fits` or `misses`, the height and the
+// CPU time of the process (both threads of the race; less dependent on load
+// than wall time).
 //
 //   tinyarena_alloc_driver ALLOCATOR SECONDS FILE.csv...
 #include <chrono>
+#include <ctime>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -77,8 +80,10 @@ int main(int argc, char** argv) {
     text << file.rdbuf();
     const allocation::Problem problem = interchange::parse_problem_csv(text.str()).problem;
     const auto start = std::chrono::steady_clock::now();
+    const std::clock_t cpu_start = std::clock();
     const Run r = run(problem, allocator, seconds);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const double cpu_ms = 1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
     if (!allocation::validate(problem, r.solution).empty()) {
       std::fprintf(stderr, "%s: the plan does not validate\n", argv[i]);
       return 1;
@@ -90,7 +95,7 @@ int main(int argc, char** argv) {
                 static_cast<long long>(r.work_to_plan), static_cast<unsigned long long>(offsets_hash(r.solution)));
     if (allocator.rfind(kFixed, 0) == 0) {
       const bool fits = r.solution.height <= std::atoll(allocator.c_str() + sizeof kFixed - 1);
-      std::printf(" %s %lld", fits ? "fits" : "misses", static_cast<long long>(r.solution.height));
+      std::printf(" %s %lld %.1fcpu-ms", fits ? "fits" : "misses", static_cast<long long>(r.solution.height), cpu_ms);
     }
     std::printf("\n");
   }
