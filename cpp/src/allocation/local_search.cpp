@@ -182,7 +182,8 @@ LocalSearchResult local_search(const Problem& problem, LocalSearchOptions option
     const size_t from = culprit >= 0 ? static_cast<size_t>(best.position[culprit]) : 0;
     if (from == 0) break;  // the top buffer goes first already: nothing to move
     FirstFit::State trial = best;
-    const int flipped = options.two_sided && rng.below(2) == 0 ? neighbour_before(problem, first_fit, best, culprit, rng) : -1;
+    const bool flip = options.two_sided && rng.below(2) == 0;
+    const int flipped = flip ? neighbour_before(problem, first_fit, best, culprit, rng) : -1;
     if (flipped >= 0) {
       // Turn a buffer placed before the culprit and live with it the other way up (out of its way).
       trial.high[flipped] ^= 1;

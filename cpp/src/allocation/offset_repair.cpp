@@ -57,7 +57,8 @@ class Repair {
   // A free buffer reaching past the target, drawn with odds by its bytes past it, or -1.
   int culprit() {
     int64_t total = 0;
-    for (size_t b = 0; b < p_.buffers.size(); ++b) total += movable(static_cast<int>(b)) ? past(static_cast<int>(b), offsets_[b]) : 0;
+    for (size_t b = 0; b < p_.buffers.size(); ++b)
+      if (movable(static_cast<int>(b))) total += past(static_cast<int>(b), offsets_[b]);
     budget_.charge(static_cast<int64_t>(p_.buffers.size()));
     if (total == 0) return -1;
     auto pick = static_cast<int64_t>(rng_.next() % static_cast<uint64_t>(total));
@@ -112,12 +113,14 @@ class Repair {
       if (placed_[o] && p_.buffers[o].size > 0) busy_.emplace_back(offsets_[o], offsets_[o] + p_.buffers[o].size);
     std::sort(busy_.begin(), busy_.end());
     const auto k = static_cast<int64_t>(busy_.size());
-    budget_.charge(static_cast<int64_t>(overlaps_[v].size()) + 2 * k * (1 + std::max<int64_t>(0, 63 - __builtin_clzll(k + 1))));
+    const int64_t log_k = 63 - __builtin_clzll(static_cast<uint64_t>(k) + 1);  // floor(log2(k + 1))
+    budget_.charge(static_cast<int64_t>(overlaps_[v].size()) + 2 * k * (1 + log_k));
     return allocation::lowest_fit(busy_, p_.buffers[v].size, p_.buffers[v].alignment);
   }
 
   // c to `at`, the free buffers it lands on lifted out and put back by first
-  // fit (largest first); undone if the bytes past the target grow.
+  // fit (largest first); undone if the bytes past the target then exceed the
+  // fewest seen by more than the deviation allowed.
   void move(int c, int64_t at) {
     const int64_t size = p_.buffers[c].size;
     changed_.assign({{c, offsets_[c]}});
