@@ -65,9 +65,11 @@ void HeuristicRace::search_skylines(const Problem& problem, const Problem* upsid
 // Hill climbing over first-fit orders (local_search.h: first fit places each
 // buffer clear of every pin, where the skyline floor jumps over a pin and
 // wastes the room below it; two-sided, so a buffer may also sit under the
-// target, out of the way of those a pin leaves room for below it) and the skyline search, each on the problem and
-// on its mirror, in rounds of doubling work: whichever suits the instance
-// finds its plan after about twice the work it needs alone, times four.
+// target, out of the way of those a pin leaves room for below it; each
+// climb short of the target followed by the repair of its offsets) and the
+// skyline search, each on the problem and on its mirror, in rounds of
+// doubling work: whichever suits the instance finds its plan after about
+// twice the work it needs alone, times the six searches of a round.
 void HeuristicRace::search_in_rounds(const Problem& problem, const Problem* upside_down, WorkBudget& budget,
                                      int64_t target) {
   const auto original_of = [&](const Problem* side) { return side == &problem ? nullptr : &problem; };

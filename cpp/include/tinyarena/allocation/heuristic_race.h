@@ -45,8 +45,9 @@ class HeuristicRace {
   // With `climb_around_pins` (the fixed-capacity search) and a pinned
   // buffer, what is left after pin repair goes to hill climbing over
   // first-fit orders (local_search.h, two-sided, each round from another
-  // seed order) and the skyline search, each on the problem and on its
-  // mirror, in rounds of doubling work.
+  // seed order; a climb short of `target` followed by the offset repair of
+  // its plan, offset_repair.h) and the skyline search, each on the problem
+  // and on its mirror, in rounds of doubling work.
   HeuristicRace(const Problem& problem, WorkBudget& exact_budget, int64_t target,
                 const Problem* upside_down = nullptr, bool climb_around_pins = false);
   ~HeuristicRace();
