@@ -5,7 +5,7 @@ Prints tables; nothing here is a unit test.
 
     python benchmarks/slack_bench.py [--sizes 150 300 450 1000] [--instances 20]
                                      [--variants plain aligned pinned] [--seconds 1]
-                                     [--quiet]
+                                     [--quiet] [--write-csv DIR]
 
 Per instance, each allocator is run on the problem with capacity 1 MiB (the construction's
 height): `exact` and `auto` then run the fixed-capacity search (stop at the first plan within
@@ -16,11 +16,17 @@ height / first fit's height). Budgets (--seconds, default 1) are deterministic w
 is wall clock, so it depends on load. The summary: per size and variant, how many plans fit
 within 1 s of wall clock, how many `exact` plans fit within its budget of work (the same on any
 machine under any load), and the median and largest time of `exact`.
+
+`--write-csv DIR` writes the instances as CSV (`VARIANT_N_SEED.csv`, pins in the `offset` column)
+and runs nothing; the C++ driver then runs the fixed-capacity search alone, in one process, and
+prints the work to each plan (`tinyarena_alloc_driver fixed=1048576 1 DIR/pinned_1000_*.csv`, see
+benchmarks/README.md).
 """
 
 import argparse
 import statistics
 import time
+from pathlib import Path
 
 from tinyarena import allocation
 
@@ -55,6 +61,15 @@ def instance_row(n, variant, seed, seconds, quiet):
     return runs
 
 
+def write_csv(args):
+    args.write_csv.mkdir(parents=True, exist_ok=True)
+    for n in args.sizes:
+        for variant in args.variants:
+            for seed in range(args.instances):
+                problem, _ = allocation.slack_problem(n, seed=seed, **VARIANTS[variant])
+                problem.to_csv(args.write_csv / f"{variant}_{n}_{seed}.csv")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[150, 300, 450, 1000])
@@ -62,7 +77,11 @@ def main():
     parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
     parser.add_argument("--seconds", type=float, default=1.0, help="search budget (deterministic work)")
     parser.add_argument("--quiet", action="store_true", help="print the summary only")
+    parser.add_argument("--write-csv", type=Path, metavar="DIR", help="write the instances as CSV, run nothing")
     args = parser.parse_args()
+    if args.write_csv:
+        write_csv(args)
+        return
     if not args.quiet:
         head = "  ".join(f"{SHORT[a] + ' ms':>7s} {'t/ff':>9s} {'height B':>9s} {'h/ff':>5s}" for a in ALLOCATORS)
         print(f"{'N':>5s} {'variant':8s} {'seed':>3s} {'bound':>5s}  {head}")

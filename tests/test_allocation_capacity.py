@@ -91,7 +91,8 @@ def test_cli_alloc_meets_a_capacity_with_room_to_spare(tmp_path):
 def test_fixed_capacity_packs_pinned_slack_instances_within_their_height():
     """Pinned buffers (10 %, at their construction offsets) are obstacles the greedy plans and
     the skyline search waste room below; hill climbing over first-fit orders (first fit places
-    each buffer clear of every pin), judged by the bytes above the capacity, packs them."""
+    each buffer clear of every pin), judged by the bytes above the capacity, and the repair of
+    its plans' offsets pack them."""
     met, climbed = 0, 0
     for seed in range(20):
         problem, _ = allocation.slack_problem(150, seed=seed, pinned=0.1)
@@ -100,25 +101,29 @@ def test_fixed_capacity_packs_pinned_slack_instances_within_their_height():
         pinned = problem.fixed_offsets >= 0
         assert (result.offsets[pinned] == problem.fixed_offsets[pinned]).all()
         met += result.capacity_met and result.height <= CAPACITY
-        climbed += result.method == "local_search"
+        climbed += result.method in ("local_search", "offset_repair")
     assert met >= 19  # 20 of 20 measured; before the climb 19
-    assert climbed >= 5  # the climb wins the race on many of them (10 of 20 measured)
+    assert climbed >= 5  # the climb or the repair after it wins the race on many of them
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_exact_tightens_below_its_starting_plan_on_slack_instances(seed):
-    """Without a capacity, on a slack instance (some step with a buffer live holds fewer bytes
-    than the bound, so a plan at the bound must waste bytes and the search steps down from its
-    best plan rather than only probing the bound) the search for the lowest plan, started from
-    the construction at 1 MiB, ends below it: the depth-first search's own plan, at or above
-    the bound."""
-    problem, offsets = allocation.slack_problem(100, seed=seed)
+def test_exact_steps_down_from_its_starting_plan_where_the_bound_is_out_of_reach():
+    """Without a capacity, on a pinned slack instance (some step with a buffer live holds fewer
+    bytes than the bound, so the search steps down from its best plan after the first brief
+    probe at the bound), the search for the lowest plan, started from the construction at 1 MiB,
+    ends below it by a step down: the probes at the bound (lower bound with pins 1,003,348 B)
+    find nothing within this budget, nor does the skyline search; with the step-down schedule
+    removed the plan stays at 1 MiB (measured: 1,048,576 B; with it 1,034,675 B after 4.1 M of
+    the 100 M units). Pins are kept."""
+    problem, offsets = allocation.slack_problem(300, seed=1, pinned=0.1)
     free = Problem(list(problem.buffers))  # no capacity: minimize the height
     start = allocation.Solution(offsets.tolist(), CAPACITY)
     bound = allocation.lower_bound_bytes(free)
     live = allocation.live_bytes_per_step(free)
     assert 0 < live[live > 0].min() < bound  # the bound leaves waste: the step-down schedule applies
-    result = allocation.solve_exact(free, seconds=0.2, start=start)
+    result = allocation.solve_exact(free, seconds=0.1, start=start)
     assert free.validate(result.offsets) == []
-    assert bound <= result.height < CAPACITY and result.lower_bound == bound
-    assert result.method == "exact" and result.work_to_plan > 0
+    pinned = free.fixed_offsets >= 0
+    assert (result.offsets[pinned] == free.fixed_offsets[pinned]).all()
+    assert result.method == "exact" and result.height < CAPACITY - 8 * 1024  # a step down found it
+    assert result.height > result.lower_bound and not result.proven_optimal  # not a probe at the bound
+    assert 0 < result.work_to_plan < 0.1 * 1e9 / 4  # within the first steps' shares (10 % each)

@@ -164,7 +164,8 @@ void bind_exact(py::module_& m, py::class_<Problem>& problem) {
   const char* fixed_doc =
       "Any plan within the problem's capacity (> 0), found as fast as possible: the greedy plans, then the "
       "depth-first search over canonical placements at the capacity (bottom-up and, where alignments allow, "
-      "top-down) raced against the skyline search; the "
+      "top-down) raced against the skyline search (where a buffer is pinned: pin repair, then hill climbing over "
+      "first-fit orders with a repair of each climb's offsets, and the skyline search, in rounds); the "
       "first plan that fits wins (same plan on every run). Not minimized. Returns an ExactResult: "
       "capacity_met, capacity_refuted (proven: nothing fits), the method and lower bound.";
   def_function_and_method(m, problem, "solve_fixed_capacity", fixed, py::arg("seconds") = 1.0,

@@ -68,7 +68,7 @@ class ProbeSchedule {
       descent_hi_ = hi;
       return Probe{hi - std::max<int64_t>(1, (hi - open) / 8), kDescentShare};
     }
-    descending_ = false;  // the last step down found nothing
+    if (count_ > 0) descending_ = false;  // the last step down found nothing (the first probe comes first)
     ++count_;
     const bool user_open = user_capacity_ >= open && user_capacity_ < hi;
     if (count_ <= 2) return Probe{user_open ? user_capacity_ : lo, count_ == 1 ? 0.02 : 0.8};

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tinyarena/allocation/local_search.h"
+#include "tinyarena/allocation/offset_repair.h"
 #include "tinyarena/allocation/pin_repair.h"
 #include "tinyarena/allocation/skyline.h"
 
@@ -63,9 +64,12 @@ void HeuristicRace::search_skylines(const Problem& problem, const Problem* upsid
 
 // Hill climbing over first-fit orders (local_search.h: first fit places each
 // buffer clear of every pin, where the skyline floor jumps over a pin and
-// wastes the room below it) and the skyline search, each on the problem and
-// on its mirror, in rounds of doubling work: whichever suits the instance
-// finds its plan after about twice the work it needs alone, times four.
+// wastes the room below it; two-sided, so a buffer may also sit under the
+// target, out of the way of those a pin leaves room for below it; each
+// climb short of the target followed by the repair of its offsets) and the
+// skyline search, each on the problem and on its mirror, in rounds of
+// doubling work: whichever suits the instance finds its plan after about
+// twice the work it needs alone, times the six searches of a round.
 void HeuristicRace::search_in_rounds(const Problem& problem, const Problem* upside_down, WorkBudget& budget,
                                      int64_t target) {
   const auto original_of = [&](const Problem* side) { return side == &problem ? nullptr : &problem; };
@@ -74,7 +78,7 @@ void HeuristicRace::search_in_rounds(const Problem& problem, const Problem* upsi
        units = units > WorkBudget::kUnlimited / 2 ? units : 2 * units, ++seed) {
     for (const Problem* side : {&problem, upside_down})
       if (side && open(budget, target))
-        run_local_search(*side, original_of(side), budget.slice(units), budget, target, seed);
+        run_local_search(*side, original_of(side), units, budget, target, seed);
     for (const Problem* side : {&problem, upside_down})
       if (side && open(budget, target)) run_skyline(*side, original_of(side), budget.slice(units), budget, target);
   }
@@ -89,26 +93,39 @@ void HeuristicRace::run_skyline(const Problem& side, const Problem* original, Wo
   options.budget = part;
   const int64_t before = budget.used();
   const SkylineResult found = skyline_search(side, options);
-  if (!original) keep(found.solution, "skyline", before + found.work_to_best);
-  else if (found.solution.height <= target)
-    keep(mirror_plan(*original, found.solution, target), "skyline", before + found.work_to_best);
+  keep_side(original, found.solution, "skyline", before + found.work_to_best, target);
 }
 
-// One climb of `side` (as run_skyline) from `seed`, aiming at `target`.
-void HeuristicRace::run_local_search(const Problem& side, const Problem* original, WorkBudget part,
-                                     WorkBudget& budget, int64_t target, uint64_t seed) {
+// One climb of `side` (as run_skyline) from `seed`, aiming at `target`, with
+// `units` of `budget`; short of the target, the offset repair of its plan
+// (offset_repair.h) with as many more.
+void HeuristicRace::run_local_search(const Problem& side, const Problem* original, int64_t units, WorkBudget& budget,
+                                     int64_t target, uint64_t seed) {
   LocalSearchOptions options;
   options.seed = seed;
   options.iterations = 0;
-  options.budget = part;
+  options.budget = budget.slice(units);
   options.target_height = target;
+  options.two_sided = true;
+  options.start_order = static_cast<int>(seed);  // each round from another seed order too
   const int64_t before = budget.used();
   const LocalSearchResult found = local_search(side, options);
   // A climb that ended past a line is not kept (where it stopped depends on when the line was set).
   if (budget.units_to_line() < 0) return;
   const int64_t work = before + found.work;  // it stops once at the target: the work to that plan
-  if (!original) keep(found.solution, "local_search", work);
-  else if (found.solution.height <= target) keep(mirror_plan(*original, found.solution, target), "local_search", work);
+  keep_side(original, found.solution, "local_search", work, target);
+  if (found.solution.height <= target || !open(budget, target)) return;
+  const OffsetRepairResult repaired = repair_offsets(side, found.solution, target, budget.slice(units), seed);
+  if (budget.units_to_line() < 0) return;
+  keep_side(original, repaired.solution, "offset_repair", work + repaired.work, target);
+}
+
+// A plan of a side (the problem, or its mirror with `original` the problem;
+// a mirrored plan counts only within `target`) kept as the problem's.
+void HeuristicRace::keep_side(const Problem* original, const Solution& plan, const char* method, int64_t work_to_plan,
+                              int64_t target) {
+  if (!original) keep(plan, method, work_to_plan);
+  else if (plan.height <= target) keep(mirror_plan(*original, plan, target), method, work_to_plan);
 }
 
 // A search's plan, found after `work_to_plan` units of this thread's work, if lower.

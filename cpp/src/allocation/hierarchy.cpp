@@ -110,8 +110,7 @@ void check_pins_apart(const HierarchyProblem& h, const std::vector<size_t>& pinn
     for (size_t y = x + 1; y < pinned.size(); ++y) {
       const size_t i = pinned[x], j = pinned[y];
       const Buffer &a = h.problem.buffers[i], &b = h.problem.buffers[j];
-      if (rules_of(h, i).memory != rules_of(h, j).memory || !lifetimes_overlap(a, b)) continue;
-      if (*a.fixed_offset >= *b.fixed_offset + b.size || *b.fixed_offset >= *a.fixed_offset + a.size) continue;
+      if (rules_of(h, i).memory != rules_of(h, j).memory || !pins_collide(a, b)) continue;
       throw std::invalid_argument("buffers " + std::to_string(i) + " and " + std::to_string(j) +
                                   " are pinned at overlapping addresses of memory '" +
                                   h.memories[static_cast<size_t>(rules_of(h, i).memory)].name +

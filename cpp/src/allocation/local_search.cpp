@@ -12,13 +12,17 @@ namespace tinyarena::allocation {
 namespace {
 
 // First fit of an order, re-decoding only from the first position that changed.
+// With a ceiling (> 0), a buffer marked `high` goes to the highest aligned
+// offset clear of the placed buffers that ends within the ceiling (else, like
+// the rest, to the lowest).
 class FirstFit {
  public:
-  explicit FirstFit(const Problem& p) : p_(p), overlaps_(make_sections(p).overlaps) {}
+  FirstFit(const Problem& p, int64_t ceiling) : p_(p), overlaps_(make_sections(p).overlaps), ceiling_(ceiling) {}
 
   struct State {
     std::vector<int> order;
     std::vector<int32_t> position;  // per buffer: its index in order
+    std::vector<uint8_t> high;      // per buffer: placed from the ceiling down
     std::vector<int64_t> offsets;
     std::vector<int64_t> reach;     // per position: height of the plan of order[0..i]
     int64_t height() const { return reach.empty() ? 0 : reach.back(); }
@@ -28,11 +32,14 @@ class FirstFit {
     State s;
     s.order = std::move(order);
     s.position.assign(p_.buffers.size(), 0);
+    s.high.assign(p_.buffers.size(), 0);
     s.offsets.assign(p_.buffers.size(), 0);
     s.reach.assign(s.order.size(), 0);
     decode(s, 0, budget);
     return s;
   }
+
+  const std::vector<int32_t>& overlaps(int b) const { return overlaps_[b]; }
 
   // Offsets of order[from..] (the earlier ones stay); pinned buffers sit at
   // their pins. Charges the work: each buffer once (positions, the copy of
@@ -61,23 +68,45 @@ class FirstFit {
     busy_.clear();
     for (int32_t o : overlaps_[b])
       if (static_cast<size_t>(s.position[o]) < i || p_.buffers[o].fixed_offset)
-        busy_.emplace_back(p_.buffers[o].fixed_offset ? *p_.buffers[o].fixed_offset : s.offsets[o],
-                           p_.buffers[o].size);
+        busy_.emplace_back(start_of(s, o), start_of(s, o) + p_.buffers[o].size);
     std::sort(busy_.begin(), busy_.end());
     const auto busy = static_cast<int64_t>(busy_.size());
     work += static_cast<int64_t>(overlaps_[b].size()) + busy * busy / 4;
     const Buffer& buffer = p_.buffers[b];
-    int64_t candidate = 0;
-    for (const auto& [offset, size] : busy_) {
-      if (offset >= candidate + buffer.size) break;
-      candidate = std::max(candidate, align_up(offset + size, buffer.alignment));
+    if (ceiling_ > 0 && s.high[b]) {
+      const int64_t highest = highest_fit(buffer);
+      if (highest >= 0) return highest;
     }
-    return candidate;
+    return lowest_fit(busy_, buffer.size, buffer.alignment);
+  }
+
+  int64_t start_of(const State& s, int32_t o) const {
+    return p_.buffers[o].fixed_offset ? *p_.buffers[o].fixed_offset : s.offsets[o];
+  }
+
+  // Highest aligned offset clear of the busy ranges ([start, end), by start)
+  // that ends within the ceiling, or -1.
+  int64_t highest_fit(const Buffer& buffer) const {
+    int64_t gap_start = 0, highest = -1;
+    const auto try_gap = [&](int64_t gap_end) {
+      const int64_t end = std::min(gap_end, ceiling_) - buffer.size;
+      if (end < 0) return;
+      const int64_t top = align_down(end, buffer.alignment);
+      if (top >= align_up(gap_start, buffer.alignment)) highest = std::max(highest, top);
+    };
+    for (const auto& [start, end] : busy_) {
+      if (gap_start >= ceiling_) break;
+      try_gap(start);
+      gap_start = std::max(gap_start, end);
+    }
+    if (gap_start < ceiling_) try_gap(ceiling_);
+    return highest;
   }
 
   const Problem& p_;
   std::vector<std::vector<int32_t>> overlaps_;
-  mutable std::vector<std::pair<int64_t, int64_t>> busy_;
+  int64_t ceiling_;
+  mutable std::vector<std::pair<int64_t, int64_t>> busy_;  // [start, end) of the buffers in the way
 };
 
 // A buffer that reaches the top of the plan (free to move), or -1.
@@ -108,13 +137,23 @@ int buffer_above(const Problem& p, const FirstFit::State& s, int64_t line, Split
   return above.empty() ? -1 : above[rng.below(above.size())];
 }
 
+// A free buffer live with `culprit` and placed before it, or -1.
+int neighbour_before(const Problem& p, const FirstFit& first_fit, const FirstFit::State& s, int culprit,
+                     SplitMix64& rng) {
+  std::vector<int> before;
+  for (int32_t o : first_fit.overlaps(culprit))
+    if (!p.buffers[o].fixed_offset && p.buffers[o].size > 0 && s.position[o] < s.position[culprit])
+      before.push_back(o);
+  return before.empty() ? -1 : before[rng.below(before.size())];
+}
+
 }  // namespace
 
 LocalSearchResult local_search(const Problem& problem, LocalSearchOptions options) {
   check_pins(problem);
   const Stopwatch clock;
   WorkBudget& budget = options.budget;
-  const FirstFit first_fit(problem);
+  const FirstFit first_fit(problem, options.two_sided ? options.target_height : 0);
   const int64_t bound = std::max(options.target_height, lower_bound_bytes(problem));
   const bool targeted = options.target_height > 0;
   const auto n = static_cast<int64_t>(problem.buffers.size());
@@ -124,10 +163,13 @@ LocalSearchResult local_search(const Problem& problem, LocalSearchOptions option
     budget.charge(n);
     return bytes_above(problem, s, bound);
   };
-  FirstFit::State best = first_fit.start(size_descending_order(problem), budget);
+  std::vector<std::vector<int>> orders{size_descending_order(problem), area_descending_order(problem),
+                                       lifetime_descending_order(problem), urgency_order(problem)};
+  if (options.start_order > 0) orders = {std::move(orders[(options.start_order - 1) % orders.size()])};
+  FirstFit::State best = first_fit.start(std::move(orders[0]), budget);
   int64_t best_measure = measure(best);
-  for (auto order : {area_descending_order(problem), lifetime_descending_order(problem), urgency_order(problem)}) {
-    FirstFit::State seeded = first_fit.start(std::move(order), budget);
+  for (size_t k = 1; k < orders.size(); ++k) {
+    FirstFit::State seeded = first_fit.start(std::move(orders[k]), budget);
     const int64_t seeded_measure = measure(seeded);
     if (seeded_measure < best_measure) best = std::move(seeded), best_measure = seeded_measure;
   }
@@ -139,11 +181,19 @@ LocalSearchResult local_search(const Problem& problem, LocalSearchOptions option
     if (targeted) budget.charge(n);
     const size_t from = culprit >= 0 ? static_cast<size_t>(best.position[culprit]) : 0;
     if (from == 0) break;  // the top buffer goes first already: nothing to move
-    // Move the culprit to an earlier position (it then gets an earlier pick of the gaps).
-    const size_t to = rng.below(from);
     FirstFit::State trial = best;
-    std::rotate(trial.order.begin() + to, trial.order.begin() + from, trial.order.begin() + from + 1);
-    first_fit.decode(trial, to, budget);
+    const bool flip = options.two_sided && rng.below(2) == 0;
+    const int flipped = flip ? neighbour_before(problem, first_fit, best, culprit, rng) : -1;
+    if (flipped >= 0) {
+      // Turn a buffer placed before the culprit and live with it the other way up (out of its way).
+      trial.high[flipped] ^= 1;
+      first_fit.decode(trial, static_cast<size_t>(trial.position[flipped]), budget);
+    } else {
+      // Move the culprit to an earlier position (it then gets an earlier pick of the gaps).
+      const size_t to = rng.below(from);
+      std::rotate(trial.order.begin() + to, trial.order.begin() + from, trial.order.begin() + from + 1);
+      first_fit.decode(trial, to, budget);
+    }
     const int64_t trial_measure = measure(trial);
     if (trial_measure <= best_measure) best = std::move(trial), best_measure = trial_measure;
   }

@@ -21,13 +21,10 @@ void check_pins(const Problem& problem) {
     if (!a.fixed_offset || a.size <= 0) continue;
     if (*a.fixed_offset < 0 || *a.fixed_offset % std::max<int64_t>(a.alignment, 1) != 0)
       throw std::invalid_argument("buffer " + std::to_string(i) + " is pinned at a negative or misaligned offset");
-    for (size_t j = i + 1; j < buffers.size(); ++j) {
-      const Buffer& b = buffers[j];
-      if (!b.fixed_offset || b.size <= 0 || !lifetimes_overlap(a, b)) continue;
-      if (*a.fixed_offset < *b.fixed_offset + b.size && *b.fixed_offset < *a.fixed_offset + a.size)
+    for (size_t j = i + 1; j < buffers.size(); ++j)
+      if (pins_collide(a, buffers[j]))
         throw std::invalid_argument("pinned buffers " + std::to_string(i) + " and " + std::to_string(j) +
                                     " overlap in time and address");
-    }
   }
 }
 

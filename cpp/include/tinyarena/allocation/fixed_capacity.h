@@ -21,9 +21,14 @@
 //    on a second thread (heuristic_race.h); where a buffer is pinned, after
 //    pin repair the second thread runs hill climbing over first-fit orders
 //    (local_search.h: first fit places each buffer clear of every pin; a
-//    plan is judged by its bytes above the capacity) and the skyline search,
-//    each on the problem and on its mirror, in rounds of doubling work
-//    (from 2^22 units; each round's climb from another seed). The side that finds a
+//    plan is judged by its bytes above the capacity; two-sided: a buffer may
+//    go to the highest offset where it fits below the capacity, and a move
+//    may turn one the other way up), each climb short of the capacity
+//    followed by the offset repair of its plan (offset_repair.h), and the
+//    skyline search, each on the problem and on its mirror, in rounds of
+//    doubling work (from 2^22 units; each round's climb from another random
+//    seed and another seed order: size, area, lifetime, urgency in turn).
+//    The side that finds a
 //    plan within the capacity first, counted in work, wins, and the other
 //    stops past that work: the same plan on every run.
 // 4. A complete search without a plan refutes the capacity; a spent budget

@@ -27,7 +27,7 @@ namespace tinyarena::allocation {
 // how much of its work.
 struct HeuristicPlan {
   Solution solution;
-  std::string method;     // "pin_repair", "local_search" or "skyline"
+  std::string method;     // "pin_repair", "local_search", "offset_repair" or "skyline"
   int64_t work_to_plan = 0;
 };
 
@@ -44,8 +44,10 @@ class HeuristicRace {
   // `problem` and `upside_down` must outlive the race.
   // With `climb_around_pins` (the fixed-capacity search) and a pinned
   // buffer, what is left after pin repair goes to hill climbing over
-  // first-fit orders (local_search.h) and the skyline search, each on the
-  // problem and on its mirror, in rounds of doubling work.
+  // first-fit orders (local_search.h, two-sided, each round from another
+  // seed order; a climb short of `target` followed by the offset repair of
+  // its plan, offset_repair.h) and the skyline search, each on the problem
+  // and on its mirror, in rounds of doubling work.
   HeuristicRace(const Problem& problem, WorkBudget& exact_budget, int64_t target,
                 const Problem* upside_down = nullptr, bool climb_around_pins = false);
   ~HeuristicRace();
@@ -69,8 +71,10 @@ class HeuristicRace {
   void search_skylines(const Problem& problem, const Problem* upside_down, WorkBudget& budget, int64_t target);
   void search_in_rounds(const Problem& problem, const Problem* upside_down, WorkBudget& budget, int64_t target);
   void run_skyline(const Problem& side, const Problem* original, WorkBudget part, WorkBudget& budget, int64_t target);
-  void run_local_search(const Problem& side, const Problem* original, WorkBudget part, WorkBudget& budget,
+  void run_local_search(const Problem& side, const Problem* original, int64_t units, WorkBudget& budget,
                         int64_t target, uint64_t seed);
+  void keep_side(const Problem* original, const Solution& plan, const char* method, int64_t work_to_plan,
+                 int64_t target);
   bool open(const WorkBudget& budget, int64_t target) const;  // not past a line, no plan at the target yet
   void keep(const Solution& solution, const char* method, int64_t work_to_plan);
   void join();

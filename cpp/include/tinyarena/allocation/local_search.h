@@ -2,7 +2,10 @@
 // orders, each decoded by first fit. Seeded by the greedy orders (size,
 // area, lifetime, urgency); a move takes a buffer that reaches the top and
 // moves it earlier in the order (Vela's HillClimb idea), kept when the plan
-// gets no higher. Deterministic for a seed (own portable RNG); it stops at
+// gets no higher. Two-sided (with a target): a buffer marked high goes to
+// the highest offset where it fits below the target instead, and half the
+// moves turn a buffer live with the culprit and placed before it the other
+// way up. Deterministic for a seed (own portable RNG); it stops at
 // the lower bound (or the target height), after `iterations` moves or when the work budget is spent
 // (a move costs about the buffers its first-fit decoding touches).
 #pragma once
@@ -24,6 +27,13 @@ struct LocalSearchOptions {
   // a target, a plan is judged by its bytes above it (summed over the
   // buffers reaching past it) and a move takes a buffer reaching past it.
   int64_t target_height = 0;
+  // With a target: a buffer may also be placed from the target down (the
+  // highest offset where it fits below it), and a move may turn a buffer live
+  // with one above the target the other way up.
+  bool two_sided = false;
+  // The order the climb starts from: 0, the best of the four seed orders; k,
+  // the k-th of them (size, area, lifetime, urgency; counted round).
+  int start_order = 0;
 };
 
 struct LocalSearchResult {

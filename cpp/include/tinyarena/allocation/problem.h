@@ -4,9 +4,11 @@
 // must occupy disjoint address ranges.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tinyarena::allocation {
@@ -36,10 +38,32 @@ inline bool lifetimes_overlap(const Buffer& a, const Buffer& b) {
   return a.first <= b.last && b.first <= a.last;
 }
 
+// True when both buffers are pinned, take bytes, share a step and their
+// pinned bytes overlap: no plan can honour both pins.
+inline bool pins_collide(const Buffer& a, const Buffer& b) {
+  return a.fixed_offset && b.fixed_offset && a.size > 0 && b.size > 0 && lifetimes_overlap(a, b) &&
+         *a.fixed_offset < *b.fixed_offset + b.size && *b.fixed_offset < *a.fixed_offset + a.size;
+}
+
 inline int64_t align_up(int64_t value, int64_t alignment) {
   if (alignment <= 1) return value;
   if (value >= 0 && (alignment & (alignment - 1)) == 0) return (value + alignment - 1) & -alignment;  // no division
   return (value + alignment - 1) / alignment * alignment;
+}
+
+inline int64_t align_down(int64_t value, int64_t alignment) {
+  return alignment <= 1 ? value : value / alignment * alignment;
+}
+
+// Lowest aligned offset where `size` bytes fit clear of `busy`, address
+// ranges [start, end) sorted by start.
+inline int64_t lowest_fit(const std::vector<std::pair<int64_t, int64_t>>& busy, int64_t size, int64_t alignment) {
+  int64_t candidate = 0;
+  for (const auto& [start, end] : busy) {
+    if (start >= candidate + size) break;
+    candidate = std::max(candidate, align_up(end, alignment));
+  }
+  return candidate;
 }
 
 // max over buffers of offset + size.
