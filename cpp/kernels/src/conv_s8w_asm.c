@@ -1,0 +1,123 @@
+/*
+ * CONV_2D on int8 weights, the channel loops of doubled layers in Cortex-M DSP assembly
+ * (conv_s8w.c picks them; built on a core with the DSP extension in an optimised build, else
+ * conv_s8w.c runs the same loop in C). One naked function per unrolling, all registers its own:
+ *   r0..r7  accumulators: channel 0 of pixels 0..3 in r0, r2, r4, r6, channel 1 in r1, r3, r5, r7
+ *   r8      weights (TA_PACKED_S8), r9 column, r10/r11 the two widened weight words, r12/lr inputs
+ * and the job (ta_s8w_job, conv_simd.h) at [sp]. Per SIMD word: LDR, 2 SXTB16, 2 LDRD, 8 SMLAD
+ * (13 instructions for 16 MACs); the loop runs until the next slot-0 word is TA_COL_END_MARK
+ * (CMP/BNE per 2 or 4 words). Per channel pair then ADD, SMMLAR, ASR, SSAT per output (ta_rqd)
+ * and per pixel BFI + STRH of both channels; a constant pair (bias TA_CONSTANT_PAIR) stores
+ * its two values c >> 1 and steps over its (zero) weights.
+ * Invariant: the bytes equal conv_s8w.c's gemm_4px_doubled.
+ */
+#include "tinyarena_kernels.h"
+#include "ta_internal.h"
+#include "ta_simd.h"
+#include "conv_simd.h"
+
+#if TA_S8W_ASM
+/* One SIMD word: weights of both channels widened, 8 SMLAD, the next word's slots 0 and 1 loaded. */
+#define TA_S8W_STEP                    \
+  "ldr r11, [r8], #4\n\t"              \
+  "sxtb16 r10, r11\n\t"                \
+  "sxtb16 r11, r11, ror #8\n\t"        \
+  "smlad r0, r10, r12, r0\n\t"         \
+  "smlad r1, r11, r12, r1\n\t"         \
+  "smlad r2, r10, lr, r2\n\t"          \
+  "smlad r3, r11, lr, r3\n\t"          \
+  "ldrd r12, lr, [r9, #8]\n\t"         \
+  "smlad r4, r10, r12, r4\n\t"         \
+  "smlad r5, r11, r12, r5\n\t"         \
+  "smlad r6, r10, lr, r6\n\t"          \
+  "smlad r7, r11, lr, r7\n\t"          \
+  "ldrd r12, lr, [r9, #16]!\n\t"
+
+/* Accumulator X requantized (ta_rqd: m in r10, c in r11, r in lr) and saturated, in place. */
+#define TA_S8W_RQD(X)                  \
+  "add r12, r11, " X ", asr #31\n\t"   \
+  "smmlar r12, " X ", r10, r12\n\t"    \
+  "asr r12, r12, lr\n\t"               \
+  "ssat " X ", #8, r12\n\t"
+
+/* Pixel J's two outputs (channel 0 in X, channel 1 in Y) as one halfword at o0 (r9) + dJ. */
+#define TA_S8W_STORE(X, Y, D_OFFSET)   \
+  "ldr r11, [r10, #" D_OFFSET "]\n\t"  \
+  "bfi " X ", " Y ", #8, #8\n\t"       \
+  "strh " X ", [r9, r11]\n\t"
+
+#define TA_S8W_LOOP(NAME, STEPS)                                                        \
+  __attribute__((naked)) void NAME(const ta_s8w_job *job __attribute__((unused))) {       \
+    __asm__ volatile(                                                                   \
+        "push {r0, r4-r11, lr}\n\t"                                                     \
+        "ldr r8, [r0]\n\t"                                                              \
+        "1:\n\t" /* channel pair: r10 job, r11 its records */                          \
+        "ldr r10, [sp]\n\t"                                                             \
+        "ldr r11, [r10, #8]\n\t"                                                        \
+        "ldr r9, [r10, #4]\n\t"                                                         \
+        "ldr r0, [r11, #16]\n\t"                                                        \
+        "cmp r0, #0x80000000\n\t"                                                       \
+        "beq 3f\n\t"                                                                    \
+        "ldr r1, [r11, #36]\n\t"                                                        \
+        "mov r2, r0\n\t"                                                                \
+        "mov r4, r0\n\t"                                                                \
+        "mov r6, r0\n\t"                                                                \
+        "mov r3, r1\n\t"                                                                \
+        "mov r5, r1\n\t"                                                                \
+        "mov r7, r1\n\t"                                                                \
+        "ldrd r12, lr, [r9]\n\t"                                                        \
+        "2:\n\t" STEPS                                                                  \
+        "cmp r12, #0x80008000\n\t"                                                      \
+        "bne 2b\n\t"                                                                    \
+        "ldr r10, [sp]\n\t"                                                             \
+        "ldr r12, [r10, #8]\n\t"                                                        \
+        "ldr lr, [r12, #8]\n\t"                                                         \
+        "ldrd r10, r11, [r12]\n\t"                                                      \
+        TA_S8W_RQD("r0") TA_S8W_RQD("r2") TA_S8W_RQD("r4") TA_S8W_RQD("r6")             \
+        "ldr r12, [sp]\n\t"                                                             \
+        "ldr r12, [r12, #8]\n\t"                                                        \
+        "ldr lr, [r12, #28]\n\t"                                                        \
+        "ldrd r10, r11, [r12, #20]\n\t"                                                 \
+        TA_S8W_RQD("r1") TA_S8W_RQD("r3") TA_S8W_RQD("r5") TA_S8W_RQD("r7")             \
+        "ldr r10, [sp]\n\t"                                                             \
+        "ldr r9, [r10, #16]\n\t"                                                        \
+        "bfi r0, r1, #8, #8\n\t"                                                        \
+        "strh r0, [r9]\n\t"                                                             \
+        TA_S8W_STORE("r2", "r3", "20") TA_S8W_STORE("r4", "r5", "24")                   \
+        TA_S8W_STORE("r6", "r7", "28")                                                  \
+        "4:\n\t" /* next pair: r10 job, r9 o0 */                                       \
+        "adds r9, r9, #2\n\t"                                                           \
+        "str r9, [r10, #16]\n\t"                                                        \
+        "ldr r11, [r10, #8]\n\t"                                                        \
+        "ldr r12, [r10, #12]\n\t"                                                       \
+        "adds r11, r11, #40\n\t"                                                        \
+        "str r11, [r10, #8]\n\t"                                                        \
+        "cmp r11, r12\n\t"                                                              \
+        "bne 1b\n\t"                                                                    \
+        "pop {r0, r4-r11, pc}\n\t"                                                      \
+        "3:\n\t" /* constant pair: r10 job, r11 records */                             \
+        "ldr r9, [r10, #16]\n\t"                                                        \
+        "ldr r0, [r11, #4]\n\t"                                                         \
+        "asr r0, r0, #1\n\t"                                                            \
+        "ldr r1, [r11, #24]\n\t"                                                        \
+        "asr r1, r1, #1\n\t"                                                            \
+        "bfi r0, r1, #8, #8\n\t"                                                        \
+        "strh r0, [r9]\n\t"                                                             \
+        "ldr r11, [r10, #20]\n\t"                                                       \
+        "strh r0, [r9, r11]\n\t"                                                        \
+        "ldr r11, [r10, #24]\n\t"                                                       \
+        "strh r0, [r9, r11]\n\t"                                                        \
+        "ldr r11, [r10, #28]\n\t"                                                       \
+        "strh r0, [r9, r11]\n\t"                                                        \
+        "ldr r11, [r10, #32]\n\t"                                                       \
+        "add r8, r8, r11\n\t"                                                           \
+        "b 4b\n\t");                                                                    \
+  }
+
+TA_S8W_LOOP(ta_conv_s8w_gemm_doubled8, TA_S8W_STEP TA_S8W_STEP TA_S8W_STEP TA_S8W_STEP)
+TA_S8W_LOOP(ta_conv_s8w_gemm_doubled4, TA_S8W_STEP TA_S8W_STEP)
+#undef TA_S8W_LOOP
+#else
+/* Nothing here without the assembly; ISO C wants a declaration in every translation unit. */
+typedef int ta_conv_s8w_asm_not_compiled;
+#endif
