@@ -26,6 +26,74 @@ TA_INLINE int32_t next_value_step(int32_t k, int32_t ns) {
   return 2 * ns * sign[k & 3] + base[k & 3];
 }
 
+#if TA_SIMD_NATIVE && defined(__OPTIMIZE__)
+/* The aligned loops of widen_span and ta_conv_widen_pair in assembly: SXTAB16 adds the offset
+ * while it widens (and rotates), a doubled column adds each word to itself; ns (2 or 4) fixes the
+ * byte distance of a slot's consecutive words (GAP = 4 ns) in the STR/STRD immediates. */
+#define TA_COL_DOUBLE(X) "sadd16 %[" X "], %[" X "], %[" X "]\n\t"
+#define TA_WIDEN_PAIR_LOOP(GAP, DBL_A, DBL_B)                                                            \
+  __asm__ volatile("1:\n\t"                                                                            \
+                   "ldr %[r0], [%[s0]], #4\n\t"                                                        \
+                   "ldr %[r1], [%[s1]], #4\n\t"                                                        \
+                   "sxtab16 %[a], %[off], %[r0]\n\t"                                                   \
+                   "sxtab16 %[b], %[off], %[r1]\n\t" DBL_A DBL_B                                       \
+                   "strd %[a], %[b], [%[d]], #" GAP "\n\t"                                             \
+                   "sxtab16 %[a], %[off], %[r0], ror #8\n\t"                                           \
+                   "sxtab16 %[b], %[off], %[r1], ror #8\n\t" DBL_A DBL_B                               \
+                   "strd %[a], %[b], [%[d]], #" GAP "\n\t"                                             \
+                   "cmp %[s0], %[end]\n\t"                                                             \
+                   "bne 1b\n\t"                                                                        \
+                   : [s0] "+r"(s0), [s1] "+r"(s1), [d] "+r"(d), [r0] "=&r"(r0), [r1] "=&r"(r1),           \
+                     [a] "=&r"(a), [b] "=&r"(b)                                                          \
+                   : [off] "r"(off2), [end] "r"(end)                                                     \
+                   : "cc", "memory")
+#define TA_WIDEN_SPAN_LOOP(GAP, STEP, DBL_A, DBL_B)                                                      \
+  __asm__ volatile("1:\n\t"                                                                            \
+                   "ldr %[r0], [%[s]], #4\n\t"                                                         \
+                   "sxtab16 %[a], %[off], %[r0]\n\t"                                                   \
+                   "sxtab16 %[b], %[off], %[r0], ror #8\n\t" DBL_A DBL_B                               \
+                   "str %[b], [%[d], #" GAP "]\n\t"                                                    \
+                   "str %[a], [%[d]], #" STEP "\n\t"                                                   \
+                   "cmp %[s], %[end]\n\t"                                                              \
+                   "bne 1b\n\t"                                                                        \
+                   : [s] "+r"(s), [d] "+r"(d), [r0] "=&r"(r0), [a] "=&r"(a), [b] "=&r"(b)                \
+                   : [off] "r"(off2), [end] "r"(end)                                                     \
+                   : "cc", "memory")
+
+/* n (a multiple of 4, > 0) values of s0 and s1 into the adjacent words of d (ns slots a group). */
+static void widen_pair_asm(const int8_t *s0, const int8_t *s1, int32_t n, ta_i32a *d, int32_t off2, int32_t ns,
+                           int32_t dbl) {
+  const int8_t *const end = s0 + n;
+  int32_t r0, r1, a, b;
+  if (ns == TA_COL_SLOTS_S8 && dbl)
+    TA_WIDEN_PAIR_LOOP("16", TA_COL_DOUBLE("a"), TA_COL_DOUBLE("b"));
+  else if (ns == TA_COL_SLOTS_S8)
+    TA_WIDEN_PAIR_LOOP("16", "", "");
+  else if (dbl)
+    TA_WIDEN_PAIR_LOOP("8", TA_COL_DOUBLE("a"), TA_COL_DOUBLE("b"));
+  else
+    TA_WIDEN_PAIR_LOOP("8", "", "");
+}
+
+/* n (a multiple of 4, > 0) values of s into one slot from its word d on. */
+static void widen_run_asm(const int8_t *s, int32_t n, int16_t *col_word, int32_t off2, int32_t ns, int32_t dbl) {
+  const int8_t *const end = s + n;
+  int16_t *d = col_word;
+  int32_t r0, a, b;
+  if (ns == TA_COL_SLOTS_S8 && dbl)
+    TA_WIDEN_SPAN_LOOP("16", "32", TA_COL_DOUBLE("a"), TA_COL_DOUBLE("b"));
+  else if (ns == TA_COL_SLOTS_S8)
+    TA_WIDEN_SPAN_LOOP("16", "32", "", "");
+  else if (dbl)
+    TA_WIDEN_SPAN_LOOP("8", "16", TA_COL_DOUBLE("a"), TA_COL_DOUBLE("b"));
+  else
+    TA_WIDEN_SPAN_LOOP("8", "16", "", "");
+}
+#define TA_WIDEN_ASM 1
+#else
+#define TA_WIDEN_ASM 0
+#endif
+
 /* Scalar part of widen_span: n values from k on (s == NULL: zeros). */
 static int32_t widen_values(const int8_t *s, int32_t n, int16_t *col, int32_t k, int32_t slot, const ta_col_geom *g) {
   int16_t *d = col + ta_col_index(k, slot, g->ns);
@@ -51,6 +119,12 @@ static int32_t widen_span(const int8_t *s, int32_t n, int16_t *col, int32_t k, i
   d = col + ta_col_index(k, slot, g->ns);
   if (!s) {
     for (; n >= 4; n -= 4, k += 4, d += 2 * w) ta_write32(d, 0), ta_write32(d + w, 0);
+  } else if (TA_WIDEN_ASM && n >= 4) {
+#if TA_WIDEN_ASM
+    const int32_t run = n & ~3;
+    widen_run_asm(s, run, d, off2, g->ns, dbl);
+    n -= run, k += run, s += run;
+#endif
   } else {
     for (; n >= 8; n -= 8, k += 8, s += 8, d += 4 * w) {
       const int32_t r0 = ta_read32(s), r1 = ta_read32(s + 4);
@@ -202,8 +276,11 @@ void ta_conv_im2col_pixel(const ta_conv_params *p, const int8_t *input, const ta
 void ta_conv_widen_pair(const int8_t *s0, const int8_t *s1, int32_t n, int16_t *col, int32_t slot,
                         const ta_col_geom *g) {
   const int32_t off2 = ta_pair16(g->input_offset, g->input_offset), dbl = g->dbl, ns = g->ns;
-  const int8_t *const end = s0 + n;
   ta_i32a *d = (ta_i32a *)col + slot;
+#if TA_WIDEN_ASM
+  if (n > 0) widen_pair_asm(s0, s1, n, d, off2, ns, dbl);
+#else
+  const int8_t *const end = s0 + n;
   for (; s0 < end; s0 += 4, s1 += 4, d += 2 * ns) {
     const int32_t r0 = ta_read32(s0), r1 = ta_read32(s1);
     d[0] = col_word(ta_sxtb16(r0), off2, dbl);
@@ -211,6 +288,7 @@ void ta_conv_widen_pair(const int8_t *s0, const int8_t *s1, int32_t n, int16_t *
     d[ns] = col_word(ta_sxtb16_ror8(r0), off2, dbl);
     d[ns + 1] = col_word(ta_sxtb16_ror8(r1), off2, dbl);
   }
+#endif
 }
 
 void ta_conv_small_patch_pair(const ta_conv_params *p, const int8_t *input, const ta_col_geom *g, int32_t oy,

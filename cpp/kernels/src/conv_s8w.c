@@ -83,23 +83,30 @@ static int doubled_loop_fits(const ta_conv_params *p, const conv_ch *chs) {
   return 1;
 }
 
-/* The column of the group's 4 pixels (py[j], px[j]) (slots 0..3): pointwise layers with every tap
- * inside the input and small patches widen two pixels per pass. */
-static void group_columns(const ta_conv_params *p, const int8_t *input, const ta_col_geom *g, const int32_t py[4],
-                          const int32_t px[4], int16_t *col) {
+/* How a layer's columns are built: pointwise with every tap inside the input and small patches
+ * widen two pixels per pass, the rest one pixel at a time. */
+enum { COLUMN_POINTWISE, COLUMN_SMALL_PATCH, COLUMN_PIXEL };
+
+static int column_mode(const ta_conv_params *p) {
+  if (p->kernel_h == 1 && p->kernel_w == 1 && (p->in_c & 3) == 0 && p->pad_top == 0 && p->pad_left == 0 &&
+      (p->out_h - 1) * p->stride_h < p->in_h && (p->out_w - 1) * p->stride_w < p->in_w)
+    return COLUMN_POINTWISE;
+  if (!(p->kernel_h == 1 && p->kernel_w == 1) && p->kernel_h * p->kernel_w * p->in_c <= TA_SMALL_PATCH)
+    return COLUMN_SMALL_PATCH;
+  return COLUMN_PIXEL;
+}
+
+/* The column of the group's 4 pixels (py[j], px[j]) (slots 0..3). */
+static void group_columns(const ta_conv_params *p, const int8_t *input, const ta_col_geom *g, int mode,
+                          const int32_t py[4], const int32_t px[4], int16_t *col) {
   int32_t j;
-  const int pointwise_inside = p->kernel_h == 1 && p->kernel_w == 1 && (p->in_c & 3) == 0 && p->pad_top == 0 &&
-                               p->pad_left == 0 && (p->out_h - 1) * p->stride_h < p->in_h &&
-                               (p->out_w - 1) * p->stride_w < p->in_w;
-  const int small_patch =
-      !(p->kernel_h == 1 && p->kernel_w == 1) && p->kernel_h * p->kernel_w * p->in_c <= TA_SMALL_PATCH;
-  if (pointwise_inside) {
+  if (mode == COLUMN_POINTWISE) {
     for (j = 0; j < 4; j += 2)
       ta_conv_widen_pair(input + py[j] * p->stride_h * g->in_row_stride + px[j] * p->stride_w * g->in_pix_stride,
                          input + py[j + 1] * p->stride_h * g->in_row_stride +
                              px[j + 1] * p->stride_w * g->in_pix_stride,
                          p->in_c, col, j, g);
-  } else if (small_patch) {
+  } else if (mode == COLUMN_SMALL_PATCH) {
     for (j = 0; j < 4; j += 2) ta_conv_small_patch_pair(p, input, g, py[j], px[j], py[j + 1], px[j + 1], col, j);
   } else {
     for (j = 0; j < 4; ++j) ta_conv_im2col_pixel(p, input, g, py[j], px[j], col, j);
@@ -117,6 +124,7 @@ void ta_conv_s8w_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
   const conv_ch *const chs = p->rq_records ? (const conv_ch *)(const void *)p->rq_records
                                             : (const conv_ch *)(void *)((uint8_t *)col + ta_conv_col_bytes(p));
   ta_i32a *const end_group = (ta_i32a *)col + TA_COL_SLOTS_S8 * nwords;
+  const int mode = column_mode(p);
   int32_t oy = y0, ox = 0, j;
   int fast;
   ta_s8w_job job;
@@ -137,7 +145,7 @@ void ta_conv_s8w_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
         py[j] = py[j - 1], px[j] = px[j - 1], o[j] = o[j - 1];
       }
     }
-    group_columns(p, input, &g, py, px, col);
+    group_columns(p, input, &g, mode, py, px, col);
     if (!fast) {
       gemm_4px_general(p, (const ta_i32a *)col, nwords, chs, o);
       continue;

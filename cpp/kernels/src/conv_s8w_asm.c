@@ -4,7 +4,7 @@
  * conv_s8w.c runs the same loop in C). One naked function per unrolling, all registers its own:
  *   r0..r7  accumulators: channel 0 of pixels 0..3 in r0, r2, r4, r6, channel 1 in r1, r3, r5, r7
  *   r8      weights (TA_PACKED_S8), r9 column, r10/r11 the two widened weight words, r12/lr inputs
- * and the job (ta_s8w_job, conv_simd.h) at [sp]. Per SIMD word: LDR, 2 SXTB16, 2 LDRD, 8 SMLAD
+ * and the job's fields (ta_s8w_job, conv_simd.h) copied to the stack. Per SIMD word: LDR, 2 SXTB16, 2 LDRD, 8 SMLAD
  * (13 instructions for 16 MACs); the loop runs until the next slot-0 word is TA_COL_END_MARK
  * (CMP/BNE per 2 or 4 words). Per channel pair then ADD, SMMLAR, ASR, SSAT per output (ta_rqd)
  * and per pixel BFI + STRH of both channels; a constant pair (bias TA_CONSTANT_PAIR) stores
@@ -40,25 +40,30 @@
   "asr r12, r12, lr\n\t"               \
   "ssat " X ", #8, r12\n\t"
 
-/* Pixel J's two outputs (channel 0 in X, channel 1 in Y) as one halfword at o0 (r9) + dJ. */
+/* Pixel J's two outputs (channel 0 in X, channel 1 in Y) as one halfword at o0 (r10) + dJ. */
 #define TA_S8W_STORE(X, Y, D_OFFSET)   \
-  "ldr r11, [r10, #" D_OFFSET "]\n\t"  \
+  "ldr r11, [sp, #" D_OFFSET "]\n\t"   \
   "bfi " X ", " Y ", #8, #8\n\t"       \
-  "strh " X ", [r9, r11]\n\t"
+  "strh " X ", [r10, r11]\n\t"
 
+/* The frame below the saved registers: the job's fields from col on (ta_s8w_job), so that
+ * col is [sp], ch [sp, #4], end [sp, #8], o0 [sp, #12], d1..d3 [sp, #16..24], pair_bytes
+ * [sp, #28]; ch and o0 are kept up to date there. */
 #define TA_S8W_LOOP(NAME, STEPS)                                                        \
-  __attribute__((naked)) void NAME(const ta_s8w_job *job __attribute__((unused))) {       \
+  __attribute__((naked)) void NAME(const ta_s8w_job *job __attribute__((unused))) {     \
     __asm__ volatile(                                                                   \
-        "push {r0, r4-r11, lr}\n\t"                                                     \
-        "ldr r8, [r0]\n\t"                                                              \
-        "1:\n\t" /* channel pair: r10 job, r11 its records */                          \
-        "ldr r10, [sp]\n\t"                                                             \
-        "ldr r11, [r10, #8]\n\t"                                                        \
-        "ldr r9, [r10, #4]\n\t"                                                         \
-        "ldr r0, [r11, #16]\n\t"                                                        \
+        "push {r4-r11, lr}\n\t"                                                         \
+        "ldm r0, {r1-r9}\n\t"                                                           \
+        "push {r2-r9}\n\t"                                                              \
+        "mov r8, r1\n\t"                                                                \
+        "mov r9, r3\n\t"                                                                \
+        "1:\n\t" /* channel pair: r9 its records, r8 its weights */                    \
+        "ldr r0, [r9, #16]\n\t"                                                         \
         "cmp r0, #0x80000000\n\t"                                                       \
         "beq 3f\n\t"                                                                    \
-        "ldr r1, [r11, #36]\n\t"                                                        \
+        "ldr r1, [r9, #36]\n\t"                                                         \
+        "str r9, [sp, #4]\n\t"                                                          \
+        "ldr r9, [sp]\n\t"                                                              \
         "mov r2, r0\n\t"                                                                \
         "mov r4, r0\n\t"                                                                \
         "mov r6, r0\n\t"                                                                \
@@ -69,47 +74,42 @@
         "2:\n\t" STEPS                                                                  \
         "cmp r12, #0x80008000\n\t"                                                      \
         "bne 2b\n\t"                                                                    \
-        "ldr r10, [sp]\n\t"                                                             \
-        "ldr r12, [r10, #8]\n\t"                                                        \
-        "ldr lr, [r12, #8]\n\t"                                                         \
-        "ldrd r10, r11, [r12]\n\t"                                                      \
+        "ldr r9, [sp, #4]\n\t"                                                          \
+        "ldr lr, [r9, #8]\n\t"                                                          \
+        "ldrd r10, r11, [r9]\n\t"                                                       \
         TA_S8W_RQD("r0") TA_S8W_RQD("r2") TA_S8W_RQD("r4") TA_S8W_RQD("r6")             \
-        "ldr r12, [sp]\n\t"                                                             \
-        "ldr r12, [r12, #8]\n\t"                                                        \
-        "ldr lr, [r12, #28]\n\t"                                                        \
-        "ldrd r10, r11, [r12, #20]\n\t"                                                 \
+        "ldr lr, [r9, #28]\n\t"                                                         \
+        "ldrd r10, r11, [r9, #20]\n\t"                                                  \
         TA_S8W_RQD("r1") TA_S8W_RQD("r3") TA_S8W_RQD("r5") TA_S8W_RQD("r7")             \
-        "ldr r10, [sp]\n\t"                                                             \
-        "ldr r9, [r10, #16]\n\t"                                                        \
+        "ldr r10, [sp, #12]\n\t"                                                        \
         "bfi r0, r1, #8, #8\n\t"                                                        \
-        "strh r0, [r9]\n\t"                                                             \
-        TA_S8W_STORE("r2", "r3", "20") TA_S8W_STORE("r4", "r5", "24")                   \
-        TA_S8W_STORE("r6", "r7", "28")                                                  \
-        "4:\n\t" /* next pair: r10 job, r9 o0 */                                       \
-        "adds r9, r9, #2\n\t"                                                           \
-        "str r9, [r10, #16]\n\t"                                                        \
-        "ldr r11, [r10, #8]\n\t"                                                        \
-        "ldr r12, [r10, #12]\n\t"                                                       \
-        "adds r11, r11, #40\n\t"                                                        \
-        "str r11, [r10, #8]\n\t"                                                        \
-        "cmp r11, r12\n\t"                                                              \
+        "strh r0, [r10]\n\t"                                                            \
+        TA_S8W_STORE("r2", "r3", "16") TA_S8W_STORE("r4", "r5", "20")                   \
+        TA_S8W_STORE("r6", "r7", "24")                                                  \
+        "4:\n\t" /* next pair: r9 records, r10 o0 */                                   \
+        "adds r10, r10, #2\n\t"                                                         \
+        "str r10, [sp, #12]\n\t"                                                        \
+        "ldr r12, [sp, #8]\n\t"                                                         \
+        "adds r9, r9, #40\n\t"                                                          \
+        "cmp r9, r12\n\t"                                                               \
         "bne 1b\n\t"                                                                    \
-        "pop {r0, r4-r11, pc}\n\t"                                                      \
-        "3:\n\t" /* constant pair: r10 job, r11 records */                             \
-        "ldr r9, [r10, #16]\n\t"                                                        \
-        "ldr r0, [r11, #4]\n\t"                                                         \
+        "add sp, sp, #32\n\t"                                                           \
+        "pop {r4-r11, pc}\n\t"                                                          \
+        "3:\n\t" /* constant pair: r9 records */                                       \
+        "ldr r10, [sp, #12]\n\t"                                                        \
+        "ldr r0, [r9, #4]\n\t"                                                          \
         "asr r0, r0, #1\n\t"                                                            \
-        "ldr r1, [r11, #24]\n\t"                                                        \
+        "ldr r1, [r9, #24]\n\t"                                                         \
         "asr r1, r1, #1\n\t"                                                            \
         "bfi r0, r1, #8, #8\n\t"                                                        \
-        "strh r0, [r9]\n\t"                                                             \
-        "ldr r11, [r10, #20]\n\t"                                                       \
-        "strh r0, [r9, r11]\n\t"                                                        \
-        "ldr r11, [r10, #24]\n\t"                                                       \
-        "strh r0, [r9, r11]\n\t"                                                        \
-        "ldr r11, [r10, #28]\n\t"                                                       \
-        "strh r0, [r9, r11]\n\t"                                                        \
-        "ldr r11, [r10, #32]\n\t"                                                       \
+        "strh r0, [r10]\n\t"                                                            \
+        "ldr r11, [sp, #16]\n\t"                                                        \
+        "strh r0, [r10, r11]\n\t"                                                       \
+        "ldr r11, [sp, #20]\n\t"                                                        \
+        "strh r0, [r10, r11]\n\t"                                                       \
+        "ldr r11, [sp, #24]\n\t"                                                        \
+        "strh r0, [r10, r11]\n\t"                                                       \
+        "ldr r11, [sp, #28]\n\t"                                                        \
         "add r8, r8, r11\n\t"                                                           \
         "b 4b\n\t");                                                                    \
   }
