@@ -167,6 +167,7 @@ class Kernels:
         vp = C.c_void_p
         sig = {
             "ta_conv_s8": [C.POINTER(ConvParams), P8, P8, i32, i32, vp],
+            "ta_conv_s8_packed16": [C.POINTER(ConvParams), P8, P8, i32, i32, vp],
             "ta_conv_s8_scratch_bytes": [C.POINTER(ConvParams)],
             "ta_conv_s8_rq_records": [C.POINTER(ConvParams), P32],
             "ta_depthwise_conv_s8": [C.POINTER(DwConvParams), P8, P8, i32, i32, vp],

@@ -94,7 +94,8 @@ def run_op(k, case, stripes=1, inplace=False, out_pix_pad=0, doubled=True, conv_
                 keep.append(k.conv_rq_records(s))
                 s.rq_records = ptr(keep[-1], C.c_int32)
             scratch, sp = _scratch(k.ta_conv_s8_scratch_bytes(C.byref(s)))
-            fn = lambda xi, oi, y0, y1: k.ta_conv_s8(C.byref(s), ptr(xi, C.c_int8), ptr(oi, C.c_int8), y0, y1, sp)
+            conv = k.ta_conv_s8_packed16 if conv_weights == "s16" else k.ta_conv_s8
+            fn = lambda xi, oi, y0, y1: conv(C.byref(s), ptr(xi, C.c_int8), ptr(oi, C.c_int8), y0, y1, sp)
         elif t == "DEPTHWISE_CONV_2D":
             if k.simd:
                 p["packed_weights"] = k.pack_dw(p["weights"])

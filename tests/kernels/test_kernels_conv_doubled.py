@@ -78,8 +78,8 @@ def run(k, s, x, stripes, records=None):
     scratch = np.zeros(k.ta_conv_s8_scratch_bytes(C.byref(s)) // 4 + 1, np.int32)
     bounds = np.linspace(0, s.out_h, stripes + 1).astype(int)
     for y0, y1 in zip(bounds[:-1], bounds[1:]):
-        k.ta_conv_s8(C.byref(s), ptr(x, C.c_int8), ptr(out, C.c_int8), int(y0), int(y1),
-                     scratch.ctypes.data_as(C.c_void_p))
+        conv = k.ta_conv_s8 if s.packed_s8_weights else k.ta_conv_s8_packed16
+        conv(C.byref(s), ptr(x, C.c_int8), ptr(out, C.c_int8), int(y0), int(y1), scratch.ctypes.data_as(C.c_void_p))
     return out
 
 

@@ -95,7 +95,7 @@ typedef struct ta_conv_params {
   int32_t output_offset;                  /* output zero point */
   int32_t act_min, act_max;
   const int8_t *weights;        /* TFLite layout [out_c][kh][kw][in_c] */
-  const int16_t *packed_weights; /* TA_PACKED_S16 or NULL (then the portable path runs) */
+  const int16_t *packed_weights; /* TA_PACKED_S16 (read by ta_conv_s8_packed16) or NULL */
   const int32_t *bias;          /* [out_c] or NULL */
   const int32_t *out_mult;      /* [out_c] */
   const int32_t *out_shift;     /* [out_c] */
@@ -106,14 +106,20 @@ typedef struct ta_conv_params {
    * doubled accumulator (ta_rqd); set it only where ta_conv_s8_can_double(p). 0: 1*w, ta_rq4.
    * With 1 and rq_records NULL the kernel reads `weights` too (to find constant channels). */
   int32_t packed_doubled;
-  /* TA_PACKED_S8 (ta_conv_s8_pack_weights_s8) or NULL. When set the SIMD path reads these int8
-   * weights instead of packed_weights (which may then be NULL), widening them in the MAC loop;
-   * packed_doubled then doubles the column values instead of the weights. */
+  /* TA_PACKED_S8 (ta_conv_s8_pack_weights_s8; read by ta_conv_s8) or NULL: int8 weights the
+   * SIMD path widens in the MAC loop; packed_doubled then doubles the column values instead of
+   * the weights. */
   const int8_t *packed_s8_weights;
 } ta_conv_params;
 
+/* The SIMD path runs on packed_s8_weights when set (else the portable path). */
 void ta_conv_s8(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                 void *scratch);
+/* The same for int16 weights: the SIMD path runs on packed_weights when set (else the portable
+ * path). A function of its own, so that a build whose layers all take int8 weights links no
+ * int16 path. */
+void ta_conv_s8_packed16(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                         void *scratch);
 /* The SIMD path's column buffer, plus room for the per-channel records when p->rq_records is NULL. */
 size_t ta_conv_s8_scratch_bytes(const ta_conv_params *p);
 

@@ -33,21 +33,41 @@ TA_INLINE void mac_2x4(const int8_t **pw, const ta_i32a *col, int32_t nwords, in
 
 /* Every output channel of the 4 pixels in the column buffer, for any records and activation
  * range (an odd last channel's partner has zero weights and is not stored). */
-static TA_NOINLINE void gemm_4px_general(const ta_conv_params *p, const ta_i32a *col, int32_t nwords,
-                                         const conv_ch *ch, int8_t *const o[4]) {
+TA_INLINE void gemm_4px(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *ch,
+                        int8_t *const o[4], int dbl, int full) {
   const int8_t *wp = p->packed_s8_weights;
   const int32_t out_c = p->out_c, oo = p->output_offset, lo = p->act_min, hi = p->act_max;
-  const int32_t dbl = p->packed_doubled, full = lo == -128 && hi == 127;
   int32_t oc, c, j;
   for (oc = 0; oc < out_c; oc += 2) {
     const int32_t channels = oc + 1 < out_c ? 2 : 1;
+#if TA_S8W_ASM
+    int32_t a[8]; /* pixel j, channel c: a[2 j + c], the assembly's register order */
+    for (j = 0; j < 4; ++j) a[2 * j] = ch[oc].bias, a[2 * j + 1] = channels > 1 ? ch[oc + 1].bias : 0;
+    wp = ta_conv_s8w_mac(a, wp, col); /* stops at the column's end mark */
+    (void)nwords;
+#define TA_ACC(c, j) a[2 * (j) + (c)]
+#else
     int32_t a[2][4];
     for (j = 0; j < 4; ++j) a[0][j] = ch[oc].bias, a[1][j] = channels > 1 ? ch[oc + 1].bias : 0;
     mac_2x4(&wp, col, nwords, a);
+#define TA_ACC(c, j) a[c][j]
+#endif
     for (c = 0; c < channels; ++c)
       for (j = 0; j < 4; ++j)
-        o[j][oc + c] = conv_out(&ch[oc + c], a[c][j], p->out_mult[oc + c], p->out_shift[oc + c], oo, lo, hi, full, dbl);
+        o[j][oc + c] = conv_out(&ch[oc + c], TA_ACC(c, j), p->out_mult[oc + c], p->out_shift[oc + c], oo, lo, hi, full,
+                                dbl);
+#undef TA_ACC
   }
+}
+
+/* gemm_4px with the doubling and a full int8 range as constants. */
+static TA_NOINLINE void gemm_4px_general(const ta_conv_params *p, const ta_i32a *col, int32_t nwords,
+                                         const conv_ch *ch, int8_t *const o[4]) {
+  const int full = p->act_min == -128 && p->act_max == 127;
+  if (p->packed_doubled)
+    full ? gemm_4px(p, col, nwords, ch, o, 1, 1) : gemm_4px(p, col, nwords, ch, o, 1, 0);
+  else
+    full ? gemm_4px(p, col, nwords, ch, o, 0, 1) : gemm_4px(p, col, nwords, ch, o, 0, 0);
 }
 
 #if !TA_S8W_ASM

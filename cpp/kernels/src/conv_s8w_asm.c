@@ -114,6 +114,25 @@
         "b 4b\n\t");                                                                    \
   }
 
+/* The MAC loop alone, for the C channel loop (any records, any activation range): acc[2 j + c]
+ * (pixel j, channel c) += the pair's products; returns the weights past the pair's. */
+__attribute__((naked)) const int8_t *ta_conv_s8w_mac(int32_t *acc __attribute__((unused)),
+                                                     const int8_t *wp __attribute__((unused)),
+                                                     const ta_i32a *col __attribute__((unused))) {
+  __asm__ volatile("push {r0, r4-r11, lr}\n\t"
+                   "mov r8, r1\n\t"
+                   "mov r9, r2\n\t"
+                   "ldm r0, {r0-r7}\n\t"
+                   "ldrd r12, lr, [r9]\n\t"
+                   "2:\n\t" TA_S8W_STEP TA_S8W_STEP
+                   "cmp r12, #0x80008000\n\t"
+                   "bne 2b\n\t"
+                   "ldr r9, [sp]\n\t"
+                   "stm r9, {r0-r7}\n\t"
+                   "mov r0, r8\n\t"
+                   "pop {r1, r4-r11, pc}\n\t");
+}
+
 TA_S8W_LOOP(ta_conv_s8w_gemm_doubled8, TA_S8W_STEP TA_S8W_STEP TA_S8W_STEP TA_S8W_STEP)
 TA_S8W_LOOP(ta_conv_s8w_gemm_doubled4, TA_S8W_STEP TA_S8W_STEP)
 #undef TA_S8W_LOOP

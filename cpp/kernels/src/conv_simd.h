@@ -142,6 +142,7 @@ typedef char ta_s8w_job_is_36_bytes[sizeof(ta_s8w_job) == 36 || sizeof(void *) !
 #define TA_S8W_ASM 1
 void ta_conv_s8w_gemm_doubled8(const ta_s8w_job *job);
 void ta_conv_s8w_gemm_doubled4(const ta_s8w_job *job);
+const int8_t *ta_conv_s8w_mac(int32_t *acc, const int8_t *wp, const ta_i32a *col);
 #else
 #define TA_S8W_ASM 0
 #endif

@@ -76,7 +76,8 @@ KernelCall lower_conv(const LoweringContext& context, const graph::Op& op) {
   }
   call.params = fields.take();
   const std::string scratch = scratch_for(context, op, op_params::conv_scratch_bytes(p));
-  call.call = per_image_call(op, "ta_conv_s8", k.images, operand(context, call, op, 0), int64_t{p.in_h} * p.in_w * p.in_c,
+  call.window_kernel = int8_layout ? "ta_conv_s8" : "ta_conv_s8_packed16";
+  call.call = per_image_call(op, call.window_kernel, k.images, operand(context, call, op, 0), int64_t{p.in_h} * p.in_w * p.in_c,
                              context.address(op.outputs[0]), int64_t{p.out_h} * p.out_w * p.out_c,
                              {"0", std::to_string(p.out_h), scratch});
   return call;
