@@ -173,7 +173,9 @@ void ta_conv_s8w_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
     job.wp = p->packed_s8_weights, job.ch = chs, job.o0 = o[0];
     job.d1 = (int32_t)(o[1] - o[0]), job.d2 = (int32_t)(o[2] - o[0]), job.d3 = (int32_t)(o[3] - o[0]);
 #if TA_S8W_ASM
-    ((nwords & 3) == 0 ? ta_conv_s8w_gemm_doubled8 : ta_conv_s8w_gemm_doubled4)(&job);
+    ((nwords & 7) == 0   ? ta_conv_s8w_gemm_doubled16
+     : (nwords & 3) == 0 ? ta_conv_s8w_gemm_doubled8
+                         : ta_conv_s8w_gemm_doubled4)(&job);
 #else
     gemm_4px_doubled(&job);
 #endif

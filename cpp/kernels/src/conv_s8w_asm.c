@@ -6,7 +6,7 @@
  *   r8      weights (TA_PACKED_S8), r9 column, r10/r11 the two widened weight words, r12/lr inputs
  * and the job's fields (ta_s8w_job, conv_simd.h) copied to the stack. Per SIMD word: LDR, 2 SXTB16, 2 LDRD, 8 SMLAD
  * (13 instructions for 16 MACs); the loop runs until the next slot-0 word is TA_COL_END_MARK
- * (CMP/BNE per 2 or 4 words). Per channel pair then ADD, SMMLAR, ASR, SSAT per output (ta_rqd)
+ * (CMP/BNE per 2, 4 or 8 words). Per channel pair then ADD, SMMLAR, ASR, SSAT per output (ta_rqd)
  * and per pixel BFI + STRH of both channels; a constant pair (bias TA_CONSTANT_PAIR) stores
  * its two values c >> 1 and steps over its (zero) weights.
  * Invariant: the bytes equal conv_s8w.c's gemm_4px_doubled.
@@ -133,7 +133,9 @@ __attribute__((naked)) const int8_t *ta_conv_s8w_mac(int32_t *acc __attribute__(
                    "pop {r1, r4-r11, pc}\n\t");
 }
 
-TA_S8W_LOOP(ta_conv_s8w_gemm_doubled8, TA_S8W_STEP TA_S8W_STEP TA_S8W_STEP TA_S8W_STEP)
+#define TA_S8W_STEPS4 TA_S8W_STEP TA_S8W_STEP TA_S8W_STEP TA_S8W_STEP
+TA_S8W_LOOP(ta_conv_s8w_gemm_doubled16, TA_S8W_STEPS4 TA_S8W_STEPS4)
+TA_S8W_LOOP(ta_conv_s8w_gemm_doubled8, TA_S8W_STEPS4)
 TA_S8W_LOOP(ta_conv_s8w_gemm_doubled4, TA_S8W_STEP TA_S8W_STEP)
 #undef TA_S8W_LOOP
 #else

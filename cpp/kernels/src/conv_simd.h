@@ -135,11 +135,12 @@ typedef char ta_s8w_job_is_36_bytes[sizeof(ta_s8w_job) == 36 || sizeof(void *) !
 #endif
 
 /* The int8-weight assembly channel loops (conv_s8w_asm.c) of doubled layers whose channels all
- * take ta_rqd with the output offset folded in, an even channel count and a full int8 range: 4
- * (nwords % 4 == 0) or 2 SIMD words per loop test. On a DSP core (Helium cores too) in
+ * take ta_rqd with the output offset folded in, an even channel count and a full int8 range: 8
+ * (nwords % 8 == 0), 4 (nwords % 4 == 0) or 2 SIMD words per loop test. On a DSP core (Helium cores too) in
  * optimised builds. */
 #if TA_SIMD_NATIVE && defined(__OPTIMIZE__)
 #define TA_S8W_ASM 1
+void ta_conv_s8w_gemm_doubled16(const ta_s8w_job *job);
 void ta_conv_s8w_gemm_doubled8(const ta_s8w_job *job);
 void ta_conv_s8w_gemm_doubled4(const ta_s8w_job *job);
 const int8_t *ta_conv_s8w_mac(int32_t *acc, const int8_t *wp, const ta_i32a *col);
