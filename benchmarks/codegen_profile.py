@@ -25,7 +25,11 @@ from tinyarena.codegen import compile as compile_model
 CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "gemm_2px_doubled8", "gemm_2px_doubled4", "gemm_2px_doubled8_skip",
                   "gemm_2px_doubled4_skip", "gemm_2px_fast_folded", "gemm_2px_fast_offset", "gemm_2px_full",
                   "gemm_2px_clamped", "im2col_pixel", "widen_pair", "small_patch_pair", "small_patch_pixel",
-                  "gather_patch", "gather_inside", "widen_span", "widen_values", "patch_row")
+                  "gather_patch", "gather_inside", "widen_span", "widen_values", "patch_row", "ta_conv_s8w_simd",
+                  "ta_conv_s8w_gemm_doubled16", "ta_conv_s8w_gemm_doubled8", "ta_conv_s8w_gemm_doubled4",
+                  "ta_conv_s8w_mac", "gemm_4px_general", "gemm_4px_doubled",
+                  "group_columns", "doubled_loop_fits", "ta_conv_im2col_pixel", "ta_conv_widen_pair",
+                  "ta_conv_small_patch_pair", "ta_conv_s8_simd")
 DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "dw_simd", "dw_group", "dw_run",
                        "dw_chan_prepare", "dw_chan_weights", "chan_fast", "dw_job_load", "dw3x3s1_asm",
                        "dw3x3s2_asm", "dw3x3s1_rows_c", "dw3x3s2_rows_c", "dw_generic_rows", "generic_store2",

@@ -97,12 +97,13 @@ def test_graph_inputs_live_from_the_start_and_outputs_to_the_end():
 
 def test_conv_scratch_is_what_the_kernel_library_asks_on_resnet():
     # ta_conv_s8_scratch_bytes with the per-channel records precomputed into flash (as the
-    # generated code passes them): a column buffer of 2 pixels x K int16 (K = kh*kw*in_c rounded
-    # up to 4) only. The largest is the 3x3 64 -> 64 convolution: 2 * 2 * 576 = 2,304 B, what
-    # CMSIS-NN asks (2 * 576 * 2 B).
+    # generated code passes them): a column buffer of 4 pixels x (K + 2) int16 (K = kh*kw*in_c
+    # rounded up to 4; + 2: the end-mark word of each pixel) only -- the int8-weight path's 2x4
+    # MAC blocks. The largest is the 3x3 64 -> 64 convolution: 4 * 2 * 578 = 4,624 B (2,304 B
+    # with int16 weights and 2 pixels; CMSIS-NN asks 2 * 576 * 2 B).
     plan = tinyarena.plan(real_model("pretrainedResnet_quant"), inplace=False, scratch=True)
-    assert max(r.scratch_bytes for r in plan.ops) == 2 * 2 * 3 * 3 * 64
-    assert plan.peak_bytes == 49_728  # was 50,304 with 36 B of records per channel in scratch
+    assert max(r.scratch_bytes for r in plan.ops) == 4 * 2 * (3 * 3 * 64 + 2)
+    assert plan.peak_bytes == 50_320  # 49,728 with the 2-pixel column; 50,304 with records in scratch
 
 
 def test_report_rows_and_summary():
@@ -110,9 +111,9 @@ def test_report_rows_and_summary():
     assert len(plan.ops) == len(plan.graph.ops)
     assert sum(r.macs for r in plan.ops) == plan.macs == 7_489_664
     assert sum(r.flash_bytes for r in plan.ops) == plan.flash_bytes == plan.flash.total
-    # CONV_2D 8x3x3x3 in the Cortex-M4 build: int16 weights, K = 27 rounded up to 28 per channel
+    # CONV_2D 8x3x3x3 in the Cortex-M4 build: int8 weights (TA_PACKED_S8), K = 27 rounded up to 28 per channel
     first = plan.ops[0].flash
-    assert first.weights == 2 * 8 * 28 and first.biases == 8 * 4
+    assert first.weights == 8 * 28 and first.biases == 8 * 4
     assert first.requant == 8 * 4 * 2 + 8 * 4 * CONV_RQ_WORDS  # out_mult, out_shift, the SIMD path's records
     assert plan.ops[0].output_shape == (1, 48, 48, 8)
     peak_row = next(r for r in plan.ops if r.index == plan.peak_op)
@@ -203,13 +204,14 @@ def ds_cnn_large():
 
 def test_inplace_that_keeps_a_large_input_alive_is_declined():
     # Written over its 69,000 B input, the first (stride-2) depthwise's 17,940 B output would keep
-    # that whole buffer alive through the next conv: 88,064 B there, against 87,648 B out of place.
+    # that whole buffer alive through the next conv: 89,184 B there (with its 4-pixel column
+    # scratch), against 87,648 B out of place.
     model = ds_cnn_large()
     on, off = tinyarena.plan(model), tinyarena.plan(model, inplace=False)
     assert on.inplace_declined == (1,) and on.liveness.inplace_ops == (3, 5, 7, 9)
     assert on.peak_bytes == off.peak_bytes == 87_648 and on.validate() == []
     everywhere = liveness.analyze_liveness(on.graph)  # every allowed op in place
-    assert 1 in everywhere.inplace_ops and _lower_bound(everywhere, on.alignment) == 88_064
+    assert 1 in everywhere.inplace_ops and _lower_bound(everywhere, on.alignment) == 89_184
 
 
 def _lower_bound(liveness, alignment):

@@ -232,7 +232,8 @@ def test_reordering_large_random_dags_is_valid_and_never_worse(max_ops):
     for seed in range(6):
         graph = tinyarena.load_model(builder.random_dag(seed, max_ops=max_ops))
         result = check_schedule(graph)
-        assert result.method in ("beam", "local", "greedy")
+        # the heuristics, or the exact search when it finishes within its budget (a proof)
+        assert result.method in ("beam", "local", "greedy") or (result.method == "exact" and result.proven_optimal)
         again = schedule.find_schedule(graph)  # deterministic
         assert again.order == result.order and again.peak_bytes == result.peak_bytes
         improved += result.peak_bytes < result.file_peak_bytes

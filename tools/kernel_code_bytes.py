@@ -2,7 +2,7 @@
 
 Each kernel library source is compiled as the generated Makefile builds it for
 TARGET=cortex-m4 (-O2, -ffunction-sections), with the files of its SIMD path and
-assembly (conv_simd.c, conv_asm.c: NAME_*.c beside NAME.c, which the generated
+assembly (conv_simd.c, conv_s8w_asm.c, ...: NAME_*.c beside NAME.c, which the generated
 code compiles with it), then linked with the kernel as the only entry and
 --gc-sections: the .text left is that kernel and every function of its files it
 reaches (libc and libgcc helpers are not counted). The planner's
@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 KERNELS = pathlib.Path(__file__).resolve().parents[1] / "cpp" / "kernels"
-FLASH_CPP = KERNELS.parent / "src" / "kernels" / "flash.cpp"
+FLASH_CPP = KERNELS.parent / "src" / "op_params" / "flash.cpp"
 ARM_FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard"]
 CFLAGS = ["-std=c99", "-O2", "-ffp-contract=off", "-ffunction-sections", "-fdata-sections", f"-I{KERNELS / 'include'}"]
 

@@ -57,8 +57,9 @@ class CompiledModel:
     @property
     def const_bytes(self):
         """Bytes of constant arrays (flash data) per build: ``{"dsp": ..., "portable": ...}``. The DSP
-        build (Cortex-M4/M7/M33/M55) holds packed int16 weights and per-channel requantization records,
-        the portable build (host, Cortex-M3) int8 weights."""
+        build (Cortex-M4/M7/M33/M55) holds int8 conv weights (TA_PACKED_S8), packed int16 depthwise and
+        fully connected weights and per-channel requantization records, the portable build (host,
+        Cortex-M3) int8 weights."""
         return {"dsp": self.program.const_array_bytes(True), "portable": self.program.const_array_bytes(False)}
 
     @property

@@ -254,7 +254,8 @@ def plan(
       the one with ``inplace=False`` (when the transforms and order chosen without in-place ops end
       lower, those are kept and ``plan.transforms`` reports that path).
     - ``target``: the build whose flash ``plan.flash`` reports (``"cortex-m4"``, ``"cortex-m7"``,
-      ``"cortex-m33"``, ``"cortex-m55"``: SIMD kernels with packed int16 weights; ``"host"``,
+      ``"cortex-m33"``, ``"cortex-m55"``: SIMD kernels, int8 conv and packed int16 depthwise / FC
+      weights; ``"host"``,
       ``"cortex-m3"``: portable kernels, int8 weights).
     - ``scratch``: plan kernel scratch buffers (False: activations only).
     - ``transforms``: which of ``tinyarena.transforms.TRANSFORMS`` (``fold_pads``, ``zero_copy``,

@@ -62,11 +62,11 @@ def test_scratch_planned_is_what_the_kernels_ask():
     first_conv = next(op for op in graph.ops if op.type == "CONV_2D")
     k = 3 * 3 * 3  # 3x3 over 3 input channels
     out_c = graph.tensors[first_conv.outputs[0]].shape[3]
-    # ta_conv_s8_scratch_bytes with the per-channel records precomputed into flash: two int16
-    # columns of K rounded up to 4 (already a multiple of the plan's 16-byte alignment), no
-    # per-output-channel part.
+    # ta_conv_s8_scratch_bytes with the per-channel records precomputed into flash: four int16
+    # columns (the int8-weight path's pixel slots) of K rounded up to 4 plus the end-mark word of
+    # each (already a multiple of the plan's 16-byte alignment), no per-output-channel part.
     assert out_c == 16
-    assert scratch[f"scratch@{first_conv.index} CONV_2D"] == 2 * 2 * ((k + 3) // 4 * 4) == 112
+    assert scratch[f"scratch@{first_conv.index} CONV_2D"] == 4 * 2 * ((k + 3) // 4 * 4 + 2) == 240
 
 
 def test_plan_without_scratch_cannot_be_compiled(tmp_path):
@@ -89,8 +89,13 @@ def test_dsp_build_ships_packed_weights_only_and_the_planned_arena(tmp_path):
         return {f[-1]: int(f[1], 16) if len(f) == 4 else 0 for f in fields}
 
     dsp, plain = symbols(""), symbols("-DTA_NO_SIMD")
-    assert "op0_packed_weights" in dsp and "op0_weights" not in dsp
-    assert "op0_weights" in plain and "op0_packed_weights" not in plain
+    # the conv's weights stay int8 in the DSP build (TA_PACKED_S8: reordered, K padded to a multiple of 4)
+    assert "op0_packed_s8_weights" in dsp and "op0_weights" not in dsp and "op0_packed_weights" not in dsp
+    assert "op0_weights" in plain and "op0_packed_s8_weights" not in plain
+    k = plan.graph.tensors[plan.graph.ops[0].inputs[1]].shape
+    assert dsp["op0_packed_s8_weights"] == (k[0] + 1) // 2 * 2 * ((k[1] * k[2] * k[3] + 3) // 4 * 4)
+    assert dsp["op0_packed_s8_weights"] <= 1.1 * plain["op0_weights"]
+    assert "ta_conv_s8_packed16" not in dsp  # no int16 layer: the int16 conv path is not linked
     # the conv's per-channel records (4 requantization words + bias) are const data of the DSP build only
     out_c = plan.graph.tensors[plan.graph.ops[0].outputs[0]].shape[3]
     assert dsp["op0_rq_records"] == 5 * 4 * out_c and "op0_rq_records" not in plain

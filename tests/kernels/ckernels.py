@@ -58,7 +58,7 @@ class ConvParams(C.Structure):
         "dilation_h", "dilation_w", "pad_top", "pad_left", "pad_bottom", "pad_right", "in_row_stride",
         "in_pix_stride", "out_row_stride", "out_pix_stride", "input_offset", "output_offset", "act_min", "act_max",
     ) + [("weights", P8), ("packed_weights", P16), ("bias", P32), ("out_mult", P32), ("out_shift", P32),
-         ("rq_records", P32), ("packed_doubled", i32)]
+         ("rq_records", P32), ("packed_doubled", i32), ("packed_s8_weights", P8)]
 
 
 class DwConvParams(C.Structure):
@@ -167,6 +167,7 @@ class Kernels:
         vp = C.c_void_p
         sig = {
             "ta_conv_s8": [C.POINTER(ConvParams), P8, P8, i32, i32, vp],
+            "ta_conv_s8_packed16": [C.POINTER(ConvParams), P8, P8, i32, i32, vp],
             "ta_conv_s8_scratch_bytes": [C.POINTER(ConvParams)],
             "ta_conv_s8_rq_records": [C.POINTER(ConvParams), P32],
             "ta_depthwise_conv_s8": [C.POINTER(DwConvParams), P8, P8, i32, i32, vp],
@@ -197,6 +198,8 @@ class Kernels:
             "ta_resize_nearest_s8": [C.POINTER(ResizeParams), P8, P8],
             "ta_conv_s8_can_double": [C.POINTER(ConvParams)],
             "ta_conv_s8_pack_weights": [C.POINTER(ConvParams), P16],
+            "ta_conv_s8_pack_weights_s8_bytes": [i32, i32],
+            "ta_conv_s8_pack_weights_s8": [C.POINTER(ConvParams), P8],
             "ta_pack_gemm_weights_s16_bytes": [i32, i32],
             "ta_pack_gemm_weights_s16": [P8, i32, i32, i32, P16],
             "ta_pack_dw_weights_s16_bytes": [i32, i32, i32],
@@ -222,12 +225,21 @@ class Kernels:
         return out
 
     def pack_conv(self, params, doubled=True) -> np.ndarray:
-        """A ConvParams' packed weights, as the generator makes them: doubled (and
-        params.packed_doubled set) when `doubled` and ta_conv_s8_can_double allow it."""
+        """A ConvParams' packed int16 weights (TA_PACKED_S16), as the generator makes them: doubled
+        (and params.packed_doubled set) when `doubled` and ta_conv_s8_can_double allow it."""
         params.packed_doubled = int(doubled and self.lib.ta_conv_s8_can_double(C.byref(params)) != 0)
         k = params.kernel_h * params.kernel_w * params.in_c
         out = np.zeros(self.lib.ta_pack_gemm_weights_s16_bytes(params.out_c, k) // 2, np.int16)
         self.lib.ta_conv_s8_pack_weights(C.byref(params), ptr(out, C.c_int16))
+        return out
+
+    def pack_conv_s8(self, params, doubled=True) -> np.ndarray:
+        """A ConvParams' int8 weights in the TA_PACKED_S8 layout, params.packed_doubled set as
+        pack_conv sets it (the column is then doubled, the weights never)."""
+        params.packed_doubled = int(doubled and self.lib.ta_conv_s8_can_double(C.byref(params)) != 0)
+        k = params.kernel_h * params.kernel_w * params.in_c
+        out = np.zeros(self.lib.ta_conv_s8_pack_weights_s8_bytes(params.out_c, k), np.int8)
+        self.lib.ta_conv_s8_pack_weights_s8(C.byref(params), ptr(out, C.c_int8))
         return out
 
     def pack_gemm(self, w: np.ndarray, weights_offset: int = 0) -> np.ndarray:

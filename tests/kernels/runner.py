@@ -53,7 +53,7 @@ def _scratch(nbytes):
     return buf, buf.ctypes.data_as(C.c_void_p)
 
 
-def run_op(k, case, stripes=1, inplace=False, out_pix_pad=0, doubled=True):
+def run_op(k, case, stripes=1, inplace=False, out_pix_pad=0, doubled=True, conv_weights="s8"):
     """Outputs of `case` computed by the kernels in `k`.
 
     stripes: conv/depthwise/pool output rows computed in this many separate calls.
@@ -63,6 +63,8 @@ def run_op(k, case, stripes=1, inplace=False, out_pix_pad=0, doubled=True):
       its per-channel records in scratch; every other conv run passes them precomputed.
     doubled: the SIMD conv runs on doubled packed weights where ta_conv_s8_can_double allows
       (as generated code does); False keeps them single (the ta_rq4 requantization).
+    conv_weights: the SIMD conv's weight layout, "s8" (TA_PACKED_S8, int8 widened in the MAC loop,
+      the generator's default) or "s16" (TA_PACKED_S16).
     """
     t = case.op_type
     keep = []
@@ -82,14 +84,18 @@ def run_op(k, case, stripes=1, inplace=False, out_pix_pad=0, doubled=True):
             p["out_pix_stride"] = out_c + out_pix_pad
         if t == "CONV_2D":
             s = _struct(ConvParams, p, keep)
-            if k.simd:
+            if k.simd and conv_weights == "s8":
+                keep.append(k.pack_conv_s8(s, doubled))
+                s.packed_s8_weights = ptr(keep[-1], C.c_int8)
+            elif k.simd:
                 keep.append(k.pack_conv(s, doubled))
                 s.packed_weights = ptr(keep[-1], C.c_int16)
             if k.simd and not out_pix_pad:  # records precomputed as generated code passes them; else in scratch
                 keep.append(k.conv_rq_records(s))
                 s.rq_records = ptr(keep[-1], C.c_int32)
             scratch, sp = _scratch(k.ta_conv_s8_scratch_bytes(C.byref(s)))
-            fn = lambda xi, oi, y0, y1: k.ta_conv_s8(C.byref(s), ptr(xi, C.c_int8), ptr(oi, C.c_int8), y0, y1, sp)
+            conv = k.ta_conv_s8_packed16 if conv_weights == "s16" else k.ta_conv_s8
+            fn = lambda xi, oi, y0, y1: conv(C.byref(s), ptr(xi, C.c_int8), ptr(oi, C.c_int8), y0, y1, sp)
         elif t == "DEPTHWISE_CONV_2D":
             if k.simd:
                 p["packed_weights"] = k.pack_dw(p["weights"])

@@ -78,8 +78,8 @@ def run(k, s, x, stripes, records=None):
     scratch = np.zeros(k.ta_conv_s8_scratch_bytes(C.byref(s)) // 4 + 1, np.int32)
     bounds = np.linspace(0, s.out_h, stripes + 1).astype(int)
     for y0, y1 in zip(bounds[:-1], bounds[1:]):
-        k.ta_conv_s8(C.byref(s), ptr(x, C.c_int8), ptr(out, C.c_int8), int(y0), int(y1),
-                     scratch.ctypes.data_as(C.c_void_p))
+        conv = k.ta_conv_s8 if s.packed_s8_weights else k.ta_conv_s8_packed16
+        conv(C.byref(s), ptr(x, C.c_int8), ptr(out, C.c_int8), int(y0), int(y1), scratch.ctypes.data_as(C.c_void_p))
     return out
 
 
@@ -87,29 +87,36 @@ CASES = [("constant", 10, 3, True), ("constant", 9, 3, True), ("constant", 10, 1
          ("refused", 10, 3, True), ("plain", 7, 3, True), ("bound", 6, 1, True), ("past_bound", 6, 1, True)]
 
 
+@pytest.mark.parametrize("layout", ["s8", "s16"])
 @pytest.mark.parametrize("kind,out_c,k,full", CASES,
                          ids=[f"{c[0]}-{c[1]}ch-{c[2]}x{c[2]}-{'full' if c[3] else 'clamped'}" for c in CASES])
-def test_doubled_conv_matches_portable(kernel_libs, single_rounding_libs, kind, out_c, k, full):
+def test_doubled_conv_matches_portable(kernel_libs, single_rounding_libs, kind, out_c, k, full, layout):
     rng = np.random.default_rng(out_c * 10 + k + full)
     p, arrays = layer(rng, kind, out_c, k, 128 if k == 1 else 3, full)
     x = rng.integers(-128, 128, (p["in_h"], p["in_w"], p["in_c"]), dtype=np.int8)
     simd = kernel_libs["simd"]
     s = conv_struct(p, arrays)
     want = run(kernel_libs["portable"], s, x, 1)
-    packed = simd.pack_conv(s)
+    packed = simd.pack_conv_s8(s) if layout == "s8" else simd.pack_conv(s)
     if kind != "past_bound":
         assert s.packed_doubled == (kind != "refused")
-    s.packed_weights = ptr(packed, C.c_int16)
+    if layout == "s8":
+        s.packed_s8_weights = ptr(packed, C.c_int8)
+    else:
+        s.packed_weights = ptr(packed, C.c_int16)
     records = simd.conv_rq_records(s)  # as the generator makes them (double rounding)
     if kind == "constant":
         rec = records.reshape(out_c, -1)
         assert rec[0, 4] == rec[2, 4] == INT32_MIN and rec[5, 4] != INT32_MIN  # pairs marked, a lone one not
-        assert not packed.reshape(-1)[: 4 * 2 * ((p["kernel_h"] * p["kernel_w"] * p["in_c"] + 3) // 4)].any()
+        # the dead pair (0, 1) is packed as zeros: 2 channels x Kq values
+        assert not packed.reshape(-1)[: 2 * 4 * ((p["kernel_h"] * p["kernel_w"] * p["in_c"] + 3) // 4)].any()
+        assert packed.reshape(-1).any()
     for stripes in (1, 3):
         assert np.array_equal(run(simd, s, x, stripes, records), want), stripes
         assert np.array_equal(run(simd, s, x, stripes), want), stripes  # records built in scratch
     single = conv_struct(p, arrays)
     want_single = run(single_rounding_libs["portable_single"], single, x, 1)
     single.packed_doubled, single.packed_weights = s.packed_doubled, s.packed_weights
+    single.packed_s8_weights = s.packed_s8_weights
     assert np.array_equal(run(single_rounding_libs["simd_single"], single, x, 3, records), want_single)
     assert np.array_equal(run(single_rounding_libs["simd_single"], single, x, 1), want_single)

@@ -110,7 +110,10 @@ def _insns(elf, plugin, args, target="cortex-m4"):
 
 
 # Generous ceilings (instructions per MAC, DSP path) that catch regressions of the fast paths.
-CEILINGS = {"conv1x1": 2.1, "conv3x3": 1.3, "dw3x3": 3.5, "dw3x3s2": 4.1, "fc": 1.25}
+# conv1x1 / conv3x3 run the int8-weight path (measured 2.51 / 1.35: these random layers take its C
+# channel loop, not the doubled assembly one the real models take), _s16 the int16 one (2.07 / 1.21).
+CEILINGS = {"conv1x1": 2.7, "conv3x3": 1.45, "conv1x1_s16": 2.1, "conv3x3_s16": 1.3, "dw3x3": 3.5, "dw3x3s2": 4.1,
+            "fc": 1.25}
 
 
 def _plugin(tmp_path):
@@ -134,18 +137,19 @@ def test_instructions_per_mac(m4_elf, tmp_path, record_property):
         per_mac = {path: _per_mac(m4_elf, plugin, bench, path) for path in ("plain", "dsp")}
         lines.append(f"{bench}: plain {per_mac['plain']:.2f}  dsp {per_mac['dsp']:.2f} instructions/MAC")
         record_property(bench, per_mac)
-        assert per_mac["dsp"] < ceiling, lines[-1]
-        assert per_mac["dsp"] < per_mac["plain"], lines[-1]
     print("\n".join(lines))
+    for (bench, ceiling), line in zip(CEILINGS.items(), lines):
+        plain, dsp = (float(v) for v in re.findall(r"(\d+\.\d+)", line))
+        assert dsp < ceiling and dsp < plain, line
 
 
 # Ceilings of the Helium (MVE) loops on the M55 (measured: conv 3x3 0.73, fc 0.46 instructions/MAC;
 # the M4's SMLAD loops take 1.16 and 1.08, the M55's plain C 5.8 and 6.1).
-HELIUM_CEILINGS = {"conv3x3": 0.9, "fc": 0.6}
+HELIUM_CEILINGS = {"conv3x3_s16": 0.9, "fc": 0.6}  # Helium conv reads int16 weights (TA_PACKED_S16)
 
 
 def test_helium_loops_on_cortex_m55(tmp_path):
-    """On the M55 (MVE) conv's 2x2 MAC loop and FULLY_CONNECTED run on vectors (VLD2 + VMLADAVA,
+    """On the M55 (MVE) conv's 2x2 MAC loop on int16 weights and FULLY_CONNECTED run on vectors (VLD2 + VMLADAVA,
     8 MACs an instruction), far below the SMLAD loops' cost (CEILINGS) and the portable path's."""
     elf = _harness("cortex-m55", tmp_path / "harness.elf")
     plugin = _plugin(tmp_path)

@@ -5,7 +5,8 @@ the reference interpreter on random full-range int8 inputs, and requires the C k
 library variants) to reproduce the output bytes. A quarter of the conv/depthwise/pool cases
 compute the output in 3 row stripes, a quarter write through a strided output (extra channels
 per pixel), a quarter run in place (depthwise in place; ADD/MUL with the output over an input).
-The SIMD conv runs on doubled packed weights (as generated code) and once more on single ones.
+The SIMD conv runs on doubled int8 weights (TA_PACKED_S8, as generated code), once more on single
+ones and once on doubled int16 weights (TA_PACKED_S16).
 """
 
 import ctypes
@@ -25,7 +26,8 @@ def test_single_op_bit_exact(kernel_libs, family, i):
     failures = []
     for case in run_model(model, f"{family}-{i}", seed=i):
         for k in kernel_libs.values():
-            single = ({"doubled": False},) if k.simd and case.op_type == "CONV_2D" else ()  # ta_rq4 path too
+            # the SIMD conv also on single weights (ta_rq4) and on the int16 layout
+            single = ({"doubled": False}, {"conv_weights": "s16"}) if k.simd and case.op_type == "CONV_2D" else ()
             for m in (({}, mode) if mode else ({},)) + single:
                 err = compare(k, case, **m)
                 if err:

@@ -95,7 +95,7 @@ typedef struct ta_conv_params {
   int32_t output_offset;                  /* output zero point */
   int32_t act_min, act_max;
   const int8_t *weights;        /* TFLite layout [out_c][kh][kw][in_c] */
-  const int16_t *packed_weights; /* TA_PACKED_S16 or NULL (then the portable path runs) */
+  const int16_t *packed_weights; /* TA_PACKED_S16 (read by ta_conv_s8_packed16) or NULL */
   const int32_t *bias;          /* [out_c] or NULL */
   const int32_t *out_mult;      /* [out_c] */
   const int32_t *out_shift;     /* [out_c] */
@@ -106,10 +106,20 @@ typedef struct ta_conv_params {
    * doubled accumulator (ta_rqd); set it only where ta_conv_s8_can_double(p). 0: 1*w, ta_rq4.
    * With 1 and rq_records NULL the kernel reads `weights` too (to find constant channels). */
   int32_t packed_doubled;
+  /* TA_PACKED_S8 (ta_conv_s8_pack_weights_s8; read by ta_conv_s8) or NULL: int8 weights the
+   * SIMD path widens in the MAC loop; packed_doubled then doubles the column values instead of
+   * the weights. */
+  const int8_t *packed_s8_weights;
 } ta_conv_params;
 
+/* The SIMD path runs on packed_s8_weights when set (else the portable path). */
 void ta_conv_s8(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                 void *scratch);
+/* The same for int16 weights: the SIMD path runs on packed_weights when set (else the portable
+ * path). A function of its own, so that a build whose layers all take int8 weights links no
+ * int16 path. */
+void ta_conv_s8_packed16(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                         void *scratch);
 /* The SIMD path's column buffer, plus room for the per-channel records when p->rq_records is NULL. */
 size_t ta_conv_s8_scratch_bytes(const ta_conv_params *p);
 
@@ -407,6 +417,14 @@ int ta_conv_s8_constant_channel(const ta_conv_params *p, int32_t oc, int32_t *va
 /* p->weights packed as ta_pack_gemm_weights_s16 (ta_pack_gemm_weights_s16_bytes(out_c, K)
  * bytes); when p->packed_doubled, times 2, and 0 for constant channels. */
 void ta_conv_s8_pack_weights(const ta_conv_params *p, int16_t *packed);
+/* TA_PACKED_S8 (CONV_2D only): int8 weights in flash, as many bytes as the int8 weights (K padded
+ * to Kq, N to even): for each output-channel pair (n, n+1), n even, for each SIMD word t of the
+ * GEMM order (k values k0 = ta_gemm_pair_k0(t) and k0 + 2), the 4 bytes w[n][k0], w[n+1][k0],
+ * w[n][k0+2], w[n+1][k0+2] -- SXTB16 gives channel n's word t, SXTB16 ROR 8 channel n+1's.
+ * Values past K, of the missing channel of an odd N and of constant channels (when
+ * p->packed_doubled, as ta_conv_s8_pack_weights) are 0; never doubled. */
+size_t ta_conv_s8_pack_weights_s8_bytes(int32_t n, int32_t k);
+void ta_conv_s8_pack_weights_s8(const ta_conv_params *p, int8_t *packed);
 size_t ta_pack_dw_weights_s16_bytes(int32_t out_c, int32_t kernel_h, int32_t kernel_w);
 /* w: TFLite depthwise [1][kh][kw][out_c]. */
 void ta_pack_dw_weights_s16(const int8_t *w, int32_t out_c, int32_t kernel_h, int32_t kernel_w, int16_t *packed);

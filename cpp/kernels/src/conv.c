@@ -4,8 +4,9 @@
  *   out = clamp(multiply_by_quantized_multiplier(acc, mult[oc], shift[oc]) + output_offset, act_min, act_max)
  *
  * This file: the portable path (direct loops), the per-channel records, the scratch size and the
- * entry point, which takes the SIMD path (conv_simd.c; its assembly loops in conv_asm.c) when
- * it is compiled and the params have packed weights.
+ * entry points, which take a SIMD path when it is compiled and the params have its weights:
+ * ta_conv_s8 the int8-weight one (conv_s8w.c, conv_s8w_asm.c), ta_conv_s8_packed16 the
+ * int16-weight one (conv_simd.c, conv_asm.c); both share the column builders (conv_im2col.c).
  */
 #include "tinyarena_kernels.h"
 #include "ta_internal.h"
@@ -129,6 +130,19 @@ size_t ta_conv_s8_scratch_bytes(const ta_conv_params *p) {
 
 void ta_conv_s8(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                 void *scratch) {
+#if TA_SIMD
+  if (p->packed_s8_weights && scratch) {
+    ta_conv_s8w_simd(p, input, output, y0, y1, (int16_t *)scratch);
+    return;
+  }
+#else
+  (void)scratch;
+#endif
+  conv_portable(p, input, output, y0, y1);
+}
+
+void ta_conv_s8_packed16(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                         void *scratch) {
 #if TA_SIMD
   if (p->packed_weights && scratch) {
     ta_conv_s8_simd(p, input, output, y0, y1, (int16_t *)scratch);

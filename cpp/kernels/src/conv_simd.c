@@ -1,9 +1,9 @@
 /*
- * CONV_2D, the SIMD path (packed int16 weights; see conv.c for the semantics): for each pair of
- * output pixels the two input patches are widened to int16 (offset added, padding = 0) into an
- * interleaved column buffer (GEMM word order, see ta_simd.h: one load and two SXTB16 per 4
- * values); the inner loop then computes 2 output channels x 2 pixels with 4 SMLADs per SIMD word
- * (one LDRD of weights, one LDRD of inputs). The MAC loop and the rq4 stores are a few lines of
+ * CONV_2D, the SIMD path on packed int16 weights (see conv.c for the semantics; int8 weights:
+ * conv_s8w.c): for each pair of output pixels the two input patches are widened to int16
+ * (offset added, padding = 0) into an interleaved column buffer (conv_im2col.c); the inner
+ * loop then computes 2 output channels x 2 pixels with 4 SMLADs per SIMD word (one LDRD of
+ * weights, one LDRD of inputs). The MAC loop and the rq4 stores are a few lines of
  * inline assembly on a DSP core; the whole-pair loops of doubled layers are in conv_asm.c.
  * Invariant: every path gives the bytes of the portable one.
  */
@@ -13,210 +13,6 @@
 #include "conv_simd.h"
 
 #if TA_SIMD
-/* Column layout: SIMD word t (k values ta_gemm_pair_k0(t) and +2, see ta_simd.h) of pixel slot s
- * is word 2t + s, so one LDRD gives word t of both pixels. Value k of slot s is int16 number: */
-static inline int32_t col_index(int32_t k, int32_t slot) {
-  return 4 * ta_gemm_word(k) + 2 * slot + ta_gemm_half(k);
-}
-
-/* Writes n values (x + offset, or 0 where `s` is NULL: padding) at k, k+1, ... of a slot;
- * returns k + n. Groups of 4 aligned values take one load and two SXTB16 per 4. */
-/* Value k+1 of a slot sits this many int16 after value k, by k % 4. */
-static const int8_t next_value_step[4] = {4, -3, 4, 3};
-
-/* Scalar part of widen_span: n values from k on (s == NULL: zeros). */
-static int32_t widen_values(const int8_t *s, int32_t n, int16_t *col, int32_t k, int32_t slot, int32_t off) {
-  int16_t *d = col + col_index(k, slot);
-  for (; n > 0; --n, ++k) {
-    *d = (int16_t)(s ? *s++ + off : 0);
-    d += next_value_step[k & 3];
-  }
-  return k;
-}
-
-static int32_t widen_span(const int8_t *s, int32_t n, int16_t *col, int32_t k, int32_t slot, int32_t off) {
-  const int32_t off2 = ta_pair16(off, off);
-  if (k & 3) {
-    const int32_t head = ta_min32(n, 4 - (k & 3));
-    k = widen_values(s, head, col, k, slot, off);
-    n -= head;
-    s = s ? s + head : s;
-  }
-  if (!s) {
-    int16_t *d = col + col_index(k, slot);
-    for (; n >= 4; n -= 4, k += 4, d += 8) ta_write32(d, 0), ta_write32(d + 4, 0);
-  } else {
-    int16_t *d = col + col_index(k, slot);
-    for (; n >= 8; n -= 8, k += 8, s += 8, d += 16) {
-      const int32_t r0 = ta_read32(s), r1 = ta_read32(s + 4);
-      ta_write32(d, ta_sadd16(ta_sxtb16(r0), off2));
-      ta_write32(d + 4, ta_sadd16(ta_sxtb16_ror8(r0), off2));
-      ta_write32(d + 8, ta_sadd16(ta_sxtb16(r1), off2));
-      ta_write32(d + 12, ta_sadd16(ta_sxtb16_ror8(r1), off2));
-    }
-    if (n >= 4) {
-      const int32_t r0 = ta_read32(s);
-      ta_write32(d, ta_sadd16(ta_sxtb16(r0), off2));
-      ta_write32(d + 4, ta_sadd16(ta_sxtb16_ror8(r0), off2));
-      n -= 4, k += 4, s += 4;
-    }
-  }
-  return n > 0 ? widen_values(s, n, col, k, slot, off) : k;
-}
-
-/* Patches of at most this many values (first layers: few channels, so short unaligned runs)
- * are gathered as bytes first, then widened in one aligned span. */
-#define TA_SMALL_PATCH 64
-
-/* n bytes from s to d / n copies of fill at d, a word at a time: written out so that compilers
- * do not turn these short runs into memcpy/memset calls. Both return d + n. */
-TA_INLINE int8_t *copy_bytes(int8_t *d, const int8_t *s, int32_t n) {
-  for (; n >= 4; n -= 4, d += 4, s += 4) ta_write32(d, ta_read32(s));
-  for (; n > 0; --n) *d++ = *s++;
-  return d;
-}
-TA_INLINE int8_t *fill_bytes(int8_t *d, int32_t n, int8_t fill) {
-  const int32_t fill4 = (int32_t)((uint32_t)(uint8_t)fill * 0x01010101u);
-  for (; n >= 4; n -= 4, d += 4) ta_write32(d, fill4);
-  for (; n > 0; --n) *d++ = fill;
-  return d;
-}
-
-/* One kernel row of a patch (input row iy, in-bounds taps kx in [kx0, kx1)) as bytes at d:
- * the input zero point where a tap is outside the input, so that x + offset is 0 there. */
-static int8_t *patch_row(const ta_conv_params *p, const int8_t *input, int32_t in_row_stride, int32_t in_pix_stride,
-                         int32_t iy, int32_t ix0, int32_t kx0, int32_t kx1, int8_t *d) {
-  const int32_t in_c = p->in_c, kw = p->kernel_w, dw = p->dilation_w;
-  const int8_t zp = (int8_t)-p->input_offset;
-  int32_t kx;
-  if (iy < 0 || iy >= p->in_h) return fill_bytes(d, kw * in_c, zp);
-  d = fill_bytes(d, kx0 * in_c, zp);
-  for (kx = kx0; kx < kx1; ++kx) d = copy_bytes(d, input + iy * in_row_stride + (ix0 + kx * dw) * in_pix_stride, in_c);
-  return fill_bytes(d, (kw - kx1) * in_c, zp);
-}
-
-/* The taps of output column ox inside the input: kx in [*kx0, *kx1); returns the column of tap 0. */
-static int32_t tap_range(const ta_conv_params *p, int32_t ox, int32_t *kx0, int32_t *kx1) {
-  const int32_t kw = p->kernel_w, dw = p->dilation_w, ix0 = ox * p->stride_w - p->pad_left;
-  int32_t a = 0, b = kw;
-  while (a < kw && ix0 + a * dw < 0) ++a;
-  while (b > a && ix0 + (b - 1) * dw >= p->in_w) --b;
-  *kx0 = a, *kx1 = b;
-  return ix0;
-}
-
-/* The patch of output pixel (oy, ox) gathered as bytes at `patch` (word-aligned, at least
- * TA_SMALL_PATCH bytes), the input zero point outside the input and up to a multiple of 4 (those
- * values meet zero weights, so the widening has no scalar tail); returns its length. */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("no-tree-loop-distribute-patterns"))) /* keep the short copies inline */
-#endif
-static int32_t gather_patch(const ta_conv_params *p, const int8_t *input, int32_t in_row_stride, int32_t in_pix_stride,
-                            int32_t oy, int32_t ox, int8_t *patch) {
-  const int32_t kh = p->kernel_h, kw = p->kernel_w, dh = p->dilation_h, iy0 = oy * p->stride_h - p->pad_top;
-  int32_t kx0, kx1, ky;
-  const int32_t ix0 = tap_range(p, ox, &kx0, &kx1);
-  int8_t *d = patch;
-  if (in_pix_stride == p->in_c && p->dilation_w == 1 && kx0 == 0 && kx1 == kw && iy0 >= 0 &&
-      iy0 + (kh - 1) * dh < p->in_h) {
-    /* inside the input, dense pixels: kernel_h runs of kernel_w * in_c bytes */
-    const int8_t *src = input + iy0 * in_row_stride + ix0 * in_pix_stride;
-    for (ky = 0; ky < kh; ++ky, src += dh * in_row_stride) d = copy_bytes(d, src, kw * p->in_c);
-  } else {
-    for (ky = 0; ky < kh; ++ky) d = patch_row(p, input, in_row_stride, in_pix_stride, iy0 + ky * dh, ix0, kx0, kx1, d);
-  }
-  d = fill_bytes(d, (int32_t)(-(d - patch) & 3), (int8_t)-p->input_offset);
-  return (int32_t)(d - patch);
-}
-
-/* The small patch of an output pixel whose taps all lie inside the input with whole words of
- * each kernel row's run (kernel_w * in_c bytes) inside the input row, dense pixels, no x dilation:
- * kernel_h runs copied a word at a time (each run's extra bytes are overwritten by the next, the
- * last run's meet zero weights past K; kq - 4 .. kq zeroed first so no byte is left unset). */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("no-tree-loop-distribute-patterns"))) /* keep the short copies inline */
-#endif
-static void gather_inside(const int8_t *src, int32_t row_step, int32_t kh, int32_t run, int32_t kq, int8_t *patch) {
-  const int32_t run4 = (run + 3) & ~3;
-  int8_t *d = patch;
-  ta_write32(patch + kq - 4, 0);
-  for (; kh > 0; --kh, src += row_step, d += run) {
-    const int8_t *s = src, *const end = src + run4;
-    int8_t *q = d;
-    for (; s < end; s += 4, q += 4) ta_write32(q, ta_read32(s));
-  }
-}
-
-/* Whether output pixel (oy, ox)'s patch can take gather_inside. */
-TA_INLINE int patch_inside(const ta_conv_params *p, int32_t in_pix_stride, int32_t oy, int32_t ox) {
-  const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
-  const int32_t run4 = (p->kernel_w * p->in_c + 3) & ~3;
-  return iy0 >= 0 && iy0 + (p->kernel_h - 1) * p->dilation_h < p->in_h && ix0 >= 0 &&
-         ix0 * in_pix_stride + run4 <= p->in_w * in_pix_stride;
-}
-
-/* A small patch gathered as bytes, then widened into slot `slot`; out of line, so that its
- * buffer is not on the stack below im2col_pixel's other calls. */
-static TA_NOINLINE void small_patch_pixel(const ta_conv_params *p, const int8_t *input, int32_t in_row_stride,
-                                          int32_t in_pix_stride, int32_t oy, int32_t ox, int16_t *col, int32_t slot) {
-  int32_t patch[TA_SMALL_PATCH / 4];
-  widen_span((const int8_t *)patch, gather_patch(p, input, in_row_stride, in_pix_stride, oy, ox, (int8_t *)patch), col,
-             0, slot, p->input_offset);
-}
-
-/* Widen the input patch of output pixel (oy, ox) into slot `slot` (0/1) of the column buffer:
- * small patches (TA_SMALL_PATCH) gathered as bytes first, else one span per kernel row when
- * pixels are dense and x is not dilated, else one per tap. */
-static void im2col_pixel(const ta_conv_params *p, const int8_t *input, int32_t in_row_stride, int32_t in_pix_stride,
-                         int32_t oy, int32_t ox, int16_t *col, int32_t slot) {
-  const int32_t in_c = p->in_c, kw = p->kernel_w, dw = p->dilation_w, in_off = p->input_offset;
-  const int32_t iy0 = oy * p->stride_h - p->pad_top;
-  const int dense_x = in_pix_stride == in_c && dw == 1;
-  int32_t kx0, kx1, k = 0, ky, kx;
-  const int32_t ix0 = tap_range(p, ox, &kx0, &kx1);
-  if (p->kernel_h == 1 && kw == 1) { /* pointwise: one span or one padding tap */
-    const int inside = iy0 >= 0 && iy0 < p->in_h && ix0 >= 0 && ix0 < p->in_w;
-    widen_span(inside ? input + iy0 * in_row_stride + ix0 * in_pix_stride : NULL, in_c, col, 0, slot, in_off);
-    return;
-  }
-  if (p->kernel_h * kw * in_c <= TA_SMALL_PATCH) {
-    small_patch_pixel(p, input, in_row_stride, in_pix_stride, oy, ox, col, slot);
-    return;
-  }
-  for (ky = 0; ky < p->kernel_h; ++ky) {
-    const int32_t iy = iy0 + ky * p->dilation_h;
-    const int8_t *row;
-    if (iy < 0 || iy >= p->in_h) {
-      k = widen_span(NULL, kw * in_c, col, k, slot, 0);
-      continue;
-    }
-    row = input + iy * in_row_stride;
-    if (kx0 > 0) k = widen_span(NULL, kx0 * in_c, col, k, slot, 0);
-    if (dense_x) {
-      k = widen_span(row + (ix0 + kx0) * in_pix_stride, (kx1 - kx0) * in_c, col, k, slot, in_off);
-    } else {
-      for (kx = kx0; kx < kx1; ++kx) k = widen_span(row + (ix0 + kx * dw) * in_pix_stride, in_c, col, k, slot, in_off);
-    }
-    if (kx1 < kw) k = widen_span(NULL, (kw - kx1) * in_c, col, k, slot, 0);
-  }
-}
-
-/* Both slots of a pointwise column buffer at once: n (a multiple of 4) values of each pixel,
- * per 4 values two loads, four SXTB16 + SADD16 and the two SIMD words of each slot side by side
- * (col_index: word t of slot s is int32 2t + s). */
-static void widen_pair(const int8_t *s0, const int8_t *s1, int32_t n, int16_t *col, int32_t off) {
-  const int32_t off2 = ta_pair16(off, off);
-  const int8_t *const end = s0 + n;
-  ta_i32a *d = (ta_i32a *)col;
-  for (; s0 < end; s0 += 4, s1 += 4, d += 4) {
-    const int32_t r0 = ta_read32(s0), r1 = ta_read32(s1);
-    d[0] = ta_sadd16(ta_sxtb16(r0), off2);
-    d[1] = ta_sadd16(ta_sxtb16(r1), off2);
-    d[2] = ta_sadd16(ta_sxtb16_ror8(r0), off2);
-    d[3] = ta_sadd16(ta_sxtb16_ror8(r1), off2);
-  }
-}
-
 /* 2 output channels x 2 pixels, x words [xp, xend) (2 per k word): the hot loop.
  * On a real DSP core it is written in assembly: per 4 k values 2+2 LDRD (post-increment) and
  * 8 SMLAD, plus CMP/BNE once per 4 (0.875 instructions per MAC) or, when K is a multiple of 8,
@@ -285,42 +81,6 @@ static inline void mac_2x2(const ta_i32a **pw, const ta_i32a *xp, const ta_i32a 
   *a11 = b11;
 #endif
   *pw = wp;
-}
-
-#if defined(__GNUC__)
-#define TA_LIKELY(x) __builtin_expect(!!(x), 1)
-#else
-#define TA_LIKELY(x) (x)
-#endif
-
-/* v saturated to int8 (full: the activation range is all of int8) or clamped to [lo, hi]. */
-TA_INLINE int32_t conv_act(int32_t v, int32_t lo, int32_t hi, int full) {
-  return full ? ta_ssat8(v) : ta_clamp_act(v, lo, hi);
-}
-
-/* Whether a channel takes a fast form (q.rq4.rs >= 0, or q.rqd.r >= 0 when doubled), and the
- * build uses TFLite's double rounding (records made on the host always assume it); a doubled
- * layer's constant channels (m = 0) take it in every build. */
-TA_INLINE int rq_usable(const conv_ch *ch, int doubled) {
-  if (doubled && ch->q.rqd.m == 0) return 1; /* a constant channel: exact in either rounding */
-#if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
-  return 0;
-#else
-  return doubled ? ch->q.rqd.r >= 0 : ch->q.rq4.rs >= 0;
-#endif
-}
-
-/* acc (doubled: 2x the accumulator) requantized, offset added and limited to the activation
- * range: the channel's fast form when it can use it (rq_usable), else
- * ta_multiply_by_quantized_multiplier with (m, shift). */
-TA_INLINE int8_t conv_out(const conv_ch *ch, int32_t acc, int32_t m, int32_t shift, int32_t oo, int32_t lo,
-                          int32_t hi, int full, int doubled) {
-  int32_t v;
-  if (rq_usable(ch, doubled))
-    v = doubled ? ta_rqd_apply(ch->q.rqd, acc) : ta_rq4_apply(ch->q.rq4, acc);
-  else
-    v = ta_offset_clamp(ta_multiply_by_quantized_multiplier(doubled ? acc >> 1 : acc, m, shift), oo, lo, hi);
-  return (int8_t)conv_act(v, lo, hi, full);
 }
 
 /* Every output channel of the two pixels in the column buffer (o1 == NULL: one pixel); chs
@@ -450,29 +210,6 @@ static TA_NOINLINE void gemm_2px_doubled8(const ta_conv_params *p, const ta_i32a
 #define ta_conv_gemm_2px_doubled4_skip gemm_2px_doubled8
 #endif
 
-/* The small patches (TA_SMALL_PATCH) of output pixels (oy, ox) and (oy1, ox1) gathered as bytes
- * (gather_inside when both allow it and the kernel rows are dense runs), then widened in one
- * pass; out of line, so that its buffers are not on the stack below the other calls. */
-static TA_NOINLINE void small_patch_pair(const ta_conv_params *p, const int8_t *input, int32_t in_row_stride,
-                                         int32_t in_pix_stride, int32_t oy, int32_t ox, int32_t oy1, int32_t ox1,
-                                         int32_t kq, int dense_runs, int16_t *col) {
-  int32_t patches[2][TA_SMALL_PATCH / 4 + 1]; /* gather_inside writes up to 3 bytes past K */
-  int8_t *const a = (int8_t *)patches[0], *const b = (int8_t *)patches[1];
-  if (dense_runs && patch_inside(p, in_pix_stride, oy, ox) && patch_inside(p, in_pix_stride, oy1, ox1)) {
-    const int32_t step = p->dilation_h * in_row_stride, run = p->kernel_w * p->in_c;
-    gather_inside(input + (oy * p->stride_h - p->pad_top) * in_row_stride +
-                      (ox * p->stride_w - p->pad_left) * in_pix_stride,
-                  step, p->kernel_h, run, kq, a);
-    gather_inside(input + (oy1 * p->stride_h - p->pad_top) * in_row_stride +
-                      (ox1 * p->stride_w - p->pad_left) * in_pix_stride,
-                  step, p->kernel_h, run, kq, b);
-  } else {
-    gather_patch(p, input, in_row_stride, in_pix_stride, oy, ox, a);
-    gather_patch(p, input, in_row_stride, in_pix_stride, oy1, ox1, b);
-  }
-  widen_pair(a, b, kq, col, p->input_offset);
-}
-
 void ta_conv_s8_simd(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                      int16_t *col) {
   const int32_t in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, p->in_c);
@@ -494,7 +231,7 @@ void ta_conv_s8_simd(const ta_conv_params *p, const int8_t *input, int8_t *outpu
   /* patches gathered as bytes, both pixels of a pair then widened in one pass */
   const int small_patch =
       !(p->kernel_h == 1 && p->kernel_w == 1) && p->kernel_h * p->kernel_w * p->in_c <= TA_SMALL_PATCH;
-  const int dense_runs = in_pix_stride == p->in_c && p->dilation_w == 1; /* a kernel row's taps are one run of bytes */
+  const ta_col_geom g = {in_row_stride, in_pix_stride, p->input_offset, TA_COL_SLOTS_S16, 0};
   gemm_loop *gemm, *gemm1; /* for two pixels (a doubled fast loop: also one pixel twice), for one */
   if (!p->rq_records) ta_conv_s8_rq_records(p, (int32_t *)(void *)((uint8_t *)col + ta_conv_col_bytes(p)));
   for (oc = 0; oc < out_c; ++oc) {
@@ -515,14 +252,14 @@ void ta_conv_s8_simd(const ta_conv_params *p, const int8_t *input, int8_t *outpu
     const int32_t oy1 = ox + 1 < out_w ? oy : oy + 1, ox1 = ox + 1 < out_w ? ox + 1 : 0;
     const int two = oy1 < y1, twin = !two && gemm != gemm1; /* a lone pixel in both slots */
     if (two && pointwise_inside) {
-      widen_pair(input + (oy * p->stride_h) * in_row_stride + (ox * p->stride_w) * in_pix_stride,
-                 input + (oy1 * p->stride_h) * in_row_stride + (ox1 * p->stride_w) * in_pix_stride, p->in_c, col,
-                 p->input_offset);
+      ta_conv_widen_pair(input + (oy * p->stride_h) * in_row_stride + (ox * p->stride_w) * in_pix_stride,
+                         input + (oy1 * p->stride_h) * in_row_stride + (ox1 * p->stride_w) * in_pix_stride, p->in_c,
+                         col, 0, &g);
     } else if (two && small_patch) {
-      small_patch_pair(p, input, in_row_stride, in_pix_stride, oy, ox, oy1, ox1, 2 * nwords, dense_runs, col);
+      ta_conv_small_patch_pair(p, input, &g, oy, ox, oy1, ox1, col, 0);
     } else {
-      im2col_pixel(p, input, in_row_stride, in_pix_stride, oy, ox, col, 0);
-      if (two || twin) im2col_pixel(p, input, in_row_stride, in_pix_stride, two ? oy1 : oy, two ? ox1 : ox, col, 1);
+      ta_conv_im2col_pixel(p, input, &g, oy, ox, col, 0);
+      if (two || twin) ta_conv_im2col_pixel(p, input, &g, two ? oy1 : oy, two ? ox1 : ox, col, 1);
     }
     (two || twin ? gemm : gemm1)(p, (const ta_i32a *)col, nwords, chs,
                                  output + oy * out_row_stride + ox * out_pix_stride,

@@ -26,21 +26,126 @@ typedef char conv_ch_is_rq_words[sizeof(conv_ch) == TA_CONV_RQ_WORDS * sizeof(in
  * the fast loop skips such pairs (a live channel's doubled bias is above -2^31). */
 #define TA_CONSTANT_PAIR INT32_MIN
 
-/* Scratch of the SIMD path: a column buffer of 2 pixels x Kq int16 (Kq = K rounded up to a
- * multiple of 4), followed by the per-channel records unless the caller passes them. */
+/* Pixel slots of the column buffer: 2 with int16 weights (2 channels x 2 pixels per MAC step),
+ * 4 with int8 weights (2 channels x 4 pixels, so each widened weight word serves 4 pixels). */
+#define TA_COL_SLOTS_S16 2
+#define TA_COL_SLOTS_S8 4
+
+/* The int8-weight column ends with one word group (TA_COL_SLOTS_S8 words) holding this
+ * value: no column word can (|value| <= 510), so the MAC loop stops on it (conv_s8w_asm.c). */
+#define TA_COL_END_MARK ((int32_t)0x80008000u)
+
+/* Scratch of the SIMD paths: a column buffer of slots x Kq int16 (Kq = K rounded up to a
+ * multiple of 4), followed by the per-channel records unless the caller passes them. Its size is
+ * the int8 layout's (4 slots and the end group) for either layout, so that a plan's scratch does
+ * not depend on the layout the generator picks. */
 static inline size_t ta_conv_col_bytes(const ta_conv_params *p) {
-  const int32_t k = p->kernel_h * p->kernel_w * p->in_c;
-  return (size_t)((k + 3) & ~3) * 2 * sizeof(int16_t);
+  const size_t kq = (size_t)((p->kernel_h * p->kernel_w * p->in_c + 3) & ~3);
+  return (kq + 2) * TA_COL_SLOTS_S8 * sizeof(int16_t); /* the int8 layout's; the int16 one uses less */
+}
+
+/* Small patches (first layers: few channels, so short unaligned runs; at most this many values)
+ * are gathered as bytes first, then widened in one aligned span. */
+#define TA_SMALL_PATCH 64
+
+/* What the column builders (conv_im2col.c) need besides the params: input strides, slots per
+ * word group, and whether values are doubled (int8 weights of a doubled layer). */
+typedef struct ta_col_geom {
+  int32_t in_row_stride, in_pix_stride;
+  int32_t input_offset;
+  int32_t ns;  /* slots */
+  int32_t dbl; /* 1: 2 (x + offset) */
+} ta_col_geom;
+
+/* Value k of slot s sits at this int16 of the column: word t = ta_gemm_word(k) of slot s is
+ * int32 ns * t + s. */
+static inline int32_t ta_col_index(int32_t k, int32_t slot, int32_t ns) {
+  return 2 * (ns * ta_gemm_word(k) + slot) + ta_gemm_half(k);
 }
 
 #if TA_SIMD
-/* The SIMD path (conv_simd.c): packed weights, `col` the scratch. */
+/* v saturated to int8 (full: the activation range is all of int8) or clamped to [lo, hi]. */
+TA_INLINE int32_t conv_act(int32_t v, int32_t lo, int32_t hi, int full) {
+  return full ? ta_ssat8(v) : ta_clamp_act(v, lo, hi);
+}
+
+/* Whether a channel takes a fast form (q.rq4.rs >= 0, or q.rqd.r >= 0 when doubled), and the
+ * build uses TFLite's double rounding (records made on the host always assume it); a doubled
+ * layer's constant channels (m = 0) take it in every build. */
+TA_INLINE int rq_usable(const conv_ch *ch, int doubled) {
+  if (doubled && ch->q.rqd.m == 0) return 1; /* a constant channel: exact in either rounding */
+#if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
+  return 0;
+#else
+  return doubled ? ch->q.rqd.r >= 0 : ch->q.rq4.rs >= 0;
+#endif
+}
+
+/* acc (doubled: 2x the accumulator) requantized, offset added and limited to the activation
+ * range: the channel's fast form when it can use it (rq_usable), else
+ * ta_multiply_by_quantized_multiplier with (m, shift). */
+TA_INLINE int8_t conv_out(const conv_ch *ch, int32_t acc, int32_t m, int32_t shift, int32_t oo, int32_t lo,
+                          int32_t hi, int full, int doubled) {
+  int32_t v;
+  if (rq_usable(ch, doubled))
+    v = doubled ? ta_rqd_apply(ch->q.rqd, acc) : ta_rq4_apply(ch->q.rq4, acc);
+  else
+    v = ta_offset_clamp(ta_multiply_by_quantized_multiplier(doubled ? acc >> 1 : acc, m, shift), oo, lo, hi);
+  return (int8_t)conv_act(v, lo, hi, full);
+}
+
+/* The SIMD paths, `col` the scratch: int16 weights (conv_simd.c), int8 weights (conv_s8w.c). */
 void ta_conv_s8_simd(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                      int16_t *col);
+void ta_conv_s8w_simd(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                      int16_t *col);
+
+/* The column builders (conv_im2col.c). The patch of output pixel (oy, ox) into slot `slot`: */
+void ta_conv_im2col_pixel(const ta_conv_params *p, const int8_t *input, const ta_col_geom *g, int32_t oy, int32_t ox,
+                          int16_t *col, int32_t slot);
+/* n (a multiple of 4) values of two pixels at s0 and s1 into slots slot and slot + 1 in one pass
+ * (pointwise layers; per 4 values two loads and four SXTB16 + SADD16): */
+void ta_conv_widen_pair(const int8_t *s0, const int8_t *s1, int32_t n, int16_t *col, int32_t slot,
+                        const ta_col_geom *g);
+/* The small patches (TA_SMALL_PATCH) of output pixels (oy, ox) and (oy1, ox1) gathered as bytes
+ * then widened into slots slot and slot + 1 in one pass; out of line, so that its buffers are
+ * not on the stack below the other calls. */
+void ta_conv_small_patch_pair(const ta_conv_params *p, const int8_t *input, const ta_col_geom *g, int32_t oy,
+                              int32_t ox, int32_t oy1, int32_t ox1, int16_t *col, int32_t slot);
 
 /* The channel loops: every output channel of the two pixels in the column buffer. */
 typedef void gemm_loop(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *chs, int8_t *o0,
                        int8_t *o1);
+#endif
+
+#if TA_SIMD
+/* One call of the int8-weight channel loops (conv_s8w.c, conv_s8w_asm.c): every channel pair
+ * [ch, end) of the 4 pixels in the column, outputs at o0 + dj for pixel j (d0 = 0). The assembly
+ * reads the fields at these byte offsets: wp 0, col 4, ch 8, end 12, o0 16, d1 20, d2 24, d3 28,
+ * pair_bytes 32 (bytes of weights per channel pair: 4 per SIMD word). */
+typedef struct ta_s8w_job {
+  const int8_t *wp;
+  const ta_i32a *col;
+  const conv_ch *ch, *end;
+  int8_t *o0;
+  int32_t d1, d2, d3;
+  int32_t pair_bytes;
+} ta_s8w_job;
+typedef char ta_s8w_job_is_36_bytes[sizeof(ta_s8w_job) == 36 || sizeof(void *) != 4 ? 1 : -1];
+#endif
+
+/* The int8-weight assembly channel loops (conv_s8w_asm.c) of doubled layers whose channels all
+ * take ta_rqd with the output offset folded in, an even channel count and a full int8 range: 8
+ * (nwords % 8 == 0), 4 (nwords % 4 == 0) or 2 SIMD words per loop test. On a DSP core (Helium cores too) in
+ * optimised builds. */
+#if TA_SIMD_NATIVE && defined(__OPTIMIZE__)
+#define TA_S8W_ASM 1
+void ta_conv_s8w_gemm_doubled16(const ta_s8w_job *job);
+void ta_conv_s8w_gemm_doubled8(const ta_s8w_job *job);
+void ta_conv_s8w_gemm_doubled4(const ta_s8w_job *job);
+const int8_t *ta_conv_s8w_mac(int32_t *acc, const int8_t *wp, const ta_i32a *col);
+#else
+#define TA_S8W_ASM 0
 #endif
 
 /* Helium (MVE, Cortex-M55): the 2x2 MAC loop runs on vectors, and doubled layers take the C

@@ -61,6 +61,24 @@ void ta_conv_s8_pack_weights(const ta_conv_params *p, int16_t *packed) {
   pack_gemm(p->weights, p->out_c, p->kernel_h * p->kernel_w * p->in_c, 0, p, packed);
 }
 
+size_t ta_conv_s8_pack_weights_s8_bytes(int32_t n, int32_t k) {
+  return (size_t)((n + 1) & ~1) * (size_t)((k + 3) & ~3);
+}
+
+void ta_conv_s8_pack_weights_s8(const ta_conv_params *p, int8_t *packed) {
+  const int32_t n = p->out_c, k = p->kernel_h * p->kernel_w * p->in_c, kq = (k + 3) & ~3;
+  int32_t c, t, ch, h;
+  int8_t *d = packed;
+  for (c = 0; c < n; c += 2) {
+    const int32_t live[2] = {conv_weight_scale(p, c) != 0, c + 1 < n && conv_weight_scale(p, c + 1) != 0};
+    for (t = 0; t < kq / 2; ++t)
+      for (h = 0; h < 2; ++h) { /* k0 (SXTB16's low half), then k0 + 2 */
+        const int32_t kk = ta_gemm_pair_k0(t) + 2 * h;
+        for (ch = 0; ch < 2; ++ch) *d++ = (int8_t)(live[ch] && kk < k ? p->weights[(size_t)(c + ch) * k + kk] : 0);
+      }
+  }
+}
+
 size_t ta_pack_dw_weights_s16_bytes(int32_t out_c, int32_t kernel_h, int32_t kernel_w) {
   return (size_t)out_c * (size_t)kernel_h * (size_t)((kernel_w + 1) & ~1) * sizeof(int16_t);
 }

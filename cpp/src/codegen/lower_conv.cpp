@@ -1,5 +1,6 @@
-// CONV_2D -> ta_conv_s8 (its per-channel records precomputed into flash, its packed weights doubled
-// where ta_conv_s8_can_double allows) and
+// CONV_2D -> ta_conv_s8 (its per-channel records precomputed into flash; the SIMD build's weights
+// in the layer's ConvWeightLayout -- int8 TA_PACKED_S8 by default -- doubled where
+// ta_conv_s8_can_double allows: the int16 weights, or the int8 layout's column) and
 // DEPTHWISE_CONV_2D -> ta_depthwise_conv_s8, one call per image, or
 // ta_depthwise_conv_s8_inplace when the plan put the output over the input
 // (its scratch is the plane the kernel copies each channel to).
@@ -24,13 +25,22 @@ Fields window_fields(const Params& p) {
   return f;
 }
 
-// Bias and per-channel requantization arrays; weights in the build's format.
+// Bias and per-channel requantization arrays; weights in the build's format (packed int16 for
+// the SIMD build when `packed` is not empty, else int8 for both builds: the SIMD one's packed
+// int8 array is added by the caller).
 template <typename Kernel>
 void add_constants(const LoweringContext& context, KernelCall& call, Fields& fields, const graph::Op& op,
                    const Kernel& k, const std::vector<int16_t>& packed) {
   const graph::Graph& g = context.graph();
   const graph::Tensor& weights = *g.input(op, 1);
-  add_weights(call, fields, op, weights, g.constant_data(weights), packed);
+  if (packed.empty()) {
+    call.arrays.push_back(const_array(op, "weights", ElementType::Int8, g.constant_data(weights),
+                                      static_cast<size_t>(weights.element_count)));
+    call.arrays.back().condition = kWhenPortable;
+    fields.add_when(kWhenPortable, "weights", call.arrays.back().name);
+  } else {
+    add_weights(call, fields, op, weights, g.constant_data(weights), packed);
+  }
   add_int32_array(call, fields, op, "bias", k.bias);
   add_int32_array(call, fields, op, "out_mult", k.requant.mult);
   add_int32_array(call, fields, op, "out_shift", k.requant.shift);
@@ -53,12 +63,21 @@ KernelCall lower_conv(const LoweringContext& context, const graph::Op& op) {
   fields.add("out_c", p.out_c);
   add_output_stride(context, fields, op, k.images);
   const auto* weight_values = reinterpret_cast<const int8_t*>(context.graph().constant_data(weights));
-  add_constants(context, call, fields, op, k, op_params::packed_conv_weights(k, weight_values));
+  const bool int8_layout = k.weight_layout == op_params::ConvWeightLayout::kInt8;
+  add_constants(context, call, fields, op, k,
+                int8_layout ? std::vector<int16_t>{} : op_params::packed_conv_weights(k, weight_values));
   add_rq_records(call, fields, op, op_params::conv_rq_records(k, weight_values));
   if (p.packed_doubled) fields.add_when(kWhenSimd, "packed_doubled", "1");
+  if (int8_layout) {
+    const std::vector<int8_t> packed = op_params::packed_conv_weights_s8(k, weight_values);
+    call.arrays.push_back(const_array(op, "packed_s8_weights", ElementType::Int8, packed.data(), packed.size()));
+    call.arrays.back().condition = kWhenSimd;
+    fields.add_when(kWhenSimd, "packed_s8_weights", call.arrays.back().name);
+  }
   call.params = fields.take();
   const std::string scratch = scratch_for(context, op, op_params::conv_scratch_bytes(p));
-  call.call = per_image_call(op, "ta_conv_s8", k.images, operand(context, call, op, 0), int64_t{p.in_h} * p.in_w * p.in_c,
+  call.window_kernel = int8_layout ? "ta_conv_s8" : "ta_conv_s8_packed16";
+  call.call = per_image_call(op, call.window_kernel, k.images, operand(context, call, op, 0), int64_t{p.in_h} * p.in_w * p.in_c,
                              context.address(op.outputs[0]), int64_t{p.out_h} * p.out_w * p.out_c,
                              {"0", std::to_string(p.out_h), scratch});
   return call;

@@ -64,7 +64,7 @@ std::string region_call(const graph::Graph& graph, const graph::Op& op, const Ke
   const std::string in_base = at.base(in), out_at = at.at(out, r0, c0);
   switch (op.opcode) {
     case op_code::kConv2D:
-      return window("ta_conv_params", call_text("ta_conv_s8", {"&q", in_base, out_at, "0", "q.out_h", scratch}));
+      return window("ta_conv_params", call_text(lowered.window_kernel, {"&q", in_base, out_at, "0", "q.out_h", scratch}));
     case op_code::kDepthwiseConv2D:
       return window("ta_dwconv_params", call_text("ta_depthwise_conv_s8", {"&q", in_base, out_at, "0", "q.out_h", scratch}));
     case op_code::kAveragePool2D:

@@ -126,7 +126,7 @@ std::string stripe_call(const graph::Graph& graph, const graph::Op& op, const Ke
   const std::string out = at.row0(op.outputs[0]);
   if (tiling::is_float_conversion(graph, op)) return conversion_call(graph, op, in, out);
   switch (op.opcode) {
-    case op_code::kConv2D: return call_text("ta_conv_s8", {params, in, out, "y0", "y1", scratch});
+    case op_code::kConv2D: return call_text(lowered.window_kernel, {params, in, out, "y0", "y1", scratch});
     case op_code::kDepthwiseConv2D: {
       // The rows as a small image of their own (row y0 at 0, the padding shifted), so the
       // kernel's scratch layout (sized by out_h) fits the stripe's scratch.

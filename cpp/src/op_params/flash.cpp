@@ -51,9 +51,11 @@ ConstantBytes conv_bytes(const graph::Graph& graph, const graph::Op& op, Build b
   const ConvKernel k = conv_kernel(graph, op);
   const ta_conv_params& p = k.params;
   ConstantBytes bytes;
-  bytes.weights = build == Build::Simd
-                      ? static_cast<int64_t>(ta_pack_gemm_weights_s16_bytes(p.out_c, p.kernel_h * p.kernel_w * p.in_c))
-                      : graph.input(op, 1)->element_count;
+  const int32_t taps = p.kernel_h * p.kernel_w * p.in_c;
+  const bool int8_layout = k.weight_layout == ConvWeightLayout::kInt8;
+  bytes.weights = build != Build::Simd ? graph.input(op, 1)->element_count
+                  : int8_layout        ? static_cast<int64_t>(ta_conv_s8_pack_weights_s8_bytes(p.out_c, taps))
+                                       : static_cast<int64_t>(ta_pack_gemm_weights_s16_bytes(p.out_c, taps));
   add_channel_arrays(k, bytes);
   if (build == Build::Simd) bytes.requant += int32s(static_cast<size_t>(p.out_c) * TA_CONV_RQ_WORDS);
   return bytes;
@@ -149,7 +151,7 @@ KernelFunction kernel_function(const graph::Graph& graph, const graph::Op& op, b
 int64_t kernel_code_bytes(const std::string& function) {
   // written by python tools/kernel_code_bytes.py --write
   static const std::map<std::string, int64_t> kBytes = {
-      {"ta_conv_s8", 11480},
+      {"ta_conv_s8", 9072},
       {"ta_depthwise_conv_s8", 8504},
       {"ta_depthwise_conv_s8_inplace", 8056},
       {"ta_fully_connected_s8", 1232},
@@ -187,7 +189,7 @@ int64_t kernel_code_bytes(const std::string& function) {
 int64_t kernel_source_code_bytes(const std::string& source) {
   // written by python tools/kernel_code_bytes.py --write
   static const std::map<std::string, int64_t> kBytes = {
-      {"conv.c", 11480},
+      {"conv.c", 9072},
       {"depthwise.c", 9192},
       {"fully_connected.c", 1232},
       {"pooling.c", 820},

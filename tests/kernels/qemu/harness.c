@@ -9,7 +9,9 @@
  *                               weights select on this core) and "outputs: H", a hash of every
  *                               case's output on that path: the cases are the same on every core,
  *                               so H is the same on every core whose kernels are right.
- *   harness bench NAME PATH R   set up layer NAME and run its kernel R times on PATH (dsp|plain).
+ *   harness bench NAME PATH R   set up layer NAME and run its kernel R times on PATH (dsp|plain);
+ *                               conv1x1 / conv3x3 on int8 weights, conv1x1_s16 / conv3x3_s16 on
+ *                               int16 ones.
  *                               Instruction counts of R=2 minus R=1 (QEMU insn plugin) give the
  *                               exact cost of one kernel call.
  * The portable path is the same code the host tests check against TFLite's reference kernels.
@@ -97,6 +99,14 @@ static const int16_t *pack_conv(ta_conv_params *p, int doubled) {
   int16_t *w = alloc(ta_pack_gemm_weights_s16_bytes(p->out_c, p->kernel_h * p->kernel_w * p->in_c));
   p->packed_doubled = doubled && ta_conv_s8_can_double(p);
   ta_conv_s8_pack_weights(p, w);
+  return w;
+}
+
+/* p's int8 weights in the TA_PACKED_S8 layout, p->packed_doubled set as pack_conv sets it. */
+static const int8_t *pack_conv_s8(ta_conv_params *p, int doubled) {
+  int8_t *w = alloc(ta_conv_s8_pack_weights_s8_bytes(p->out_c, p->kernel_h * p->kernel_w * p->in_c));
+  p->packed_doubled = doubled && ta_conv_s8_can_double(p);
+  ta_conv_s8_pack_weights_s8(p, w);
   return w;
 }
 
@@ -203,8 +213,11 @@ static int selftest(void) {
     }
     ta_conv_s8(&p, x, o2, 0, p.out_h, scratch); /* portable: no packed weights */
     p.packed_weights = pack_conv(&p, i & 1);
-    ta_conv_s8(&p, x, o1, 0, p.out_h, scratch);
+    ta_conv_s8_packed16(&p, x, o1, 0, p.out_h, scratch);
     check("conv", i, o1, o2, n);
+    p.packed_weights = NULL, p.packed_s8_weights = pack_conv_s8(&p, i & 1);
+    ta_conv_s8(&p, x, o1, 0, p.out_h, scratch);
+    check("conv_int8_weights", i, o1, o2, n);
   }
   for (i = 0; i < 100; ++i) {
     ta_dwconv_params p;
@@ -260,10 +273,11 @@ static int selftest(void) {
 static int bench(const char *name, int dsp, int repeat) {
   int r;
   arena_used = 0;
-  if (!strcmp(name, "conv1x1") || !strcmp(name, "conv3x3")) {
+  if (!strncmp(name, "conv1x1", 7) || !strncmp(name, "conv3x3", 7)) { /* suffix _s16: int16 weights */
     ta_conv_params p;
     int8_t *x, *o;
     void *scratch;
+    const int s16 = strstr(name, "_s16") != NULL;
     if (name[4] == '1')
       make_conv(&p, 24, 24, 32, 64, 1, 1, 1);
     else
@@ -271,9 +285,10 @@ static int bench(const char *name, int dsp, int repeat) {
     x = rand_i8((size_t)p.in_h * p.in_w * p.in_c);
     o = alloc((size_t)p.out_h * p.out_w * p.out_c);
     scratch = alloc(ta_conv_s8_scratch_bytes(&p));
-    if (dsp) p.packed_weights = pack_conv(&p, 1);
+    if (dsp && s16) p.packed_weights = pack_conv(&p, 1);
+    else if (dsp) p.packed_s8_weights = pack_conv_s8(&p, 1); /* the generator's default layout */
     printf("%s MACs %ld\n", name, (long)p.out_h * p.out_w * p.out_c * p.kernel_h * p.kernel_w * p.in_c);
-    for (r = 0; r < repeat; ++r) ta_conv_s8(&p, x, o, 0, p.out_h, scratch);
+    for (r = 0; r < repeat; ++r) (s16 ? ta_conv_s8_packed16 : ta_conv_s8)(&p, x, o, 0, p.out_h, scratch);
     return 0;
   }
   if (!strcmp(name, "dw3x3") || !strcmp(name, "dw3x3s2")) {

@@ -64,6 +64,9 @@ struct KernelCall {
   // argument, so a tiled schedule can call it on sub-ranges; both empty for every other call.
   std::string elementwise_kernel;
   std::string elementwise_first;
+  // A windowed call's kernel function (CONV_2D: ta_conv_s8 or ta_conv_s8_packed16, by the layer's
+  // weight layout), which tiled schedules call on stripes and regions; empty for other calls.
+  std::string window_kernel;
 };
 
 struct ModelIO {

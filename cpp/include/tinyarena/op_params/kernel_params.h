@@ -41,11 +41,18 @@ struct ChannelRequant {
 };
 
 // CONV_2D: one call per image (`images` of them).
+// The layout of a CONV_2D's weights in the SIMD (DSP) build: int8 in flash, widened in the MAC
+// loop (TA_PACKED_S8, the default: the portable build's weight bytes), or packed int16
+// (TA_PACKED_S16: twice the flash; the layout conv's Helium loop on the M55 reads). The scratch
+// is the same for both (ta_conv_s8_scratch_bytes gives the larger need).
+enum class ConvWeightLayout { kInt8, kInt16 };
+
 struct ConvKernel {
   ta_conv_params params{};
   int32_t images = 1;
   ChannelRequant requant;
   std::vector<int32_t> bias;  // empty when the op has none
+  ConvWeightLayout weight_layout = ConvWeightLayout::kInt8;
 };
 ConvKernel conv_kernel(const graph::Graph& graph, const graph::Op& op);
 
@@ -157,6 +164,9 @@ std::vector<int32_t> conv_rq_records(const ConvKernel& k, const int8_t* weights)
 // and k's weights packed as its params.packed_doubled says (ta_conv_s8_pack_weights).
 bool conv_can_double(const ConvKernel& k, const int8_t* weights);
 std::vector<int16_t> packed_conv_weights(const ConvKernel& k, const int8_t* weights);
+// k's weights in the TA_PACKED_S8 layout (ta_conv_s8_pack_weights_s8: constant channels zeroed
+// when params.packed_doubled).
+std::vector<int8_t> packed_conv_weights_s8(const ConvKernel& k, const int8_t* weights);
 int64_t conv_scratch_bytes(const ta_conv_params& params);
 
 // Weights in the library's TA_PACKED_S16 layouts (for the SIMD paths).
