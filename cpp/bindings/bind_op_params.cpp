@@ -17,7 +17,7 @@ void bind_op_params(py::module_& m) {
       "(op index, reason) of every op the kernel library cannot run, from the library's one op table.");
   py::class_<op_params::Target>(m, "Target", "A code generation target (the one table of kernels/targets.h).")
       .def_readonly("name", &op_params::Target::name)
-      .def_property_readonly("simd", [](const op_params::Target& t) { return t.build == op_params::Build::Simd; })
+      .def_property_readonly("simd", [](const op_params::Target& t) { return t.build != op_params::Build::Portable; })
       .def_readonly("gcc_flags", &op_params::Target::gcc_flags)
       .def_readonly("qemu_machine", &op_params::Target::qemu_machine)
       .def_readonly("board_script", &op_params::Target::board_script);

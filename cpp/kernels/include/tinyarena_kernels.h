@@ -80,6 +80,13 @@ extern "C" {
 #else
 #define TA_KERNELS_SIMD 0
 #endif
+/* 1 on a core with Helium (__ARM_FEATURE_MVE: Cortex-M55) running native SIMD paths: CONV_2D
+ * then reads packed int16 weights (`packed_weights`, its vector MAC loop), never int8 ones. */
+#if TA_KERNELS_SIMD && defined(__ARM_FEATURE_MVE) && !defined(TA_SIMD_EMULATE)
+#define TA_KERNELS_HELIUM 1
+#else
+#define TA_KERNELS_HELIUM 0
+#endif
 
 /* ------------------------------------------------------------------ CONV_2D */
 typedef struct ta_conv_params {
@@ -112,7 +119,8 @@ typedef struct ta_conv_params {
   const int8_t *packed_s8_weights;
 } ta_conv_params;
 
-/* The SIMD path runs on packed_s8_weights when set (else the portable path). */
+/* The SIMD path runs on packed_s8_weights when set, on packed_weights in a Helium build (else the
+ * portable path). */
 void ta_conv_s8(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                 void *scratch);
 /* The same for int16 weights: the SIMD path runs on packed_weights when set (else the portable

@@ -130,7 +130,10 @@ size_t ta_conv_s8_scratch_bytes(const ta_conv_params *p) {
 
 void ta_conv_s8(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                 void *scratch) {
-#if TA_SIMD
+#if TA_KERNELS_HELIUM
+  ta_conv_s8_packed16(p, input, output, y0, y1, scratch);
+  return;
+#elif TA_SIMD
   if (p->packed_s8_weights && scratch) {
     ta_conv_s8w_simd(p, input, output, y0, y1, (int16_t *)scratch);
     return;

@@ -68,11 +68,15 @@ KernelCall lower_conv(const LoweringContext& context, const graph::Op& op) {
                 int8_layout ? std::vector<int16_t>{} : op_params::packed_conv_weights(k, weight_values));
   add_rq_records(call, fields, op, op_params::conv_rq_records(k, weight_values));
   if (p.packed_doubled) fields.add_when(kWhenSimd, "packed_doubled", "1");
-  if (int8_layout) {
+  if (int8_layout) {  // a Helium build's conv reads packed int16 weights whatever the layout
     const std::vector<int8_t> packed = op_params::packed_conv_weights_s8(k, weight_values);
     call.arrays.push_back(const_array(op, "packed_s8_weights", ElementType::Int8, packed.data(), packed.size()));
-    call.arrays.back().condition = kWhenSimd;
-    fields.add_when(kWhenSimd, "packed_s8_weights", call.arrays.back().name);
+    call.arrays.back().condition = kWhenDspNotHelium;
+    fields.add_when(kWhenDspNotHelium, "packed_s8_weights", call.arrays.back().name);
+    const std::vector<int16_t> packed16 = op_params::packed_conv_weights(k, weight_values);
+    call.arrays.push_back(const_array(op, "packed_weights", ElementType::Int16, packed16.data(), packed16.size()));
+    call.arrays.back().condition = kWhenHelium;
+    fields.add_when(kWhenHelium, "packed_weights", call.arrays.back().name);
   }
   call.params = fields.take();
   const std::string scratch = scratch_for(context, op, op_params::conv_scratch_bytes(p));

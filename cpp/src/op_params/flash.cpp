@@ -53,11 +53,14 @@ ConstantBytes conv_bytes(const graph::Graph& graph, const graph::Op& op, Build b
   ConstantBytes bytes;
   const int32_t taps = p.kernel_h * p.kernel_w * p.in_c;
   const bool int8_layout = k.weight_layout == ConvWeightLayout::kInt8;
-  bytes.weights = build != Build::Simd ? graph.input(op, 1)->element_count
-                  : int8_layout        ? static_cast<int64_t>(ta_conv_s8_pack_weights_s8_bytes(p.out_c, taps))
-                                       : static_cast<int64_t>(ta_pack_gemm_weights_s16_bytes(p.out_c, taps));
+  if (build == Build::Portable)
+    bytes.weights = graph.input(op, 1)->element_count;
+  else if (int8_layout && build == Build::Simd)  // a Helium build reads packed int16 whatever the layout
+    bytes.weights = static_cast<int64_t>(ta_conv_s8_pack_weights_s8_bytes(p.out_c, taps));
+  else
+    bytes.weights = static_cast<int64_t>(ta_pack_gemm_weights_s16_bytes(p.out_c, taps));
   add_channel_arrays(k, bytes);
-  if (build == Build::Simd) bytes.requant += int32s(static_cast<size_t>(p.out_c) * TA_CONV_RQ_WORDS);
+  if (build != Build::Portable) bytes.requant += int32s(static_cast<size_t>(p.out_c) * TA_CONV_RQ_WORDS);
   return bytes;
 }
 
@@ -65,7 +68,7 @@ ConstantBytes depthwise_bytes(const graph::Graph& graph, const graph::Op& op, Bu
   const DepthwiseKernel k = depthwise_kernel(graph, op);
   const ta_dwconv_params& p = k.params;
   ConstantBytes bytes;
-  bytes.weights = build == Build::Simd
+  bytes.weights = build != Build::Portable
                       ? static_cast<int64_t>(ta_pack_dw_weights_s16_bytes(p.in_c * p.depth_multiplier, p.kernel_h,
                                                                           p.kernel_w))
                       : graph.input(op, 1)->element_count;
@@ -77,8 +80,8 @@ ConstantBytes fully_connected_bytes(const graph::Graph& graph, const graph::Op& 
   const FullyConnectedKernel k = fully_connected_kernel(graph, op);
   const ta_fc_params& p = k.params;
   ConstantBytes bytes;
-  bytes.weights = build == Build::Simd ? static_cast<int64_t>(ta_pack_gemm_weights_s16_bytes(p.out_depth, p.in_depth))
-                                       : graph.input(op, 1)->element_count;
+  bytes.weights = build != Build::Portable ? static_cast<int64_t>(ta_pack_gemm_weights_s16_bytes(p.out_depth, p.in_depth))
+                                           : graph.input(op, 1)->element_count;
   bytes.biases = int32s(k.bias.size());
   bytes.requant = kDouble * static_cast<int64_t>(k.out_scale_f64.size());
   return bytes;

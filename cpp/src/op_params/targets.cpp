@@ -17,7 +17,7 @@ const std::vector<Target>& targets() {
        "board_mps2.ld"},
       {"cortex-m33", Build::Simd, "-mcpu=cortex-m33 -mthumb -mfpu=fpv5-sp-d16 -mfloat-abi=hard", "mps2-an505",
        "board_mps2-an505.ld"},
-      {"cortex-m55", Build::Simd, "-mcpu=cortex-m55 -mthumb -mfloat-abi=hard", "mps3-an547", "board_mps3-an547.ld"},
+      {"cortex-m55", Build::Helium, "-mcpu=cortex-m55 -mthumb -mfloat-abi=hard", "mps3-an547", "board_mps3-an547.ld"},
   };
   return table;
 }

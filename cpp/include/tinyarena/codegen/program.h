@@ -22,6 +22,9 @@ std::string double_literal(double value);
 // int8 weights (portable paths) and packed int16 weights (SIMD paths).
 constexpr const char* kWhenSimd = "TA_KERNELS_SIMD";
 constexpr const char* kWhenPortable = "!TA_KERNELS_SIMD";
+// CONV_2D's int8 weight layout is read by the DSP build, its packed int16 one by Helium's.
+constexpr const char* kWhenDspNotHelium = "TA_KERNELS_SIMD && !TA_KERNELS_HELIUM";
+constexpr const char* kWhenHelium = "TA_KERNELS_HELIUM";
 
 // A constant array placed in flash: `static const <type> <name>[] = {...}`.
 struct ConstArray {

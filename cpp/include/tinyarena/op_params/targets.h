@@ -9,9 +9,11 @@
 namespace tinyarena::op_params {
 
 // Which kernels a build compiles: the SIMD build (cores with the DSP extension,
-// __ARM_FEATURE_DSP: Cortex-M4/M7/M33/M55) stores packed int16 weights and
-// CONV_2D's per-channel records, the portable one (host, Cortex-M3) int8 weights.
-enum class Build { Portable, Simd };
+// __ARM_FEATURE_DSP: Cortex-M4/M7/M33) stores CONV_2D's weights as int8 (widened in its MAC
+// loop), the other layers' as packed int16, and CONV_2D's per-channel records; the Helium build
+// (Cortex-M55) is the SIMD one with CONV_2D's weights packed int16 too (its vector MAC loop);
+// the portable one (host, Cortex-M3) int8 weights.
+enum class Build { Portable, Simd, Helium };
 
 struct Target {
   std::string name;          // "host", "cortex-m4", ...
