@@ -25,10 +25,16 @@ class ConvGradParams(C.Structure):
         ("weights", P8), ("bias", P32)]
 
 
+class DwConvGradParams(C.Structure):
+    _fields_ = [(n, i32) for n in ("in_h", "in_w", "in_c", "out_h", "out_w", "depth_multiplier", "kernel_h",
+                                   "kernel_w", "stride_h", "stride_w", "pad_top", "pad_left", "input_zero_point")] + [
+        ("weights", P8), ("bias", P32)]
+
+
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
     lib = C.CDLL(str(build_library(tmp_path_factory.mktemp("tatrain"), "portable")))
-    PP = C.POINTER(ConvGradParams)
+    PP, DP = C.POINTER(ConvGradParams), C.POINTER(DwConvGradParams)
     sigs = {
         "ta_relu_mask_write": (None, [P8, i32, i32, i32, PU8]),
         "ta_relu_mask_apply": (None, [P8, i32, PU8]),
@@ -43,6 +49,11 @@ def lib(tmp_path_factory):
         "ta_conv_backward_update": (None, [PP, P8, P8, C.c_float, C.c_float, C.c_float,
                                            C.POINTER(C.c_float), P32, P32]),
         "ta_fc_grad_params": (None, [i32, i32, i32, i32, P8, P32, PP]),
+        "ta_dwconv_grad_input_row_s32": (None, [DP, P8, i32, P32]),
+        "ta_dwconv_grad_input_s8": (i32, [DP, P8, P8, P32]),
+        "ta_dwconv_grad_weight_channel_s32": (None, [DP, P8, P8, i32, P32]),
+        "ta_dwconv_backward_update": (None, [DP, P8, P8, C.c_float, C.c_float, C.c_float,
+                                             C.POINTER(C.c_float), P32, P32]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)
@@ -262,20 +273,22 @@ def ref_update(wt, bias, gw, gb, lr, sg, sx, sw):
     return w_new, b_new
 
 
-def check_fused_update(lib, p, x, wt, bias, g, gw, seed):
+def check_fused_update(lib, p, x, wt, bias, g, gw, seed, update="ta_conv_backward_update", layout=None):
+    """The fused update of `wt` against ref_update; `layout(w)` views the weights as [out_c, ...]."""
+    layout = layout or (lambda w: w)
     rng = np.random.default_rng(seed)
-    cout = wt.shape[0]
+    cout = layout(wt).shape[0]
     sw = rng.uniform(0.002, 0.02, cout).astype(np.float32)
     sg, sx = np.float32(0.01), np.float32(0.05)
     # a learning rate that moves the largest-gradient weight by about 40 int8 steps
     lr = np.float32(40 * sw.min() / (sg * sx * max(1.0, np.abs(gw).max())))
-    w_ref, b_ref = ref_update(wt, bias, gw, g.reshape(-1, cout).astype(np.int64).sum(axis=0), float(lr), float(sg), float(sx), sw.astype(np.float64))
+    w_ref, b_ref = ref_update(layout(wt), bias, gw, g.reshape(-1, cout).astype(np.int64).sum(axis=0), float(lr), float(sg), float(sx), sw.astype(np.float64))
     scratch = np.zeros(gw[0].size, np.int32)
     bgrad = np.zeros(cout, np.int32)
     w_before = wt.copy()
-    lib.ta_conv_backward_update(C.byref(p), ptr(g, P8), ptr(x, P8), lr, sg, sx, ptr(sw, C.POINTER(C.c_float)),
-                                ptr(scratch, P32), ptr(bgrad, P32))
-    assert wt.tolist() == w_ref.tolist()
+    getattr(lib, update)(C.byref(p), ptr(g, P8), ptr(x, P8), lr, sg, sx, ptr(sw, C.POINTER(C.c_float)),
+                         ptr(scratch, P32), ptr(bgrad, P32))
+    assert layout(wt).tolist() == w_ref.tolist()
     assert bias.tolist() == b_ref.tolist()
     assert (wt != w_before).mean() > 0.3  # the update did move most weights
     assert bgrad.tolist() == g.reshape(-1, cout).astype(np.int64).sum(axis=0).tolist()
@@ -320,3 +333,92 @@ def test_grad_requantize_rounds_half_away_and_clamps_symmetric(lib):
     lib.ta_grad_requantize_s8(ptr(acc, P32), acc.size, 1, ptr(out, P8))
     assert out.tolist() == np.clip(round_shift(acc, 1), -127, 127).astype(np.int64).tolist()
     assert out.min() == -127  # the gradient format is symmetric: -128 never appears
+
+
+# ---------------------------------------------------------------- depthwise
+
+DW_CASES = [  # (h, w, cin, depth_multiplier, k, stride, padding)
+    (6, 6, 4, 1, 3, 1, "same"),
+    (7, 8, 3, 2, 3, 2, "same"),
+    (9, 7, 5, 1, 3, 2, "valid"),
+    (8, 8, 2, 3, 5, 1, "same"),
+    (5, 6, 6, 1, 2, 2, "valid"),
+]
+
+
+def make_dw_case(case, seed):
+    h, w, cin, dm, k, s, padding = DW_CASES[case]
+    rng = np.random.default_rng(seed)
+    oh, ow, pt, pl = conv_geometry(h, w, k, s, padding)
+    zp = int(rng.integers(-20, 20))
+    x = rng.integers(-128, 128, (h, w, cin), dtype=np.int8)
+    wt = rng.integers(-127, 128, (k, k, cin * dm), dtype=np.int8)
+    g = rng.integers(-127, 128, (oh, ow, cin * dm), dtype=np.int8)
+    g[rng.random(g.shape) < 0.3] = 0
+    bias = rng.integers(-5000, 5000, cin * dm, dtype=np.int32)
+    p = DwConvGradParams(h, w, cin, oh, ow, dm, k, k, s, s, pt, pl, zp, ptr(wt, P8), ptr(bias, P32))
+    return p, x, wt, g, bias, (h, w, cin, dm, k, s, oh, ow, pt, pl, zp)
+
+
+def dw_patches(xs, dm, k, s, pt, pl, oh, ow):
+    """(ky, kx) -> the input window values [oh, ow, out_c] each output channel reads."""
+    xp = np.pad(xs, (padded_extent(xs.shape[0], oh, k, s, pt), padded_extent(xs.shape[1], ow, k, s, pl), (0, 0)))
+    return {(ky, kx): np.repeat(xp[ky:ky + s * (oh - 1) + 1:s, kx:kx + s * (ow - 1) + 1:s], dm, axis=2)
+            for ky in range(k) for kx in range(k)}
+
+
+def ref_dw_forward(xs, wt, dm, s, pt, pl, oh, ow):
+    k = wt.shape[0]
+    return sum(patch * wt[ky, kx] for (ky, kx), patch in dw_patches(xs, dm, k, s, pt, pl, oh, ow).items())
+
+
+def ref_dw_grad_input(g, wt, dm, s, pt, pl, h, w):
+    k, oh, ow = wt.shape[0], g.shape[0], g.shape[1]
+    (_, pb), (_, pr) = padded_extent(h, oh, k, s, pt), padded_extent(w, ow, k, s, pl)
+    cin = wt.shape[2] // dm
+    gin = np.zeros((h + pt + pb, w + pl + pr, cin))
+    for ky in range(k):
+        for kx in range(k):
+            contrib = (g.astype(np.float64) * wt[ky, kx]).reshape(oh, ow, cin, dm).sum(axis=3)
+            gin[ky:ky + s * (oh - 1) + 1:s, kx:kx + s * (ow - 1) + 1:s] += contrib
+    return gin[pt:pt + h, pl:pl + w]
+
+
+def ref_dw_grad_weight(g, xs, dm, k, s, pt, pl):
+    oh, ow = g.shape[:2]
+    gw = np.zeros((k, k, g.shape[2]))
+    for (ky, kx), patch in dw_patches(xs, dm, k, s, pt, pl, oh, ow).items():
+        gw[ky, kx] = np.einsum("yxc,yxc->c", g.astype(np.float64), patch)
+    return gw
+
+
+@pytest.mark.parametrize("case", range(len(DW_CASES)))
+def test_depthwise_grad_input(lib, case):
+    p, _, wt, g, _, (h, w, cin, dm, _, s, oh, ow, pt, pl, _) = make_dw_case(case, 300 + case)
+    ref = ref_dw_grad_input(g, wt, dm, s, pt, pl, h, w)
+    xr = np.random.default_rng(97).standard_normal((h, w, cin))
+    assert np.isclose(np.sum(ref_dw_forward(xr, wt, dm, s, pt, pl, oh, ow) * g), np.sum(xr * ref))
+    row = np.zeros(w * cin, np.int32)
+    for iy in range(h):
+        lib.ta_dwconv_grad_input_row_s32(C.byref(p), ptr(g, P8), iy, ptr(row, P32))
+        assert row.tolist() == ref[iy].reshape(-1).astype(np.int64).tolist()
+    gin = np.zeros((h, w, cin), np.int8)
+    shift = lib.ta_dwconv_grad_input_s8(C.byref(p), ptr(g, P8), ptr(gin, P8), ptr(row, P32))
+    assert shift == ref_shift(np.abs(ref).max()) and shift > 0
+    assert gin.tolist() == round_shift(ref, shift).astype(np.int64).tolist()
+    assert np.abs(gin * 2.0 ** shift - ref).max() <= 2.0 ** shift / 2
+
+
+@pytest.mark.parametrize("case", range(len(DW_CASES)))
+def test_depthwise_grad_weight_and_update(lib, case):
+    p, x, wt, g, bias, (_, _, cin, dm, k, s, oh, ow, pt, pl, zp) = make_dw_case(case, 400 + case)
+    xs = x.astype(np.float64) - zp
+    ref = ref_dw_grad_weight(g, xs, dm, k, s, pt, pl)
+    wr = np.random.default_rng(96).standard_normal(wt.shape)
+    assert np.isclose(np.sum(ref_dw_forward(xs, wr, dm, s, pt, pl, oh, ow) * g), np.sum(wr * ref))
+    grad = np.zeros(k * k, np.int32)
+    for co in range(cin * dm):
+        lib.ta_dwconv_grad_weight_channel_s32(C.byref(p), ptr(g, P8), ptr(x, P8), co, ptr(grad, P32))
+        assert grad.tolist() == ref[:, :, co].reshape(-1).astype(np.int64).tolist()
+    check_fused_update(lib, p, x, wt, bias, g, ref.transpose(2, 0, 1), case, update="ta_dwconv_backward_update",
+                       layout=lambda a: a.transpose(2, 0, 1))

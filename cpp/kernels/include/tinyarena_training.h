@@ -39,7 +39,7 @@
  * (factor = m * 2^(e - 31), m in [2^30, 2^31)), and each element's step is the exact integer
  * round(G * m / 2^(31 - e)), ties away from zero. Steps below half an int8 step round to 0.
  *
- * All kernels take batch 1 NHWC for conv (fully connected: `batches` rows), dilation 1.
+ * Conv and depthwise take one NHWC image (fully connected: `batches` rows), dilation 1.
  */
 #ifndef TINYARENA_TRAINING_H
 #define TINYARENA_TRAINING_H
@@ -78,6 +78,11 @@ int32_t ta_sgd_step(int32_t g, int32_t m, int32_t e);
 
 /* q[j] = clamp(q[j] - ta_sgd_step(grad[j], m, e), -127, 127) for j < n. */
 void ta_sgd_update_s8(int8_t *q, const int32_t *grad, int32_t n, int32_t m, int32_t e);
+/* The same for q[j * stride] (a depthwise channel's weights are `channels` apart). */
+void ta_sgd_update_strided_s8(int8_t *q, int32_t stride, const int32_t *grad, int32_t n, int32_t m, int32_t e);
+
+/* grad[c] = sum over the pixels of grad_out[pixel][c] (a bias gradient, `channels` int32). */
+void ta_grad_bias_s32(const int8_t *grad_out, int64_t pixels, int32_t channels, int32_t *grad);
 
 /* --- CONV_2D backward (FULLY_CONNECTED is the 1x1 case: in_h = out_h = batches) ----------- */
 
@@ -122,6 +127,40 @@ void ta_conv_backward_update(const ta_conv_grad_params *p, const int8_t *grad_ou
 /* FULLY_CONNECTED as the 1x1 conv above: input [batches][in_depth], weights [out_depth][in_depth]. */
 void ta_fc_grad_params(int32_t batches, int32_t in_depth, int32_t out_depth, int32_t input_zero_point,
                        int8_t *weights, int32_t *bias, ta_conv_grad_params *p);
+
+/* --- DEPTHWISE_CONV_2D backward --------------------------------------------------------- */
+
+typedef struct ta_dwconv_grad_params {
+  int32_t in_h, in_w, in_c;
+  int32_t out_h, out_w, depth_multiplier; /* out_c = in_c * depth_multiplier */
+  int32_t kernel_h, kernel_w;
+  int32_t stride_h, stride_w;
+  int32_t pad_top, pad_left;
+  int32_t input_zero_point;
+  int8_t *weights;  /* [kernel_h][kernel_w][out_c] (TFLite's [1][kh][kw][out_c]), zero point 0 */
+  int32_t *bias;    /* [out_c] (may be NULL) */
+} ta_dwconv_grad_params;
+
+/* Input-gradient row iy, int32: row[ix * in_c + ci] = sum over (ky, kx) with
+ * iy = oy * stride_h - pad_top + ky, ix = ox * stride_w - pad_left + kx and over d <
+ * depth_multiplier of grad_out[oy][ox][co] * weights[ky][kx][co], co = ci * depth_multiplier + d. */
+void ta_dwconv_grad_input_row_s32(const ta_dwconv_grad_params *p, const int8_t *grad_out, int32_t iy,
+                                  int32_t *row);
+
+/* The int8 input gradient, two passes as ta_conv_grad_input_s8 (returns the shift). */
+int32_t ta_dwconv_grad_input_s8(const ta_dwconv_grad_params *p, const int8_t *grad_out, int8_t *grad_in,
+                                int32_t *row_scratch);
+
+/* Weight gradient of output channel co: grad[ky * kernel_w + kx] = sum over in-bounds (oy, ox) of
+ * grad_out[oy][ox][co] * (input[iy][ix][co / depth_multiplier] - input_zero_point). */
+void ta_dwconv_grad_weight_channel_s32(const ta_dwconv_grad_params *p, const int8_t *grad_out,
+                                       const int8_t *input, int32_t co, int32_t *grad);
+
+/* The fused per-output-channel gradient + SGD update and the bias update, as
+ * ta_conv_backward_update (channel_scratch: kernel_h * kernel_w int32; bias_grad: out_c). */
+void ta_dwconv_backward_update(const ta_dwconv_grad_params *p, const int8_t *grad_out, const int8_t *input,
+                               float lr, float grad_out_scale, float input_scale, const float *weight_scale,
+                               int32_t *channel_scratch, int32_t *bias_grad);
 
 #ifdef __cplusplus
 }
