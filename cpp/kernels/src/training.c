@@ -1,0 +1,306 @@
+/*
+ * Backward kernels of on-device training: RELU masks, CONV_2D / FULLY_CONNECTED /
+ * DEPTHWISE_CONV_2D gradients and
+ * the fused per-output-channel SGD update (formats and formulas: tinyarena_training.h).
+ */
+#include "tinyarena_training.h"
+
+#include <math.h>
+
+#include "tinyarena_requantize.h"
+
+void ta_relu_mask_write(const int8_t *output, int32_t n, int32_t lo, int32_t hi, uint8_t *mask) {
+  int32_t i;
+  for (i = 0; i < (n + 7) / 8; ++i) mask[i] = 0;
+  for (i = 0; i < n; ++i) {
+    if (lo < output[i] && output[i] < hi) mask[i >> 3] |= (uint8_t)(1u << (i & 7));
+  }
+}
+
+void ta_relu_mask_apply(int8_t *grad, int32_t n, const uint8_t *mask) {
+  int32_t i;
+  for (i = 0; i < n; ++i) {
+    if (!((mask[i >> 3] >> (i & 7)) & 1u)) grad[i] = 0;
+  }
+}
+
+int32_t ta_grad_shift_for(int32_t max_abs) {
+  int32_t s = 0;
+  while (s < 31 && ta_rounding_divide_by_pot(max_abs, s) > 127) ++s;
+  return s;
+}
+
+void ta_grad_requantize_s8(const int32_t *acc, int32_t n, int32_t shift, int8_t *out) {
+  int32_t i;
+  for (i = 0; i < n; ++i) out[i] = (int8_t)ta_clamp32(ta_rounding_divide_by_pot(acc[i], shift), -127, 127);
+}
+
+void ta_sgd_multiplier(double factor, int32_t *m, int32_t *e) {
+  int exponent = 0;
+  double q;
+  int64_t mantissa;
+  if (!(factor > 0.0)) {
+    *m = 0;
+    *e = 0;
+    return;
+  }
+  q = frexp(factor, &exponent); /* q in [0.5, 1) */
+  mantissa = (int64_t)floor(q * 2147483648.0 + 0.5);
+  if (mantissa == ((int64_t)1 << 31)) {
+    mantissa /= 2;
+    ++exponent;
+  }
+  *m = (int32_t)mantissa;
+  *e = (int32_t)exponent;
+}
+
+static int32_t saturate_to_int32(int64_t x) {
+  return x > INT32_MAX ? INT32_MAX : (x < INT32_MIN ? INT32_MIN : (int32_t)x);
+}
+
+int32_t ta_sgd_step(int32_t g, int32_t m, int32_t e) {
+  const int64_t product = (int64_t)g * (int64_t)m; /* |product| < 2^62 */
+  const int64_t magnitude = product < 0 ? -product : product;
+  const int32_t right = 31 - e;
+  int64_t step;
+  if (product == 0) return 0;
+  if (right >= 63) return 0;
+  if (right > 0) {
+    step = (magnitude + ((int64_t)1 << (right - 1))) >> right;
+  } else {
+    if (-right >= 32 || magnitude > ((int64_t)INT32_MAX >> -right)) return product < 0 ? INT32_MIN : INT32_MAX;
+    step = magnitude << -right;
+  }
+  return saturate_to_int32(product < 0 ? -step : step);
+}
+
+void ta_sgd_update_strided_s8(int8_t *q, int32_t stride, const int32_t *grad, int32_t n, int32_t m, int32_t e) {
+  int32_t j;
+  for (j = 0; j < n; ++j) {
+    int8_t *w = q + (int64_t)j * stride;
+    const int64_t updated = (int64_t)*w - ta_sgd_step(grad[j], m, e);
+    *w = (int8_t)(updated < -127 ? -127 : (updated > 127 ? 127 : updated));
+  }
+}
+
+void ta_sgd_update_s8(int8_t *q, const int32_t *grad, int32_t n, int32_t m, int32_t e) {
+  ta_sgd_update_strided_s8(q, 1, grad, n, m, e);
+}
+
+/* The output index o with position = o * stride - pad + k, or -1 when there is none in range. */
+static int32_t output_index(int32_t position, int32_t k, int32_t stride, int32_t pad, int32_t out_size) {
+  const int32_t scaled = position + pad - k;
+  if (scaled < 0 || scaled % stride != 0) return -1;
+  return scaled / stride < out_size ? scaled / stride : -1;
+}
+
+void ta_conv_grad_input_row_s32(const ta_conv_grad_params *p, const int8_t *grad_out, int32_t iy, int32_t *row) {
+  const int32_t cin = p->in_c, cout = p->out_c;
+  int32_t ix, ky, kx, co, ci;
+  for (ci = 0; ci < p->in_w * cin; ++ci) row[ci] = 0;
+  for (ky = 0; ky < p->kernel_h; ++ky) {
+    const int32_t oy = output_index(iy, ky, p->stride_h, p->pad_top, p->out_h);
+    if (oy < 0) continue;
+    for (ix = 0; ix < p->in_w; ++ix) {
+      int32_t *acc = row + ix * cin;
+      for (kx = 0; kx < p->kernel_w; ++kx) {
+        const int32_t ox = output_index(ix, kx, p->stride_w, p->pad_left, p->out_w);
+        const int8_t *g;
+        if (ox < 0) continue;
+        g = grad_out + ((int64_t)oy * p->out_w + ox) * cout;
+        for (co = 0; co < cout; ++co) {
+          const int32_t gv = g[co];
+          const int8_t *w = p->weights + (((int64_t)co * p->kernel_h + ky) * p->kernel_w + kx) * cin;
+          if (gv == 0) continue; /* masked gradients are mostly zeros */
+          for (ci = 0; ci < cin; ++ci) acc[ci] += gv * w[ci];
+        }
+      }
+    }
+  }
+}
+
+int32_t ta_conv_grad_input_s8(const ta_conv_grad_params *p, const int8_t *grad_out, int8_t *grad_in,
+                              int32_t *row_scratch) {
+  const int32_t row_len = p->in_w * p->in_c;
+  int32_t max_abs = 0, shift, iy, i;
+  for (iy = 0; iy < p->in_h; ++iy) {
+    ta_conv_grad_input_row_s32(p, grad_out, iy, row_scratch);
+    for (i = 0; i < row_len; ++i) {
+      const int32_t v = row_scratch[i] < 0 ? -row_scratch[i] : row_scratch[i];
+      if (v > max_abs) max_abs = v;
+    }
+  }
+  shift = ta_grad_shift_for(max_abs);
+  for (iy = 0; iy < p->in_h; ++iy) {
+    ta_conv_grad_input_row_s32(p, grad_out, iy, row_scratch);
+    ta_grad_requantize_s8(row_scratch, row_len, shift, grad_in + (int64_t)iy * row_len);
+  }
+  return shift;
+}
+
+void ta_conv_grad_weight_channel_s32(const ta_conv_grad_params *p, const int8_t *grad_out, const int8_t *input,
+                                     int32_t co, int32_t *grad) {
+  const int32_t cin = p->in_c, zp = p->input_zero_point;
+  int32_t oy, ox, ky, kx, ci;
+  for (ci = 0; ci < p->kernel_h * p->kernel_w * cin; ++ci) grad[ci] = 0;
+  for (oy = 0; oy < p->out_h; ++oy) {
+    for (ox = 0; ox < p->out_w; ++ox) {
+      const int32_t gv = grad_out[((int64_t)oy * p->out_w + ox) * p->out_c + co];
+      if (gv == 0) continue;
+      for (ky = 0; ky < p->kernel_h; ++ky) {
+        const int32_t iy = oy * p->stride_h - p->pad_top + ky;
+        if (iy < 0 || iy >= p->in_h) continue;
+        for (kx = 0; kx < p->kernel_w; ++kx) {
+          const int32_t ix = ox * p->stride_w - p->pad_left + kx;
+          const int8_t *x;
+          int32_t *acc = grad + (ky * p->kernel_w + kx) * cin;
+          if (ix < 0 || ix >= p->in_w) continue;
+          x = input + ((int64_t)iy * p->in_w + ix) * cin;
+          for (ci = 0; ci < cin; ++ci) acc[ci] += gv * (x[ci] - zp);
+        }
+      }
+    }
+  }
+}
+
+void ta_grad_bias_s32(const int8_t *grad_out, int64_t pixels, int32_t channels, int32_t *grad) {
+  int64_t i;
+  int32_t co;
+  for (co = 0; co < channels; ++co) grad[co] = 0;
+  for (i = 0; i < pixels; ++i) {
+    for (co = 0; co < channels; ++co) grad[co] += grad_out[i * channels + co];
+  }
+}
+
+void ta_conv_grad_bias_s32(const ta_conv_grad_params *p, const int8_t *grad_out, int32_t *grad) {
+  ta_grad_bias_s32(grad_out, (int64_t)p->out_h * p->out_w, p->out_c, grad);
+}
+
+/* bias[co] -= step(grad[co]) with the bias factor lr * s_g / (s_x * s_w[co]). */
+static void update_bias(int32_t *bias, const int32_t *grad, int32_t channels, double lr_g, float input_scale,
+                        const float *weight_scale) {
+  int32_t co, m, e;
+  for (co = 0; co < channels; ++co) {
+    ta_sgd_multiplier(lr_g / ((double)input_scale * (double)weight_scale[co]), &m, &e);
+    bias[co] = saturate_to_int32((int64_t)bias[co] - ta_sgd_step(grad[co], m, e));
+  }
+}
+
+void ta_conv_backward_update(const ta_conv_grad_params *p, const int8_t *grad_out, const int8_t *input, float lr,
+                             float grad_out_scale, float input_scale, const float *weight_scale,
+                             int32_t *channel_scratch, int32_t *bias_grad) {
+  const int32_t channel_weights = p->kernel_h * p->kernel_w * p->in_c;
+  const double lr_g = (double)lr * (double)grad_out_scale;
+  int32_t co, m, e;
+  for (co = 0; co < p->out_c; ++co) {
+    ta_conv_grad_weight_channel_s32(p, grad_out, input, co, channel_scratch);
+    ta_sgd_multiplier(lr_g * (double)input_scale / (double)weight_scale[co], &m, &e);
+    ta_sgd_update_s8(p->weights + (int64_t)co * channel_weights, channel_scratch, channel_weights, m, e);
+  }
+  if (p->bias == NULL) return;
+  ta_conv_grad_bias_s32(p, grad_out, bias_grad);
+  update_bias(p->bias, bias_grad, p->out_c, lr_g, input_scale, weight_scale);
+}
+
+void ta_fc_grad_params(int32_t batches, int32_t in_depth, int32_t out_depth, int32_t input_zero_point,
+                       int8_t *weights, int32_t *bias, ta_conv_grad_params *p) {
+  p->in_h = batches;
+  p->in_w = 1;
+  p->in_c = in_depth;
+  p->out_h = batches;
+  p->out_w = 1;
+  p->out_c = out_depth;
+  p->kernel_h = 1;
+  p->kernel_w = 1;
+  p->stride_h = 1;
+  p->stride_w = 1;
+  p->pad_top = 0;
+  p->pad_left = 0;
+  p->input_zero_point = input_zero_point;
+  p->weights = weights;
+  p->bias = bias;
+}
+
+/* --- DEPTHWISE_CONV_2D: output channel co = ci * depth_multiplier + d reads input channel ci. */
+
+void ta_dwconv_grad_input_row_s32(const ta_dwconv_grad_params *p, const int8_t *grad_out, int32_t iy,
+                                  int32_t *row) {
+  const int32_t cin = p->in_c, dm = p->depth_multiplier, cout = p->in_c * p->depth_multiplier;
+  int32_t ix, ky, kx, ci, d;
+  for (ci = 0; ci < p->in_w * cin; ++ci) row[ci] = 0;
+  for (ky = 0; ky < p->kernel_h; ++ky) {
+    const int32_t oy = output_index(iy, ky, p->stride_h, p->pad_top, p->out_h);
+    if (oy < 0) continue;
+    for (ix = 0; ix < p->in_w; ++ix) {
+      int32_t *acc = row + ix * cin;
+      for (kx = 0; kx < p->kernel_w; ++kx) {
+        const int32_t ox = output_index(ix, kx, p->stride_w, p->pad_left, p->out_w);
+        const int8_t *g, *w;
+        if (ox < 0) continue;
+        g = grad_out + ((int64_t)oy * p->out_w + ox) * cout;
+        w = p->weights + ((int64_t)ky * p->kernel_w + kx) * cout;
+        for (ci = 0; ci < cin; ++ci) {
+          for (d = 0; d < dm; ++d) acc[ci] += g[ci * dm + d] * w[ci * dm + d];
+        }
+      }
+    }
+  }
+}
+
+int32_t ta_dwconv_grad_input_s8(const ta_dwconv_grad_params *p, const int8_t *grad_out, int8_t *grad_in,
+                                int32_t *row_scratch) {
+  const int32_t row_len = p->in_w * p->in_c;
+  int32_t max_abs = 0, shift, iy, i;
+  for (iy = 0; iy < p->in_h; ++iy) {
+    ta_dwconv_grad_input_row_s32(p, grad_out, iy, row_scratch);
+    for (i = 0; i < row_len; ++i) {
+      const int32_t v = row_scratch[i] < 0 ? -row_scratch[i] : row_scratch[i];
+      if (v > max_abs) max_abs = v;
+    }
+  }
+  shift = ta_grad_shift_for(max_abs);
+  for (iy = 0; iy < p->in_h; ++iy) {
+    ta_dwconv_grad_input_row_s32(p, grad_out, iy, row_scratch);
+    ta_grad_requantize_s8(row_scratch, row_len, shift, grad_in + (int64_t)iy * row_len);
+  }
+  return shift;
+}
+
+void ta_dwconv_grad_weight_channel_s32(const ta_dwconv_grad_params *p, const int8_t *grad_out,
+                                       const int8_t *input, int32_t co, int32_t *grad) {
+  const int32_t cout = p->in_c * p->depth_multiplier, ci = co / p->depth_multiplier;
+  const int32_t zp = p->input_zero_point;
+  int32_t oy, ox, ky, kx;
+  for (ky = 0; ky < p->kernel_h * p->kernel_w; ++ky) grad[ky] = 0;
+  for (oy = 0; oy < p->out_h; ++oy) {
+    for (ox = 0; ox < p->out_w; ++ox) {
+      const int32_t gv = grad_out[((int64_t)oy * p->out_w + ox) * cout + co];
+      if (gv == 0) continue;
+      for (ky = 0; ky < p->kernel_h; ++ky) {
+        const int32_t iy = oy * p->stride_h - p->pad_top + ky;
+        if (iy < 0 || iy >= p->in_h) continue;
+        for (kx = 0; kx < p->kernel_w; ++kx) {
+          const int32_t ix = ox * p->stride_w - p->pad_left + kx;
+          if (ix < 0 || ix >= p->in_w) continue;
+          grad[ky * p->kernel_w + kx] += gv * (input[((int64_t)iy * p->in_w + ix) * p->in_c + ci] - zp);
+        }
+      }
+    }
+  }
+}
+
+void ta_dwconv_backward_update(const ta_dwconv_grad_params *p, const int8_t *grad_out, const int8_t *input,
+                               float lr, float grad_out_scale, float input_scale, const float *weight_scale,
+                               int32_t *channel_scratch, int32_t *bias_grad) {
+  const int32_t cout = p->in_c * p->depth_multiplier;
+  const double lr_g = (double)lr * (double)grad_out_scale;
+  int32_t co, m, e;
+  for (co = 0; co < cout; ++co) {
+    ta_dwconv_grad_weight_channel_s32(p, grad_out, input, co, channel_scratch);
+    ta_sgd_multiplier(lr_g * (double)input_scale / (double)weight_scale[co], &m, &e);
+    ta_sgd_update_strided_s8(p->weights + co, cout, channel_scratch, p->kernel_h * p->kernel_w, m, e);
+  }
+  if (p->bias == NULL) return;
+  ta_grad_bias_s32(grad_out, (int64_t)p->out_h * p->out_w, cout, bias_grad);
+  update_bias(p->bias, bias_grad, cout, lr_g, input_scale, weight_scale);
+}
