@@ -63,6 +63,7 @@ typedef struct dw_ctx {
   int32_t words;    /* packed weight words per output channel */
   int32_t room;     /* |bias| below this: the doubled accumulator is exact (dw_chan_prepare) */
   int32_t asm_layer; /* fast3x3 and all of int8 as the activation range: the assembly's form */
+  int32_t wide;     /* kernel 5 or 7 wide: ta_dw_wide_rows for channels on the doubled accumulator */
   int16_t *plane;
   size_t budget;    /* scratch bytes */
 } dw_ctx;
@@ -92,6 +93,7 @@ static dw_ctx dw_context(const ta_dwconv_params *p, const int8_t *in, int8_t *ou
     x.room = room > 0 ? (int32_t)room : 0;
   }
   x.asm_layer = TA_SIMD_NATIVE && x.fast3x3 && p->act_min == -128 && p->act_max == 127;
+  x.wide = !x.fast3x3 && ta_dw_wide_applies(p);
   x.plane = (int16_t *)scratch;
   x.budget = budget;
   return x;
@@ -440,7 +442,10 @@ TA_NOINLINE static void dw_generic_rows(const dw_ctx *x, const dw_job *j) {
 TA_NOINLINE static void dw_run(const dw_ctx *x, dw_job *j) {
   const int32_t stride1 = x->fast3x3 == 1;
   if (!x->fast3x3) {
-    dw_generic_rows(x, j);
+    if (x->wide && j->fast)
+      ta_dw_wide_rows(x->p, j);
+    else
+      dw_generic_rows(x, j);
     return;
   }
 #if TA_SIMD_NATIVE

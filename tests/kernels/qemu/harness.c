@@ -9,7 +9,9 @@
  *                               weights select on this core) and "outputs: H", a hash of every
  *                               case's output on that path: the cases are the same on every core,
  *                               so H is the same on every core whose kernels are right.
- *   harness bench NAME PATH R   set up layer NAME and run its kernel R times on PATH (dsp|plain).
+ *   harness bench NAME PATH R   set up layer NAME and run its kernel R times on PATH (dsp|plain);
+ *                               NAME dw:K:S:C:H[:ip] is a K x K stride S depthwise layer on an
+ *                               H x H x C input (SAME padding, all of int8 as range), :ip in place.
  *                               Instruction counts of R=2 minus R=1 (QEMU insn plugin) give the
  *                               exact cost of one kernel call.
  * The portable path is the same code the host tests check against TFLite's reference kernels.
@@ -232,6 +234,18 @@ static int selftest(void) {
     p.act_min = -128, p.act_max = 127;
     dw_case(&p, 100 + i);
   }
+  for (i = 0; i < 32; ++i) { /* 5x5 and 7x7, stride 1 and 2 (the four-output row kernels) */
+    ta_dwconv_params p;
+    static const int32_t hi[4] = {17, 17, 9, 2};
+    int32_t v[4];
+    arena_used = 0;
+    draw(v, hi, 4);
+    make_dw(&p, v[0], v[1], v[2], v[3], i & 2 ? 7 : 5, 1 + ((i >> 2) & 1), 1);
+    if (i & 1) p.act_min = -128, p.act_max = 127;
+    if (i % 8 == 5) ((int32_t *)p.out_shift)[0] = -26; /* the output offset after the shift */
+    if (i % 8 == 3) ((int32_t *)p.bias)[0] = -1073500000; /* undoubled */
+    dw_case(&p, 200 + i);
+  }
   for (i = 0; i < 40; ++i) {
     ta_fc_params p;
     int8_t *x, *o1, *o2;
@@ -291,6 +305,28 @@ static int bench(const char *name, int dsp, int repeat) {
     if (dsp) p.packed_weights = pack_dw(&p);
     printf("%s MACs %ld\n", name, (long)p.out_h * p.out_w * p.in_c * p.kernel_h * p.kernel_w);
     for (r = 0; r < repeat; ++r) ta_depthwise_conv_s8(&p, x, o, 0, p.out_h, scratch);
+    return 0;
+  }
+  if (!strncmp(name, "dw:", 3)) { /* dw:K:S:C:H[:ip]: K x K, stride S, C channels, H x H input, in place */
+    ta_dwconv_params p;
+    int8_t *x, *o;
+    void *scratch;
+    int k = 3, s = 1, c = 8, h = 16, ip = strstr(name, ":ip") != NULL;
+    if (sscanf(name + 3, "%d:%d:%d:%d", &k, &s, &c, &h) != 4) return 2;
+    make_dw(&p, h, h, c, 1, k, s, 1);
+    p.act_min = -128, p.act_max = 127;
+    for (r = 0; r < c; ++r) ((int32_t *)p.out_shift)[r] = rint_(-11, -1); /* as a trained layer's */
+    x = rand_i8((size_t)p.in_h * p.in_w * p.in_c);
+    o = alloc((size_t)p.out_h * p.out_w * p.in_c);
+    scratch = alloc(ip ? ta_depthwise_conv_s8_inplace_scratch_bytes(&p) : ta_depthwise_conv_s8_scratch_bytes(&p));
+    if (dsp) p.packed_weights = pack_dw(&p);
+    printf("%s MACs %ld\n", name, (long)p.out_h * p.out_w * p.in_c * p.kernel_h * p.kernel_w);
+    for (r = 0; r < repeat; ++r) {
+      if (ip)
+        ta_depthwise_conv_s8_inplace(&p, x, scratch);
+      else
+        ta_depthwise_conv_s8(&p, x, o, 0, p.out_h, scratch);
+    }
     return 0;
   }
   if (!strcmp(name, "fc")) {
