@@ -1,6 +1,6 @@
 """Where the instructions of one Cortex-M4 inference go: a count per kernel-library function.
 
-    python benchmarks/codegen_profile.py [--models NAME ...] [--plain]
+    python benchmarks/codegen_profile.py [--models NAME|PATH ...] [--plain] [--kernel-sources DIR]
 
 Builds each real model's generated program for cortex-m4 (DSP paths, or plain C with
 ``--plain``) and runs it once under QEMU per function with the instruction-count plugin
@@ -8,10 +8,14 @@ restricted to that function's address range (``arm-none-eabi-nm -S``), once in a
 invokes the model twice and once in one that invokes it once (``-DTINYARENA_RUNS``): the
 difference is one inference. A function's count is its own body (inlined helpers included,
 calls to other functions excluded); aliases (one address, two names) are counted once.
+A model is a name in tests/data/models or a .tflite path. ``--kernel-sources DIR`` builds with
+the kernel sources of DIR (e.g. another checkout's cpp/kernels/src) in place of the installed
+ones, to profile two kernel versions with the same plan.
 """
 
 import argparse
 import pathlib
+import shutil
 import tempfile
 
 from bench_paths import MODELS_DIR
@@ -32,9 +36,10 @@ DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "
                        "generic_store4", "generic_quad", "chan_requant", "dw_dilated_rows", "dw_portable",
                        "dw_inplace_portable", "load_rows", "build_rows4", "build_rows2", "build_rows1",
                        "fill_zp", "fill_borders", "bands_inplace_ok", "dw_slots", "dw_context", "half_pair",
-                       "plane_width", "plane_bytes")
+                       "plane_width", "plane_bytes", "ta_dw_wide_applies", "ta_dw_wide_rows", "wide5_s1",
+                       "wide5_s2", "wide7_s1", "wide7_s2")
 
-LIBC = ("memcpy", "memset", "__aeabi_memcpy", "__aeabi_memset", "__aeabi_dmul", "__aeabi_d2iz", "round",
+LIBC = ("memcpy", "memmove", "memset", "__aeabi_memcpy", "__aeabi_memset", "__aeabi_dmul", "__aeabi_d2iz", "round",
         "__aeabi_i2d", "__adddf3", "__muldf3", "__floatsidf", "__fixdfsi")
 
 
@@ -57,10 +62,14 @@ def kernel_functions(elf, kernel_dir):
     return ranges
 
 
-def profile(path, work, plugin, cflags):
+def profile(path, work, plugin, cflags, kernel_sources=None):
     plan = tinyarena.plan(path)
     out_dir = work / path.stem
     compile_model(plan, out_dir, target="cortex-m4", name="model")
+    if kernel_sources:  # copied over the generated folder's (sources only one version has stay unused)
+        for src in sorted(pathlib.Path(kernel_sources).glob("*")):
+            if src.suffix in (".c", ".h"):
+                shutil.copy(src, out_dir / "kernels" / "src" / src.name)
     bench_inputs(plan, out_dir)
     counts = {}
     for runs in (1, 2):
@@ -91,14 +100,16 @@ def main():
     parser.add_argument("--models", nargs="+", default=["vww_96_int8", "person_detect", "kws_ref_model",
                                                          "pretrainedResnet_quant"])
     parser.add_argument("--plain", action="store_true", help="profile the plain C build (-DTA_NO_SIMD)")
+    parser.add_argument("--kernel-sources", help="build with the kernel sources of this folder instead")
     args = parser.parse_args()
     cflags = VARIANTS["plain C" if args.plain else "DSP"]
     with tempfile.TemporaryDirectory(prefix="tinyarena-profile-") as tmp:
         work = pathlib.Path(tmp)
         plugin = build_plugin(work)
         for name in args.models:
-            plan, total, rows = profile(MODELS_DIR / f"{name}.tflite", work, plugin, cflags)
-            print(f"\n{name}: {plan.macs:,} MACs, {total:,} instructions per inference")
+            path = pathlib.Path(name) if name.endswith(".tflite") else MODELS_DIR / f"{name}.tflite"
+            plan, total, rows = profile(path, work, plugin, cflags, args.kernel_sources)
+            print(f"\n{path.stem}: {plan.macs:,} MACs, {total:,} instructions per inference")
             print("| function | instructions | per MAC | share |\n|---|---:|---:|---:|")
             for fn, n in sorted(rows.items(), key=lambda kv: -kv[1]):
                 print(f"| {fn} | {n:,} | {n / plan.macs:.3f} | {100 * n / total:.1f}% |")

@@ -490,11 +490,7 @@ static void dw_group(const dw_ctx *x, int32_t c0, int32_t g, int32_t slots, int3
       ta_i32a *d = (ta_i32a *)(void *)x->plane;
       const ta_i32a *s = (const ta_i32a *)(const void *)(x->plane + (iy - have_lo) * pitch);
       keep = have_lo + have_n - iy;
-      if (keep <= iy - have_lo) {
-        memcpy(d, s, (size_t)keep * (size_t)pitch * sizeof(int16_t));
-      } else {
-        for (r = 0; r < (keep * pitch) >> 1; ++r) d[r] = s[r]; /* overlapping: forward, word by word */
-      }
+      memmove(d, s, (size_t)keep * (size_t)pitch * sizeof(int16_t));
     }
     load_rows(x, iy + keep, rows - keep, c0, g, x->plane + keep * pitch);
     have_lo = iy, have_n = rows;

@@ -38,12 +38,14 @@ typedef struct wide_rq {
   int32_t m, c, r, oo, lo, hi;
 } wide_rq;
 
-/* ta_rqd of a doubled accumulator into int8; then the activation range unless it is all of int8. */
-TA_INLINE int32_t wide_requant(const wide_rq *q, int32_t acc) {
-  return ta_ssat8((ta_smmlar(acc, q->m, q->c + (acc >> 31)) >> q->r) + q->oo);
+/* ta_rqd of a doubled accumulator into int8, for a job with the output offset folded (oo 0)
+ * and all of int8 as the range: ADD, SMMLAR, ASR, SSAT. */
+TA_INLINE int8_t wide_requant(const wide_rq *q, int32_t acc) {
+  return (int8_t)ta_ssat8(ta_smmlar(acc, q->m, q->c + (acc >> 31)) >> q->r);
 }
+/* The same for any job: the output offset after the shift, then the activation range. */
 TA_INLINE int8_t wide_clamped(const wide_rq *q, int32_t acc) {
-  const int32_t v = wide_requant(q, acc);
+  const int32_t v = ta_ssat8((ta_smmlar(acc, q->m, q->c + (acc >> 31)) >> q->r) + q->oo);
   return (int8_t)(v < q->lo ? q->lo : v > q->hi ? q->hi : v);
 }
 
@@ -56,15 +58,12 @@ TA_INLINE int32_t wide_one(const int16_t *a, const ta_i32a *w, int32_t kh, int32
 }
 
 #if TA_SIMD_NATIVE
-/* One kernel row of four outputs in DSP assembly: the file comment's sums, loads paired (LDRD),
- * accumulators s0..s3, data words in a, b, c, weights in w0, w1, z. */
-#define WIDE_OPERANDS(ROW, WORDS)                                                                                 \
-  [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [a] "=&r"(a), [b] "=&r"(b),          \
-      [c] "=&r"(c), [w0] "=&r"(w0), [w1] "=&r"(w1), [z] "=&r"(z)                                             \
-      : [r] "r"(ROW), [w] "r"(WORDS)                                                                              \
-      : "memory"
-/* stride 1, K = 5 and 7: A0..A3 (A4), W0..W2 (W3), Z_m = PKHBT(W_m, W_m-1). */
-#define WIDE_S1_HEAD                                                                                           \
+/* Four outputs in DSP assembly, all K kernel rows in one block: per row the file comment's sums
+ * (loads paired with LDRD), then the row pointer r steps kstep bytes and the weights w one row.
+ * Accumulators s0..s3, data words in a, b, c, weights in w0, w1, z: 13 registers. */
+#define WIDE_STEP(WBYTES) "add %[r], %[r], %[k]\n\tadd %[w], %[w], #" #WBYTES "\n\t"
+/* stride 1, K = 5: A0..A3, W0..W2, Z_m = PKHBT(W_m, W_m-1); K = 7 adds A4, W3. */
+#define WIDE_S1_ROW5                                                                                           \
   "ldrd %[a], %[b], [%[r]]\n\t"                                                                                \
   "ldrd %[w0], %[w1], [%[w]]\n\t"                                                                              \
   "smlad %[s0], %[a], %[w0], %[s0]\n\t"                                                                        \
@@ -83,70 +82,81 @@ TA_INLINE int32_t wide_one(const int16_t *a, const ta_i32a *w, int32_t kh, int32
   "smladx %[s3], %[c], %[z], %[s3]\n\t"                                                                        \
   "smlad %[s0], %[a], %[w0], %[s0]\n\t"                                                                        \
   "smlad %[s2], %[c], %[w0], %[s2]\n\t"
-TA_INLINE void wide_row_s1(const int16_t *row, const ta_i32a *w, int32_t h, int32_t s[4]) {
+#define WIDE_S1_ROW7                                                                                           \
+  WIDE_S1_ROW5                                                                                                 \
+  "ldr %[w1], [%[w], #12]\n\t"                                                                                 \
+  "pkhbt %[z], %[w1], %[w0]\n\t"                                                                               \
+  "ldr %[b], [%[r], #16]\n\t"                                                                                  \
+  "smladx %[s1], %[c], %[z], %[s1]\n\t"                                                                        \
+  "smladx %[s3], %[b], %[z], %[s3]\n\t"                                                                        \
+  "smlad %[s0], %[c], %[w1], %[s0]\n\t"                                                                        \
+  "smlad %[s2], %[b], %[w1], %[s2]\n\t"
+/* stride 2: out_i = sum_m SMLAD(A_i+m, W_m); K = 5: A0..A5, W0..W2. */
+#define WIDE_S2_ROW5                                                                                           \
+  "ldrd %[a], %[b], [%[r]]\n\t"                                                                                \
+  "ldrd %[w0], %[w1], [%[w]]\n\t"                                                                              \
+  "smlad %[s0], %[a], %[w0], %[s0]\n\t"                                                                        \
+  "smlad %[s1], %[b], %[w0], %[s1]\n\t"                                                                        \
+  "ldrd %[a], %[c], [%[r], #8]\n\t"                                                                            \
+  "smlad %[s2], %[a], %[w0], %[s2]\n\t"                                                                        \
+  "smlad %[s3], %[c], %[w0], %[s3]\n\t"                                                                        \
+  "smlad %[s0], %[b], %[w1], %[s0]\n\t"                                                                        \
+  "smlad %[s1], %[a], %[w1], %[s1]\n\t"                                                                        \
+  "smlad %[s2], %[c], %[w1], %[s2]\n\t"                                                                        \
+  "ldr %[w0], [%[w], #8]\n\t"                                                                                  \
+  "ldrd %[b], %[z], [%[r], #16]\n\t"                                                                           \
+  "smlad %[s3], %[b], %[w1], %[s3]\n\t"                                                                        \
+  "smlad %[s0], %[a], %[w0], %[s0]\n\t"                                                                        \
+  "smlad %[s1], %[c], %[w0], %[s1]\n\t"                                                                        \
+  "smlad %[s2], %[b], %[w0], %[s2]\n\t"                                                                        \
+  "smlad %[s3], %[z], %[w0], %[s3]\n\t"
+/* K = 7: A0..A6, W0..W3. */
+#define WIDE_S2_ROW7                                                                                           \
+  "ldrd %[a], %[b], [%[r]]\n\t"                                                                                \
+  "ldrd %[w0], %[w1], [%[w]]\n\t"                                                                              \
+  "smlad %[s0], %[a], %[w0], %[s0]\n\t"                                                                        \
+  "smlad %[s1], %[b], %[w0], %[s1]\n\t"                                                                        \
+  "smlad %[s0], %[b], %[w1], %[s0]\n\t"                                                                        \
+  "ldrd %[a], %[c], [%[r], #8]\n\t"                                                                            \
+  "smlad %[s2], %[a], %[w0], %[s2]\n\t"                                                                        \
+  "smlad %[s3], %[c], %[w0], %[s3]\n\t"                                                                        \
+  "smlad %[s1], %[a], %[w1], %[s1]\n\t"                                                                        \
+  "smlad %[s2], %[c], %[w1], %[s2]\n\t"                                                                        \
+  "ldrd %[w0], %[z], [%[w], #8]\n\t"                                                                           \
+  "smlad %[s0], %[a], %[w0], %[s0]\n\t"                                                                        \
+  "smlad %[s1], %[c], %[w0], %[s1]\n\t"                                                                        \
+  "smlad %[s0], %[c], %[z], %[s0]\n\t"                                                                         \
+  "ldrd %[a], %[b], [%[r], #16]\n\t"                                                                           \
+  "smlad %[s3], %[a], %[w1], %[s3]\n\t"                                                                        \
+  "smlad %[s2], %[a], %[w0], %[s2]\n\t"                                                                        \
+  "smlad %[s3], %[b], %[w0], %[s3]\n\t"                                                                        \
+  "smlad %[s1], %[a], %[z], %[s1]\n\t"                                                                         \
+  "smlad %[s2], %[b], %[z], %[s2]\n\t"                                                                         \
+  "ldr %[a], [%[r], #24]\n\t"                                                                                  \
+  "smlad %[s3], %[a], %[z], %[s3]\n\t"
+#define WIDE5(ROW) ROW WIDE_STEP(12) ROW WIDE_STEP(12) ROW WIDE_STEP(12) ROW WIDE_STEP(12) ROW
+#define WIDE7(ROW) ROW WIDE_STEP(16) ROW WIDE_STEP(16) ROW WIDE_STEP(16) ROW WIDE_STEP(16) ROW WIDE_STEP(16) \
+  ROW WIDE_STEP(16) ROW
+
+/* Four outputs from the aligned window start `row` (stride 1: outputs x..x+3 at row + x;
+ * stride 2: at row + 2x), a K x K kernel (K = 2h + 1) whose rows are kstep plane values apart. */
+TA_INLINE void wide_four(const int16_t *row, const ta_i32a *w, int32_t h, int32_t stride, int32_t kstep, int32_t s[4]) {
   int32_t a, b, c, w0, w1, z, s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
-  if (h == 2) {
-    __asm__(WIDE_S1_HEAD : WIDE_OPERANDS(row, w));
-  } else {
-    __asm__(WIDE_S1_HEAD
-            "ldr %[w1], [%[w], #12]\n\t"
-            "pkhbt %[z], %[w1], %[w0]\n\t"
-            "ldr %[b], [%[r], #16]\n\t"
-            "smladx %[s1], %[c], %[z], %[s1]\n\t"
-            "smladx %[s3], %[b], %[z], %[s3]\n\t"
-            "smlad %[s0], %[c], %[w1], %[s0]\n\t"
-            "smlad %[s2], %[b], %[w1], %[s2]\n\t"
-            : WIDE_OPERANDS(row, w));
-  }
-  s[0] = s0, s[1] = s1, s[2] = s2, s[3] = s3;
-}
-/* stride 2: out_i = sum_m SMLAD(A_i+m, W_m); K = 5: A0..A5, W0..W2; K = 7: A0..A6, W0..W3. */
-TA_INLINE void wide_row_s2(const int16_t *row, const ta_i32a *w, int32_t h, int32_t s[4]) {
-  int32_t a, b, c, w0, w1, z, s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
-  if (h == 2) {
-    __asm__("ldrd %[a], %[b], [%[r]]\n\t"
-            "ldrd %[w0], %[w1], [%[w]]\n\t"
-            "smlad %[s0], %[a], %[w0], %[s0]\n\t"
-            "smlad %[s1], %[b], %[w0], %[s1]\n\t"
-            "ldrd %[a], %[c], [%[r], #8]\n\t"
-            "smlad %[s2], %[a], %[w0], %[s2]\n\t"
-            "smlad %[s3], %[c], %[w0], %[s3]\n\t"
-            "smlad %[s0], %[b], %[w1], %[s0]\n\t"
-            "smlad %[s1], %[a], %[w1], %[s1]\n\t"
-            "smlad %[s2], %[c], %[w1], %[s2]\n\t"
-            "ldr %[w0], [%[w], #8]\n\t"
-            "ldrd %[b], %[z], [%[r], #16]\n\t"
-            "smlad %[s3], %[b], %[w1], %[s3]\n\t"
-            "smlad %[s0], %[a], %[w0], %[s0]\n\t"
-            "smlad %[s1], %[c], %[w0], %[s1]\n\t"
-            "smlad %[s2], %[b], %[w0], %[s2]\n\t"
-            "smlad %[s3], %[z], %[w0], %[s3]\n\t"
-            : WIDE_OPERANDS(row, w));
-  } else {
-    __asm__("ldrd %[a], %[b], [%[r]]\n\t"
-            "ldrd %[w0], %[w1], [%[w]]\n\t"
-            "smlad %[s0], %[a], %[w0], %[s0]\n\t"
-            "smlad %[s1], %[b], %[w0], %[s1]\n\t"
-            "smlad %[s0], %[b], %[w1], %[s0]\n\t"
-            "ldrd %[a], %[c], [%[r], #8]\n\t"
-            "smlad %[s2], %[a], %[w0], %[s2]\n\t"
-            "smlad %[s3], %[c], %[w0], %[s3]\n\t"
-            "smlad %[s1], %[a], %[w1], %[s1]\n\t"
-            "smlad %[s2], %[c], %[w1], %[s2]\n\t"
-            "ldrd %[w0], %[z], [%[w], #8]\n\t"
-            "smlad %[s0], %[a], %[w0], %[s0]\n\t"
-            "smlad %[s1], %[c], %[w0], %[s1]\n\t"
-            "smlad %[s0], %[c], %[z], %[s0]\n\t"
-            "ldrd %[a], %[b], [%[r], #16]\n\t"
-            "smlad %[s3], %[a], %[w1], %[s3]\n\t"
-            "smlad %[s2], %[a], %[w0], %[s2]\n\t"
-            "smlad %[s3], %[b], %[w0], %[s3]\n\t"
-            "smlad %[s1], %[a], %[z], %[s1]\n\t"
-            "smlad %[s2], %[b], %[z], %[s2]\n\t"
-            "ldr %[a], [%[r], #24]\n\t"
-            "smlad %[s3], %[a], %[z], %[s3]\n\t"
-            : WIDE_OPERANDS(row, w));
-  }
+  const int32_t k = kstep * 2;
+#define WIDE_OPERANDS                                                                                          \
+  [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [a] "=&r"(a), [b] "=&r"(b), [c] "=&r"(c),       \
+      [w0] "=&r"(w0), [w1] "=&r"(w1), [z] "=&r"(z), [r] "+r"(row), [w] "+r"(w)                                 \
+      : [k] "r"(k)                                                                                             \
+      : "memory"
+  if (stride == 1 && h == 2)
+    __asm__(WIDE5(WIDE_S1_ROW5) : WIDE_OPERANDS);
+  else if (stride == 1)
+    __asm__(WIDE7(WIDE_S1_ROW7) : WIDE_OPERANDS);
+  else if (h == 2)
+    __asm__(WIDE5(WIDE_S2_ROW5) : WIDE_OPERANDS);
+  else
+    __asm__(WIDE7(WIDE_S2_ROW7) : WIDE_OPERANDS);
+#undef WIDE_OPERANDS
   s[0] = s0, s[1] = s1, s[2] = s2, s[3] = s3;
 }
 #else
@@ -169,48 +179,55 @@ TA_INLINE void wide_row_s2(const int16_t *row, const ta_i32a *w, int32_t h, int3
   for (m = 0; m <= h; ++m)
     for (i = 0; i < 4; ++i) s[i] = ta_smlad(r[i + m], w[m], s[i]);
 }
+
+/* Four outputs from the aligned window start `row`, a K x K kernel whose rows are kstep apart. */
+TA_INLINE void wide_four(const int16_t *row, const ta_i32a *w, int32_t h, int32_t stride, int32_t kstep, int32_t s[4]) {
+  int32_t ky;
+  for (ky = 0; ky < 2 * h + 1; ++ky, row += kstep, w += h + 1) {
+    if (stride == 1)
+      wide_row_s1(row, w, h, s);
+    else
+      wide_row_s2(row, w, h, s);
+  }
+}
 #endif
 
-/* Four outputs from the aligned window start a (stride 1: outputs x..x+3 at a = row + x; stride
- * 2: a = row + 2x), the kernel's rows kstep plane values apart. */
-TA_INLINE void wide_four(const int16_t *a, const ta_i32a *w, int32_t kh, int32_t h, int32_t stride, int32_t kstep,
-                         int32_t s[4]) {
-  int32_t ky;
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC unroll 7
-#endif
-  for (ky = 0; ky < kh; ++ky, a += kstep, w += h + 1) {
-    if (stride == 1)
-      wide_row_s1(a, w, h, s);
-    else
-      wide_row_s2(a, w, h, s);
+/* Outputs x..x+3 of a row at o (pixel stride ps) from the plane row `row`. */
+TA_INLINE void wide_block(const int16_t *row, const ta_i32a *wq, int32_t h, int32_t stride, int32_t kstep, int32_t bias,
+                          const wide_rq *q, int32_t full, int8_t *o, int32_t ps, int32_t x) {
+  int8_t *const d = o + x * ps;
+  int32_t s[4];
+  s[0] = s[1] = s[2] = s[3] = bias;
+  wide_four(row + x * stride, wq, h, stride, kstep, s);
+  if (full) {
+    d[0] = wide_requant(q, s[0]), d[ps] = wide_requant(q, s[1]);
+    d[2 * ps] = wide_requant(q, s[2]), d[3 * ps] = wide_requant(q, s[3]);
+  } else {
+    d[0] = wide_clamped(q, s[0]), d[ps] = wide_clamped(q, s[1]);
+    d[2 * ps] = wide_clamped(q, s[2]), d[3 * ps] = wide_clamped(q, s[3]);
   }
 }
 
-/* The job's rows for a K x K kernel, K = 2h + 1, stride `stride` (constants where inlined). */
+/* The job's rows for a K x K kernel, K = 2h + 1, stride `stride` (constants where inlined). A
+ * row's last 3 outputs take one more block ending at the row's end (its first outputs written
+ * again with the same bytes; at stride 1 it starts on an even column, for LDRD), then single
+ * outputs for what is left. */
 TA_INLINE void wide_rows(const dw_job *j, int32_t h, int32_t stride) {
   const int32_t kh = 2 * h + 1, kstep = j->pitch >> 1, rstep = j->in_step >> 1, ps = j->out_pix_stride, n = j->n;
-  const int32_t bias = j->bias, full = j->lo == -128 && j->hi == 127;
+  const int32_t bias = j->bias, full = j->lo == -128 && j->hi == 127 && j->qoo == 0;
+  const int32_t tail = stride == 1 ? (n - 4) & ~1 : n - 4;
   const ta_i32a *const wq = j->wq;
   const wide_rq q = {j->m, j->c, j->r, j->qoo, j->lo, j->hi};
   const int16_t *row = j->row0;
   int8_t *o = j->out;
   int32_t k, x;
   for (k = 0; k < j->rows; ++k, row += rstep, o += j->out_step) {
-    int8_t *d = o;
-    for (x = 0; x + 4 <= n; x += 4, d += 4 * ps) {
-      int32_t s[4];
-      s[0] = s[1] = s[2] = s[3] = bias;
-      wide_four(row + x * stride, wq, kh, h, stride, kstep, s);
-      if (full) {
-        d[0] = (int8_t)wide_requant(&q, s[0]), d[ps] = (int8_t)wide_requant(&q, s[1]);
-        d[2 * ps] = (int8_t)wide_requant(&q, s[2]), d[3 * ps] = (int8_t)wide_requant(&q, s[3]);
-      } else {
-        d[0] = wide_clamped(&q, s[0]), d[ps] = wide_clamped(&q, s[1]);
-        d[2 * ps] = wide_clamped(&q, s[2]), d[3 * ps] = wide_clamped(&q, s[3]);
-      }
+    for (x = 0; x + 4 <= n; x += 4) wide_block(row, wq, h, stride, kstep, bias, &q, full, o, ps, x);
+    if (n - x >= 3 && tail >= 0) {
+      wide_block(row, wq, h, stride, kstep, bias, &q, full, o, ps, tail);
+      x = tail + 4;
     }
-    for (; x < n; ++x, d += ps) *d = wide_clamped(&q, wide_one(row + x * stride, wq, kh, h, kstep, bias));
+    for (; x < n; ++x) o[x * ps] = wide_clamped(&q, wide_one(row + x * stride, wq, kh, h, kstep, bias));
   }
 }
 
