@@ -26,11 +26,12 @@ from tinyarena.codegen import compile as compile_model
 
 # Which op type's work each kernel function does (the rest: everything else); a compiler clone
 # (name.isra.0, name.constprop.0) counts as its function.
-CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "gemm_2px_doubled8", "gemm_2px_doubled4", "gemm_2px_doubled8_skip",
+CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "ta_conv_s8_simd", "gemm_2px_doubled8", "gemm_2px_doubled4", "gemm_2px_doubled8_skip",
                   "gemm_2px_doubled4_skip", "gemm_2px_fast_folded", "gemm_2px_fast_offset", "gemm_2px_full",
                   "gemm_2px_clamped", "im2col_pixel", "widen_pair", "small_patch_pair", "small_patch_pixel",
                   "gather_patch", "gather_inside", "widen_span", "widen_values", "patch_row")
-DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "dw_simd", "dw_group", "dw_run",
+DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "ta_depthwise_conv_s8_simd",
+                       "ta_depthwise_conv_s8_inplace_simd", "ta_depthwise_conv_s8_scratch_bytes", "dw_simd", "dw_group", "dw_run",
                        "dw_chan_prepare", "dw_chan_weights", "chan_fast", "dw_job_load", "dw3x3s1_asm",
                        "dw3x3s2_asm", "dw3x3s1_rows_c", "dw3x3s2_rows_c", "dw_generic_rows", "generic_store2",
                        "generic_store4", "generic_quad", "chan_requant", "dw_dilated_rows", "dw_portable",
@@ -38,6 +39,18 @@ DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "
                        "fill_zp", "fill_borders", "bands_inplace_ok", "dw_slots", "dw_context", "half_pair",
                        "plane_width", "plane_bytes", "ta_dw_wide_applies", "ta_dw_wide_rows", "wide5_s1",
                        "wide5_s2", "wide7_s1", "wide7_s2")
+
+
+
+def op_functions(name):
+    """The listed name of a kernel function: without a clone suffix (.isra.0) and without the
+    `ta_` / `ta_conv_` prefix its assembly entry points carry (ta_dw3x3s1_asm, ta_conv_gemm_...)."""
+    base = name.split(".")[0]
+    for prefix in ("ta_conv_", "ta_"):
+        if base.startswith(prefix) and base[len(prefix):] in CONV_FUNCTIONS + DEPTHWISE_FUNCTIONS:
+            return base[len(prefix):]
+    return base
+
 
 LIBC = ("memcpy", "memmove", "memset", "__aeabi_memcpy", "__aeabi_memset", "__aeabi_dmul", "__aeabi_d2iz", "round",
         "__aeabi_i2d", "__adddf3", "__muldf3", "__floatsidf", "__fixdfsi")
@@ -88,10 +101,10 @@ def print_by_op_type(plan, total, rows):
     print("\n| op type | MACs | instructions | instr/MAC | share |\n|---|---:|---:|---:|---:|")
     for op_type, functions in (("CONV_2D", CONV_FUNCTIONS), ("DEPTHWISE_CONV_2D", DEPTHWISE_FUNCTIONS)):
         macs = sum(op.macs for op in plan.ops if op.type == op_type)
-        n = sum(count for f, count in rows.items() if f.split(".")[0] in functions)
+        n = sum(count for f, count in rows.items() if op_functions(f) in functions)
         if macs:
             print(f"| {op_type} | {macs:,} | {n:,} | {n / macs:.2f} | {100 * n / total:.1f}% |")
-    rest = total - sum(n for f, n in rows.items() if f.split(".")[0] in CONV_FUNCTIONS + DEPTHWISE_FUNCTIONS)
+    rest = total - sum(n for f, n in rows.items() if op_functions(f) in CONV_FUNCTIONS + DEPTHWISE_FUNCTIONS)
     print(f"| everything else | | {rest:,} | | {100 * rest / total:.1f}% |", flush=True)
 
 

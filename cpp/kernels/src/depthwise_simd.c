@@ -473,7 +473,7 @@ static void dw_group(const dw_ctx *x, int32_t c0, int32_t g, int32_t slots, int3
   const ta_dwconv_params *p = x->p;
   const int32_t sh = p->stride_h, dm = p->depth_multiplier, pitch = g * x->width;
   const int32_t band = (slots - x->span) / sh + 1;
-  int32_t yb, have_lo = 0, have_n = 0, r, j, m;
+  int32_t yb, have_lo = 0, have_n = 0, j, m;
   dw_chan chans[DW_JOBS];
   dw_job job;
   const int32_t cached = g * dm <= DW_JOBS;
@@ -487,10 +487,12 @@ static void dw_group(const dw_ctx *x, int32_t c0, int32_t g, int32_t slots, int3
     const int32_t rows = (ye - yb - 1) * sh + x->span;
     int32_t keep = 0;
     if (have_n > 0 && iy >= have_lo && iy < have_lo + have_n) {
-      ta_i32a *d = (ta_i32a *)(void *)x->plane;
-      const ta_i32a *s = (const ta_i32a *)(const void *)(x->plane + (iy - have_lo) * pitch);
+      const size_t bytes = (size_t)(have_lo + have_n - iy) * (size_t)pitch * sizeof(int16_t);
       keep = have_lo + have_n - iy;
-      memmove(d, s, (size_t)keep * (size_t)pitch * sizeof(int16_t));
+      if (keep <= iy - have_lo) /* the rows kept do not overlap their new place */
+        memcpy(x->plane, x->plane + (iy - have_lo) * pitch, bytes);
+      else
+        memmove(x->plane, x->plane + (iy - have_lo) * pitch, bytes);
     }
     load_rows(x, iy + keep, rows - keep, c0, g, x->plane + keep * pitch);
     have_lo = iy, have_n = rows;
