@@ -1,6 +1,6 @@
 """DEPTHWISE_CONV_2D instructions per MAC on Cortex-M4, per kernel shape (one kernel call).
 
-    python benchmarks/dw_bench.py [--kernels 3 5 7] [--strides 1 2] [--plain]
+    python benchmarks/dw_bench.py [--kernels 3 5 7] [--strides 1 2] [--plain] [--kernel-sources DIR]
 
 Builds the kernel harness (tests/kernels/qemu/harness.c with every kernel source) for
 cortex-m4 (QEMU mps2-an386) and runs its ``bench dw:K:S:C:H[:ip]`` layer -- a K x K depthwise
@@ -8,6 +8,8 @@ convolution, stride S, SAME padding, on an H x H x C input with all of int8 as t
 and twice under the instruction-count plugin (tools/qemu_insn_count.c): the difference is one
 exact kernel call, divided by the layer's MACs. Out of place (``ta_depthwise_conv_s8``) and in
 place (``ta_depthwise_conv_s8_inplace``); the DSP path (packed weights) unless ``--plain``.
+The layer's requantization shifts are drawn in [-11, -1] (a trained layer's range); ``--kernel-sources
+DIR`` builds the kernels of DIR (e.g. another checkout's cpp/kernels/src) to compare versions.
 """
 
 import argparse
@@ -33,12 +35,13 @@ def build_plugin(work):
     return plugin
 
 
-def build_harness(work):
+def build_harness(work, kernel_sources=KERNELS / "src"):
     elf = work / "harness.elf"
     subprocess.run(["arm-none-eabi-gcc", "-std=c99", *M4_FLAGS, "-O2", "-ffp-contract=off", "-I",
                     str(KERNELS / "include"), "--specs=rdimon.specs", "-T", str(TARGETS / "board_mps2.ld"), "-T",
                     str(TARGETS / "cortexm.ld"), str(TARGETS / "cortexm_startup.c"), str(HARNESS),
-                    *sorted(str(s) for s in (KERNELS / "src").glob("*.c")), "-lm", "-o", str(elf)],
+                    "-I", str(kernel_sources), *sorted(str(s) for s in Path(kernel_sources).glob("*.c")), "-lm", "-o",
+                    str(elf)],
                    check=True, capture_output=True, text=True)
     return elf
 
@@ -63,12 +66,13 @@ def main():
     parser.add_argument("--kernels", type=int, nargs="+", default=[3, 5, 7])
     parser.add_argument("--strides", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--plain", action="store_true", help="the portable kernels (no packed weights)")
+    parser.add_argument("--kernel-sources", default=KERNELS / "src", help="the kernel sources to build")
     args = parser.parse_args()
     path = "plain" if args.plain else "dsp"
     assert PLUGIN_SOURCE.exists()
     with tempfile.TemporaryDirectory(prefix="tinyarena-dw-") as tmp:
         work = Path(tmp)
-        plugin, elf = build_plugin(work), build_harness(work)
+        plugin, elf = build_plugin(work), build_harness(work, args.kernel_sources)
         print("| kernel | stride | C x H x W | MACs | out of place instr/MAC | in place instr/MAC |")
         print("|---|---:|---|---:|---:|---:|")
         worst = 0.0
