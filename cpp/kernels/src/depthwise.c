@@ -57,8 +57,8 @@ TA_NOINLINE static void dw_portable(const ta_dwconv_params *p, const int8_t *inp
   }
 }
 
-/* SIMD scratch: the int16 plane (+2 slack values, rounded to 4 bytes), then one int32
- * accumulator per output column (+1 for the pair loops). */
+/* SIMD scratch: the int16 plane (+2 slack values, rounded to 4 bytes; 4 of them for
+ * small_square layers), then out_w + 1 words the SIMD path also fills with plane rows. */
 static size_t plane_bytes(const ta_dwconv_params *p) {
   return (((size_t)plane_rows(p, 0, p->out_h) * (size_t)plane_width(p) + 2) * sizeof(int16_t) + 3) & ~(size_t)3;
 }
