@@ -64,6 +64,7 @@ typedef struct dw_ctx {
   int32_t room;     /* |bias| below this: the doubled accumulator is exact (dw_chan_prepare) */
   int32_t asm_layer; /* fast3x3 and all of int8 as the activation range: the assembly's form */
   int32_t wide;     /* kernel 5 or 7 wide: ta_dw_wide_rows for channels on the doubled accumulator */
+  int32_t transposed; /* p is the layer's transpose (dw_run_layer): weights transposed too */
   int16_t *plane;
   size_t budget;    /* scratch bytes */
 } dw_ctx;
@@ -94,6 +95,7 @@ static dw_ctx dw_context(const ta_dwconv_params *p, const int8_t *in, int8_t *ou
   }
   x.asm_layer = TA_SIMD_NATIVE && x.fast3x3 && p->act_min == -128 && p->act_max == 127;
   x.wide = !x.fast3x3 && ta_dw_wide_applies(p);
+  x.transposed = 0;
   x.plane = (int16_t *)scratch;
   x.budget = budget;
   return x;
@@ -248,7 +250,14 @@ static void dw_chan_prepare(const dw_ctx *x, int32_t oc, dw_chan *k) {
                     : ta_wrap_add(bias, (int32_t)((uint32_t)(sum2 / 2) * (uint32_t)p->input_offset));
   k->m = q.m, k->c = q.c, k->r = q.r, k->qoo = q.oo;
   k->use_asm = x->asm_layer && k->fast && q.oo == 0;
-  if (x->fast3x3) dw_chan_weights(k, wq, p->stride_w);
+  if (x->fast3x3 && x->transposed) { /* tap (r, c) of the transpose is tap (c, r): packed at c * 4 + r */
+    const int16_t *v = (const int16_t *)(const void *)wq;
+    ta_i32a t[6];
+    for (i = 0; i < 3; ++i) t[2 * i] = ta_pair16(v[i], v[4 + i]), t[2 * i + 1] = ta_pair16(v[8 + i], 0);
+    dw_chan_weights(k, t, p->stride_w);
+  } else if (x->fast3x3) {
+    dw_chan_weights(k, wq, p->stride_w);
+  }
 }
 
 typedef char dw_chan_layout_check[(offsetof(dw_chan, qoo) == offsetof(dw_job, out_pix_stride) &&
@@ -533,7 +542,7 @@ static int32_t dw_slots(const dw_ctx *x, int32_t g, int32_t rows_needed, int32_t
   const int32_t band = slots >= x->span ? (slots - x->span) / x->p->stride_h + 1 : 0;
   if (slots >= rows_needed) return rows_needed;
   if (band < ta_min32(DW_MIN_BAND, y_rows)) return 0;
-  if (x->inplace && !bands_inplace_ok(x->p, x->span, band)) return 0;
+  if (x->inplace && (x->transposed || !bands_inplace_ok(x->p, x->span, band))) return 0;
   return slots;
 }
 
@@ -557,23 +566,44 @@ static void dw_simd(const dw_ctx *x, int32_t y0, int32_t y1) {
   }
 }
 
-void ta_depthwise_conv_s8_simd(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
-                               void *scratch, size_t budget) {
-  const int32_t in_c = p->in_c, in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, in_c);
-  const int32_t out_pix_stride = TA_OR_DEFAULT(p->out_pix_stride, in_c * p->depth_multiplier);
-  const dw_ctx x = dw_context(p, input, output, scratch, budget, in_pix_stride,
-                              TA_OR_DEFAULT(p->in_row_stride, p->in_w * in_pix_stride), out_pix_stride,
-                              TA_OR_DEFAULT(p->out_row_stride, p->out_w * out_pix_stride), 0);
+/* A 3x3 stride 1 layer of narrow rows (out_w <= 8, out_h >= 2 out_w: kws's 25 x 5 maps) runs as
+ * its transpose -- rows and columns, their strides and paddings, and the kernel's taps swapped --
+ * so the row loops run long rows (the per-row and odd-output costs fall); only for all rows at
+ * once, and when one channel's transposed plane fits the budget (in place, groups then take whole
+ * planes, never bands). */
+static void dw_run_layer(const ta_dwconv_params *p, const int8_t *in, int8_t *out, void *scratch, size_t budget,
+                         const int32_t strides[4], int32_t inplace, int32_t y0, int32_t y1) {
+  ta_dwconv_params t = *p;
+  dw_ctx x;
+  if (y0 == 0 && y1 == p->out_h && is_fast3x3(p) && p->stride_w == 1 && p->out_w <= 8 && p->out_h >= 2 * p->out_w) {
+    t.in_h = p->in_w, t.in_w = p->in_h, t.out_h = p->out_w, t.out_w = p->out_h;
+    t.pad_top = p->pad_left, t.pad_left = p->pad_top, t.pad_bottom = p->pad_right, t.pad_right = p->pad_bottom;
+    x = dw_context(&t, in, out, scratch, budget, strides[1], strides[0], strides[3], strides[2], inplace);
+    if ((size_t)plane_rows(&t, 0, t.out_h) * (size_t)x.width * sizeof(int16_t) <= budget) {
+      x.transposed = 1;
+      fill_borders(&x);
+      dw_simd(&x, 0, t.out_h);
+      return;
+    }
+  }
+  x = dw_context(p, in, out, scratch, budget, strides[0], strides[1], strides[2], strides[3], inplace);
   fill_borders(&x);
   dw_simd(&x, y0, y1);
 }
 
+void ta_depthwise_conv_s8_simd(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                               void *scratch, size_t budget) {
+  const int32_t in_c = p->in_c, in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, in_c);
+  const int32_t out_pix_stride = TA_OR_DEFAULT(p->out_pix_stride, in_c * p->depth_multiplier);
+  const int32_t strides[4] = {in_pix_stride, TA_OR_DEFAULT(p->in_row_stride, p->in_w * in_pix_stride), out_pix_stride,
+                              TA_OR_DEFAULT(p->out_row_stride, p->out_w * out_pix_stride)};
+  dw_run_layer(p, input, output, scratch, budget, strides, 0, y0, y1);
+}
+
 void ta_depthwise_conv_s8_inplace_simd(const ta_dwconv_params *p, int8_t *buf, void *scratch, size_t budget) {
-  const int32_t C = p->in_c;
-  const dw_ctx x = dw_context(p, buf, buf, scratch, budget, C, p->in_w * C, C, p->out_w * C, 1);
+  const int32_t C = p->in_c, strides[4] = {C, p->in_w * C, C, p->out_w * C};
   if (p->out_h <= 0) return;
-  fill_borders(&x);
-  dw_simd(&x, 0, p->out_h);
+  dw_run_layer(p, buf, buf, scratch, budget, strides, 1, 0, p->out_h);
 }
 #else
 /* Nothing here without the SIMD path; ISO C wants a declaration in every translation unit. */

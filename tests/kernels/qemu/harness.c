@@ -223,13 +223,15 @@ static int selftest(void) {
     }
     dw_case(&p, i);
   }
-  for (i = 0; i < 2; ++i) { /* the real models' non-square layers, full int8 range */
+  for (i = 0; i < 4; ++i) { /* the real models' non-square layers, full int8 range */
     ta_dwconv_params p;
     arena_used = 0;
     if (i == 0)
       make_dw(&p, 49, 40, 1, 8, 10, 2, 1), p.kernel_w = 8; /* micro_speech: 1 channel x 8, 10x8 */
-    else
+    else if (i == 1)
       make_dw(&p, 24, 1, 13, 1, 10, 1, 1), p.kernel_w = 1; /* str_ww: a 10x1 column kernel */
+    else /* kws's narrow 25 x 5 maps (3x3 stride 1, run transposed), 64 and 13 channels */
+      make_dw(&p, 25, 5, i == 2 ? 64 : 13, 1, 3, 1, 1);
     p.pad_right = pad_for(p.in_w, p.kernel_w, p.stride_w, 1, &p.out_w, &p.pad_left);
     p.act_min = -128, p.act_max = 127;
     dw_case(&p, 100 + i);
