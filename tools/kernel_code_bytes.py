@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 KERNELS = pathlib.Path(__file__).resolve().parents[1] / "cpp" / "kernels"
-FLASH_CPP = KERNELS.parent / "src" / "kernels" / "flash.cpp"
+FLASH_CPP = KERNELS.parent / "src" / "op_params" / "flash.cpp"
 ARM_FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard"]
 CFLAGS = ["-std=c99", "-O2", "-ffp-contract=off", "-ffunction-sections", "-fdata-sections", f"-I{KERNELS / 'include'}"]
 
