@@ -157,7 +157,11 @@ TA_NOINLINE static void build_rows1(const dw_ctx *x, const int8_t *s, int16_t *d
     const int8_t *q = s;
     int32_t col = xa;
     if (col & 1) d[col++] = q[0], q += in_pix_stride;
-    for (; col + 2 <= xb; col += 2, q += 2 * in_pix_stride) ta_write32(d + col, ta_pair16(q[0], q[in_pix_stride]));
+    for (; col + 4 <= xb; col += 4, q += 4 * in_pix_stride) { /* PKHBT: the low halves of two values */
+      ta_write32(d + col, pack_lo16(q[0], q[in_pix_stride]));
+      ta_write32(d + col + 2, pack_lo16(q[2 * in_pix_stride], q[3 * in_pix_stride]));
+    }
+    for (; col + 2 <= xb; col += 2, q += 2 * in_pix_stride) ta_write32(d + col, pack_lo16(q[0], q[in_pix_stride]));
     if (col < xb) d[col] = q[0];
   }
 }
@@ -214,7 +218,7 @@ typedef struct dw_chan {
 /* 3x3 weight words per stride, from the rows (w0, w1), (w2, 0) of the packed layout q:
  * stride 1: W0, z0, W1, W2, z1, z2 with Wr = (wr0, wr1), zr = (wr2, wr1);
  * stride 2: W0, W1, W2, (w02, w12), (w22, 0). */
-static void dw_chan_weights(dw_chan *k, const ta_i32a *q, int32_t stride) {
+TA_INLINE void dw_chan_weights(dw_chan *k, const ta_i32a *q, int32_t stride) {
   int32_t k0 = q[0], k1 = q[1], k2 = q[2], k3 = q[3], k4 = q[4], k5 = q[5];
   if (!k->fast) {
     k0 = half_pair(k0), k1 = half_pair(k1), k2 = half_pair(k2);
@@ -226,6 +230,16 @@ static void dw_chan_weights(dw_chan *k, const ta_i32a *q, int32_t stride) {
   } else {
     k->w[0] = k0, k->w[1] = k2, k->w[2] = k4, k->w[3] = pack_lo16(k1, k3), k->w[4] = k5, k->w[5] = 0;
   }
+}
+
+/* The stride 1 weight words of the transposed 3x3 kernel: tap (r, c) of the transpose is tap
+ * (c, r), packed at c * 4 + r (doubled, or halved as dw_chan_weights does when not fast). */
+TA_NOINLINE static void dw_chan_transpose(dw_chan *k, const ta_i32a *wq) {
+  const int16_t *v = (const int16_t *)(const void *)wq;
+  ta_i32a t[6];
+  int32_t i;
+  for (i = 0; i < 3; ++i) t[2 * i] = ta_pair16(v[i], v[4 + i]), t[2 * i + 1] = ta_pair16(v[8 + i], 0);
+  dw_chan_weights(k, t, 1);
 }
 
 /* Whether output channel oc takes ta_rqd on the doubled accumulator (dw_chan_prepare's fast). */
@@ -250,14 +264,8 @@ static void dw_chan_prepare(const dw_ctx *x, int32_t oc, dw_chan *k) {
                     : ta_wrap_add(bias, (int32_t)((uint32_t)(sum2 / 2) * (uint32_t)p->input_offset));
   k->m = q.m, k->c = q.c, k->r = q.r, k->qoo = q.oo;
   k->use_asm = x->asm_layer && k->fast && q.oo == 0;
-  if (x->fast3x3 && x->transposed) { /* tap (r, c) of the transpose is tap (c, r): packed at c * 4 + r */
-    const int16_t *v = (const int16_t *)(const void *)wq;
-    ta_i32a t[6];
-    for (i = 0; i < 3; ++i) t[2 * i] = ta_pair16(v[i], v[4 + i]), t[2 * i + 1] = ta_pair16(v[8 + i], 0);
-    dw_chan_weights(k, t, p->stride_w);
-  } else if (x->fast3x3) {
-    dw_chan_weights(k, wq, p->stride_w);
-  }
+  if (x->fast3x3) dw_chan_weights(k, wq, p->stride_w);
+  if (x->transposed) dw_chan_transpose(k, wq);
 }
 
 typedef char dw_chan_layout_check[(offsetof(dw_chan, qoo) == offsetof(dw_job, out_pix_stride) &&
@@ -573,9 +581,10 @@ static void dw_simd(const dw_ctx *x, int32_t y0, int32_t y1) {
  * planes, never bands). */
 static void dw_run_layer(const ta_dwconv_params *p, const int8_t *in, int8_t *out, void *scratch, size_t budget,
                          const int32_t strides[4], int32_t inplace, int32_t y0, int32_t y1) {
-  ta_dwconv_params t = *p;
+  ta_dwconv_params t;
   dw_ctx x;
   if (y0 == 0 && y1 == p->out_h && is_fast3x3(p) && p->stride_w == 1 && p->out_w <= 8 && p->out_h >= 2 * p->out_w) {
+    t = *p;
     t.in_h = p->in_w, t.in_w = p->in_h, t.out_h = p->out_w, t.out_w = p->out_h;
     t.pad_top = p->pad_left, t.pad_left = p->pad_top, t.pad_bottom = p->pad_right, t.pad_right = p->pad_bottom;
     x = dw_context(&t, in, out, scratch, budget, strides[1], strides[0], strides[3], strides[2], inplace);
