@@ -1,6 +1,6 @@
 """Where the instructions of one Cortex-M4 inference go: a count per kernel-library function.
 
-    python benchmarks/codegen_profile.py [--models NAME ...] [--plain]
+    python benchmarks/codegen_profile.py [--models NAME|PATH ...] [--plain] [--kernel-sources DIR]
 
 Builds each real model's generated program for cortex-m4 (DSP paths, or plain C with
 ``--plain``) and runs it once under QEMU per function with the instruction-count plugin
@@ -8,10 +8,14 @@ restricted to that function's address range (``arm-none-eabi-nm -S``), once in a
 invokes the model twice and once in one that invokes it once (``-DTINYARENA_RUNS``): the
 difference is one inference. A function's count is its own body (inlined helpers included,
 calls to other functions excluded); aliases (one address, two names) are counted once.
+A model is a name in tests/data/models or a .tflite path. ``--kernel-sources DIR`` builds with
+the kernel sources of DIR (e.g. another checkout's cpp/kernels/src) in place of the installed
+ones, to profile two kernel versions with the same plan.
 """
 
 import argparse
 import pathlib
+import shutil
 import tempfile
 
 from bench_paths import MODELS_DIR
@@ -22,7 +26,7 @@ from tinyarena.codegen import compile as compile_model
 
 # Which op type's work each kernel function does (the rest: everything else); a compiler clone
 # (name.isra.0, name.constprop.0) counts as its function.
-CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "gemm_2px_doubled8", "gemm_2px_doubled4", "gemm_2px_doubled8_skip",
+CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "ta_conv_s8_simd", "gemm_2px_doubled8", "gemm_2px_doubled4", "gemm_2px_doubled8_skip",
                   "gemm_2px_doubled4_skip", "gemm_2px_fast_folded", "gemm_2px_fast_offset", "gemm_2px_full",
                   "gemm_2px_clamped", "im2col_pixel", "widen_pair", "small_patch_pair", "small_patch_pixel",
                   "gather_patch", "gather_inside", "widen_span", "widen_values", "patch_row", "ta_conv_s8w_simd",
@@ -30,15 +34,29 @@ CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "gemm_2px_doubled8", "gemm_2px_doub
                   "ta_conv_s8w_mac", "gemm_4px_general", "gemm_4px_doubled",
                   "group_columns", "doubled_loop_fits", "ta_conv_im2col_pixel", "ta_conv_widen_pair",
                   "ta_conv_small_patch_pair", "ta_conv_s8_simd")
-DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "dw_simd", "dw_group", "dw_run",
+DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "ta_depthwise_conv_s8_simd",
+                       "ta_depthwise_conv_s8_inplace_simd", "ta_depthwise_conv_s8_scratch_bytes", "dw_simd", "dw_group", "dw_run",
                        "dw_chan_prepare", "dw_chan_weights", "chan_fast", "dw_job_load", "dw3x3s1_asm",
                        "dw3x3s2_asm", "dw3x3s1_rows_c", "dw3x3s2_rows_c", "dw_generic_rows", "generic_store2",
                        "generic_store4", "generic_quad", "chan_requant", "dw_dilated_rows", "dw_portable",
                        "dw_inplace_portable", "load_rows", "build_rows4", "build_rows2", "build_rows1",
                        "fill_zp", "fill_borders", "bands_inplace_ok", "dw_slots", "dw_context", "half_pair",
-                       "plane_width", "plane_bytes")
+                       "plane_width", "plane_bytes", "ta_dw_wide_applies", "ta_dw_wide_rows", "wide5_s1",
+                       "wide5_s2", "wide7_s1", "wide7_s2")
 
-LIBC = ("memcpy", "memset", "__aeabi_memcpy", "__aeabi_memset", "__aeabi_dmul", "__aeabi_d2iz", "round",
+
+
+def op_functions(name):
+    """The listed name of a kernel function: without a clone suffix (.isra.0) and without the
+    `ta_` / `ta_conv_` prefix its assembly entry points carry (ta_dw3x3s1_asm, ta_conv_gemm_...)."""
+    base = name.split(".")[0]
+    for prefix in ("ta_conv_", "ta_"):
+        if base.startswith(prefix) and base[len(prefix):] in CONV_FUNCTIONS + DEPTHWISE_FUNCTIONS:
+            return base[len(prefix):]
+    return base
+
+
+LIBC = ("memcpy", "memmove", "memset", "__aeabi_memcpy", "__aeabi_memset", "__aeabi_dmul", "__aeabi_d2iz", "round",
         "__aeabi_i2d", "__adddf3", "__muldf3", "__floatsidf", "__fixdfsi")
 
 
@@ -61,10 +79,14 @@ def kernel_functions(elf, kernel_dir):
     return ranges
 
 
-def profile(path, work, plugin, cflags):
+def profile(path, work, plugin, cflags, kernel_sources=None):
     plan = tinyarena.plan(path)
     out_dir = work / path.stem
     compile_model(plan, out_dir, target="cortex-m4", name="model")
+    if kernel_sources:  # copied over the generated folder's (sources only one version has stay unused)
+        for src in sorted(pathlib.Path(kernel_sources).glob("*")):
+            if src.suffix in (".c", ".h"):
+                shutil.copy(src, out_dir / "kernels" / "src" / src.name)
     bench_inputs(plan, out_dir)
     counts = {}
     for runs in (1, 2):
@@ -83,10 +105,10 @@ def print_by_op_type(plan, total, rows):
     print("\n| op type | MACs | instructions | instr/MAC | share |\n|---|---:|---:|---:|---:|")
     for op_type, functions in (("CONV_2D", CONV_FUNCTIONS), ("DEPTHWISE_CONV_2D", DEPTHWISE_FUNCTIONS)):
         macs = sum(op.macs for op in plan.ops if op.type == op_type)
-        n = sum(count for f, count in rows.items() if f.split(".")[0] in functions)
+        n = sum(count for f, count in rows.items() if op_functions(f) in functions)
         if macs:
             print(f"| {op_type} | {macs:,} | {n:,} | {n / macs:.2f} | {100 * n / total:.1f}% |")
-    rest = total - sum(n for f, n in rows.items() if f.split(".")[0] in CONV_FUNCTIONS + DEPTHWISE_FUNCTIONS)
+    rest = total - sum(n for f, n in rows.items() if op_functions(f) in CONV_FUNCTIONS + DEPTHWISE_FUNCTIONS)
     print(f"| everything else | | {rest:,} | | {100 * rest / total:.1f}% |", flush=True)
 
 
@@ -95,14 +117,16 @@ def main():
     parser.add_argument("--models", nargs="+", default=["vww_96_int8", "person_detect", "kws_ref_model",
                                                          "pretrainedResnet_quant"])
     parser.add_argument("--plain", action="store_true", help="profile the plain C build (-DTA_NO_SIMD)")
+    parser.add_argument("--kernel-sources", help="build with the kernel sources of this folder instead")
     args = parser.parse_args()
     cflags = VARIANTS["plain C" if args.plain else "DSP"]
     with tempfile.TemporaryDirectory(prefix="tinyarena-profile-") as tmp:
         work = pathlib.Path(tmp)
         plugin = build_plugin(work)
         for name in args.models:
-            plan, total, rows = profile(MODELS_DIR / f"{name}.tflite", work, plugin, cflags)
-            print(f"\n{name}: {plan.macs:,} MACs, {total:,} instructions per inference")
+            path = pathlib.Path(name) if name.endswith(".tflite") else MODELS_DIR / f"{name}.tflite"
+            plan, total, rows = profile(path, work, plugin, cflags, args.kernel_sources)
+            print(f"\n{path.stem}: {plan.macs:,} MACs, {total:,} instructions per inference")
             print("| function | instructions | per MAC | share |\n|---|---:|---:|---:|")
             for fn, n in sorted(rows.items(), key=lambda kv: -kv[1]):
                 print(f"| {fn} | {n:,} | {n / plan.macs:.3f} | {100 * n / total:.1f}% |")

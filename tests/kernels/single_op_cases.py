@@ -122,6 +122,11 @@ def make_case(family: str, i: int):
         if family == "depthwise_conv2d" and i % 7 == 1:
             kh, kw, sh, sw, dh, dw, padding = 3, 3, 1, 1, 1, 1, "SAME"  # the common MobileNet case
             h, w = max(h, 3), max(w, 3)
+        if family == "depthwise_conv2d" and i % 7 == 4:  # MCUNet's 5x5 and 7x7, stride 1 or 2
+            kh = kw = 5 if i % 14 == 4 else 7
+            sh = sw = 1 + (i % 3 == 0)
+            dh = dw = 1
+            h, w = max(h, kh) + r(0, 6), max(w, kw) + r(0, 6)
         x = _input(mb, rng, (1 + (i % 11 == 5), h, w, c))
         if family == "conv2d":
             y = mb.conv2d(x, r(1, 10), kernel=(kh, kw), stride=(sh, sw), padding=padding, dilation=(dh, dw),

@@ -57,15 +57,25 @@ TA_NOINLINE static void dw_portable(const ta_dwconv_params *p, const int8_t *inp
   }
 }
 
-/* SIMD scratch: the int16 plane (+2 slack values, rounded to 4 bytes), then one int32
- * accumulator per output column (+1 for the pair loops). */
+/* SIMD scratch: the int16 plane (+2 slack values, rounded to 4 bytes; 4 of them for
+ * small_square layers), then out_w + 1 words the SIMD path also fills with plane rows. */
 static size_t plane_bytes(const ta_dwconv_params *p) {
   return (((size_t)plane_rows(p, 0, p->out_h) * (size_t)plane_width(p) + 2) * sizeof(int16_t) + 3) & ~(size_t)3;
 }
 
+/* A 3x3, 5x5 or 7x7 layer (dilation 1) whose plane has at most DW_SMALL_PLANE values gets room
+ * for 4 planes: the SIMD path's group of 4 channels, whole, without bands (at most 1,200 bytes
+ * more, on the small maps late in a network, where bands cost most per MAC). */
+#define DW_SMALL_PLANE 200
+static int small_square(const ta_dwconv_params *p) {
+  const int32_t k = p->kernel_h;
+  return k == p->kernel_w && (k == 3 || k == 5 || k == 7) && p->dilation_h == 1 && p->dilation_w == 1 &&
+         p->in_c > 1 && (size_t)plane_rows(p, 0, p->out_h) * (size_t)plane_width(p) <= DW_SMALL_PLANE;
+}
+
 size_t ta_depthwise_conv_s8_scratch_bytes(const ta_dwconv_params *p) {
   if (p->out_h <= 0 || p->out_w <= 0) return 0;
-  return plane_bytes(p) + ((size_t)p->out_w + 1) * sizeof(int32_t);
+  return (small_square(p) ? 4 : 1) * plane_bytes(p) + ((size_t)p->out_w + 1) * sizeof(int32_t);
 }
 
 size_t ta_depthwise_conv_s8_inplace_scratch_bytes(const ta_dwconv_params *p) {

@@ -63,6 +63,8 @@ typedef struct dw_ctx {
   int32_t words;    /* packed weight words per output channel */
   int32_t room;     /* |bias| below this: the doubled accumulator is exact (dw_chan_prepare) */
   int32_t asm_layer; /* fast3x3 and all of int8 as the activation range: the assembly's form */
+  int32_t wide;     /* kernel 5 or 7 wide: ta_dw_wide_rows for channels on the doubled accumulator */
+  int32_t transposed; /* p is the layer's transpose (dw_run_layer): weights transposed too */
   int16_t *plane;
   size_t budget;    /* scratch bytes */
 } dw_ctx;
@@ -92,6 +94,8 @@ static dw_ctx dw_context(const ta_dwconv_params *p, const int8_t *in, int8_t *ou
     x.room = room > 0 ? (int32_t)room : 0;
   }
   x.asm_layer = TA_SIMD_NATIVE && x.fast3x3 && p->act_min == -128 && p->act_max == 127;
+  x.wide = !x.fast3x3 && ta_dw_wide_applies(p);
+  x.transposed = 0;
   x.plane = (int16_t *)scratch;
   x.budget = budget;
   return x;
@@ -153,7 +157,11 @@ TA_NOINLINE static void build_rows1(const dw_ctx *x, const int8_t *s, int16_t *d
     const int8_t *q = s;
     int32_t col = xa;
     if (col & 1) d[col++] = q[0], q += in_pix_stride;
-    for (; col + 2 <= xb; col += 2, q += 2 * in_pix_stride) ta_write32(d + col, ta_pair16(q[0], q[in_pix_stride]));
+    for (; col + 4 <= xb; col += 4, q += 4 * in_pix_stride) { /* PKHBT: the low halves of two values */
+      ta_write32(d + col, pack_lo16(q[0], q[in_pix_stride]));
+      ta_write32(d + col + 2, pack_lo16(q[2 * in_pix_stride], q[3 * in_pix_stride]));
+    }
+    for (; col + 2 <= xb; col += 2, q += 2 * in_pix_stride) ta_write32(d + col, pack_lo16(q[0], q[in_pix_stride]));
     if (col < xb) d[col] = q[0];
   }
 }
@@ -210,7 +218,7 @@ typedef struct dw_chan {
 /* 3x3 weight words per stride, from the rows (w0, w1), (w2, 0) of the packed layout q:
  * stride 1: W0, z0, W1, W2, z1, z2 with Wr = (wr0, wr1), zr = (wr2, wr1);
  * stride 2: W0, W1, W2, (w02, w12), (w22, 0). */
-static void dw_chan_weights(dw_chan *k, const ta_i32a *q, int32_t stride) {
+TA_INLINE void dw_chan_weights(dw_chan *k, const ta_i32a *q, int32_t stride) {
   int32_t k0 = q[0], k1 = q[1], k2 = q[2], k3 = q[3], k4 = q[4], k5 = q[5];
   if (!k->fast) {
     k0 = half_pair(k0), k1 = half_pair(k1), k2 = half_pair(k2);
@@ -222,6 +230,16 @@ static void dw_chan_weights(dw_chan *k, const ta_i32a *q, int32_t stride) {
   } else {
     k->w[0] = k0, k->w[1] = k2, k->w[2] = k4, k->w[3] = pack_lo16(k1, k3), k->w[4] = k5, k->w[5] = 0;
   }
+}
+
+/* The stride 1 weight words of the transposed 3x3 kernel: tap (r, c) of the transpose is tap
+ * (c, r), packed at c * 4 + r (doubled, or halved as dw_chan_weights does when not fast). */
+TA_NOINLINE static void dw_chan_transpose(dw_chan *k, const ta_i32a *wq) {
+  const int16_t *v = (const int16_t *)(const void *)wq;
+  ta_i32a t[6];
+  int32_t i;
+  for (i = 0; i < 3; ++i) t[2 * i] = ta_pair16(v[i], v[4 + i]), t[2 * i + 1] = ta_pair16(v[8 + i], 0);
+  dw_chan_weights(k, t, 1);
 }
 
 /* Whether output channel oc takes ta_rqd on the doubled accumulator (dw_chan_prepare's fast). */
@@ -247,6 +265,7 @@ static void dw_chan_prepare(const dw_ctx *x, int32_t oc, dw_chan *k) {
   k->m = q.m, k->c = q.c, k->r = q.r, k->qoo = q.oo;
   k->use_asm = x->asm_layer && k->fast && q.oo == 0;
   if (x->fast3x3) dw_chan_weights(k, wq, p->stride_w);
+  if (x->transposed) dw_chan_transpose(k, wq);
 }
 
 typedef char dw_chan_layout_check[(offsetof(dw_chan, qoo) == offsetof(dw_job, out_pix_stride) &&
@@ -440,7 +459,10 @@ TA_NOINLINE static void dw_generic_rows(const dw_ctx *x, const dw_job *j) {
 TA_NOINLINE static void dw_run(const dw_ctx *x, dw_job *j) {
   const int32_t stride1 = x->fast3x3 == 1;
   if (!x->fast3x3) {
-    dw_generic_rows(x, j);
+    if (x->wide && j->fast)
+      ta_dw_wide_rows(x->p, j);
+    else
+      dw_generic_rows(x, j);
     return;
   }
 #if TA_SIMD_NATIVE
@@ -468,7 +490,7 @@ static void dw_group(const dw_ctx *x, int32_t c0, int32_t g, int32_t slots, int3
   const ta_dwconv_params *p = x->p;
   const int32_t sh = p->stride_h, dm = p->depth_multiplier, pitch = g * x->width;
   const int32_t band = (slots - x->span) / sh + 1;
-  int32_t yb, have_lo = 0, have_n = 0, r, j, m;
+  int32_t yb, have_lo = 0, have_n = 0, j, m;
   dw_chan chans[DW_JOBS];
   dw_job job;
   const int32_t cached = g * dm <= DW_JOBS;
@@ -482,14 +504,12 @@ static void dw_group(const dw_ctx *x, int32_t c0, int32_t g, int32_t slots, int3
     const int32_t rows = (ye - yb - 1) * sh + x->span;
     int32_t keep = 0;
     if (have_n > 0 && iy >= have_lo && iy < have_lo + have_n) {
-      ta_i32a *d = (ta_i32a *)(void *)x->plane;
-      const ta_i32a *s = (const ta_i32a *)(const void *)(x->plane + (iy - have_lo) * pitch);
+      const size_t bytes = (size_t)(have_lo + have_n - iy) * (size_t)pitch * sizeof(int16_t);
       keep = have_lo + have_n - iy;
-      if (keep <= iy - have_lo) {
-        memcpy(d, s, (size_t)keep * (size_t)pitch * sizeof(int16_t));
-      } else {
-        for (r = 0; r < (keep * pitch) >> 1; ++r) d[r] = s[r]; /* overlapping: forward, word by word */
-      }
+      if (keep <= iy - have_lo) /* the rows kept do not overlap their new place */
+        memcpy(x->plane, x->plane + (iy - have_lo) * pitch, bytes);
+      else
+        memmove(x->plane, x->plane + (iy - have_lo) * pitch, bytes);
     }
     load_rows(x, iy + keep, rows - keep, c0, g, x->plane + keep * pitch);
     have_lo = iy, have_n = rows;
@@ -530,7 +550,7 @@ static int32_t dw_slots(const dw_ctx *x, int32_t g, int32_t rows_needed, int32_t
   const int32_t band = slots >= x->span ? (slots - x->span) / x->p->stride_h + 1 : 0;
   if (slots >= rows_needed) return rows_needed;
   if (band < ta_min32(DW_MIN_BAND, y_rows)) return 0;
-  if (x->inplace && !bands_inplace_ok(x->p, x->span, band)) return 0;
+  if (x->inplace && (x->transposed || !bands_inplace_ok(x->p, x->span, band))) return 0;
   return slots;
 }
 
@@ -554,23 +574,45 @@ static void dw_simd(const dw_ctx *x, int32_t y0, int32_t y1) {
   }
 }
 
-void ta_depthwise_conv_s8_simd(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
-                               void *scratch, size_t budget) {
-  const int32_t in_c = p->in_c, in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, in_c);
-  const int32_t out_pix_stride = TA_OR_DEFAULT(p->out_pix_stride, in_c * p->depth_multiplier);
-  const dw_ctx x = dw_context(p, input, output, scratch, budget, in_pix_stride,
-                              TA_OR_DEFAULT(p->in_row_stride, p->in_w * in_pix_stride), out_pix_stride,
-                              TA_OR_DEFAULT(p->out_row_stride, p->out_w * out_pix_stride), 0);
+/* A 3x3 stride 1 layer of narrow rows (out_w <= 8, out_h >= 2 out_w: kws's 25 x 5 maps) runs as
+ * its transpose -- rows and columns, their strides and paddings, and the kernel's taps swapped --
+ * so the row loops run long rows (the per-row and odd-output costs fall); only for all rows at
+ * once, and when one channel's transposed plane fits the budget (in place, groups then take whole
+ * planes, never bands). */
+static void dw_run_layer(const ta_dwconv_params *p, const int8_t *in, int8_t *out, void *scratch, size_t budget,
+                         const int32_t strides[4], int32_t inplace, int32_t y0, int32_t y1) {
+  ta_dwconv_params t;
+  dw_ctx x;
+  if (y0 == 0 && y1 == p->out_h && is_fast3x3(p) && p->stride_w == 1 && p->out_w <= 8 && p->out_h >= 2 * p->out_w) {
+    t = *p;
+    t.in_h = p->in_w, t.in_w = p->in_h, t.out_h = p->out_w, t.out_w = p->out_h;
+    t.pad_top = p->pad_left, t.pad_left = p->pad_top, t.pad_bottom = p->pad_right, t.pad_right = p->pad_bottom;
+    x = dw_context(&t, in, out, scratch, budget, strides[1], strides[0], strides[3], strides[2], inplace);
+    if ((size_t)plane_rows(&t, 0, t.out_h) * (size_t)x.width * sizeof(int16_t) <= budget) {
+      x.transposed = 1;
+      fill_borders(&x);
+      dw_simd(&x, 0, t.out_h);
+      return;
+    }
+  }
+  x = dw_context(p, in, out, scratch, budget, strides[0], strides[1], strides[2], strides[3], inplace);
   fill_borders(&x);
   dw_simd(&x, y0, y1);
 }
 
+void ta_depthwise_conv_s8_simd(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                               void *scratch, size_t budget) {
+  const int32_t in_c = p->in_c, in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, in_c);
+  const int32_t out_pix_stride = TA_OR_DEFAULT(p->out_pix_stride, in_c * p->depth_multiplier);
+  const int32_t strides[4] = {in_pix_stride, TA_OR_DEFAULT(p->in_row_stride, p->in_w * in_pix_stride), out_pix_stride,
+                              TA_OR_DEFAULT(p->out_row_stride, p->out_w * out_pix_stride)};
+  dw_run_layer(p, input, output, scratch, budget, strides, 0, y0, y1);
+}
+
 void ta_depthwise_conv_s8_inplace_simd(const ta_dwconv_params *p, int8_t *buf, void *scratch, size_t budget) {
-  const int32_t C = p->in_c;
-  const dw_ctx x = dw_context(p, buf, buf, scratch, budget, C, p->in_w * C, C, p->out_w * C, 1);
+  const int32_t C = p->in_c, strides[4] = {C, p->in_w * C, C, p->out_w * C};
   if (p->out_h <= 0) return;
-  fill_borders(&x);
-  dw_simd(&x, 0, p->out_h);
+  dw_run_layer(p, buf, buf, scratch, budget, strides, 1, 0, p->out_h);
 }
 #else
 /* Nothing here without the SIMD path; ISO C wants a declaration in every translation unit. */

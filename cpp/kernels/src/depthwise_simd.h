@@ -1,5 +1,5 @@
 /*
- * Internal to DEPTHWISE_CONV_2D (depthwise.c, depthwise_simd.c, depthwise_asm.c): the plane
+ * Internal to DEPTHWISE_CONV_2D (depthwise.c, depthwise_simd.c, depthwise_asm.c, depthwise_wide.c): the plane
  * geometry the scratch size and the SIMD path share, the job the 3x3 row kernels and their
  * assembly read, and the entry points of the SIMD path and of the assembly. Invariant: the
  * assembly reads dw_job at the offsets its comments give (checked at compile time).
@@ -52,6 +52,11 @@ typedef struct dw_job {
 void ta_depthwise_conv_s8_simd(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                                void *scratch, size_t budget);
 void ta_depthwise_conv_s8_inplace_simd(const ta_dwconv_params *p, int8_t *buf, void *scratch, size_t budget);
+
+/* 5x5 and 7x7 kernels, stride_w 1 or 2, dilation 1, at least 2 outputs a row (depthwise_wide.c):
+ * whether they apply, and a job's rows for a channel on the doubled accumulator (job.fast). */
+int32_t ta_dw_wide_applies(const ta_dwconv_params *p);
+void ta_dw_wide_rows(const ta_dwconv_params *p, const dw_job *j);
 #endif
 
 #if TA_SIMD_NATIVE

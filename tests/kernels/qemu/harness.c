@@ -12,6 +12,8 @@
  *   harness bench NAME PATH R   set up layer NAME and run its kernel R times on PATH (dsp|plain);
  *                               conv1x1 / conv3x3 on int8 weights, conv1x1_s16 / conv3x3_s16 on
  *                               int16 ones.
+ *                               NAME dw:K:S:C:H[:ip] is a K x K stride S depthwise layer on an
+ *                               H x H x C input (SAME padding, all of int8 as range), :ip in place.
  *                               Instruction counts of R=2 minus R=1 (QEMU insn plugin) give the
  *                               exact cost of one kernel call.
  * The portable path is the same code the host tests check against TFLite's reference kernels.
@@ -234,16 +236,30 @@ static int selftest(void) {
     }
     dw_case(&p, i);
   }
-  for (i = 0; i < 2; ++i) { /* the real models' non-square layers, full int8 range */
+  for (i = 0; i < 4; ++i) { /* the real models' non-square layers, full int8 range */
     ta_dwconv_params p;
     arena_used = 0;
     if (i == 0)
       make_dw(&p, 49, 40, 1, 8, 10, 2, 1), p.kernel_w = 8; /* micro_speech: 1 channel x 8, 10x8 */
-    else
+    else if (i == 1)
       make_dw(&p, 24, 1, 13, 1, 10, 1, 1), p.kernel_w = 1; /* str_ww: a 10x1 column kernel */
+    else /* kws's narrow 25 x 5 maps (3x3 stride 1, run transposed), 64 and 13 channels */
+      make_dw(&p, 25, 5, i == 2 ? 64 : 13, 1, 3, 1, 1);
     p.pad_right = pad_for(p.in_w, p.kernel_w, p.stride_w, 1, &p.out_w, &p.pad_left);
     p.act_min = -128, p.act_max = 127;
     dw_case(&p, 100 + i);
+  }
+  for (i = 0; i < 32; ++i) { /* 5x5 and 7x7, stride 1 and 2 (the four-output row kernels) */
+    ta_dwconv_params p;
+    static const int32_t hi[4] = {17, 17, 9, 2};
+    int32_t v[4];
+    arena_used = 0;
+    draw(v, hi, 4);
+    make_dw(&p, v[0], v[1], v[2], v[3], i & 2 ? 7 : 5, 1 + ((i >> 2) & 1), 1);
+    if (i & 1) p.act_min = -128, p.act_max = 127;
+    if (i % 8 == 5) ((int32_t *)p.out_shift)[0] = -26; /* the output offset after the shift */
+    if (i % 8 == 3) ((int32_t *)p.bias)[0] = -1073500000; /* undoubled */
+    dw_case(&p, 200 + i);
   }
   for (i = 0; i < 40; ++i) {
     ta_fc_params p;
@@ -306,6 +322,28 @@ static int bench(const char *name, int dsp, int repeat) {
     if (dsp) p.packed_weights = pack_dw(&p);
     printf("%s MACs %ld\n", name, (long)p.out_h * p.out_w * p.in_c * p.kernel_h * p.kernel_w);
     for (r = 0; r < repeat; ++r) ta_depthwise_conv_s8(&p, x, o, 0, p.out_h, scratch);
+    return 0;
+  }
+  if (!strncmp(name, "dw:", 3)) { /* dw:K:S:C:H[:ip]: K x K, stride S, C channels, H x H input, in place */
+    ta_dwconv_params p;
+    int8_t *x, *o;
+    void *scratch;
+    int k = 3, s = 1, c = 8, h = 16, ip = strstr(name, ":ip") != NULL;
+    if (sscanf(name + 3, "%d:%d:%d:%d", &k, &s, &c, &h) != 4) return 2;
+    make_dw(&p, h, h, c, 1, k, s, 1);
+    p.act_min = -128, p.act_max = 127;
+    for (r = 0; r < c; ++r) ((int32_t *)p.out_shift)[r] = rint_(-11, -1); /* as a trained layer's */
+    x = rand_i8((size_t)p.in_h * p.in_w * p.in_c);
+    o = alloc((size_t)p.out_h * p.out_w * p.in_c);
+    scratch = alloc(ip ? ta_depthwise_conv_s8_inplace_scratch_bytes(&p) : ta_depthwise_conv_s8_scratch_bytes(&p));
+    if (dsp) p.packed_weights = pack_dw(&p);
+    printf("%s MACs %ld\n", name, (long)p.out_h * p.out_w * p.in_c * p.kernel_h * p.kernel_w);
+    for (r = 0; r < repeat; ++r) {
+      if (ip)
+        ta_depthwise_conv_s8_inplace(&p, x, scratch);
+      else
+        ta_depthwise_conv_s8(&p, x, o, 0, p.out_h, scratch);
+    }
     return 0;
   }
   if (!strcmp(name, "fc")) {
