@@ -67,14 +67,15 @@ TEST(inplace_merges_depthwise_and_elementwise_and_adds_the_plane_scratch) {
   CHECK_EQ(l.tensor_buffer[2], l.tensor_buffer[3]);
   CHECK_EQ(l.inplace_ops.size(), 2u);
   // One activation buffer [0, 2] plus the in-place depthwise kernel's scratch: its SIMD path's
-  // int16 plane of (8 + 2) rows x 12 columns (11 rounded up to even, so rows stay word-aligned;
-  // +2 values) and 8 + 1 int32 accumulators, more than the 8x8 int8 plane of the portable path
+  // int16 planes of (8 + 2) rows x 12 columns (11 rounded up to even, so rows stay word-aligned;
+  // +2 values), four of them since a plane this small (<= 200 values) runs 4 channels at once,
+  // and 8 + 1 int32 accumulators, more than the 8x8 int8 plane of the portable path
   // (ta_depthwise_conv_s8_inplace_scratch_bytes).
   CHECK_EQ(l.buffers.size(), 2u);
   CHECK_EQ(l.buffers[0].first, 0);
   CHECK_EQ(l.buffers[0].last, 2);
   CHECK(l.buffers[1].kind == liveness::BufferKind::Scratch);
-  CHECK_EQ(l.buffers[1].size, (10 * 12 + 2) * 2 + 9 * 4);
+  CHECK_EQ(l.buffers[1].size, 4 * (10 * 12 + 2) * 2 + 9 * 4);
 }
 
 TEST(graph_outputs_are_never_overwritten_in_place) {
