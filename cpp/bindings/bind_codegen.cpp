@@ -34,8 +34,8 @@ void bind_codegen(py::module_& m) {
       .def_readonly("name", &Program::name)
       .def_readonly("arena_bytes", &Program::arena_bytes)
       .def_readonly("arenas", &Program::arenas)
-      .def("const_array_bytes", &codegen::const_array_bytes, py::arg("simd"),
-           "Bytes of constant arrays the SIMD (packed int16 weights, rq records) or portable (int8) build holds.")
+      .def("const_array_bytes", &codegen::const_array_bytes, py::arg("target"),
+           "Bytes of constant arrays the build of `target` (a name of tinyarena.codegen.TARGETS) holds.")
       .def_readonly("calls", &Program::calls)
       .def_property_readonly("kernel_sources", [](const Program& p) {
         const auto used = codegen::kernel_sources_used(p);

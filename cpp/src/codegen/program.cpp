@@ -1,6 +1,9 @@
 #include "tinyarena/codegen/program.h"
 
 #include <cstdio>
+#include <stdexcept>
+
+#include "tinyarena/op_params/targets.h"
 
 namespace tinyarena::codegen {
 
@@ -38,12 +41,27 @@ std::string shortest_g(double value, int digits) {
 
 }  // namespace
 
-int64_t const_array_bytes(const Program& program, bool simd) {
-  const std::string other_build = simd ? kWhenPortable : kWhenSimd;
+namespace {
+
+// Whether the preprocessor condition (kWhen*) holds in `build`.
+bool compiled_in(const std::string& condition, op_params::Build build) {
+  using op_params::Build;
+  if (condition.empty()) return true;
+  if (condition == kWhenPortable) return build == Build::Portable;
+  if (condition == kWhenSimd) return build != Build::Portable;
+  if (condition == kWhenDspNotHelium) return build == Build::Simd;
+  if (condition == kWhenHelium) return build == Build::Helium;
+  throw std::logic_error("unknown array condition '" + condition + "'");
+}
+
+}  // namespace
+
+int64_t const_array_bytes(const Program& program, const std::string& target) {
+  const op_params::Build build = op_params::target_build(target);
   int64_t bytes = 0;
   for (const KernelCall& call : program.calls)
     for (const ConstArray& array : call.arrays)
-      if (array.condition != other_build) bytes += static_cast<int64_t>(array.bytes.size());
+      if (compiled_in(array.condition, build)) bytes += static_cast<int64_t>(array.bytes.size());
   return bytes;
 }
 

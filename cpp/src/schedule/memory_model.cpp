@@ -19,12 +19,15 @@ constexpr int32_t kDepthwiseConv2D = 4;
 int64_t bytes(const Tensor& t) { return t.byte_size ? *t.byte_size : -1; }
 
 // The liveness's activation set: tensors that get a buffer.
-std::vector<bool> active_tensors(const Graph& graph) {
+// Tensors with arena bytes: not constants, not unused, not left in the caller's arrays.
+std::vector<bool> active_tensors(const Graph& graph, const liveness::LivenessOptions& options) {
   std::vector<bool> io(graph.tensors.size(), false), active(graph.tensors.size(), false);
   for (int32_t t : graph.inputs) io[t] = true;
   for (int32_t t : graph.outputs) io[t] = true;
   for (const Tensor& t : graph.tensors)
     active[t.index] = !t.is_constant() && (t.producer >= 0 || !t.consumers.empty() || io[t.index] || t.is_variable);
+  if (options.caller_float_io)
+    for (int32_t t : liveness::caller_float_io_tensors(graph)) active[t] = false;
   return active;
 }
 
@@ -113,7 +116,7 @@ MemoryModel build_memory_model(const Graph& graph, const liveness::LivenessOptio
   MemoryModel model;
   model.ops = static_cast<int32_t>(graph.ops.size());
   model.words = (model.ops + 63) / 64;
-  const std::vector<bool> active = active_tensors(graph);
+  const std::vector<bool> active = active_tensors(graph, options);
   std::vector<int64_t> sizes(graph.tensors.size(), 0);
   for (const Tensor& t : graph.tensors)
     if (active[t.index]) sizes[t.index] = std::max<int64_t>(bytes(t), 0);

@@ -96,6 +96,12 @@ class Evaluator {
   int64_t plain_peak(size_t s) const { return step_live_[s]; }
   int64_t plain_peak_inplace(size_t s) const { return step_live_inplace_[s]; }
   int32_t op_at(size_t s) const { return base_.order[s]; }
+  // Step s is an input TRANSPOSE after the model input's QUANTIZE: it streams only as part of the
+  // input's load (the QUANTIZE in the segment too), never as a segment's first op.
+  bool cuts_input_load(size_t s) const {
+    const graph::Op& op = graph_.ops[op_at(s)];
+    return is_input_transpose(graph_, op) && graph_.tensors[op.inputs[0]].producer >= 0;
+  }
 
   // Bytes of the untiled buffers (scratch aside) that cross steps [begin, end), except those
   // `owned` by the segment: those born by step end - 1, less those dead before begin, less
@@ -396,7 +402,8 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
       c.begin = static_cast<int32_t>(begin);
       c.segment = true;
       int64_t least_own = INT64_MAX;  // the smallest own buffers of this extension, over its parameters
-      for (size_t k = 0; rows_open && k < tails.size(); ++k) {
+      const bool cuts_load = eval.cuts_input_load(c.begin);  // no row segment starts there; earlier ones may
+      for (size_t k = 0; rows_open && !cuts_load && k < tails.size(); ++k) {
         ++result.candidates;
         const int32_t stripe = options.stripe_rows[k];
         Tail& tail = tails[k];
@@ -433,7 +440,7 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
           least_own = std::min(least_own, c.own_bytes);
         }
       }
-      rows_open = rows_open && least_own < plain_bound;
+      rows_open = rows_open && (cuts_load || least_own < plain_bound);
       least_own = INT64_MAX;
       for (int32_t grid : patches_open ? options.patch_grids : std::vector<int32_t>{}) {
         ++result.candidates;

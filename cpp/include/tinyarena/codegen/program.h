@@ -102,9 +102,10 @@ struct Program {
   std::vector<KernelCall> calls;  // in execution order; views emit no call
 };
 
-// Bytes of the constant arrays (weights, biases, tables) a build compiles
-// in: the SIMD build's (packed int16 weights, requantization records) or the
-// portable one's (int8 weights). Params structs are not counted.
-int64_t const_array_bytes(const Program& program, bool simd);
+// Bytes of the constant arrays (weights, biases, tables) the build of
+// `target` compiles in (op_params::Build: portable int8 weights; the DSP
+// build's int8 conv and packed int16 other weights and requantization
+// records; Helium's packed int16 conv weights). Params structs are not counted.
+int64_t const_array_bytes(const Program& program, const std::string& target);
 
 }  // namespace tinyarena::codegen
