@@ -119,23 +119,36 @@ void ta_conv_grad_input_row_s32(const ta_conv_grad_params *p, const int8_t *grad
   }
 }
 
-int32_t ta_conv_grad_input_s8(const ta_conv_grad_params *p, const int8_t *grad_out, int8_t *grad_in,
-                              int32_t *row_scratch) {
-  const int32_t row_len = p->in_w * p->in_c;
+/* One input-gradient row, int32 (conv or depthwise: `p` is that op's grad params). */
+typedef void (*grad_row_fn)(const void *p, const int8_t *grad_out, int32_t iy, int32_t *row);
+
+/* The two-pass requantization both input gradients share: every row once for the largest
+ * |value| (so the shift), then again to write it as int8. Returns the shift. */
+static int32_t grad_input_two_pass(const void *p, grad_row_fn row, int32_t rows, int32_t row_len,
+                                   const int8_t *grad_out, int8_t *grad_in, int32_t *row_scratch) {
   int32_t max_abs = 0, shift, iy, i;
-  for (iy = 0; iy < p->in_h; ++iy) {
-    ta_conv_grad_input_row_s32(p, grad_out, iy, row_scratch);
+  for (iy = 0; iy < rows; ++iy) {
+    row(p, grad_out, iy, row_scratch);
     for (i = 0; i < row_len; ++i) {
       const int32_t v = row_scratch[i] < 0 ? -row_scratch[i] : row_scratch[i];
       if (v > max_abs) max_abs = v;
     }
   }
   shift = ta_grad_shift_for(max_abs);
-  for (iy = 0; iy < p->in_h; ++iy) {
-    ta_conv_grad_input_row_s32(p, grad_out, iy, row_scratch);
+  for (iy = 0; iy < rows; ++iy) {
+    row(p, grad_out, iy, row_scratch);
     ta_grad_requantize_s8(row_scratch, row_len, shift, grad_in + (int64_t)iy * row_len);
   }
   return shift;
+}
+
+static void conv_grad_row(const void *p, const int8_t *grad_out, int32_t iy, int32_t *row) {
+  ta_conv_grad_input_row_s32((const ta_conv_grad_params *)p, grad_out, iy, row);
+}
+
+int32_t ta_conv_grad_input_s8(const ta_conv_grad_params *p, const int8_t *grad_out, int8_t *grad_in,
+                              int32_t *row_scratch) {
+  return grad_input_two_pass(p, conv_grad_row, p->in_h, p->in_w * p->in_c, grad_out, grad_in, row_scratch);
 }
 
 void ta_conv_grad_weight_channel_s32(const ta_conv_grad_params *p, const int8_t *grad_out, const int8_t *input,
@@ -247,23 +260,13 @@ void ta_dwconv_grad_input_row_s32(const ta_dwconv_grad_params *p, const int8_t *
   }
 }
 
+static void dwconv_grad_row(const void *p, const int8_t *grad_out, int32_t iy, int32_t *row) {
+  ta_dwconv_grad_input_row_s32((const ta_dwconv_grad_params *)p, grad_out, iy, row);
+}
+
 int32_t ta_dwconv_grad_input_s8(const ta_dwconv_grad_params *p, const int8_t *grad_out, int8_t *grad_in,
                                 int32_t *row_scratch) {
-  const int32_t row_len = p->in_w * p->in_c;
-  int32_t max_abs = 0, shift, iy, i;
-  for (iy = 0; iy < p->in_h; ++iy) {
-    ta_dwconv_grad_input_row_s32(p, grad_out, iy, row_scratch);
-    for (i = 0; i < row_len; ++i) {
-      const int32_t v = row_scratch[i] < 0 ? -row_scratch[i] : row_scratch[i];
-      if (v > max_abs) max_abs = v;
-    }
-  }
-  shift = ta_grad_shift_for(max_abs);
-  for (iy = 0; iy < p->in_h; ++iy) {
-    ta_dwconv_grad_input_row_s32(p, grad_out, iy, row_scratch);
-    ta_grad_requantize_s8(row_scratch, row_len, shift, grad_in + (int64_t)iy * row_len);
-  }
-  return shift;
+  return grad_input_two_pass(p, dwconv_grad_row, p->in_h, p->in_w * p->in_c, grad_out, grad_in, row_scratch);
 }
 
 void ta_dwconv_grad_weight_channel_s32(const ta_dwconv_grad_params *p, const int8_t *grad_out,
