@@ -8,10 +8,9 @@ committed) under bias, last:2, last:4 and auto --sram 256K --flash 1M; then the 
 """
 
 import argparse
-import statistics
-import time
 
 from bench_paths import MODELS_DIR
+from plan_speed import median_ms
 
 import tinyarena
 from tinyarena import builder, training
@@ -34,15 +33,6 @@ def rows(graph):
         for plan in (reordered, at_end):
             assert plan.validate() == []
         yield spec, reordered, at_end
-
-
-def median_ms(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
 
 
 def main():
