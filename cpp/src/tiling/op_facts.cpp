@@ -42,7 +42,9 @@ GraphFacts::GraphFacts(const graph::Graph& graph) : ops_(graph.ops.size()) {
     f.reduces_rows = is_row_reduction(graph, op, placed);
     // PAD streams its rows through a params copy per stripe; a patch region is not dense.
     const bool pad = op.opcode == op_params::opcode::kPad || op.opcode == op_params::opcode::kPadV2;
-    f.rows_only = f.reduces_rows || pad || is_float_conversion(graph, op, placed) || is_input_transpose(graph, op, placed);
+    f.float_conversion = is_float_conversion(graph, op, placed);
+    f.input_transpose = is_input_transpose(graph, op, placed);
+    f.rows_only = f.reduces_rows || pad || f.float_conversion || f.input_transpose;
     if (f.reduces_rows) f.state_bytes = int64_t{graph.input(op, 0)->shape[3]} * 4;
   }
 }

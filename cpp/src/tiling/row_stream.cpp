@@ -94,8 +94,8 @@ class Streamer {
   // input, or both chained -- runs no kernel: the ring of the chain's last output is loaded from the
   // input (Ring::source). False for a QUANTIZE that streams as an ordinary op.
   bool boundary_load(const Op& op) {
-    const bool transpose = is_input_transpose(graph_, op);
-    if (!transpose && !(op.opcode == op_params::opcode::kQuantize && is_float_conversion(graph_, op))) return false;
+    const bool transpose = facts_.op(op.index).input_transpose;
+    if (!transpose && !(op.opcode == op_params::opcode::kQuantize && facts_.op(op.index).float_conversion)) return false;
     const graph::Tensor& in = graph_.tensors[op.inputs[0]];
     const int32_t out = op.outputs[0];
     const int32_t chained = ring_[in.index] >= 0 && result_.rings[ring_[in.index]].source >= 0 &&

@@ -100,7 +100,7 @@ class Evaluator {
   // input's load (the QUANTIZE in the segment too), never as a segment's first op.
   bool cuts_input_load(size_t s) const {
     const graph::Op& op = graph_.ops[op_at(s)];
-    return is_input_transpose(graph_, op) && graph_.tensors[op.inputs[0]].producer >= 0;
+    return facts_.op(op.index).input_transpose && graph_.tensors[op.inputs[0]].producer >= 0;
   }
 
   // Bytes of the untiled buffers (scratch aside) that cross steps [begin, end), except those

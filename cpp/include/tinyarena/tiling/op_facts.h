@@ -31,6 +31,8 @@ struct OpFacts {
   bool tileable = false;
   bool reduces_rows = false;  // a row reduction (is_row_reduction): rows only, with an int32 sum per channel
   bool rows_only = false;     // never on patches: a row reduction, PAD, float conversion or input transpose
+  bool float_conversion = false;  // is_float_conversion
+  bool input_transpose = false;   // is_input_transpose
   int64_t state_bytes = 0;    // reduces_rows: bytes of its sums, kept for the whole segment
   std::vector<InputMap> rows, cols;  // per input position (activations only; tileable ops)
   int64_t macs_per_pixel = 0;
