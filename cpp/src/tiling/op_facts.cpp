@@ -34,8 +34,8 @@ GraphFacts::GraphFacts(const graph::Graph& graph) : ops_(graph.ops.size()) {
     f.cols.resize(op.inputs.size());
     for (size_t position = 0; position < op.inputs.size(); ++position) {
       if (op.inputs[position] < 0 || graph.tensors[op.inputs[position]].is_constant()) continue;
-      f.rows[position] = input_map(graph, op, position, Axis::Rows);
-      f.cols[position] = input_map(graph, op, position, Axis::Cols);
+      f.rows[position] = input_map(graph, op, position, Axis::Rows, placed);
+      f.cols[position] = input_map(graph, op, position, Axis::Cols, placed);
     }
     f.macs_per_pixel = tile_macs(graph, op, {0, 1}, {0, 1});
     f.scratch = TileScratch(graph, op);

@@ -206,6 +206,11 @@ bool is_tileable(const graph::Graph& graph, const graph::Op& op, const std::vect
 }
 
 InputMap input_map(const graph::Graph& graph, const graph::Op& op, size_t position, Axis axis) {
+  return input_map(graph, op, position, axis, placed_storage(graph));
+}
+
+InputMap input_map(const graph::Graph& graph, const graph::Op& op, size_t position, Axis axis,
+                   const std::vector<bool>& placed) {
   const graph::Tensor& in = input_at(graph, op, position);
   const int32_t dim = static_cast<int32_t>(axis);
   InputMap map;
@@ -218,9 +223,9 @@ InputMap input_map(const graph::Graph& graph, const graph::Op& op, size_t positi
     return map;
   }
   map.size = in.shape[dim];
-  if (is_input_transpose(graph, op)) {  // NCHW: rows and columns are dimensions 2 and 3
+  if (is_input_transpose(graph, op, placed)) {  // NCHW: rows and columns are dimensions 2 and 3
     map.size = in.shape[dim + 1];
-  } else if (is_row_reduction(graph, op)) {  // before windows: a global average pool is one
+  } else if (is_row_reduction(graph, op, placed)) {  // before windows: a global average pool is one
     map.kind = InputMap::Kind::All;
   } else if (is_window_op(op.opcode)) {
     map.kind = InputMap::Kind::Window;

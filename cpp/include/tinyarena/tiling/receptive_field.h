@@ -85,6 +85,9 @@ struct InputMap {
 // broadcast a size-1 axis), CONCATENATION along channels and row reductions; throws
 // UnsupportedError for other ops.
 InputMap input_map(const graph::Graph& graph, const graph::Op& op, size_t position, Axis axis);
+// The same with placed_storage(graph) computed once.
+InputMap input_map(const graph::Graph& graph, const graph::Op& op, size_t position, Axis axis,
+                   const std::vector<bool>& placed);
 // The input indices output indices `out` need (empty when all are padding).
 Range map_range(const InputMap& map, Range out);
 
