@@ -131,6 +131,7 @@ void bind_training_plan(py::module_& m) {
       .def_property_readonly("class_bytes", [](const TrainingPlan& p) { return class_dict(p.class_bytes); })
       .def_readonly("flash_bytes", &TrainingPlan::flash_bytes)
       .def_readonly("candidates", &TrainingPlan::candidates)
+      .def_readonly("value_buffer", &TrainingPlan::value_buffer)
       .def_property_readonly("fits", &TrainingPlan::fits);
   m.def("plan_training",
         [](const GraphPtr& graph, const std::string& spec, const TrainingOptions& options) {

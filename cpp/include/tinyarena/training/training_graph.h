@@ -64,9 +64,22 @@ struct TrainValue {
 enum class StepKind { Forward, Loss, Backward, Update };
 const char* step_kind_name(StepKind kind);
 
+// What a loss, backward or update step computes (the kernel it runs).
+enum class StepMath {
+  Loss,             // softmax cross-entropy gradient of the logits
+  ActivationGrad,   // a RELU/RELU6 derivative (fused or standalone): the gradient masked
+  InputGrad,        // a weight layer's, pool's or PAD's input gradient
+  WeightGrad,       // a whole int32 weight gradient
+  BiasGrad,         // an int32 bias gradient
+  GradSum,          // the sum of a tensor's gradients
+  SgdUpdate,        // the SGD update of a parameter from its gradient
+  ChannelUpdate,    // a weight gradient computed and applied per output channel
+};
+
 // One backward, loss or update step; forward steps are the graph's ops in order.
 struct TrainStep {
   StepKind kind = StepKind::Backward;
+  StepMath math = StepMath::InputGrad;
   int32_t op = -1;             // the forward op it differentiates (or whose parameter it updates)
   std::string what;            // e.g. "CONV_2D grad input"
   std::vector<int32_t> reads;  // value indices (gradients, trainables, saved masks)

@@ -1,0 +1,428 @@
+#include "tinyarena/codegen/training_lowering.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "tinyarena/codegen/lowering.h"
+#include "tinyarena/common/errors.h"
+#include "tinyarena/op_params/kernel_params.h"
+#include "training_harness.h"
+
+namespace tinyarena::codegen {
+namespace {
+
+using training::StepMath;
+using training::TrainStep;
+using training::TrainValue;
+
+std::string op_label(const graph::Op& op) { return "op " + std::to_string(op.index) + " (" + op.type + ")"; }
+
+[[noreturn]] void unsupported(const graph::Op& op, const std::string& why) {
+  throw UnsupportedError(op_label(op) + ": training code generation " + why);
+}
+
+// The plan as inference lowering sees it: the forward ops' buffers and scratch at their
+// offsets. Backward scratch buffers are marked as activations there, so each forward op
+// finds its own scratch.
+plan::Plan forward_view(const training::TrainingPlan& plan) {
+  plan::Plan view;
+  view.liveness = plan.liveness;
+  for (size_t b = 0; b < view.liveness.buffers.size(); ++b)
+    if (view.liveness.buffers[b].first >= plan.forward_steps)
+      view.liveness.buffers[b].kind = liveness::BufferKind::Activation;
+  view.problem = plan.problem;
+  view.solution = plan.solution;
+  view.peak_bytes = plan.peak_bytes;
+  return view;
+}
+
+// Fixed-point per-channel factors of a weight layer's input gradient (tinyarena_training.h).
+struct ChannelScales {
+  std::vector<float> weight_scale;  // per output channel
+  float max_scale = 0.0f;
+  std::vector<int32_t> mult;        // empty: one per-tensor scale
+  int32_t bits = 0;                 // R: mult = round(scale / max_scale * 2^R)
+};
+
+// `terms`: the most products one int32 input-gradient element sums.
+ChannelScales channel_scales(const graph::Op& op, const graph::Tensor& weights, int32_t out_c, int64_t terms) {
+  ChannelScales s;
+  const std::vector<float>& q = weights.quantization.scale;
+  if (q.empty()) unsupported(op, "needs quantized weights");
+  for (int32_t c = 0; c < out_c; ++c) s.weight_scale.push_back(q.size() == 1 ? q[0] : q.at(c));
+  s.max_scale = *std::max_element(s.weight_scale.begin(), s.weight_scale.end());
+  const int64_t headroom = INT32_MAX / (std::max<int64_t>(terms, 1) * 127 * 127);
+  if (headroom < 1) unsupported(op, "cannot sum its input gradient in int32 (" + std::to_string(terms) + " terms)");
+  const bool per_tensor = std::all_of(s.weight_scale.begin(), s.weight_scale.end(),
+                                      [&](float v) { return v == s.max_scale; });
+  if (per_tensor) return s;
+  s.bits = std::min<int32_t>(14, static_cast<int32_t>(std::floor(std::log2(static_cast<double>(headroom)))));
+  if (s.bits < 6)
+    unsupported(op, "cannot scale its per-channel input gradient in int32 with 6 bits (" + std::to_string(terms) +
+                        " terms)");
+  for (float v : s.weight_scale)
+    s.mult.push_back(static_cast<int32_t>(std::lround(static_cast<double>(v) / s.max_scale * (1 << s.bits))));
+  return s;
+}
+
+std::string float_list(const std::vector<float>& values) {
+  std::string text;
+  for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + float_literal(values[i]);
+  return text;
+}
+
+std::string int_list(const std::vector<int32_t>& values) {
+  std::string text;
+  for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + std::to_string(values[i]);
+  return text;
+}
+
+int32_t ceil_div(int32_t a, int32_t b) { return (a + b - 1) / b; }
+
+class TrainingLowering {
+ public:
+  TrainingLowering(const training::TrainingPlan& plan, const plan::Plan& view, const std::string& name)
+      : plan_(plan), t_(plan.training), g_(plan.training.forward), ctx_(g_, view), name_(name) {}
+
+  Program lower() {
+    check_plan();
+    Program program = lower_program(g_, ctx_.plan(), name_);
+    if (program.inputs.size() != 1 || program.inputs[0].dtype != "int8")
+      throw UnsupportedError("training code generation needs one int8 model input");
+    for (KernelCall& call : program.calls) redirect_trainables(call);
+    std::ostringstream step;
+    emit_forward(program, step);
+    auto timeline = training::backward_timeline(t_, true);
+    for (size_t s = 0; s < timeline.size(); ++s) emit_step(*timeline[s], static_cast<int32_t>(s), step);
+    step << "#ifdef TINYARENA_TRACE\n";
+    for (const auto& [op, value] : trainables_)
+      step << "  TA_TRAIN_TRACE(3, " << value << ", -1, " << value_address(value, "void") << ", "
+           << t_.values[value].bytes << ", 0.0f);\n";
+    step << "#endif\n  return loss;\n";
+    program.training = training_code(program, step.str());
+    return program;
+  }
+
+ private:
+  void check_plan() {
+    if (!plan_.options.reorder_updates)
+      throw UnsupportedError("training code generation needs the updates reordered (reorder_updates)");
+    if (!plan_.options.scratch) throw UnsupportedError("training code generation needs a plan with kernel scratch");
+    for (const training::LayerUpdate& u : t_.updates) {
+      if (u.weight_channels != 0 && u.weight_channels != u.out_channels)
+        unsupported(g_.ops[u.op], "updates whole layers only (no @FRACTION)");
+      const graph::Op& op = g_.ops[u.op];
+      if (u.weight_channels) trainables_.emplace_back(u.op, find_trainable(op.inputs[1]));
+      if (u.bias) trainables_.emplace_back(u.op, find_trainable(op.inputs[2]));
+    }
+  }
+
+  int32_t find_trainable(int32_t tensor) const {
+    for (size_t v = 0; v < t_.values.size(); ++v)
+      if (t_.values[v].cls == training::ValueClass::Trainable && t_.values[v].tensor == tensor)
+        return static_cast<int32_t>(v);
+    throw std::logic_error("training lowering: no trainable value of tensor " + std::to_string(tensor));
+  }
+
+  int32_t trainable_of(int32_t tensor) const {
+    for (const auto& [op, value] : trainables_)
+      if (t_.values[value].tensor == tensor) return value;
+    return -1;
+  }
+
+  std::string at(int32_t buffer, const std::string& c_type) const {
+    return "(" + c_type + " *)(" + std::string(kSingleArena) + " + " + std::to_string(plan_.solution.offsets.at(buffer)) +
+           ")";
+  }
+  std::string value_address(int32_t value, const std::string& c_type) const {
+    const int32_t buffer = plan_.value_buffer.at(value);
+    if (buffer < 0) throw std::logic_error("training lowering: value without a buffer: " + t_.values[value].name);
+    return at(buffer, c_type);
+  }
+  std::string scale(int32_t value) const { return "gs[" + std::to_string(value) + "]"; }
+
+  // The forward call of an updated layer reads the trainable SRAM copies.
+  void redirect_trainables(KernelCall& call) {
+    const graph::Op& op = g_.ops[call.op_index];
+    for (Field& field : call.params) {
+      int32_t trainable = -1;
+      if (field.name == "weights") trainable = trainable_of(op.inputs[1]);
+      if (field.name == "bias" && op.inputs.size() > 2) trainable = trainable_of(op.inputs[2]);
+      if (trainable >= 0) field.value = value_address(trainable, field.name == "weights" ? "int8_t" : "int32_t");
+    }
+  }
+
+  // RELU/RELU6's active range (lo, hi) of int8 output `y` of `op` (tinyarena_training.h).
+  std::pair<int32_t, int32_t> relu_range(const graph::Op& op, int32_t y) const {
+    const graph::Tensor& out = g_.tensors[y];
+    const int32_t zero = static_cast<int32_t>(out.quantization.zero_point.at(0));
+    const bool relu6 = op.type == "RELU6" || op.options.activation == graph::Activation::Relu6;
+    if (!relu6) return {zero, 128};
+    const int64_t six = zero + std::lround(6.0 / out.quantization.scale.at(0));
+    return {zero, static_cast<int32_t>(std::min<int64_t>(128, six))};
+  }
+
+  void emit_forward(const Program& program, std::ostringstream& out) {
+    out << "  memcpy(" << ctx_.address(g_.inputs[0]) << ", input, " << program.inputs[0].tensor.bytes << ");\n";
+    std::map<int32_t, std::vector<int32_t>> masks_after;  // forward op -> mask values
+    for (int32_t m : t_.masks) masks_after[t_.values[m].forward_op].push_back(m);
+    for (int32_t op_index : ctx_.plan().liveness.order) {
+      for (const KernelCall& call : program.calls)
+        if (call.op_index == op_index) {
+          out << "  /* op " << op_index << ": " << call.op_type << " */\n";
+          std::istringstream lines(call.call);
+          for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
+        }
+      for (int32_t m : masks_after[op_index]) {
+        const int32_t y = t_.values[m].tensor;
+        const auto [lo, hi] = relu_range(g_.ops[op_index], y);
+        out << "  ta_relu_mask_write(" << ctx_.address(y) << ", " << g_.tensors[y].element_count << ", " << lo << ", "
+            << hi << ", " << value_address(m, "uint8_t") << ");\n";
+      }
+    }
+  }
+
+  void trace_gradient(std::ostringstream& out, int32_t value) {
+    out << "  TA_TRAIN_TRACE(0, " << value << ", -1, " << value_address(value, "void") << ", " << t_.values[value].bytes
+        << ", " << scale(value) << ");\n";
+  }
+
+  void emit_step(const TrainStep& step, int32_t index, std::ostringstream& out) {
+    const graph::Op& op = g_.ops[step.op];
+    out << "  /* " << step.what << " (op " << step.op << ") */\n";
+    switch (step.math) {
+      case StepMath::Loss: return emit_loss(step, out);
+      case StepMath::ActivationGrad: return emit_activation(step, out);
+      case StepMath::InputGrad: return emit_input_grad(op, step, index, out);
+      case StepMath::BiasGrad: return emit_bias_grad(op, step, out);
+      case StepMath::SgdUpdate: return emit_bias_update(op, step, out);
+      case StepMath::ChannelUpdate: return emit_channel_update(op, step, index, out);
+      case StepMath::WeightGrad: unsupported(op, "needs the weight gradients fused with their updates");
+      case StepMath::GradSum: unsupported(op, "has no gradient sum (a tensor several ops on the backward path read)");
+    }
+  }
+
+  void emit_loss(const TrainStep& step, std::ostringstream& out) {
+    const int32_t scores = step.saved.at(0), grad = step.writes.at(0);
+    const graph::Tensor& s = g_.tensors[scores];
+    if (s.element_count != s.shape.back()) unsupported(g_.ops[step.op], "needs one row of class scores (batch 1)");
+    const bool probabilities = g_.ops[s.producer].type == "SOFTMAX";
+    out << "  loss = ta_softmax_xent_grad_s8(" << ctx_.address(scores) << ", " << s.element_count << ", "
+        << float_literal(s.quantization.scale.at(0)) << ", " << s.quantization.zero_point.at(0) << ", "
+        << (probabilities ? 1 : 0) << ", label, " << value_address(grad, "int8_t") << ");\n"
+        << "  " << scale(grad) << " = 1.0f / 127.0f;\n";
+    trace_gradient(out, grad);
+  }
+
+  void emit_activation(const TrainStep& step, std::ostringstream& out) {
+    const int32_t gy = step.reads.at(0), gx = step.writes.at(0);
+    const int64_t n = t_.values[gx].bytes;
+    const std::string to = value_address(gx, "int8_t");
+    if (plan_.value_buffer[gy] != plan_.value_buffer[gx])
+      out << "  memcpy(" << to << ", " << value_address(gy, "int8_t") << ", " << n << ");\n";
+    if (step.reads.size() > 1) {
+      out << "  ta_relu_mask_apply(" << to << ", " << n << ", " << value_address(step.reads[1], "uint8_t") << ");\n";
+    } else {
+      const int32_t y = step.saved.at(0);
+      const auto [lo, hi] = relu_range(g_.ops[step.op], y);
+      out << "  ta_relu_output_apply(" << to << ", " << n << ", " << ctx_.address(y) << ", " << lo << ", " << hi
+          << ");\n";
+    }
+    out << "  " << scale(gx) << " = " << scale(gy) << ";\n";
+    trace_gradient(out, gx);
+  }
+
+  std::string step_scratch(const graph::Op& op, int32_t index, const char* c_type) const {
+    const int32_t buffer = plan_.step_scratch.at(index);
+    if (buffer < 0) unsupported(op, "needs the backward scratch the plan did not reserve");
+    return at(buffer, c_type);
+  }
+
+  // The grad params struct of a weight layer (emitted once), with its weight scales and factors.
+  const ChannelScales& weight_layer(const graph::Op& op) {
+    auto known = layers_.find(op.index);
+    if (known != layers_.end()) return known->second;
+    const graph::Tensor& w = *g_.input(op, 1);
+    const int32_t trainable = trainable_of(op.inputs[1]);
+    const std::string prefix = "op" + std::to_string(op.index);
+    const std::string weights = trainable >= 0 ? value_address(trainable, "int8_t") : "(int8_t *)" + prefix + "_weights";
+    int32_t in_h, in_w, in_c, out_h, out_w, out_c, kh = 1, kw = 1, sh = 1, sw = 1, pt = 0, pl = 0, zp;
+    int32_t multiplier = 1;
+    int64_t terms;
+    std::string type = "ta_conv_grad_params";
+    if (op.type == "FULLY_CONNECTED") {
+      const ta_fc_params p = op_params::fully_connected_kernel(g_, op).params;
+      in_h = out_h = p.batches, in_w = out_w = 1, in_c = p.in_depth, out_c = p.out_depth, zp = -p.input_offset;
+      terms = out_c;
+    } else if (op.type == "CONV_2D") {
+      const op_params::ConvKernel k = op_params::conv_kernel(g_, op);
+      const ta_conv_params& p = k.params;
+      if (k.images != 1 || p.dilation_h != 1 || p.dilation_w != 1) unsupported(op, "needs one image and dilation 1");
+      in_h = p.in_h, in_w = p.in_w, in_c = p.in_c, out_h = p.out_h, out_w = p.out_w, out_c = p.out_c;
+      kh = p.kernel_h, kw = p.kernel_w, sh = p.stride_h, sw = p.stride_w, pt = p.pad_top, pl = p.pad_left;
+      zp = -p.input_offset;
+      terms = int64_t{ceil_div(kh, sh)} * ceil_div(kw, sw) * out_c;
+    } else {
+      const op_params::DepthwiseKernel k = op_params::depthwise_kernel(g_, op);
+      const ta_dwconv_params& p = k.params;
+      if (k.images != 1 || p.dilation_h != 1 || p.dilation_w != 1) unsupported(op, "needs one image and dilation 1");
+      in_h = p.in_h, in_w = p.in_w, in_c = p.in_c, out_h = p.out_h, out_w = p.out_w, multiplier = p.depth_multiplier;
+      out_c = in_c * multiplier;
+      kh = p.kernel_h, kw = p.kernel_w, sh = p.stride_h, sw = p.stride_w, pt = p.pad_top, pl = p.pad_left;
+      zp = -p.input_offset;
+      terms = int64_t{ceil_div(kh, sh)} * ceil_div(kw, sw) * multiplier;
+      type = "ta_dwconv_grad_params";
+    }
+    ChannelScales s = channel_scales(op, w, out_c, terms);
+    defs_ << "\n/* op " << op.index << ": " << op.type << " backward */\nstatic const float " << prefix
+          << "_weight_scale[" << out_c << "] = {" << float_list(s.weight_scale) << "};\n";
+    if (!s.mult.empty())
+      defs_ << "static const int32_t " << prefix << "_grad_mult[" << out_c << "] = {" << int_list(s.mult) << "};\n";
+    defs_ << "static const " << type << " " << prefix << "_grad = {" << in_h << ", " << in_w << ", " << in_c << ", "
+          << out_h << ", " << out_w << ", " << (type == "ta_conv_grad_params" ? out_c : multiplier) << ", " << kh
+          << ", " << kw << ", " << sh << ", " << sw << ", " << pt << ", " << pl << ", " << zp << ", " << weights
+          << ", NULL, " << (s.mult.empty() ? "NULL" : prefix + "_grad_mult") << "};\n";
+    return layers_.emplace(op.index, std::move(s)).first->second;
+  }
+
+  static bool is_weight_layer(const graph::Op& op) {
+    return op.type == "CONV_2D" || op.type == "DEPTHWISE_CONV_2D" || op.type == "FULLY_CONNECTED";
+  }
+
+  void emit_input_grad(const graph::Op& op, const TrainStep& step, int32_t index, std::ostringstream& out) {
+    const int32_t gy = step.reads.at(0), gx = step.writes.at(0);
+    const std::string to = value_address(gx, "int8_t"), from = value_address(gy, "int8_t");
+    if (is_weight_layer(op)) {
+      const ChannelScales& s = weight_layer(op);
+      const char* kernel = op.type == "DEPTHWISE_CONV_2D" ? "ta_dwconv_grad_input_s8" : "ta_conv_grad_input_s8";
+      out << "  shift = " << kernel << "(&op" << op.index << "_grad, " << from << ", " << to << ", "
+          << step_scratch(op, index, "int32_t") << ");\n"
+          << "  " << scale(gx) << " = ldexpf(" << scale(gy) << " * " << float_literal(s.max_scale) << ", shift - "
+          << s.bits << ");\n";
+    } else if (op.type == "AVERAGE_POOL_2D" || op.type == "MEAN") {
+      emit_pool_grad(op, from, to, gx, gy, out);
+    } else {
+      unsupported(op, "has no input gradient kernel for " + op.type);
+    }
+    trace_gradient(out, gx);
+  }
+
+  void emit_pool_grad(const graph::Op& op, const std::string& from, const std::string& to, int32_t gx, int32_t gy,
+                      std::ostringstream& out) {
+    const graph::Tensor& x = g_.tensors[op.inputs[0]];
+    const graph::Tensor& y = g_.tensors[op.outputs[0]];
+    if (x.shape.size() != 4 || x.shape[0] != 1) unsupported(op, "needs a 4-D input of one image");
+    const int32_t h = x.shape[1], w = x.shape[2], c = x.shape[3];
+    int32_t oh = 1, ow = 1, fh = h, fw = w, sh = h, sw = w;
+    if (op.type == "AVERAGE_POOL_2D") {
+      oh = y.shape[1], ow = y.shape[2], fh = op.options.filter_h, fw = op.options.filter_w;
+      sh = op.options.stride_h, sw = op.options.stride_w;
+      if (fh > sh || fw > sw || (oh - 1) * sh + fh > h || (ow - 1) * sw + fw > w)
+        unsupported(op, "needs pooling windows that neither overlap nor leave the input");
+    } else if (y.element_count != c) {
+      unsupported(op, "handles MEAN over height and width only");
+    }
+    out << "  ta_avgpool_grad_input_s8(" << from << ", " << h << ", " << w << ", " << c << ", " << oh << ", " << ow
+        << ", " << fh << ", " << fw << ", " << sh << ", " << sw << ", " << to << ");\n"
+        << "  " << scale(gx) << " = " << scale(gy) << " / " << fh * fw << ".0f;\n";
+  }
+
+  float input_scale(const graph::Op& op) const { return g_.tensors[op.inputs[0]].quantization.scale.at(0); }
+
+  void emit_bias_grad(const graph::Op& op, const TrainStep& step, std::ostringstream& out) {
+    const int32_t gy = step.reads.at(0), grad = step.writes.at(0);
+    const int64_t channels = t_.values[grad].bytes / 4;
+    out << "  ta_grad_bias_s32(" << value_address(gy, "int8_t") << ", " << t_.values[gy].bytes / channels << ", "
+        << channels << ", " << value_address(grad, "int32_t") << ");\n"
+        << "  TA_TRAIN_TRACE(2, " << grad << ", -1, " << value_address(grad, "void") << ", " << t_.values[grad].bytes
+        << ", " << scale(gy) << ");\n";
+    bias_grad_scale_[grad] = gy;
+    (void)op;
+  }
+
+  void emit_bias_update(const graph::Op& op, const TrainStep& step, std::ostringstream& out) {
+    const int32_t grad = step.reads.at(0), bias = step.reads.at(1);
+    weight_layer(op);
+    out << "  ta_sgd_update_bias_s32(" << value_address(bias, "int32_t") << ", " << value_address(grad, "int32_t")
+        << ", " << t_.values[bias].bytes / 4 << ", learning_rate, " << scale(bias_grad_scale_.at(grad)) << ", "
+        << float_literal(input_scale(op)) << ", op" << op.index << "_weight_scale);\n";
+  }
+
+  void emit_channel_update(const graph::Op& op, const TrainStep& step, int32_t index, std::ostringstream& out) {
+    const int32_t gy = step.reads.at(0), weights = step.reads.at(1), x = step.saved.at(0);
+    weight_layer(op);
+    const bool depthwise = op.type == "DEPTHWISE_CONV_2D";
+    const std::string p = "&op" + std::to_string(op.index) + "_grad", scratch = step_scratch(op, index, "int32_t");
+    const std::string g = value_address(gy, "int8_t"), in = ctx_.address(x);
+    const int32_t out_c = g_.tensors[op.outputs[0]].shape.back();
+    const int64_t channel_bytes = t_.values[weights].bytes / out_c * 4;
+    out << "#ifdef TINYARENA_TRACE\n  for (int32_t co = 0; co < " << out_c << "; ++co) {\n    "
+        << (depthwise ? "ta_dwconv_grad_weight_channel_s32(" : "ta_conv_grad_weight_channel_s32(") << p << ", " << g
+        << ", " << in << ", co, " << scratch << ");\n    TA_TRAIN_TRACE(1, " << weights << ", co, " << scratch << ", "
+        << channel_bytes << ", " << scale(gy) << " * " << float_literal(input_scale(op)) << ");\n  }\n#endif\n"
+        << "  " << (depthwise ? "ta_dwconv_backward_update(" : "ta_conv_backward_update(") << p << ", " << g << ", "
+        << in << ", learning_rate, " << scale(gy) << ", " << float_literal(input_scale(op)) << ", op" << op.index
+        << "_weight_scale, " << scratch << ", NULL);\n";
+  }
+
+  TrainingCode training_code(const Program& program, const std::string& step_body) {
+    const std::string api = "tinyarena_" + name_;
+    TrainingCode code;
+    code.kernel_sources = {"training.c"};
+    code.cflags = "-DTA_NO_SIMD";
+    code.invoke_prologue = "  if (!ta_trainables_ready) " + api + "_train_init();\n";
+    code.declarations =
+        "\n/* On-device training (spec " + plan_.spec + ", " + std::to_string(t_.updated_parameters) +
+        " parameters). The trainable tensors are SRAM copies of their flash\n * values inside the arena; invoke and "
+        "train_step make them on their first call. */\n/* Copies the trainable tensors from flash again (undoes "
+        "every update). */\nvoid " + api + "_train_init(void);\n"
+        "/* One SGD step on one example (label in [0, classes)); returns its softmax cross-entropy loss. */\n"
+        "float " + api + "_train_step(const int8_t *input, int32_t label, float learning_rate);\n";
+    std::ostringstream defs;
+    defs << "\n/* ---- on-device training: the portable kernels read the trainable SRAM copies ---- */\n"
+         << "#if TA_KERNELS_SIMD\n#error \"training builds use the portable kernels: compile with -DTA_NO_SIMD\"\n"
+         << "#endif\n#include <math.h>\n#include \"tinyarena_training.h\"\n\n"
+         << "#ifdef TINYARENA_TRACE\nvoid tinyarena_train_trace(int kind, int value, int channel, const void *data, "
+         << "size_t bytes, float scale);\n#define TA_TRAIN_TRACE(kind, value, channel, data, bytes, scale) \\\n"
+         << "  tinyarena_train_trace((kind), (value), (channel), (data), (bytes), (scale))\n#else\n"
+         << "#define TA_TRAIN_TRACE(kind, value, channel, data, bytes, scale) ((void)0)\n#endif\n"
+         << defs_.str() << "\nvoid " << api << "_train_init(void) {\n";
+    for (const auto& [op, value] : trainables_) {
+      const bool weights = t_.values[value].tensor == g_.ops[op].inputs[1];
+      defs << "  memcpy(" << value_address(value, "void") << ", op" << op << (weights ? "_weights" : "_bias") << ", "
+           << t_.values[value].bytes << ");\n";
+    }
+    defs << "  ta_trainables_ready = 1;\n}\n\nfloat " << api
+         << "_train_step(const int8_t *input, int32_t label, float learning_rate) {\n"
+         << "  float gs[" << t_.values.size() << "] = {0}; /* the run-time scale of each activation gradient */\n"
+         << "  float loss = 0.0f;\n  int32_t shift;\n  (void)shift;\n  (void)gs;\n"
+         << "  if (!ta_trainables_ready) " << api << "_train_init();\n"
+         << step_body << "}\n";
+    code.definitions = defs.str();
+    code.globals = "\nstatic int ta_trainables_ready; /* the trainable SRAM copies hold their values */\n";
+    code.harness = training_harness(program);
+    return code;
+  }
+
+  const training::TrainingPlan& plan_;
+  const training::TrainingGraph& t_;
+  const graph::Graph& g_;
+  LoweringContext ctx_;
+  std::string name_;
+  std::vector<std::pair<int32_t, int32_t>> trainables_;  // (op, trainable value), ascending op: weights, then bias
+  std::map<int32_t, ChannelScales> layers_;             // weight layers whose grad params are emitted
+  std::map<int32_t, int32_t> bias_grad_scale_;          // bias gradient value -> the activation gradient it sums
+  std::ostringstream defs_;
+};
+
+}  // namespace
+
+Program lower_training_program(const training::TrainingPlan& plan, const std::string& name) {
+  const plan::Plan view = forward_view(plan);
+  return TrainingLowering(plan, view, name).lower();
+}
+
+}  // namespace tinyarena::codegen
