@@ -3,11 +3,15 @@ small CNN that learns on the host and on Cortex-M4 under QEMU (``compile --train
 
 import numpy as np
 import pytest
-
 import tinyarena
 from tinyarena.builder import ModelBuilder
 from tinyarena.cli import main
-from tinyarena.training_codegen import (GRADIENT_TOLERANCE, compile_training, run_training, verify_training)
+from tinyarena.training_codegen import (
+    GRADIENT_TOLERANCE,
+    compile_training,
+    run_training,
+    verify_training,
+)
 
 STEPS = 320
 LEARNING_RATE = 0.05

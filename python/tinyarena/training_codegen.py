@@ -34,8 +34,15 @@ from .training import plan_training, training_graph
 from .training_reference import reference_step
 from .verify import build, reference_interpreter, run_program
 
-__all__ = ["GRADIENT_TOLERANCE", "UPDATE_TOLERANCE", "TrainingRun", "TrainingCheck", "compile_training",
-           "run_training", "verify_training"]
+__all__ = [
+    "GRADIENT_TOLERANCE",
+    "UPDATE_TOLERANCE",
+    "TrainingCheck",
+    "TrainingRun",
+    "compile_training",
+    "run_training",
+    "verify_training",
+]
 
 GRADIENT_TOLERANCE = 0.05  # max |error| / max |reference| of every gradient tensor
 UPDATE_TOLERANCE = 0.05    # of every updated parameter's change (beyond the half-unit rounding)
@@ -115,8 +122,8 @@ class TrainingCheck:
         return all(e.ok for e in self.errors)
 
     def table(self):
-        lines = [f"training step on {self.target}, spec {self.spec}: loss {self.loss:.6f} "
-                 f"(reference {self.reference_loss:.6f})",
+        lines = [(f"training step on {self.target}, spec {self.spec}: loss {self.loss:.6f} "
+                  f"(reference {self.reference_loss:.6f})"),
                  f"{'tensor':44s} {'max rel. error':>14s} {'tolerance':>10s}"]
         lines += [f"{e.what:44s} {e.relative_error:14.4%} {e.tolerance:10.2%}{'' if e.ok else '  FAIL'}"
                   for e in self.errors]

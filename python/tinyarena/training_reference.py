@@ -46,7 +46,7 @@ def _weight_scales(weights, channels):
 def _active(op, tensor, q, activation):
     """1.0 where the RELU/RELU6 derivative at int8 output ``q`` is 1, else 0."""
     zero = int(tensor.zero_point[0])
-    hi = 128 if activation == "RELU" else min(128, zero + int(round(6.0 / float(tensor.scale[0]))))
+    hi = 128 if activation == "RELU" else min(128, zero + round(6.0 / float(tensor.scale[0])))
     return ((q.astype(np.int32) > zero) & (q.astype(np.int32) < hi)).astype(np.float64)
 
 
