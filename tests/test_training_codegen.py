@@ -4,29 +4,18 @@ small CNN that learns on the host and on Cortex-M4 under QEMU (``compile --train
 import numpy as np
 import pytest
 import tinyarena
-from tinyarena.builder import ModelBuilder
+from tinyarena.builder import ModelBuilder, training_demo_cnn
 from tinyarena.cli import main
 from tinyarena.training_codegen import (
     GRADIENT_TOLERANCE,
     compile_training,
+    left_right_task,
     run_training,
     verify_training,
 )
 
 STEPS = 320
 LEARNING_RATE = 0.05
-
-
-def learning_cnn():
-    """ops: 0 CONV_2D (RELU), 1 CONV_2D stride 2 (RELU), 2 AVERAGE_POOL_2D 2x2, 3 RESHAPE,
-    4 FULLY_CONNECTED, 5 SOFTMAX; per-channel conv and fully connected weights."""
-    mb = ModelBuilder("learning_cnn", 0)
-    x = mb.input([1, 8, 8, 1])
-    x = mb.conv2d(x, 4, kernel=3, activation="RELU")
-    x = mb.conv2d(x, 4, kernel=3, stride=2, activation="RELU")
-    x = mb.reshape(mb.average_pool2d(x, pool=2), [1, -1])
-    mb.output(mb.softmax(mb.fully_connected(x, 2)))
-    return mb.build()
 
 
 def depthwise_cnn():
@@ -42,22 +31,10 @@ def depthwise_cnn():
     return mb.build()
 
 
-def left_right_task(samples=64, seed=0):
-    """Linearly separable 8x8 images: label 1 when the left half is bright and the right dark,
-    0 for the mirror image, with Gaussian noise (sigma 25 in int8 units)."""
-    rng = np.random.default_rng(seed)
-    labels = np.arange(samples) % 2
-    sign = np.where(labels == 1, 60.0, -60.0)[:, None, None]
-    images = np.zeros((samples, 8, 8))
-    images[:, :, :4] += sign
-    images[:, :, 4:] -= sign
-    return np.clip(images + rng.normal(0, 25, images.shape), -128, 127).astype(np.int8), labels
-
-
 @pytest.fixture(scope="module")
 def model_path(tmp_path_factory):
-    path = tmp_path_factory.mktemp("train_codegen") / "learning_cnn.tflite"
-    path.write_bytes(learning_cnn())
+    path = tmp_path_factory.mktemp("train_codegen") / "training_demo_cnn.tflite"
+    path.write_bytes(training_demo_cnn())
     return path
 
 
@@ -146,7 +123,7 @@ def overlapping_pool_cnn():
 @pytest.mark.parametrize("model, spec, message", [
     (residual_cnn, "bias", r"op \d+ \(CONV_2D\): training code generation has no gradient sum"),
     (overlapping_pool_cnn, "bias", r"op 1 \(AVERAGE_POOL_2D\): .*neither overlap nor leave the input"),
-    (learning_cnn, "layers:1@0.5", r"op 1 \(CONV_2D\): training code generation updates whole layers only"),
+    (training_demo_cnn, "layers:1@0.5", r"op 1 \(CONV_2D\): training code generation updates whole layers only"),
 ])
 def test_what_training_code_generation_lacks_is_refused_by_name(tmp_path, model, spec, message):
     with pytest.raises(tinyarena.UnsupportedError, match=message):
@@ -157,7 +134,7 @@ def test_cli_compile_and_verify_train(model_path, tmp_path, capsys):
     out = tmp_path / "cli"
     assert main(["compile", str(model_path), "-o", str(out), "--train", "last:2", "--target", "host"]) == 0
     assert "_train_step" in capsys.readouterr().out
-    assert "float tinyarena_learning_cnn_train_step(" in (out / "model.h").read_text()
+    assert "float tinyarena_training_demo_cnn_train_step(" in (out / "model.h").read_text()
     assert main(["verify", str(model_path), "--train", "bias", "--learning-rate", "0.1"]) == 0
     report = capsys.readouterr().out
     assert "grad bias op 0" in report and "all within tolerance" in report

@@ -40,12 +40,26 @@ __all__ = [
     "TrainingCheck",
     "TrainingRun",
     "compile_training",
+    "left_right_task",
     "run_training",
     "verify_training",
 ]
 
 GRADIENT_TOLERANCE = 0.05  # max |error| / max |reference| of every gradient tensor
 UPDATE_TOLERANCE = 0.05    # of every updated parameter's change (beyond the half-unit rounding)
+
+
+def left_right_task(samples=64, seed=0):
+    """A linearly separable synthetic task on 8x8x1 int8 images: label 1 when the left half is
+    bright (+60) and the right dark (-60), 0 for the mirror image, plus Gaussian noise (sigma 25),
+    clipped to int8. Returns (images [samples, 8, 8] int8, labels [samples]), alternating labels."""
+    rng = np.random.default_rng(seed)
+    labels = np.arange(samples) % 2
+    sign = np.where(labels == 1, 60.0, -60.0)[:, None, None]
+    images = np.zeros((samples, 8, 8))
+    images[:, :, :4] += sign
+    images[:, :, 4:] -= sign
+    return np.clip(images + rng.normal(0, 25, images.shape), -128, 127).astype(np.int8), labels
 
 
 def compile_training(model, out_dir, spec, target="cortex-m4", name="model", **plan_options):
