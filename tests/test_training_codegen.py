@@ -4,6 +4,7 @@ small CNN that learns on the host and on Cortex-M4 under QEMU (``compile --train
 import numpy as np
 import pytest
 import tinyarena
+from real_models import real_model
 from tinyarena.builder import ModelBuilder, training_demo_cnn
 from tinyarena.cli import main
 from tinyarena.training_codegen import (
@@ -64,6 +65,17 @@ def test_depthwise_and_relu6_steps_match_the_reference():
     assert {"grad weights op 1", "updated weights op 1", "grad depthwise_conv2d_1 masked"} <= set(names)
 
 
+def test_a_residual_add_sums_its_gradients():
+    names = check_step(residual_cnn(), "bias", "host")
+    assert any(n.endswith(" sum") for n in names)  # the gradient of op 0's output: its two readers' summed
+    assert "updated bias op 0" in names
+
+
+def test_a_mobilenet_v1_step_matches_the_reference_within_its_depth_tolerance():
+    names = check_step(real_model("vww_96_int8"), "bias", "host")
+    assert len([n for n in names if n.startswith("updated bias")]) == 28
+
+
 @pytest.mark.qemu
 @pytest.mark.parametrize("spec", ["bias", "last:2"])
 def test_one_step_matches_the_float64_reference_on_cortex_m4(model_path, spec):
@@ -111,6 +123,15 @@ def residual_cnn():
     return mb.build()
 
 
+def padded_cnn():
+    """ops: 0 CONV_2D (RELU), 1 PAD, 2 CONV_2D VALID, 3 MEAN, 4 FULLY_CONNECTED, 5 SOFTMAX."""
+    mb = ModelBuilder("padded_cnn", 0)
+    x = mb.conv2d(mb.input([1, 6, 6, 1]), 2, kernel=3, activation="RELU")
+    x = mb.conv2d(mb.pad(x, [(0, 0), (1, 1), (1, 1), (0, 0)]), 2, kernel=3, padding="VALID")
+    mb.output(mb.softmax(mb.fully_connected(mb.mean(x, axes=(1, 2)), 2)))
+    return mb.build()
+
+
 def overlapping_pool_cnn():
     """ops: 0 CONV_2D, 1 AVERAGE_POOL_2D 3x3 stride 1, 2 RESHAPE, 3 FULLY_CONNECTED, 4 SOFTMAX."""
     mb = ModelBuilder("overlapping_pool_cnn", 0)
@@ -121,7 +142,7 @@ def overlapping_pool_cnn():
 
 
 @pytest.mark.parametrize("model, spec, message", [
-    (residual_cnn, "bias", r"op \d+ \(CONV_2D\): training code generation has no gradient sum"),
+    (padded_cnn, "bias", r"op 1 \(PAD\): training code generation has no input gradient kernel for PAD"),
     (overlapping_pool_cnn, "bias", r"op 1 \(AVERAGE_POOL_2D\): .*neither overlap nor leave the input"),
     (training_demo_cnn, "layers:1@0.5", r"op 1 \(CONV_2D\): training code generation updates whole layers only"),
 ])

@@ -6,8 +6,9 @@ arithmetic in float64 on the dequantized values: the softmax cross-entropy gradi
 (``p - onehot(label)``, with ``p`` the int8 SOFTMAX output's real value when the graph ends in
 SOFTMAX), the exact gradients of each op (convolutions, fully connected, average pooling / MEAN,
 views; a RELU/RELU6 derivative is 1 where the int8 output lies strictly inside the active range,
-as in ``tinyarena_training.h``), and the SGD update of each trainable tensor in its own int8 /
-int32 units, unrounded: ``q - lr * dL/dw / s_w`` (clamped to [-127, 127]) for weights and
+as in ``tinyarena_training.h``; ADD passes its gradient to both inputs, a tensor several ops
+read sums their gradients), and the SGD update of each trainable tensor in its own int8 /
+int32 units (``units``: the real value of one), unrounded: ``q - lr * dL/dw / s_w`` (clamped to [-127, 127]) for weights and
 ``b - lr * dL/db / (s_x * s_w)`` for biases.
 
 :func:`reference_step` returns the gradients and updated parameters; the generated code's
@@ -30,6 +31,7 @@ class ReferenceStep:
     pre_activation: dict = field(default_factory=dict)  # op index -> dL/d(pre-activation) of a fused activation
     params: dict = field(default_factory=dict)      # weight/bias tensor index -> dL/d(real parameter)
     updated: dict = field(default_factory=dict)     # weight/bias tensor index -> updated value in its units
+    units: dict = field(default_factory=dict)       # weight/bias tensor index -> real value of one unit (broadcast)
 
 
 def _real(tensor, q):
@@ -107,17 +109,18 @@ class _Backward:
         else:
             dx, dw = _conv_backward(op, gy.reshape(g.tensors[op.outputs[0]].shape), x, w, depthwise)
         self.add(x_t, dx)
-        self.param(w_t, dw, lambda d: np.clip(wq - self.lr * d / scale, -127, 127))
+        self.param(w_t, dw, lambda d: np.clip(wq - self.lr * d / scale, -127, 127), scale)
         if len(op.inputs) > 2 and op.inputs[2] >= 0:
             b_t = op.inputs[2]
             s_x = float(g.tensors[x_t].scale[0])
             bq = np.asarray(g.tensors[b_t].data).astype(np.float64)
-            self.param(b_t, gy.reshape(-1, cout).sum(axis=0), lambda d: bq - self.lr * d / (s_x * s_w))
+            self.param(b_t, gy.reshape(-1, cout).sum(axis=0), lambda d: bq - self.lr * d / (s_x * s_w), s_x * s_w)
 
-    def param(self, tensor, grad, update):
+    def param(self, tensor, grad, update, unit):
         self.step.params[tensor] = grad
         if tensor in self.updated_tensors:
             self.step.updated[tensor] = update(grad)
+            self.step.units[tensor] = np.broadcast_to(unit, grad.shape)
 
     def add(self, tensor, grad):
         grads = self.step.grads
@@ -168,6 +171,10 @@ class _Backward:
                 self.weight_layer(op, gy)
             elif op.type in ("AVERAGE_POOL_2D", "MEAN"):
                 self.pool(op, gy)
+            elif op.type == "ADD":  # the real sum's gradient reaches each input unchanged
+                for x in op.inputs:
+                    if not g.tensors[x].is_constant:
+                        self.add(x, gy)
             elif op.type in ("RELU", "RELU6"):
                 self.add(op.inputs[0], gy * _active(op, g.tensors[y], self.q[y], op.type))
             elif op.type in ("RESHAPE", "SQUEEZE", "EXPAND_DIMS"):

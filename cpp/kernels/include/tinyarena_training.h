@@ -100,10 +100,18 @@ void ta_relu_output_apply(int8_t *grad, int32_t n, const int8_t *output, int32_t
 
 /* Softmax cross-entropy of one row of `n` int8 class scores (real = scale * (q - zero_point)):
  * the scores are probabilities (a SOFTMAX output) when `probabilities` is set, else logits
- * (softmax taken here, in float). Writes grad[i] = round(127 * (p[i] - onehot(label)[i])),
- * the logits' gradient at scale 1/127, and returns the loss -log(max(p[label], 1e-7)). */
+ * (softmax taken here, in float). Writes the logits' gradient p - onehot(label) as
+ * grad[i] = round((p[i] - onehot[i]) / *grad_scale) with *grad_scale = max |p - onehot| / 127
+ * (1/127 when all are 0), and returns the loss -log(max(p[label], 1e-7)). */
 float ta_softmax_xent_grad_s8(const int8_t *scores, int32_t n, float scale, int32_t zero_point, int32_t probabilities,
-                              int32_t label, int8_t *grad);
+                              int32_t label, int8_t *grad, float *grad_scale);
+
+/* --- Gradient sum (a tensor several ops read) ----------------------------------------------- */
+
+/* out[i] = round(sum_k scales[k] * parts[k][i] / *out_scale), *out_scale = max_i |sum| / 127 (1/127
+ * when all are 0), the sums in float; `out` may be parts[0] (each element is read before written). */
+void ta_grad_sum_s8(const int8_t *const *parts, const float *scales, int32_t count, int32_t n, int8_t *out,
+                    float *out_scale);
 
 /* --- AVERAGE_POOL_2D / MEAN backward (windows that neither overlap nor leave the input) --------- */
 

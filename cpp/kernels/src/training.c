@@ -211,9 +211,16 @@ void ta_relu_output_apply(int8_t *grad, int32_t n, const int8_t *output, int32_t
   }
 }
 
+/* p[i] - onehot(label)[i] of class i (real scores: probabilities, or logits with their maximum
+ * and the sum of exp(logit - maximum)). */
+static float xent_gradient(float real, int32_t probabilities, float max_logit, float total, int is_label) {
+  const float p = probabilities ? real : expf(real - max_logit) / total;
+  return p - (is_label ? 1.0f : 0.0f);
+}
+
 float ta_softmax_xent_grad_s8(const int8_t *scores, int32_t n, float scale, int32_t zero_point, int32_t probabilities,
-                              int32_t label, int8_t *grad) {
-  float max_logit = -INFINITY, total = 0.0f, p_label = 0.0f;
+                              int32_t label, int8_t *grad, float *grad_scale) {
+  float max_logit = -INFINITY, total = 0.0f, max_abs = 0.0f, step;
   int32_t i;
   if (!probabilities) {
     for (i = 0; i < n; ++i) {
@@ -223,14 +230,45 @@ float ta_softmax_xent_grad_s8(const int8_t *scores, int32_t n, float scale, int3
     for (i = 0; i < n; ++i) total += expf(scale * (float)(scores[i] - zero_point) - max_logit);
   }
   for (i = 0; i < n; ++i) {
-    const float real = scale * (float)(scores[i] - zero_point);
-    const float p = probabilities ? real : expf(real - max_logit) / total;
-    const float g = 127.0f * (p - (i == label ? 1.0f : 0.0f));
-    const float rounded = g < 0.0f ? -floorf(-g + 0.5f) : floorf(g + 0.5f);
-    grad[i] = (int8_t)(rounded < -127.0f ? -127 : (rounded > 127.0f ? 127 : (int32_t)rounded));
-    if (i == label) p_label = p;
+    const float g = xent_gradient(scale * (float)(scores[i] - zero_point), probabilities, max_logit, total, i == label);
+    if (fabsf(g) > max_abs) max_abs = fabsf(g);
   }
-  return -logf(p_label > 1e-7f ? p_label : 1e-7f);
+  step = max_abs > 0.0f ? max_abs / 127.0f : 1.0f / 127.0f;
+  for (i = 0; i < n; ++i) {
+    const float g = xent_gradient(scale * (float)(scores[i] - zero_point), probabilities, max_logit, total, i == label);
+    const float q = g / step, rounded = q < 0.0f ? -floorf(-q + 0.5f) : floorf(q + 0.5f);
+    grad[i] = (int8_t)(rounded < -127.0f ? -127 : (rounded > 127.0f ? 127 : (int32_t)rounded));
+  }
+  *grad_scale = step;
+  {
+    const float real = scale * (float)(scores[label] - zero_point);
+    const float p_label = xent_gradient(real, probabilities, max_logit, total, 0);
+    return -logf(p_label > 1e-7f ? p_label : 1e-7f);
+  }
+}
+
+static float grad_sum_at(const int8_t *const *parts, const float *scales, int32_t count, int32_t i) {
+  float sum = 0.0f;
+  int32_t k;
+  for (k = 0; k < count; ++k) sum += scales[k] * (float)parts[k][i];
+  return sum;
+}
+
+void ta_grad_sum_s8(const int8_t *const *parts, const float *scales, int32_t count, int32_t n, int8_t *out,
+                    float *out_scale) {
+  float max_abs = 0.0f, step;
+  int32_t i;
+  for (i = 0; i < n; ++i) {
+    const float v = fabsf(grad_sum_at(parts, scales, count, i));
+    if (v > max_abs) max_abs = v;
+  }
+  step = max_abs > 0.0f ? max_abs / 127.0f : 1.0f / 127.0f;
+  for (i = 0; i < n; ++i) {
+    const float q = grad_sum_at(parts, scales, count, i) / step;
+    const float rounded = q < 0.0f ? -floorf(-q + 0.5f) : floorf(q + 0.5f);
+    out[i] = (int8_t)(rounded < -127.0f ? -127 : (rounded > 127.0f ? 127 : (int32_t)rounded));
+  }
+  *out_scale = step;
 }
 
 void ta_avgpool_grad_input_s8(const int8_t *grad_out, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h,

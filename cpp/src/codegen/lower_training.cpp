@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "tinyarena/codegen/lowering.h"
@@ -201,7 +202,7 @@ class TrainingLowering {
       case StepMath::SgdUpdate: return emit_bias_update(op, step, out);
       case StepMath::ChannelUpdate: return emit_channel_update(op, step, index, out);
       case StepMath::WeightGrad: unsupported(op, "needs the weight gradients fused with their updates");
-      case StepMath::GradSum: unsupported(op, "has no gradient sum (a tensor several ops on the backward path read)");
+      case StepMath::GradSum: return emit_grad_sum(step, out);
     }
   }
 
@@ -212,8 +213,7 @@ class TrainingLowering {
     const bool probabilities = g_.ops[s.producer].type == "SOFTMAX";
     out << "  loss = ta_softmax_xent_grad_s8(" << ctx_.address(scores) << ", " << s.element_count << ", "
         << float_literal(s.quantization.scale.at(0)) << ", " << s.quantization.zero_point.at(0) << ", "
-        << (probabilities ? 1 : 0) << ", label, " << value_address(grad, "int8_t") << ");\n"
-        << "  " << scale(grad) << " = 1.0f / 127.0f;\n";
+        << (probabilities ? 1 : 0) << ", label, " << value_address(grad, "int8_t") << ", &" << scale(grad) << ");\n";
     trace_gradient(out, grad);
   }
 
@@ -235,57 +235,92 @@ class TrainingLowering {
     trace_gradient(out, gx);
   }
 
+  void emit_grad_sum(const TrainStep& step, std::ostringstream& out) {
+    const int32_t sum = step.writes.at(0);
+    std::string parts, scales;
+    for (size_t k = 0; k < step.reads.size(); ++k) {
+      parts += (k ? ", " : "") + value_address(step.reads[k], "const int8_t");
+      scales += (k ? ", " : "") + scale(step.reads[k]);
+    }
+    out << "  {\n    const int8_t *const parts[] = {" << parts << "};\n    const float scales[] = {" << scales
+        << "};\n    ta_grad_sum_s8(parts, scales, " << step.reads.size() << ", " << t_.values[sum].bytes << ", "
+        << value_address(sum, "int8_t") << ", &" << scale(sum) << ");\n  }\n";
+    trace_gradient(out, sum);
+  }
+
   std::string step_scratch(const graph::Op& op, int32_t index, const char* c_type) const {
     const int32_t buffer = plan_.step_scratch.at(index);
     if (buffer < 0) unsupported(op, "needs the backward scratch the plan did not reserve");
     return at(buffer, c_type);
   }
 
-  // The grad params struct of a weight layer (emitted once), with its weight scales and factors.
-  const ChannelScales& weight_layer(const graph::Op& op) {
+  // The weight scales of a weight layer (emitted once: op<i>_weight_scale) and the factors of its
+  // input gradient.
+  const ChannelScales& weight_scales(const graph::Op& op) {
     auto known = layers_.find(op.index);
     if (known != layers_.end()) return known->second;
-    const graph::Tensor& w = *g_.input(op, 1);
-    const int32_t trainable = trainable_of(op.inputs[1]);
+    const GradParams p = grad_params_of(op);
+    ChannelScales s = channel_scales(op, *g_.input(op, 1), p.out_c, p.terms);
     const std::string prefix = "op" + std::to_string(op.index);
+    defs_ << "\n/* op " << op.index << ": " << op.type << " backward */\nstatic const float " << prefix
+          << "_weight_scale[" << p.out_c << "] = {" << float_list(s.weight_scale) << "};\n";
+    return layers_.emplace(op.index, std::move(s)).first->second;
+  }
+
+  // The grad params struct of a weight layer, op<i>_grad (emitted once), and its factors' array.
+  void grad_params(const graph::Op& op) {
+    if (!grad_params_emitted_.insert(op.index).second) return;
+    const ChannelScales& s = weight_scales(op);
+    const GradParams p = grad_params_of(op);
+    const std::string prefix = "op" + std::to_string(op.index);
+    const int32_t trainable = trainable_of(op.inputs[1]);
     const std::string weights = trainable >= 0 ? value_address(trainable, "int8_t") : "(int8_t *)" + prefix + "_weights";
-    int32_t in_h, in_w, in_c, out_h, out_w, out_c, kh = 1, kw = 1, sh = 1, sw = 1, pt = 0, pl = 0, zp;
-    int32_t multiplier = 1;
-    int64_t terms;
+    if (!s.mult.empty())
+      defs_ << "static const int32_t " << prefix << "_grad_mult[" << p.out_c << "] = {" << int_list(s.mult) << "};\n";
+    defs_ << "static const " << p.type << " " << prefix << "_grad = {" << p.in_h << ", " << p.in_w << ", " << p.in_c
+          << ", " << p.out_h << ", " << p.out_w << ", " << (p.type == "ta_conv_grad_params" ? p.out_c : p.multiplier)
+          << ", " << p.kh << ", " << p.kw << ", " << p.sh << ", " << p.sw << ", " << p.pt << ", " << p.pl << ", "
+          << p.zp << ", " << weights << ", NULL, " << (s.mult.empty() ? "NULL" : prefix + "_grad_mult") << "};\n";
+  }
+
+  // The fields of a weight layer's ta_conv_grad_params / ta_dwconv_grad_params.
+  struct GradParams {
     std::string type = "ta_conv_grad_params";
+    int32_t in_h = 1, in_w = 1, in_c = 1, out_h = 1, out_w = 1, out_c = 1, kh = 1, kw = 1, sh = 1, sw = 1, pt = 0,
+            pl = 0, zp = 0, multiplier = 1;
+    int64_t terms = 1;  // the most products one input-gradient element sums
+  };
+
+  GradParams grad_params_of(const graph::Op& op) const {
+    GradParams g;
     if (op.type == "FULLY_CONNECTED") {
       const ta_fc_params p = op_params::fully_connected_kernel(g_, op).params;
-      in_h = out_h = p.batches, in_w = out_w = 1, in_c = p.in_depth, out_c = p.out_depth, zp = -p.input_offset;
-      terms = out_c;
-    } else if (op.type == "CONV_2D") {
-      const op_params::ConvKernel k = op_params::conv_kernel(g_, op);
-      const ta_conv_params& p = k.params;
-      if (k.images != 1 || p.dilation_h != 1 || p.dilation_w != 1) unsupported(op, "needs one image and dilation 1");
-      in_h = p.in_h, in_w = p.in_w, in_c = p.in_c, out_h = p.out_h, out_w = p.out_w, out_c = p.out_c;
-      kh = p.kernel_h, kw = p.kernel_w, sh = p.stride_h, sw = p.stride_w, pt = p.pad_top, pl = p.pad_left;
-      zp = -p.input_offset;
-      terms = int64_t{ceil_div(kh, sh)} * ceil_div(kw, sw) * out_c;
-    } else {
-      const op_params::DepthwiseKernel k = op_params::depthwise_kernel(g_, op);
-      const ta_dwconv_params& p = k.params;
-      if (k.images != 1 || p.dilation_h != 1 || p.dilation_w != 1) unsupported(op, "needs one image and dilation 1");
-      in_h = p.in_h, in_w = p.in_w, in_c = p.in_c, out_h = p.out_h, out_w = p.out_w, multiplier = p.depth_multiplier;
-      out_c = in_c * multiplier;
-      kh = p.kernel_h, kw = p.kernel_w, sh = p.stride_h, sw = p.stride_w, pt = p.pad_top, pl = p.pad_left;
-      zp = -p.input_offset;
-      terms = int64_t{ceil_div(kh, sh)} * ceil_div(kw, sw) * multiplier;
-      type = "ta_dwconv_grad_params";
+      g.in_h = g.out_h = p.batches, g.in_c = p.in_depth, g.out_c = p.out_depth, g.zp = -p.input_offset;
+      g.terms = g.out_c;
+      return g;
     }
-    ChannelScales s = channel_scales(op, w, out_c, terms);
-    defs_ << "\n/* op " << op.index << ": " << op.type << " backward */\nstatic const float " << prefix
-          << "_weight_scale[" << out_c << "] = {" << float_list(s.weight_scale) << "};\n";
-    if (!s.mult.empty())
-      defs_ << "static const int32_t " << prefix << "_grad_mult[" << out_c << "] = {" << int_list(s.mult) << "};\n";
-    defs_ << "static const " << type << " " << prefix << "_grad = {" << in_h << ", " << in_w << ", " << in_c << ", "
-          << out_h << ", " << out_w << ", " << (type == "ta_conv_grad_params" ? out_c : multiplier) << ", " << kh
-          << ", " << kw << ", " << sh << ", " << sw << ", " << pt << ", " << pl << ", " << zp << ", " << weights
-          << ", NULL, " << (s.mult.empty() ? "NULL" : prefix + "_grad_mult") << "};\n";
-    return layers_.emplace(op.index, std::move(s)).first->second;
+    if (op.type == "CONV_2D") {
+      const op_params::ConvKernel k = op_params::conv_kernel(g_, op);
+      window_fields(op, k.images, k.params, g);
+      g.out_c = k.params.out_c;
+      g.terms = int64_t{ceil_div(g.kh, g.sh)} * ceil_div(g.kw, g.sw) * g.out_c;
+      return g;
+    }
+    const op_params::DepthwiseKernel k = op_params::depthwise_kernel(g_, op);
+    window_fields(op, k.images, k.params, g);
+    g.type = "ta_dwconv_grad_params";
+    g.multiplier = k.params.depth_multiplier;
+    g.out_c = g.in_c * g.multiplier;
+    g.terms = int64_t{ceil_div(g.kh, g.sh)} * ceil_div(g.kw, g.sw) * g.multiplier;
+    return g;
+  }
+
+  template <typename Params>
+  static void window_fields(const graph::Op& op, int32_t images, const Params& p, GradParams& g) {
+    if (images != 1 || p.dilation_h != 1 || p.dilation_w != 1) unsupported(op, "needs one image and dilation 1");
+    g.in_h = p.in_h, g.in_w = p.in_w, g.in_c = p.in_c, g.out_h = p.out_h, g.out_w = p.out_w;
+    g.kh = p.kernel_h, g.kw = p.kernel_w, g.sh = p.stride_h, g.sw = p.stride_w, g.pt = p.pad_top, g.pl = p.pad_left;
+    g.zp = -p.input_offset;
   }
 
   static bool is_weight_layer(const graph::Op& op) {
@@ -296,7 +331,8 @@ class TrainingLowering {
     const int32_t gy = step.reads.at(0), gx = step.writes.at(0);
     const std::string to = value_address(gx, "int8_t"), from = value_address(gy, "int8_t");
     if (is_weight_layer(op)) {
-      const ChannelScales& s = weight_layer(op);
+      const ChannelScales& s = weight_scales(op);
+      grad_params(op);
       const char* kernel = op.type == "DEPTHWISE_CONV_2D" ? "ta_dwconv_grad_input_s8" : "ta_conv_grad_input_s8";
       out << "  shift = " << kernel << "(&op" << op.index << "_grad, " << from << ", " << to << ", "
           << step_scratch(op, index, "int32_t") << ");\n"
@@ -345,7 +381,7 @@ class TrainingLowering {
 
   void emit_bias_update(const graph::Op& op, const TrainStep& step, std::ostringstream& out) {
     const int32_t grad = step.reads.at(0), bias = step.reads.at(1);
-    weight_layer(op);
+    weight_scales(op);
     out << "  ta_sgd_update_bias_s32(" << value_address(bias, "int32_t") << ", " << value_address(grad, "int32_t")
         << ", " << t_.values[bias].bytes / 4 << ", learning_rate, " << scale(bias_grad_scale_.at(grad)) << ", "
         << float_literal(input_scale(op)) << ", op" << op.index << "_weight_scale);\n";
@@ -353,7 +389,7 @@ class TrainingLowering {
 
   void emit_channel_update(const graph::Op& op, const TrainStep& step, int32_t index, std::ostringstream& out) {
     const int32_t gy = step.reads.at(0), weights = step.reads.at(1), x = step.saved.at(0);
-    weight_layer(op);
+    grad_params(op);
     const bool depthwise = op.type == "DEPTHWISE_CONV_2D";
     const std::string p = "&op" + std::to_string(op.index) + "_grad", scratch = step_scratch(op, index, "int32_t");
     const std::string g = value_address(gy, "int8_t"), in = ctx_.address(x);
@@ -413,7 +449,8 @@ class TrainingLowering {
   LoweringContext ctx_;
   std::string name_;
   std::vector<std::pair<int32_t, int32_t>> trainables_;  // (op, trainable value), ascending op: weights, then bias
-  std::map<int32_t, ChannelScales> layers_;             // weight layers whose grad params are emitted
+  std::map<int32_t, ChannelScales> layers_;             // weight layers whose scales are emitted
+  std::set<int32_t> grad_params_emitted_;               // weight layers whose op<i>_grad is emitted
   std::map<int32_t, int32_t> bias_grad_scale_;          // bias gradient value -> the activation gradient it sums
   std::ostringstream defs_;
 };

@@ -20,14 +20,18 @@ std::string training_harness(const Program& program) {
 
 #include "model.h"
 
+#define INPUT_BYTES @P@_INPUT0_BYTES
+#define OUTPUT_BYTES @P@_OUTPUT0_BYTES
+/* Samples held at once: 1024, or as many as 512 KB of inputs hold (at least 1). */
 #ifndef TINYARENA_MAX_SAMPLES
-#define TINYARENA_MAX_SAMPLES 256
+#define TINYARENA_SAMPLE_BUDGET (512 * 1024)
+#define TINYARENA_MAX_SAMPLES \
+  (INPUT_BYTES * 1024 <= TINYARENA_SAMPLE_BUDGET ? 1024 \
+   : (TINYARENA_SAMPLE_BUDGET / INPUT_BYTES > 0 ? TINYARENA_SAMPLE_BUDGET / INPUT_BYTES : 1))
 #endif
 #ifndef TINYARENA_MAX_STEPS
 #define TINYARENA_MAX_STEPS 4096
 #endif
-#define INPUT_BYTES @P@_INPUT0_BYTES
-#define OUTPUT_BYTES @P@_OUTPUT0_BYTES
 
 static int8_t inputs[TINYARENA_MAX_SAMPLES * INPUT_BYTES];
 static int32_t labels[TINYARENA_MAX_SAMPLES];

@@ -18,7 +18,7 @@
 //   beside the kernel, not in the arena). Views (RESHAPE, SQUEEZE, EXPAND_DIMS)
 //   and ADD pass the gradient on unchanged (same buffer); pooling's 1/window goes
 //   into the scale; PAD's input gradient is the output gradient cropped (a copy); a tensor read by several ops sums its gradients (GRAD_SUM);
-// - the loss gradient softmax(logits) - onehot(label) in [-1, 1]: int8, scale 1/127;
+// - the loss gradient softmax(logits) - onehot(label): int8, scale max|gradient| / 127 (chosen at run time);
 // - weight and bias gradients: int32, one per updated element (updated output
 //   channels only), read by the SGD update of that parameter. With updates at the
 //   end that is the whole tensor. With updates reordered, a weight gradient is
