@@ -162,3 +162,17 @@ def test_cli_compile_and_verify_train(model_path, tmp_path, capsys):
     assert f"{GRADIENT_TOLERANCE:.2%}" in report
     assert main(["compile", str(model_path), "-o", str(out), "--train", "bias", "--tiling", "rows"]) == 2
     assert "drop --tiling" in capsys.readouterr().err
+
+
+@pytest.mark.qemu
+def test_host_and_cortex_m4_compute_the_same_gradients_and_updates(model_path, tmp_path):
+    images, labels = left_right_task(samples=16)
+    runs = []
+    for target in ("host", "cortex-m4"):
+        compile_training(model_path, tmp_path / target, "last:2", target=target)
+        runs.append(run_training(tmp_path / target, target, images, labels, 32, LEARNING_RATE, trace=True))
+    host, m4 = runs
+    assert len(host.trace) == len(m4.trace) > 32 * 10
+    assert all(a[:4] == b[:4] and a[4] == b[4] for a, b in zip(host.trace, m4.trace))  # every gradient, scale, update
+    assert host.scores_after.tobytes() == m4.scores_after.tobytes()
+    np.testing.assert_allclose(host.losses, m4.losses, rtol=1e-6)  # logf of the two C libraries

@@ -103,7 +103,7 @@ def run_training(out_dir, target, inputs, labels, steps, learning_rate, trace=Fa
     """Build the compiled training program in ``out_dir`` for ``target`` (``host`` or a Cortex-M
     under QEMU), train ``steps`` steps on ``inputs`` (int8, one row per sample; step i uses sample
     i % samples) and return a :class:`TrainingRun`."""
-    out_dir = pathlib.Path(out_dir)
+    out_dir = pathlib.Path(out_dir).resolve()  # the harness runs in it
     inputs = np.ascontiguousarray(inputs, dtype=np.int8).reshape(len(labels), -1)
     config = np.array([len(labels), steps], np.int32).tobytes() + np.float32(learning_rate).tobytes()
     (out_dir / "train_config.bin").write_bytes(config)
