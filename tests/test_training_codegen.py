@@ -71,6 +71,11 @@ def test_a_residual_add_sums_its_gradients():
     assert "updated bias op 0" in names
 
 
+def test_a_pad_crops_its_gradient():
+    names = check_step(padded_cnn(), "bias", "host")
+    assert {"grad bias op 0", "updated bias op 0"} <= set(names)
+
+
 def test_a_mobilenet_v1_step_matches_the_reference_within_its_depth_tolerance():
     names = check_step(real_model("vww_96_int8"), "bias", "host")
     assert len([n for n in names if n.startswith("updated bias")]) == 28
@@ -123,6 +128,14 @@ def residual_cnn():
     return mb.build()
 
 
+def max_pool_cnn():
+    """ops: 0 CONV_2D (RELU), 1 MAX_POOL_2D, 2 MEAN, 3 FULLY_CONNECTED, 4 SOFTMAX."""
+    mb = ModelBuilder("max_pool_cnn", 0)
+    x = mb.max_pool2d(mb.conv2d(mb.input([1, 6, 6, 1]), 2, kernel=3, activation="RELU"))
+    mb.output(mb.softmax(mb.fully_connected(mb.mean(x, axes=(1, 2)), 2)))
+    return mb.build()
+
+
 def padded_cnn():
     """ops: 0 CONV_2D (RELU), 1 PAD, 2 CONV_2D VALID, 3 MEAN, 4 FULLY_CONNECTED, 5 SOFTMAX."""
     mb = ModelBuilder("padded_cnn", 0)
@@ -142,7 +155,7 @@ def overlapping_pool_cnn():
 
 
 @pytest.mark.parametrize("model, spec, message", [
-    (padded_cnn, "bias", r"op 1 \(PAD\): training code generation has no input gradient kernel for PAD"),
+    (max_pool_cnn, "bias", r"op 1 \(MAX_POOL_2D\) is on the backward path of the update"),
     (overlapping_pool_cnn, "bias", r"op 1 \(AVERAGE_POOL_2D\): .*neither overlap nor leave the input"),
     (training_demo_cnn, "layers:1@0.5", r"op 1 \(CONV_2D\): training code generation updates whole layers only"),
 ])

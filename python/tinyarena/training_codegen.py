@@ -191,10 +191,17 @@ def _compare(graph, core, records, ref):
     requantized = {s.writes[0] for s in core.backward
                    if s.what.endswith("grad input") and graph.ops[s.op].type in _WEIGHT_LAYERS}
     summed = {v for s in core.backward if s.what == "GRAD_SUM" for v in s.reads}  # checked as their sum
-    depth = 0  # input-gradient requantizations traced so far
+    # the activation gradient a parameter gradient reads: bias gradient value / trainable weights -> gy
+    reads_gradient = {s.writes[0]: s.reads[0] for s in core.backward if s.what.endswith("grad bias")}
+    reads_gradient.update({s.reads[1]: s.reads[0] for s in core.channel_updates})
+    depth, value_depth = 0, {}  # input-gradient requantizations traced so far; at each activation gradient
     for kind, v, channel, scale, data in records:
         value = values[v]
-        depth += kind == 0 and v in requantized
+        if kind == 0:
+            depth += v in requantized
+            value_depth[v] = depth
+        else:
+            depth_here = value_depth.get(reads_gradient.get(v), depth)
         if kind == 0 and v in summed:
             continue
         if kind == 0:
@@ -203,14 +210,14 @@ def _compare(graph, core, records, ref):
             expected = ref.pre_activation[producer] if value.name.endswith(" masked") else ref.grads[value.tensor]
             errors.append(TensorError(value.name, _relative_error(q, expected), gradient_tolerance(depth)))
         elif kind == 1:
-            param_depth[value.tensor] = depth
-            grads = weight_grads.setdefault(v, [depth, {}])[1]
+            param_depth[value.tensor] = depth_here
+            grads = weight_grads.setdefault(v, [depth_here, {}])[1]
             grads[channel] = np.frombuffer(data, np.int32).astype(np.float64) * scale
         elif kind == 2:
             g = np.frombuffer(data, np.int32).astype(np.float64) * scale
-            param_depth[value.tensor] = depth
+            param_depth[value.tensor] = depth_here
             errors.append(TensorError(value.name, _relative_error(g, ref.params[value.tensor]),
-                                      gradient_tolerance(depth)))
+                                      gradient_tolerance(depth_here)))
         else:
             tensor = value.tensor
             after = np.frombuffer(data, np.int8 if graph.tensors[tensor].dtype == "int8" else np.int32)

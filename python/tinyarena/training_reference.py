@@ -7,7 +7,7 @@ arithmetic in float64 on the dequantized values: the softmax cross-entropy gradi
 SOFTMAX), the exact gradients of each op (convolutions, fully connected, average pooling / MEAN,
 views; a RELU/RELU6 derivative is 1 where the int8 output lies strictly inside the active range,
 as in ``tinyarena_training.h``; ADD passes its gradient to both inputs, a tensor several ops
-read sums their gradients), and the SGD update of each trainable tensor in its own int8 /
+read sums their gradients, PAD crops it), and the SGD update of each trainable tensor in its own int8 /
 int32 units (``units``: the real value of one), unrounded: ``q - lr * dL/dw / s_w`` (clamped to [-127, 127]) for weights and
 ``b - lr * dL/db / (s_x * s_w)`` for biases.
 
@@ -175,6 +175,11 @@ class _Backward:
                 for x in op.inputs:
                     if not g.tensors[x].is_constant:
                         self.add(x, gy)
+            elif op.type in ("PAD", "PADV2"):  # the padded gradient, cropped
+                pads = np.asarray(g.tensors[op.inputs[1]].data).reshape(-1, 2)
+                shape = g.tensors[op.inputs[0]].shape
+                crop = tuple(slice(int(b), int(b) + n) for (b, _), n in zip(pads, shape))
+                self.add(op.inputs[0], gy.reshape(g.tensors[y].shape)[crop])
             elif op.type in ("RELU", "RELU6"):
                 self.add(op.inputs[0], gy * _active(op, g.tensors[y], self.q[y], op.type))
             elif op.type in ("RESHAPE", "SQUEEZE", "EXPAND_DIMS"):

@@ -50,6 +50,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tinyarena_kernels.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -112,6 +114,12 @@ float ta_softmax_xent_grad_s8(const int8_t *scores, int32_t n, float scale, int3
  * when all are 0), the sums in float; `out` may be parts[0] (each element is read before written). */
 void ta_grad_sum_s8(const int8_t *const *parts, const float *scales, int32_t count, int32_t n, int8_t *out,
                     float *out_scale);
+
+/* --- PAD / PADV2 backward ------------------------------------------------------------------ */
+
+/* The input gradient of a PAD with params `p` (the forward op's): grad_out cropped,
+ * grad_in[i] = grad_out[i shifted by p->before in every dimension]; the scale is unchanged. */
+void ta_pad_grad_input_s8(const ta_pad_params *p, const int8_t *grad_out, int8_t *grad_in);
 
 /* --- AVERAGE_POOL_2D / MEAN backward (windows that neither overlap nor leave the input) --------- */
 

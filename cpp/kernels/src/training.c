@@ -271,6 +271,22 @@ void ta_grad_sum_s8(const int8_t *const *parts, const float *scales, int32_t cou
   *out_scale = step;
 }
 
+void ta_pad_grad_input_s8(const ta_pad_params *p, const int8_t *grad_out, int8_t *grad_in) {
+  int32_t idx[TA_MAX_DIMS] = {0}, d;
+  int64_t out_stride[TA_MAX_DIMS], stride = 1, total = 1, i;
+  for (d = p->ndims - 1; d >= 0; --d) {
+    out_stride[d] = stride;
+    stride *= (int64_t)p->before[d] + p->in_shape[d] + p->after[d];
+    total *= p->in_shape[d];
+  }
+  for (i = 0; i < total; ++i) {
+    int64_t at = 0;
+    for (d = 0; d < p->ndims; ++d) at += (int64_t)(idx[d] + p->before[d]) * out_stride[d];
+    grad_in[i] = grad_out[at];
+    for (d = p->ndims - 1; d >= 0 && ++idx[d] == p->in_shape[d]; --d) idx[d] = 0;
+  }
+}
+
 void ta_avgpool_grad_input_s8(const int8_t *grad_out, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h,
                               int32_t out_w, int32_t filter_h, int32_t filter_w, int32_t stride_h, int32_t stride_w,
                               int8_t *grad_in) {

@@ -340,6 +340,9 @@ class TrainingLowering {
           << s.bits << ");\n";
     } else if (op.type == "AVERAGE_POOL_2D" || op.type == "MEAN") {
       emit_pool_grad(op, from, to, gx, gy, out);
+    } else if (op.type == "PAD" || op.type == "PADV2") {  // the forward op's params: its padding
+      out << "  ta_pad_grad_input_s8(&op" << op.index << "_params, " << from << ", " << to << ");\n"
+          << "  " << scale(gx) << " = " << scale(gy) << ";\n";
     } else {
       unsupported(op, "has no input gradient kernel for " + op.type);
     }

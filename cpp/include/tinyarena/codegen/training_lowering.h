@@ -18,7 +18,7 @@
 // tinyarena_train_trace (the verification harness's main.c writes them out).
 //
 // Supported: batch 1, one int8 input, the gradients of training_graph.h
-// (GRAD_SUM and ADD included) except PAD's; AVERAGE_POOL_2D / MEAN only with
+// (GRAD_SUM, ADD and PAD included); AVERAGE_POOL_2D / MEAN only with
 // windows that neither overlap nor leave the input, whole-layer updates (no @FRACTION), updates reordered (the
 // plan's default). Anything else throws UnsupportedError naming the op (index
 // and type) or the option.
