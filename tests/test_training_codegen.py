@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import tinyarena
 from real_models import real_model
+from tinyarena import builder
 from tinyarena.builder import ModelBuilder, training_demo_cnn
 from tinyarena.cli import main
 from tinyarena.training_codegen import (
@@ -79,6 +80,11 @@ def test_a_pad_crops_its_gradient():
 def test_a_mobilenet_v1_step_matches_the_reference_within_its_depth_tolerance():
     names = check_step(real_model("vww_96_int8"), "bias", "host")
     assert len([n for n in names if n.startswith("updated bias")]) == 28
+
+
+def test_a_mobilenet_v2_step_with_residuals_and_pads_matches_the_reference():
+    names = check_step(builder.mobilenet_v2(alpha=0.35, resolution=48, num_classes=2), "bias", "host")
+    assert sum(n.endswith(" sum") for n in names) >= 5  # one per residual block
 
 
 @pytest.mark.qemu

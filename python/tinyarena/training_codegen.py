@@ -17,9 +17,9 @@ portable kernels (``-DTA_NO_SIMD``), which read the trainable SRAM copies.
 :func:`verify_training` runs one step built with tracing and compares every gradient and updated
 parameter with ``tinyarena.training_reference`` (float64): for each tensor the relative error
 ``max |generated - reference| / max |reference|``. A gradient passes within
-``gradient_tolerance(k) = GRADIENT_TOLERANCE + k * REQUANTIZATION_TOLERANCE`` (2% + 0.8% per int8
-requantization of an input gradient between the loss and it: int8 gradients lose precision with
-depth); an updated parameter when its error beyond half a unit (the rounding of the step), in real
+``gradient_tolerance(k) = min(GRADIENT_TOLERANCE + k * REQUANTIZATION_TOLERANCE, MAX_GRADIENT_TOLERANCE)``
+(2% + 1.5% per int8 requantization of an input gradient between the loss and it, at most 40%: int8
+gradients lose precision with depth); an updated parameter when its error beyond half a unit (the rounding of the step), in real
 units, relative to the largest reference change, is within its gradient's tolerance.
 """
 
@@ -37,6 +37,7 @@ from .verify import build, reference_interpreter, run_program
 
 __all__ = [
     "GRADIENT_TOLERANCE",
+    "MAX_GRADIENT_TOLERANCE",
     "REQUANTIZATION_TOLERANCE",
     "TrainingCheck",
     "TrainingRun",
@@ -48,10 +49,15 @@ __all__ = [
 ]
 
 # A gradient's tolerance (max |error| / max |reference|): GRADIENT_TOLERANCE, plus
-# REQUANTIZATION_TOLERANCE per int8 requantization of an input gradient between the loss and it (each
-# rounds by at most half a step, and a step is at most 1/64 of the tensor's largest value).
+# REQUANTIZATION_TOLERANCE per int8 requantization of an input gradient between the loss and it, at
+# most MAX_GRADIENT_TOLERANCE. Each requantization rounds by at most half a step (a step is at most
+# 1/64 of the tensor's largest value), and the next layers carry that error on, relative to their
+# own largest values: over seeds 0-5 under `bias` and `last:2`, at most 2.5% on a 3-layer CNN,
+# 28% on MobileNetV1 (vww_96_int8, 27 requantizations) and 33% on MobileNetV2 (benchmarks/README.md);
+# an indexing or scale error shows as 50% and more.
 GRADIENT_TOLERANCE = 0.02
-REQUANTIZATION_TOLERANCE = 0.008
+REQUANTIZATION_TOLERANCE = 0.015
+MAX_GRADIENT_TOLERANCE = 0.4
 _WEIGHT_LAYERS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
 
 
@@ -172,7 +178,7 @@ def _forward_values(model_bytes, graph, sample):
 
 def gradient_tolerance(requantizations):
     """The tolerance of a gradient ``requantizations`` int8 input-gradient requantizations below the loss."""
-    return GRADIENT_TOLERANCE + REQUANTIZATION_TOLERANCE * requantizations
+    return min(GRADIENT_TOLERANCE + REQUANTIZATION_TOLERANCE * requantizations, MAX_GRADIENT_TOLERANCE)
 
 
 def _update_error(after, before, expected, unit):
