@@ -102,8 +102,8 @@ def run_training_compile(args, run, output_dir):
     with run.stage("compile"):
         compiled = compile_model(plan, args.output, target=args.target, name=args.name or args.model)
     print(f"wrote {compiled.out_dir}/: model.h, model.c (arena {compiled.arena_bytes:,} B with "
-          f"{plan.trainable_bytes:,} B of trainable tensors; invoke, {compiled.name}_train_init, "
-          f"{compiled.name}_train_step), main.c (training harness), Makefile, kernels/, target/")
+          f"{plan.trainable_bytes:,} B of trainable tensors; tinyarena_{compiled.name}_invoke, _train_init, "
+          f"_train_step), main.c (training harness), Makefile, kernels/, target/")
     print(f"training spec {plan.spec}: {plan.updated_parameters:,} parameters in {len(plan.updates)} weight layers")
     print(f"build: make -C {compiled.out_dir} TARGET={args.target}  (portable kernels: -DTA_NO_SIMD)")
     return 0
