@@ -195,10 +195,10 @@ def _compare(graph, core, records, ref):
     values, errors, weight_grads = core.values, [], {}
     param_depth = {}  # weight/bias tensor -> requantizations above its gradient
     requantized = {s.writes[0] for s in core.backward
-                   if s.what.endswith("grad input") and graph.ops[s.op].type in _WEIGHT_LAYERS}
-    summed = {v for s in core.backward if s.what == "GRAD_SUM" for v in s.reads}  # checked as their sum
+                   if s.math == "input_grad" and graph.ops[s.op].type in _WEIGHT_LAYERS}
+    summed = {v for s in core.backward if s.math == "grad_sum" for v in s.reads}  # checked as their sum
     # the activation gradient a parameter gradient reads: bias gradient value / trainable weights -> gy
-    reads_gradient = {s.writes[0]: s.reads[0] for s in core.backward if s.what.endswith("grad bias")}
+    reads_gradient = {s.writes[0]: s.reads[0] for s in core.backward if s.math == "bias_grad"}
     reads_gradient.update({s.reads[1]: s.reads[0] for s in core.channel_updates})
     depth, value_depth = 0, {}  # input-gradient requantizations traced so far; at each activation gradient
     for kind, v, channel, scale, data in records:

@@ -30,6 +30,20 @@ const char* step_kind_name(StepKind kind) {
   return "?";
 }
 
+const char* step_math_name(StepMath math) {
+  switch (math) {
+    case StepMath::Loss: return "loss";
+    case StepMath::ActivationGrad: return "activation_grad";
+    case StepMath::InputGrad: return "input_grad";
+    case StepMath::WeightGrad: return "weight_grad";
+    case StepMath::BiasGrad: return "bias_grad";
+    case StepMath::GradSum: return "grad_sum";
+    case StepMath::SgdUpdate: return "sgd_update";
+    case StepMath::ChannelUpdate: return "channel_update";
+  }
+  return "?";
+}
+
 namespace {
 
 using graph::Graph;

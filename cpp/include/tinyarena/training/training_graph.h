@@ -75,6 +75,9 @@ enum class StepMath {
   SgdUpdate,        // the SGD update of a parameter from its gradient
   ChannelUpdate,    // a weight gradient computed and applied per output channel
 };
+// "loss", "activation_grad", "input_grad", "weight_grad", "bias_grad", "grad_sum", "sgd_update",
+// "channel_update".
+const char* step_math_name(StepMath math);
 
 // One backward, loss or update step; forward steps are the graph's ops in order.
 struct TrainStep {
