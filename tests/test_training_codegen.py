@@ -195,3 +195,18 @@ def test_host_and_cortex_m4_compute_the_same_gradients_and_updates(model_path, t
     assert all(a[:4] == b[:4] and a[4] == b[4] for a, b in zip(host.trace, m4.trace))  # every gradient, scale, update
     assert host.scores_after.tobytes() == m4.scores_after.tobytes()
     np.testing.assert_allclose(host.losses, m4.losses, rtol=1e-6)  # logf of the two C libraries
+
+
+def test_the_training_build_runs_the_forward_pass_as_tflite(model_path, tmp_path):
+    from tinyarena.verify import reference_interpreter
+
+    images, labels = left_right_task(samples=8)
+    compile_training(model_path, tmp_path / "out", "last:2", target="host")
+    run = run_training(tmp_path / "out", "host", images, labels, 0, LEARNING_RATE)
+    interpreter = reference_interpreter(model_path.read_bytes())
+    for image, scores in zip(images, run.scores_before):
+        interpreter.set_tensor(interpreter.get_input_details()[0]["index"], image.reshape(1, 8, 8, 1))
+        interpreter.invoke()
+        assert interpreter.get_tensor(interpreter.get_output_details()[0]["index"]).reshape(-1).tobytes() == \
+            scores.tobytes()
+    assert run.scores_after.tobytes() == run.scores_before.tobytes()  # no step, no change
