@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "tinyarena/codegen/lowering.h"
 #include "tinyarena/common/errors.h"
@@ -198,7 +199,7 @@ class TrainingLowering {
       case StepMath::Loss: return emit_loss(step, out);
       case StepMath::ActivationGrad: return emit_activation(step, out);
       case StepMath::InputGrad: return emit_input_grad(op, step, index, out);
-      case StepMath::BiasGrad: return emit_bias_grad(op, step, out);
+      case StepMath::BiasGrad: return emit_bias_grad(step, out);
       case StepMath::SgdUpdate: return emit_bias_update(op, step, out);
       case StepMath::ChannelUpdate: return emit_channel_update(op, step, index, out);
       case StepMath::WeightGrad: unsupported(op, "needs the weight gradients fused with their updates");
@@ -371,7 +372,7 @@ class TrainingLowering {
 
   float input_scale(const graph::Op& op) const { return g_.tensors[op.inputs[0]].quantization.scale.at(0); }
 
-  void emit_bias_grad(const graph::Op& op, const TrainStep& step, std::ostringstream& out) {
+  void emit_bias_grad(const TrainStep& step, std::ostringstream& out) {
     const int32_t gy = step.reads.at(0), grad = step.writes.at(0);
     const int64_t channels = t_.values[grad].bytes / 4;
     out << "  ta_grad_bias_s32(" << value_address(gy, "int8_t") << ", " << t_.values[gy].bytes / channels << ", "
@@ -379,7 +380,6 @@ class TrainingLowering {
         << "  TA_TRAIN_TRACE(2, " << grad << ", -1, " << value_address(grad, "void") << ", " << t_.values[grad].bytes
         << ", " << scale(gy) << ");\n";
     bias_grad_scale_[grad] = gy;
-    (void)op;
   }
 
   void emit_bias_update(const graph::Op& op, const TrainStep& step, std::ostringstream& out) {
