@@ -125,6 +125,12 @@ def test_bias_update_runs_back_to_the_first_layer_without_an_input_gradient_ther
     assert ("backward", 0, "CONV_2D fused RELU grad") in whats
     assert not any("grad weights" in w for _, _, w in whats)
     assert len(graph.sgd_updates) == 4 and all(s.kind == "update" for s in graph.sgd_updates)
+    maths = {(s.op, s.what): s.math for s in graph.backward}
+    assert maths[(6, "SOFTMAX + cross-entropy grad")] == "loss"
+    assert maths[(2, "CONV_2D grad input")] == "input_grad"
+    assert maths[(1, "DEPTHWISE_CONV_2D fused RELU6 grad")] == "activation_grad"
+    assert maths[(5, "FULLY_CONNECTED grad bias")] == "bias_grad"
+    assert {s.math for s in graph.sgd_updates} == {"sgd_update"}
 
 
 def test_gradient_formats_give_the_byte_counts():

@@ -5,6 +5,7 @@
 #include "graph_handles.h"
 #include "tinyarena/codegen/emit.h"
 #include "tinyarena/codegen/lowering.h"
+#include "tinyarena/codegen/training_lowering.h"
 
 namespace py = pybind11;
 
@@ -60,6 +61,9 @@ void bind_codegen(py::module_& m) {
       },
       py::arg("graph"), py::arg("plan"), py::arg("name"), py::arg("memories"), py::arg("placement"),
       "The same with the buffers placed across memories (a place_in_hierarchy solution): one arena per used memory.");
+  m.def("lower_training_program", &codegen::lower_training_program, py::arg("plan"), py::arg("name"),
+        "Lower a training plan to a Program with tinyarena_<name>_train_init/_train_step beside invoke; raises "
+        "UnsupportedError naming an op or option training code generation lacks.");
   m.def(
       "emit_sources",
       [](const Program& program, const std::string& target) {

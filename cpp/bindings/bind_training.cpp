@@ -46,6 +46,9 @@ void bind_training_graph(py::module_& m) {
       .def_readonly("forward_op", &TrainValue::forward_op);
   py::class_<TrainStep>(m, "TrainStep")
       .def_property_readonly("kind", [](const TrainStep& s) { return step_kind_name(s.kind); })
+      .def_property_readonly("math", [](const TrainStep& s) { return step_math_name(s.math); },
+                             "What the step computes: loss, activation_grad, input_grad, weight_grad, bias_grad, "
+                             "grad_sum, sgd_update or channel_update.")
       .def_readonly("op", &TrainStep::op)
       .def_readonly("what", &TrainStep::what)
       .def_readonly("reads", &TrainStep::reads)
@@ -131,6 +134,7 @@ void bind_training_plan(py::module_& m) {
       .def_property_readonly("class_bytes", [](const TrainingPlan& p) { return class_dict(p.class_bytes); })
       .def_readonly("flash_bytes", &TrainingPlan::flash_bytes)
       .def_readonly("candidates", &TrainingPlan::candidates)
+      .def_readonly("value_buffer", &TrainingPlan::value_buffer)
       .def_property_readonly("fits", &TrainingPlan::fits);
   m.def("plan_training",
         [](const GraphPtr& graph, const std::string& spec, const TrainingOptions& options) {

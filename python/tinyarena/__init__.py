@@ -12,6 +12,8 @@ The pipeline, one module per stage (each wraps the C++ core in ``_core``):
 - ``tinyarena.codegen``    -- ``compile``: a plan -> C sources, Makefile and kernel library
 - ``tinyarena.verify``     -- ``verify``: build and run the C, compare every byte with TFLite
   (needs the TFLite interpreter: ``pip install 'tinyarena[verify]'``)
+- ``tinyarena.training_codegen`` -- ``compile_training``, ``run_training``, ``verify_training``: the
+  on-device training step as C, run on a data set, checked against ``training_reference`` (float64)
 - ``tinyarena.builder``    -- write int8 TFLite models (layers and ready architectures)
 - ``tinyarena.cli``        -- the ``tinyarena`` command
 

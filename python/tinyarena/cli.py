@@ -13,11 +13,13 @@
     tinyarena compile MODEL -o DIR [--target TARGET] [--inplace|--no-inplace] [--sram SIZE]
                          [--tiling rows ...] [--memory NAME:SIZE[:ALIGN[:BASE]] ...]
                          [--pin BUFFER=MEMORY[:OFFSET] ...] [--block BUFFER=MEMORY[,MEMORY...] ...] ...
+    tinyarena compile MODEL -o DIR --train SPEC [--target TARGET] [--sram SIZE] [--name NAME]
     tinyarena verify MODEL [--target TARGET] [--inplace|--no-inplace] [--seed N]
                            [--transforms LIST | --no-transforms]
                            [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--stripe-rows LIST] ...
                            [--io model|int8] [--input-layout model|nhwc]
                            [--memory NAME:SIZE[:ALIGN[:BASE]] ...] [--pin ...] [--block ...]
+    tinyarena verify MODEL --train SPEC [--target TARGET] [--seed N] [--learning-rate LR]
     tinyarena alloc PROBLEM.csv [--capacity N] [--seconds S] [--wall-seconds S] [--allocator NAME] [-o SOLUTION.csv]
     tinyarena demo [-o DIR]
 
@@ -36,7 +38,9 @@ than ``--sram`` (or ``--capacity``) allows (with ``--train``: or more flash than
 
 ``plan --train SPEC`` plans one training step (``tinyarena.training``): SPEC is ``bias``,
 ``last:K``, ``layers:I[,J...][@FRACTION]`` or ``auto`` (the most parameters that fit ``--sram``
-/ ``--flash``).
+/ ``--flash``). ``compile --train SPEC`` also emits the on-device training step
+(``tinyarena.training_codegen``); ``verify --train SPEC`` checks one step's gradients and updated
+parameters against a float64 numpy reference (exit 1 when one is out of tolerance).
 """
 
 import argparse
@@ -47,11 +51,17 @@ import pathlib
 import sys
 import time
 
-from . import __version__, _core, report
+from . import __version__, _core, cli_training, report
 from .allocation import allocator_names
-from .cli_training import add_training_options, check_training_options, run_training_plan
 from .codegen import TARGETS
-from .memories import BLOCK_SYNTAX, MEMORY_SYNTAX, PIN_SYNTAX, parse_block, parse_memory, parse_pin
+from .memories import (
+    BLOCK_SYNTAX,
+    MEMORY_SYNTAX,
+    PIN_SYNTAX,
+    parse_block,
+    parse_memory,
+    parse_pin,
+)
 from .sizes import check_alignment, parse_limit
 from .tiling import COLUMN_STRIPS, MAX_MAC_OVERHEAD, PATCH_GRIDS, STRIPE_ROWS
 
@@ -236,7 +246,7 @@ def _parser():
     p.add_argument("--write-offline-plan", metavar="OUT", help="write a copy of the model carrying the plan as "
                    "TFLite Micro OfflineMemoryAllocation metadata (needs --no-inplace; transforms off unless "
                    "--transforms is given)")
-    add_training_options(p, _argument(parse_limit))
+    cli_training.add_training_options(p, _argument(parse_limit))
 
     c = commands.add_parser("compile", help="write C sources that run the planned model (model.h, model.c, ...)")
     _add_plan_options(c)
@@ -245,6 +255,7 @@ def _parser():
                    help="default target of the Makefile, and the build whose flash is reported")
     c.add_argument("--name", type=_nonempty("a name"), help="C name of the model (default: from the file name)")
     _add_memory_option(c)
+    cli_training.add_compile_training_option(c)
 
     v = commands.add_parser("verify", help="build the generated C, run it and compare every byte with TFLite")
     _add_model_argument(v)
@@ -257,6 +268,7 @@ def _parser():
     _add_memory_option(v)
     _add_transform_options(v)
     _add_interface_options(v)
+    cli_training.add_verify_training_options(v)
     _add_output_options(v)
 
     a = commands.add_parser("alloc", help="solve an allocation problem given as MiniMalloc CSV")
@@ -426,9 +438,9 @@ def _does_not_fit(plan, searched):
 
 
 def _run_plan(args, run):
-    check_training_options(args)
+    cli_training.check_training_options(args)
     if args.train is not None:
-        return run_training_plan(args, run, _write_outputs)
+        return cli_training.run_training_plan(args, run, _write_outputs)
     if args.write_offline_plan and args.tiling != "none":
         raise ValueError("--write-offline-plan describes untiled schedules: drop --tiling")
     plan, tiling_summary = _make_plan(args, run, scratch=not args.no_scratch)
@@ -455,6 +467,8 @@ def _run_compile(args, run):
     from .codegen import compile as compile_model
     from .memories import place_plan
 
+    if args.train is not None:
+        return cli_training.run_training_compile(args, run, _output_dir)
     if args.memory and args.sram:
         raise ValueError("--memory gives each memory's size: drop --sram")
     _check_rules_have_memories(args)
@@ -485,6 +499,8 @@ def _run_compile(args, run):
 def _run_verify(args, run):
     from .verify import VerifyError, verify
 
+    if args.train is not None:
+        return cli_training.run_training_verify(args, run, EXIT_BAD_MODEL)
     _check_rules_have_memories(args)
     plan = None
     if args.tiling != "none":

@@ -54,3 +54,73 @@ def run_training_plan(args, run, write_outputs):
         print(f"error: the training step needs {plan.flash_bytes:,} bytes of flash but the limit is "
               f"{plan.flash_limit:,} bytes", file=sys.stderr)
     return EXIT_DOES_NOT_FIT
+
+
+SPEC_HELP = ("emit the on-device training step too, updating SPEC (bias, last:K or layers:I[,J...]; whole "
+             "layers): tinyarena_<name>_train_step(input, label, learning_rate) beside invoke; the file's graph in "
+             "file order, one arena, portable kernels")
+
+
+def add_compile_training_option(p):
+    """--train on the compile parser."""
+    p.add_argument("--train", metavar="SPEC", help=SPEC_HELP)
+
+
+def add_verify_training_options(p):
+    """--train and --learning-rate on the verify parser."""
+    p.add_argument("--train", metavar="SPEC", help="check one training step updating SPEC instead of inference: "
+                   "every gradient and updated parameter against a float64 numpy reference of the quantized graph")
+    p.add_argument("--learning-rate", type=float, default=0.01, metavar="LR",
+                   help="with --train: the step's learning rate (default 0.01)")
+
+
+def _refuse_with_train(args):
+    """ValueError naming the options a training build does not take (refused, not ignored)."""
+    defaults = {"tiling": "none", "transforms": None, "io": "model", "input_layout": "model", "memory": None,
+                "pin": None, "block": None}
+    given = [f"--{name.replace('_', '-')}" for name, default in defaults.items()
+             if getattr(args, name, default) not in (default, [], ())]
+    if given:
+        raise ValueError(f"--train compiles the file's graph in file order into one arena: drop {', '.join(given)}")
+
+
+def run_training_compile(args, run, output_dir):
+    """``compile --train``: plan the step, write its C, print what was written."""
+    from .codegen import compile as compile_model
+    from .training import plan_training
+
+    _refuse_with_train(args)
+    output_dir(args.output, "-o")
+    with run.stage("training plan"):
+        plan = run.plan = plan_training(args.model, args.train, sram=args.sram, alignment=args.alignment,
+                                        allocator=args.allocator, seconds=args.seconds, inplace=args.inplace,
+                                        target=args.target)
+    if not plan.fits:
+        print(f"error: the training step needs {plan.peak_bytes:,} bytes of SRAM but the limit is "
+              f"{plan.sram_limit:,} bytes", file=sys.stderr)
+        return EXIT_DOES_NOT_FIT
+    with run.stage("compile"):
+        compiled = compile_model(plan, args.output, target=args.target, name=args.name or args.model)
+    print(f"wrote {compiled.out_dir}/: model.h, model.c (arena {compiled.arena_bytes:,} B with "
+          f"{plan.trainable_bytes:,} B of trainable tensors; tinyarena_{compiled.name}_invoke, _train_init, "
+          f"_train_step), main.c (training harness), Makefile, kernels/, target/")
+    print(f"training spec {plan.spec}: {plan.updated_parameters:,} parameters in {len(plan.updates)} weight layers")
+    print(f"build: make -C {compiled.out_dir} TARGET={args.target}  (portable kernels: -DTA_NO_SIMD)")
+    return 0
+
+
+def run_training_verify(args, run, exit_failed):
+    """``verify --train``: one step against the float64 reference; the table of errors per tensor."""
+    from .training_codegen import verify_training
+    from .verify import VerifyError
+
+    _refuse_with_train(args)
+    try:
+        with run.stage("verify training step"):
+            check = verify_training(args.model, args.train, target=args.target, learning_rate=args.learning_rate,
+                                    seed=args.seed)
+    except VerifyError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return exit_failed
+    print(check.table())
+    return 0 if check.ok else exit_failed

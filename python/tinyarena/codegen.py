@@ -6,6 +6,9 @@ per op at the planned offsets), ``main.c`` (a test harness), a ``Makefile`` and 
 kernel library sources the model uses (``kernels/``) and the Cortex-M start-up files
 (``target/``). ``make TARGET=host|cortex-m3|cortex-m4|cortex-m7|cortex-m33|cortex-m55`` builds it.
 
+``compile(training_plan, out_dir)`` with a ``tinyarena.training.TrainingPlan`` also emits the
+on-device training step, ``tinyarena_<name>_train_step`` (see ``tinyarena.training_codegen``).
+
 ``compile(plan, out_dir, memories=[Memory(...), ...])`` (or a ``MemoryPlacement`` from
 ``tinyarena.memories.place_plan``, with pins and blocklists) places the buffers across a memory
 hierarchy instead: model.c then holds one arena per used memory, ``tinyarena_<name>_arena_<memory>``
@@ -94,7 +97,13 @@ def c_identifier(text):
 def lower(plan, name=None, memories=None):
     """The plan's ops as kernel calls (a ``Program``); raises ``UnsupportedError`` naming any op the
     kernel library lacks (its type and index). ``memories``: as in :func:`compile`."""
+    from .training import TrainingPlan
+
     name = c_identifier(name or plan.model_name)
+    if isinstance(plan, TrainingPlan):  # a training step beside invoke (tinyarena.training_codegen)
+        if memories is not None:
+            raise ValueError("a training plan compiles to one arena: memories are not supported with it")
+        return _core.lower_training_program(plan.core, name)
     tiled = getattr(plan, "tiled", None)  # a tinyarena.tiling.TiledPlan: segments become stripe loops
     lower_planned, planned = ((_core.lower_tiled_program, tiled) if tiled is not None
                               else (_core.lower_program, plan.core))

@@ -66,7 +66,8 @@ def parse_spec(spec):
 
 def training_graph(model, spec):
     """The core ``TrainingGraph`` of ``model`` under ``spec`` (not ``auto``): ``updates``,
-    ``values``, ``backward`` steps (loss first), ``sgd_updates``, ``channel_updates`` (the fused
+    ``values``, ``backward`` steps (loss first; each step's ``kind`` and ``math``: what it computes),
+    ``sgd_updates``, ``channel_updates`` (the fused
     per-channel weight gradient + update that replaces the backward step
     ``channel_update_replaces[i]`` when updates are reordered), ``saved`` forward tensors (int8),
     ``masks`` (values: 1-bit masks), ``backward_ops`` (descending) and ``updated_parameters``. The model's graph is not changed."""

@@ -22,13 +22,13 @@ PU8 = C.POINTER(C.c_uint8)
 class ConvGradParams(C.Structure):
     _fields_ = [(n, i32) for n in ("in_h", "in_w", "in_c", "out_h", "out_w", "out_c", "kernel_h", "kernel_w",
                                    "stride_h", "stride_w", "pad_top", "pad_left", "input_zero_point")] + [
-        ("weights", P8), ("bias", P32)]
+        ("weights", P8), ("bias", P32), ("channel_mult", P32)]
 
 
 class DwConvGradParams(C.Structure):
     _fields_ = [(n, i32) for n in ("in_h", "in_w", "in_c", "out_h", "out_w", "depth_multiplier", "kernel_h",
                                    "kernel_w", "stride_h", "stride_w", "pad_top", "pad_left", "input_zero_point")] + [
-        ("weights", P8), ("bias", P32)]
+        ("weights", P8), ("bias", P32), ("channel_mult", P32)]
 
 
 @pytest.fixture(scope="module")

@@ -20,8 +20,11 @@
  *   input-gradient row is gathered twice, first for the maximum, then to be written; the
  *   scratch is one row of int32.
  * - Weights are int8 with zero point 0 (TFLite's symmetric weights), OHWI for conv
- *   ([out_c][kernel_h][kernel_w][in_c]) and [out][in] for fully connected; the input gradient
- *   treats the weight scale as one per-tensor value.
+ *   ([out_c][kernel_h][kernel_w][in_c]) and [out][in] for fully connected. Per-channel weight
+ *   scales enter the input gradient as integer factors `channel_mult[co]` = round(s_w[co] /
+ *   max(s_w) * 2^R) that multiply each output-gradient value (NULL: all 1, a per-tensor scale);
+ *   the input gradient's scale is then grad_out_scale * max(s_w) * 2^(s - R). The code generator
+ *   picks R so that no int32 sum can overflow.
  * - Weight and bias gradients are int32 (exact sums; scale grad_out_scale * input_scale for
  *   weights, grad_out_scale for biases). A weight gradient is computed one output channel at
  *   a time (channel_weights int32 of scratch) and applied at once by the SGD update.
@@ -46,6 +49,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "tinyarena_kernels.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -84,6 +89,47 @@ void ta_sgd_update_strided_s8(int8_t *q, int32_t stride, const int32_t *grad, in
 /* grad[c] = sum over the pixels of grad_out[pixel][c] (a bias gradient, `channels` int32). */
 void ta_grad_bias_s32(const int8_t *grad_out, int64_t pixels, int32_t channels, int32_t *grad);
 
+/* bias[k] = sat32(bias[k] - step(grad[k])) for k < channels, with the bias factor
+ * lr * grad_scale / (input_scale * weight_scale[k]) (see the top). */
+void ta_sgd_update_bias_s32(int32_t *bias, const int32_t *grad, int32_t channels, float lr, float grad_scale,
+                            float input_scale, const float *weight_scale);
+
+/* grad[i] = 0 unless lo < output[i] < hi: a RELU/RELU6 derivative read from the saved int8
+ * output itself (in place). */
+void ta_relu_output_apply(int8_t *grad, int32_t n, const int8_t *output, int32_t lo, int32_t hi);
+
+/* --- Loss ---------------------------------------------------------------------------------- */
+
+/* Softmax cross-entropy of one row of `n` int8 class scores (real = scale * (q - zero_point)):
+ * the scores are probabilities (a SOFTMAX output) when `probabilities` is set, else logits
+ * (softmax taken here, in float). Writes the logits' gradient p - onehot(label) as
+ * grad[i] = round((p[i] - onehot[i]) / *grad_scale) with *grad_scale = max |p - onehot| / 127
+ * (1/127 when all are 0), and returns the loss -log(max(p[label], 1e-7)). */
+float ta_softmax_xent_grad_s8(const int8_t *scores, int32_t n, float scale, int32_t zero_point, int32_t probabilities,
+                              int32_t label, int8_t *grad, float *grad_scale);
+
+/* --- Gradient sum (a tensor several ops read) ----------------------------------------------- */
+
+/* out[i] = round(sum_k scales[k] * parts[k][i] / *out_scale), *out_scale = max_i |sum| / 127 (1/127
+ * when all are 0), the sums in float; `out` may be parts[0] (each element is read before written). */
+void ta_grad_sum_s8(const int8_t *const *parts, const float *scales, int32_t count, int32_t n, int8_t *out,
+                    float *out_scale);
+
+/* --- PAD / PADV2 backward ------------------------------------------------------------------ */
+
+/* The input gradient of a PAD with params `p` (the forward op's): grad_out cropped,
+ * grad_in[i] = grad_out[i shifted by p->before in every dimension]; the scale is unchanged. */
+void ta_pad_grad_input_s8(const ta_pad_params *p, const int8_t *grad_out, int8_t *grad_in);
+
+/* --- AVERAGE_POOL_2D / MEAN backward (windows that neither overlap nor leave the input) --------- */
+
+/* grad_in[iy][ix][c] = grad_out[oy][ox][c] for the window (oy, ox) holding (iy, ix), else 0 (an
+ * input pixel no window covers). The window's 1 / (filter_h * filter_w) goes into the scale:
+ * grad_in_scale = grad_out_scale / (filter_h * filter_w). */
+void ta_avgpool_grad_input_s8(const int8_t *grad_out, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h,
+                              int32_t out_w, int32_t filter_h, int32_t filter_w, int32_t stride_h, int32_t stride_w,
+                              int8_t *grad_in);
+
 /* --- CONV_2D backward (FULLY_CONNECTED is the 1x1 case: in_h = out_h = batches) ----------- */
 
 typedef struct ta_conv_grad_params {
@@ -95,6 +141,7 @@ typedef struct ta_conv_grad_params {
   int32_t input_zero_point;  /* of the saved forward input x */
   int8_t *weights;           /* [out_c][kernel_h][kernel_w][in_c], zero point 0; updated in place */
   int32_t *bias;             /* [out_c], updated in place (may be NULL: no bias) */
+  const int32_t *channel_mult; /* [out_c] per-channel factors of the input gradient, or NULL (all 1) */
 } ta_conv_grad_params;
 
 /* Input-gradient row iy, int32: row[ix * in_c + ci] = sum over (ky, kx, co) with
@@ -139,6 +186,7 @@ typedef struct ta_dwconv_grad_params {
   int32_t input_zero_point;
   int8_t *weights;  /* [kernel_h][kernel_w][out_c] (TFLite's [1][kh][kw][out_c]), zero point 0 */
   int32_t *bias;    /* [out_c] (may be NULL) */
+  const int32_t *channel_mult; /* [out_c] per-channel factors of the input gradient, or NULL (all 1) */
 } ta_dwconv_grad_params;
 
 /* Input-gradient row iy, int32: row[ix * in_c + ci] = sum over (ky, kx) with

@@ -109,7 +109,7 @@ void ta_conv_grad_input_row_s32(const ta_conv_grad_params *p, const int8_t *grad
         if (ox < 0) continue;
         g = grad_out + ((int64_t)oy * p->out_w + ox) * cout;
         for (co = 0; co < cout; ++co) {
-          const int32_t gv = g[co];
+          const int32_t gv = p->channel_mult ? g[co] * p->channel_mult[co] : g[co];
           const int8_t *w = p->weights + (((int64_t)co * p->kernel_h + ky) * p->kernel_w + kx) * cin;
           if (gv == 0) continue; /* masked gradients are mostly zeros */
           for (ci = 0; ci < cin; ++ci) acc[ci] += gv * w[ci];
@@ -199,6 +199,109 @@ static void update_bias(int32_t *bias, const int32_t *grad, int32_t channels, do
   }
 }
 
+void ta_sgd_update_bias_s32(int32_t *bias, const int32_t *grad, int32_t channels, float lr, float grad_scale,
+                            float input_scale, const float *weight_scale) {
+  update_bias(bias, grad, channels, (double)lr * (double)grad_scale, input_scale, weight_scale);
+}
+
+void ta_relu_output_apply(int8_t *grad, int32_t n, const int8_t *output, int32_t lo, int32_t hi) {
+  int32_t i;
+  for (i = 0; i < n; ++i) {
+    if (!(lo < output[i] && output[i] < hi)) grad[i] = 0;
+  }
+}
+
+/* p[i] - onehot(label)[i] of class i (real scores: probabilities, or logits with their maximum
+ * and the sum of exp(logit - maximum)). */
+static float xent_gradient(float real, int32_t probabilities, float max_logit, float total, int is_label) {
+  const float p = probabilities ? real : expf(real - max_logit) / total;
+  return p - (is_label ? 1.0f : 0.0f);
+}
+
+float ta_softmax_xent_grad_s8(const int8_t *scores, int32_t n, float scale, int32_t zero_point, int32_t probabilities,
+                              int32_t label, int8_t *grad, float *grad_scale) {
+  float max_logit = -INFINITY, total = 0.0f, max_abs = 0.0f, step;
+  int32_t i;
+  if (!probabilities) {
+    for (i = 0; i < n; ++i) {
+      const float logit = scale * (float)(scores[i] - zero_point);
+      if (logit > max_logit) max_logit = logit;
+    }
+    for (i = 0; i < n; ++i) total += expf(scale * (float)(scores[i] - zero_point) - max_logit);
+  }
+  for (i = 0; i < n; ++i) {
+    const float g = xent_gradient(scale * (float)(scores[i] - zero_point), probabilities, max_logit, total, i == label);
+    if (fabsf(g) > max_abs) max_abs = fabsf(g);
+  }
+  step = max_abs > 0.0f ? max_abs / 127.0f : 1.0f / 127.0f;
+  for (i = 0; i < n; ++i) {
+    const float g = xent_gradient(scale * (float)(scores[i] - zero_point), probabilities, max_logit, total, i == label);
+    const float q = g / step, rounded = q < 0.0f ? -floorf(-q + 0.5f) : floorf(q + 0.5f);
+    grad[i] = (int8_t)(rounded < -127.0f ? -127 : (rounded > 127.0f ? 127 : (int32_t)rounded));
+  }
+  *grad_scale = step;
+  {
+    const float real = scale * (float)(scores[label] - zero_point);
+    const float p_label = xent_gradient(real, probabilities, max_logit, total, 0);
+    return -logf(p_label > 1e-7f ? p_label : 1e-7f);
+  }
+}
+
+static float grad_sum_at(const int8_t *const *parts, const float *scales, int32_t count, int32_t i) {
+  float sum = 0.0f;
+  int32_t k;
+  for (k = 0; k < count; ++k) sum += scales[k] * (float)parts[k][i];
+  return sum;
+}
+
+void ta_grad_sum_s8(const int8_t *const *parts, const float *scales, int32_t count, int32_t n, int8_t *out,
+                    float *out_scale) {
+  float max_abs = 0.0f, step;
+  int32_t i;
+  for (i = 0; i < n; ++i) {
+    const float v = fabsf(grad_sum_at(parts, scales, count, i));
+    if (v > max_abs) max_abs = v;
+  }
+  step = max_abs > 0.0f ? max_abs / 127.0f : 1.0f / 127.0f;
+  for (i = 0; i < n; ++i) {
+    const float q = grad_sum_at(parts, scales, count, i) / step;
+    const float rounded = q < 0.0f ? -floorf(-q + 0.5f) : floorf(q + 0.5f);
+    out[i] = (int8_t)(rounded < -127.0f ? -127 : (rounded > 127.0f ? 127 : (int32_t)rounded));
+  }
+  *out_scale = step;
+}
+
+void ta_pad_grad_input_s8(const ta_pad_params *p, const int8_t *grad_out, int8_t *grad_in) {
+  int32_t idx[TA_MAX_DIMS] = {0}, d;
+  int64_t out_stride[TA_MAX_DIMS], stride = 1, total = 1, i;
+  for (d = p->ndims - 1; d >= 0; --d) {
+    out_stride[d] = stride;
+    stride *= (int64_t)p->before[d] + p->in_shape[d] + p->after[d];
+    total *= p->in_shape[d];
+  }
+  for (i = 0; i < total; ++i) {
+    int64_t at = 0;
+    for (d = 0; d < p->ndims; ++d) at += (int64_t)(idx[d] + p->before[d]) * out_stride[d];
+    grad_in[i] = grad_out[at];
+    for (d = p->ndims - 1; d >= 0 && ++idx[d] == p->in_shape[d]; --d) idx[d] = 0;
+  }
+}
+
+void ta_avgpool_grad_input_s8(const int8_t *grad_out, int32_t in_h, int32_t in_w, int32_t channels, int32_t out_h,
+                              int32_t out_w, int32_t filter_h, int32_t filter_w, int32_t stride_h, int32_t stride_w,
+                              int8_t *grad_in) {
+  int32_t iy, ix, c;
+  for (iy = 0; iy < in_h; ++iy) {
+    for (ix = 0; ix < in_w; ++ix) {
+      const int32_t oy = iy / stride_h, ox = ix / stride_w;
+      const int covered = oy < out_h && ox < out_w && iy - oy * stride_h < filter_h && ix - ox * stride_w < filter_w;
+      int8_t *g = grad_in + ((int64_t)iy * in_w + ix) * channels;
+      const int8_t *from = grad_out + ((int64_t)oy * out_w + ox) * channels;
+      for (c = 0; c < channels; ++c) g[c] = covered ? from[c] : 0;
+    }
+  }
+}
+
 void ta_conv_backward_update(const ta_conv_grad_params *p, const int8_t *grad_out, const int8_t *input, float lr,
                              float grad_out_scale, float input_scale, const float *weight_scale,
                              int32_t *channel_scratch, int32_t *bias_grad) {
@@ -232,6 +335,7 @@ void ta_fc_grad_params(int32_t batches, int32_t in_depth, int32_t out_depth, int
   p->input_zero_point = input_zero_point;
   p->weights = weights;
   p->bias = bias;
+  p->channel_mult = NULL;
 }
 
 /* --- DEPTHWISE_CONV_2D: output channel co = ci * depth_multiplier + d reads input channel ci. */
@@ -253,7 +357,10 @@ void ta_dwconv_grad_input_row_s32(const ta_dwconv_grad_params *p, const int8_t *
         g = grad_out + ((int64_t)oy * p->out_w + ox) * cout;
         w = p->weights + ((int64_t)ky * p->kernel_w + kx) * cout;
         for (ci = 0; ci < cin; ++ci) {
-          for (d = 0; d < dm; ++d) acc[ci] += g[ci * dm + d] * w[ci * dm + d];
+          for (d = 0; d < dm; ++d) {
+            const int32_t co = ci * dm + d;
+            acc[ci] += (p->channel_mult ? g[co] * p->channel_mult[co] : g[co]) * w[co];
+          }
         }
       }
     }

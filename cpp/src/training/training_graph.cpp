@@ -30,6 +30,20 @@ const char* step_kind_name(StepKind kind) {
   return "?";
 }
 
+const char* step_math_name(StepMath math) {
+  switch (math) {
+    case StepMath::Loss: return "loss";
+    case StepMath::ActivationGrad: return "activation_grad";
+    case StepMath::InputGrad: return "input_grad";
+    case StepMath::WeightGrad: return "weight_grad";
+    case StepMath::BiasGrad: return "bias_grad";
+    case StepMath::GradSum: return "grad_sum";
+    case StepMath::SgdUpdate: return "sgd_update";
+    case StepMath::ChannelUpdate: return "channel_update";
+  }
+  return "?";
+}
+
 namespace {
 
 using graph::Graph;
@@ -167,7 +181,7 @@ class Builder {
     }
     if (!needs_[logits]) throw std::invalid_argument("no updated parameter reaches the loss");
     int32_t gradient = activation_gradient(logits);
-    add_step(TrainStep{StepKind::Loss, producer.index, what, {}, {scores}, {gradient}});
+    add_step(TrainStep{StepKind::Loss, StepMath::Loss, producer.index, what, {}, {scores}, {gradient}});
     contributions_[logits].push_back(gradient);
   }
 
@@ -177,7 +191,7 @@ class Builder {
     if (parts.empty()) unsupported(op, "no gradient reaches its output (internal)");
     if (parts.size() == 1) return parts[0];
     int32_t sum = activation_gradient(tensor, " sum");
-    TrainStep step{StepKind::Backward, op.index, "GRAD_SUM", parts, {}, {sum}};
+    TrainStep step{StepKind::Backward, StepMath::GradSum, op.index, "GRAD_SUM", parts, {}, {sum}};
     step.in_place_candidate = true;
     add_step(step);
     parts = {sum};
@@ -192,8 +206,8 @@ class Builder {
       unsupported(op, std::string("no gradient for its fused activation ") + graph::activation_name(act));
     int32_t y = op.outputs[0];
     int32_t masked = activation_gradient(y, " masked");
-    TrainStep step{StepKind::Backward, op.index, op.type + " fused " + graph::activation_name(act) + " grad", {gy},
-                   {}, {masked}};
+    TrainStep step{StepKind::Backward, StepMath::ActivationGrad, op.index,
+                   op.type + " fused " + graph::activation_name(act) + " grad", {gy}, {}, {masked}};
     step.in_place_candidate = true;
     derivative_reads_.emplace_back(add_step(step), y);
     return masked;
@@ -209,9 +223,10 @@ class Builder {
   // A new gradient of `input`; `requantized`: accumulated in int32 and requantized (backward scratch).
   // Returns the step's index.
   int32_t contribute_new(const Op& op, int32_t input, const std::string& what, std::vector<int32_t> reads,
-                         std::vector<int32_t> saved, bool requantized, bool in_place) {
+                         std::vector<int32_t> saved, bool requantized, bool in_place,
+                         StepMath math = StepMath::InputGrad) {
     int32_t gx = activation_gradient(input);
-    TrainStep step{StepKind::Backward, op.index, op.type + " " + what, std::move(reads), std::move(saved), {gx}};
+    TrainStep step{StepKind::Backward, math, op.index, op.type + " " + what, std::move(reads), std::move(saved), {gx}};
     if (requantized) {
       step.scratch_bytes = int32_row_bytes(input);
       step.single_pass_scratch_bytes = 4 * g_.tensors[input].element_count;
@@ -226,18 +241,19 @@ class Builder {
     const TrainValue& param = t_.values[trainable];
     int32_t gradient = add_value("grad " + what + " op " + std::to_string(op.index), ValueClass::Gradient,
                                  4 * elements, param.tensor, true);
-    int32_t step = add_step(TrainStep{StepKind::Backward, op.index, op.type + " grad " + what, {gy}, std::move(saved),
-                                      {gradient}});
-    t_.sgd_updates.push_back(
-        TrainStep{StepKind::Update, op.index, "SGD update " + what, {gradient, trainable}, {}, {trainable}});
+    StepMath math = what == "weights" ? StepMath::WeightGrad : StepMath::BiasGrad;
+    int32_t step = add_step(TrainStep{StepKind::Backward, math, op.index, op.type + " grad " + what, {gy},
+                                      std::move(saved), {gradient}});
+    t_.sgd_updates.push_back(TrainStep{StepKind::Update, StepMath::SgdUpdate, op.index, "SGD update " + what,
+                                       {gradient, trainable}, {}, {trainable}});
     t_.update_after.push_back(step);
   }
 
   // The weight gradient computed and applied one output channel at a time: one channel's
   // int32 gradient (channel_weights values) is the kernel scratch.
   void channel_update(const Op& op, int32_t gy, int32_t x, int32_t trainable, int32_t replaces) {
-    TrainStep fused{StepKind::Update, op.index, op.type + " grad weights + SGD update per channel", {gy, trainable},
-                    {x}, {trainable}};
+    TrainStep fused{StepKind::Update, StepMath::ChannelUpdate, op.index,
+                    op.type + " grad weights + SGD update per channel", {gy, trainable}, {x}, {trainable}};
     fused.scratch_bytes = fused.single_pass_scratch_bytes = 4 * update_of(op.index)->channel_weights;
     t_.channel_updates.push_back(std::move(fused));
     t_.channel_update_replaces.push_back(replaces);
@@ -284,7 +300,8 @@ class Builder {
       for (int32_t in : op.inputs)
         if (in >= 0 && needs_[in]) contributions_[in].push_back(g);  // passed on unchanged
     } else if (op.type == "RELU" || op.type == "RELU6") {
-      derivative_reads_.emplace_back(contribute_new(op, op.inputs[0], "grad", {gy}, {}, false, true), y);
+      derivative_reads_.emplace_back(
+          contribute_new(op, op.inputs[0], "grad", {gy}, {}, false, true, StepMath::ActivationGrad), y);
     } else if (op.type == "AVERAGE_POOL_2D" || op.type == "MEAN") {
       pool(op, through_activation(op, gy));
     } else if (op.type == "PAD" || op.type == "PADV2") {

@@ -22,8 +22,8 @@ int32_t channel_update_replacing(const TrainingGraph& t, size_t step) {
   return -1;
 }
 
-// The backward part of the step axis: backward steps and SGD updates in the order they run.
-// Reordered, a weight gradient and its update are one per-channel step.
+}  // namespace
+
 std::vector<const TrainStep*> backward_timeline(const TrainingGraph& t, bool reorder_updates) {
   std::vector<const TrainStep*> timeline;
   for (size_t i = 0; i < t.backward.size(); ++i) {
@@ -40,6 +40,8 @@ std::vector<const TrainStep*> backward_timeline(const TrainingGraph& t, bool reo
     for (const TrainStep& update : t.sgd_updates) timeline.push_back(&update);
   return timeline;
 }
+
+namespace {
 
 // Forward buffers as inference plans them, no op writing over a saved activation.
 liveness::Liveness forward_liveness(const TrainingGraph& t, const TrainingOptions& options) {
@@ -97,6 +99,8 @@ ValueRoots backward_aliases(const TrainingGraph& t, const std::vector<const Trai
 struct StepBuffers {
   liveness::Liveness liveness;
   std::vector<ValueClass> classes;
+  std::vector<int32_t> value_buffer;  // per value (TrainingPlan::value_buffer)
+  std::vector<int32_t> step_scratch;  // per timeline step
 };
 
 void add_buffer(StepBuffers& out, liveness::LiveBuffer buffer, ValueClass cls) {
@@ -133,6 +137,7 @@ StepBuffers step_buffers(const TrainingGraph& t, const TrainingOptions& options)
         last[r] = std::max(last[r], step);
       }
     int64_t scratch = options.single_pass_requant ? timeline[s]->single_pass_scratch_bytes : timeline[s]->scratch_bytes;
+    out.step_scratch.push_back(options.scratch && scratch > 0 ? static_cast<int32_t>(out.liveness.buffers.size()) : -1);
     if (options.scratch && scratch > 0)
       add_buffer(out, {"scratch " + timeline[s]->what + " op " + std::to_string(timeline[s]->op),
                        liveness::BufferKind::Scratch, scratch, step, step, {}, timeline[s]->op},
@@ -140,15 +145,18 @@ StepBuffers step_buffers(const TrainingGraph& t, const TrainingOptions& options)
   }
   std::vector<int32_t> step_of_op(t.forward.ops.size());
   for (int32_t s = 0; s < forward; ++s) step_of_op[out.liveness.order.empty() ? s : out.liveness.order[s]] = s;
+  out.value_buffer.assign(t.values.size(), -1);
   for (size_t v = 0; v < t.values.size(); ++v) {
     const TrainValue& value = t.values[v];
     if (roots.root(static_cast<int32_t>(v)) != static_cast<int32_t>(v) || last[v] < 0) continue;
+    out.value_buffer[v] = static_cast<int32_t>(out.liveness.buffers.size());
     bool trainable = value.cls == ValueClass::Trainable;
     int32_t from = trainable ? 0 : value.forward_op >= 0 ? step_of_op[value.forward_op] : first[v];
     add_buffer(out, {value.name, liveness::BufferKind::Activation, value.bytes, from, trainable ? end : last[v], {},
                      value.forward_op},
                value.cls);
   }
+  for (size_t v = 0; v < t.values.size(); ++v) out.value_buffer[v] = out.value_buffer[roots.root(static_cast<int32_t>(v))];
   return out;
 }
 
@@ -205,6 +213,8 @@ TrainingPlan prepare_updates(const graph::Graph& graph, std::vector<LayerUpdate>
   StepBuffers buffers = step_buffers(plan.training, options);
   plan.liveness = std::move(buffers.liveness);
   plan.buffer_class = std::move(buffers.classes);
+  plan.value_buffer = std::move(buffers.value_buffer);
+  plan.step_scratch = std::move(buffers.step_scratch);
   plan.forward_steps = static_cast<int32_t>(graph.ops.size());
   plan.problem = liveness::make_problem(plan.liveness, options.alignment);
   report_steps(plan, backward_timeline(plan.training, options.reorder_updates));

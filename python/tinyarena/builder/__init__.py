@@ -15,7 +15,8 @@ Offers:
   (bytes) and ``save`` (file);
 - ready architectures returning ``.tflite`` bytes: ``mobilenet_v1``, ``mobilenet_v2``,
   ``ds_cnn``, ``resnet8`` (the MLPerf Tiny structures), ``chain`` (long single path for
-  benchmarks) and ``demo_model`` (what ``tinyarena demo`` plans); ``mobilenet_v1`` and
+  benchmarks), ``demo_model`` (what ``tinyarena demo`` plans) and ``training_demo_cnn`` (the small
+  CNN of the on-device training tests); ``mobilenet_v1`` and
   ``mobilenet_v2`` take ``float_io=True`` (float32 I/O: QUANTIZE first, DEQUANTIZE last, as
   TensorFlow's converter) and ``nchw_input=True`` (an NCHW input transposed to NHWC, as a PyTorch
   export), built by ``boundary.model_input`` / ``model_output``;
@@ -47,6 +48,7 @@ from .architectures import (
     mobilenet_v1,
     mobilenet_v2,
     resnet8,
+    training_demo_cnn,
 )
 from .model_builder import ModelBuilder
 from .random_dag import random_dag
@@ -62,4 +64,5 @@ __all__ = [
     "mobilenet_v2",
     "random_dag",
     "resnet8",
+    "training_demo_cnn",
 ]

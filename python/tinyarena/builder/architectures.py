@@ -189,6 +189,19 @@ def chain(num_ops: int = 1000, shape: Sequence[int] = (1, 8, 8, 8), seed: int = 
     return mb.build()
 
 
+def training_demo_cnn(seed: int = 0) -> bytes:
+    """The small CNN the on-device training tests and figures use (8x8x1 input, 2 classes):
+    CONV_2D 3x3 (4 channels, RELU), CONV_2D 3x3 stride 2 (4, RELU), AVERAGE_POOL_2D 2x2, RESHAPE,
+    FULLY_CONNECTED to 2, SOFTMAX; per-channel conv and fully connected weights."""
+    mb = ModelBuilder("training_demo_cnn", seed)
+    x = mb.input([1, 8, 8, 1])
+    x = mb.conv2d(x, 4, kernel=3, activation="RELU")
+    x = mb.conv2d(x, 4, kernel=3, stride=2, activation="RELU")
+    x = mb.reshape(mb.average_pool2d(x, pool=2), [1, -1])
+    mb.output(mb.softmax(mb.fully_connected(x, 2)))
+    return mb.build()
+
+
 def demo_model(seed: int = 0) -> bytes:
     """The network ``tinyarena demo`` plans: 48x48x3 input, 20 ops at the default seed.
 

@@ -94,12 +94,25 @@ struct Arena {
   uint64_t base_address = 0;  // where the memory starts (the linker region's origin)
 };
 
+// The on-device training step of a training build (training_lowering.h); empty for inference.
+struct TrainingCode {
+  std::string declarations;    // model.h: the training API's prototypes
+  std::string definitions;     // model.c, after invoke: backward params, train_init, train_step
+  std::string globals;         // model.c, before the ops' data: the training state
+  std::string invoke_prologue; // model.c: first statement(s) of invoke (the trainables' one-time copy)
+  std::string harness;         // main.c in place of the inference harness
+  std::vector<std::string> kernel_sources;  // kernel library files it calls besides the forward's
+  std::string cflags;          // CFLAGS the build needs (the portable kernels: -DTA_NO_SIMD)
+  bool empty() const { return definitions.empty(); }
+};
+
 struct Program {
   std::string name;  // C identifier used in the API: tinyarena_<name>_invoke
   int64_t arena_bytes = 0;  // all arenas together
   std::vector<Arena> arenas;  // one per used memory of a hierarchy; empty: the single arena kSingleArena
   std::vector<ModelIO> inputs, outputs;
   std::vector<KernelCall> calls;  // in execution order; views emit no call
+  TrainingCode training;          // a training build's step (empty: inference only)
 };
 
 // Bytes of the constant arrays (weights, biases, tables) the build of

@@ -18,7 +18,7 @@
 //   beside the kernel, not in the arena). Views (RESHAPE, SQUEEZE, EXPAND_DIMS)
 //   and ADD pass the gradient on unchanged (same buffer); pooling's 1/window goes
 //   into the scale; PAD's input gradient is the output gradient cropped (a copy); a tensor read by several ops sums its gradients (GRAD_SUM);
-// - the loss gradient softmax(logits) - onehot(label) in [-1, 1]: int8, scale 1/127;
+// - the loss gradient softmax(logits) - onehot(label): int8, scale max|gradient| / 127 (chosen at run time);
 // - weight and bias gradients: int32, one per updated element (updated output
 //   channels only), read by the SGD update of that parameter. With updates at the
 //   end that is the whole tensor. With updates reordered, a weight gradient is
@@ -64,9 +64,25 @@ struct TrainValue {
 enum class StepKind { Forward, Loss, Backward, Update };
 const char* step_kind_name(StepKind kind);
 
+// What a loss, backward or update step computes (the kernel it runs).
+enum class StepMath {
+  Loss,             // softmax cross-entropy gradient of the logits
+  ActivationGrad,   // a RELU/RELU6 derivative (fused or standalone): the gradient masked
+  InputGrad,        // a weight layer's, pool's or PAD's input gradient
+  WeightGrad,       // a whole int32 weight gradient
+  BiasGrad,         // an int32 bias gradient
+  GradSum,          // the sum of a tensor's gradients
+  SgdUpdate,        // the SGD update of a parameter from its gradient
+  ChannelUpdate,    // a weight gradient computed and applied per output channel
+};
+// "loss", "activation_grad", "input_grad", "weight_grad", "bias_grad", "grad_sum", "sgd_update",
+// "channel_update".
+const char* step_math_name(StepMath math);
+
 // One backward, loss or update step; forward steps are the graph's ops in order.
 struct TrainStep {
   StepKind kind = StepKind::Backward;
+  StepMath math = StepMath::InputGrad;
   int32_t op = -1;             // the forward op it differentiates (or whose parameter it updates)
   std::string what;            // e.g. "CONV_2D grad input"
   std::vector<int32_t> reads;  // value indices (gradients, trainables, saved masks)

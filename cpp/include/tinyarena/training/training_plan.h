@@ -88,6 +88,8 @@ struct TrainingPlan {
   int64_t class_bytes[kClasses] = {0, 0, 0, 0};  // all buffers of each class (aligned)
   int64_t flash_bytes = 0;               // the inference build's constant data (the trainables' initial copy)
   std::vector<AutoCandidate> candidates; // spec `auto`: every spec tried, in order
+  std::vector<int32_t> value_buffer;     // per training value: its buffer (values written in place share one), -1: none
+  std::vector<int32_t> step_scratch;     // per backward_timeline step: its scratch buffer, -1: none
   bool fits() const {
     return (options.sram_limit <= 0 || peak_bytes <= options.sram_limit) &&
            (options.flash_limit <= 0 || flash_bytes <= options.flash_limit);
@@ -109,6 +111,11 @@ struct TrainingPlan {
 // that one fits. When nothing fits, the plan of `bias` is returned (fits() false). Throws as resolve_spec and derive_training_graph do,
 // std::invalid_argument for bad options.
 TrainingPlan plan_training(const graph::Graph& graph, const UpdateSpec& spec, const TrainingOptions& options = {});
+
+// The loss, backward and update steps in the order they run after the forward ops
+// (reordered: each fused per-channel weight update in place of its weight gradient, each
+// other update right after its gradient; else every update after the last backward step).
+std::vector<const TrainStep*> backward_timeline(const TrainingGraph& t, bool reorder_updates);
 
 // The plan of explicit layer updates (what plan_training runs for a resolved spec):
 // prepare_updates (everything but the placement: buffers, steps, lower bound),
