@@ -174,6 +174,15 @@ void bind_plan(py::module_& m) {
         },
         py::arg("graph"), py::arg("plan"), py::arg("target"), py::arg("flash_limit"),
         "The plan with its weight layouts chosen again for target under flash_limit (0: none), flash report redone.");
+  m.def("with_weight_layouts",
+        [](const GraphPtr& graph, const Plan& plan, const std::map<int32_t, std::string>& names) {
+          op_params::WeightLayouts layouts;
+          for (const auto& [op, name] : names) layouts[op] = op_params::layout_named(name);
+          py::gil_scoped_release release;
+          return plan::with_weight_layouts(*graph, plan, layouts);
+        },
+        py::arg("graph"), py::arg("plan"), py::arg("layouts"),
+        "The plan with {op index: layout name} pinned (others at their default), flash report redone.");
   bind_pipeline(m);
 }
 

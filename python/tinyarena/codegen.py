@@ -135,8 +135,6 @@ def compile(plan, out_dir, target="cortex-m4", name=None, memories=None, flash=N
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: use one of {', '.join(TARGETS)}")
     if flash is not None:
-        if getattr(plan, "tiled", None) is not None:
-            raise ValueError("flash= is not supported for tiled plans")
         plan = plan.with_flash(flash, target)
         if not plan.flash_fits:
             raise ValueError(f"the {target} build needs {plan.compact_flash_bytes:,} bytes of flash with every "

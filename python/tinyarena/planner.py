@@ -139,7 +139,17 @@ class Plan:
         """This plan with its weight layouts chosen again under ``flash`` (as in :func:`plan`; ``None``:
         defaults) for ``target`` (default: the plan's); buffers and offsets stay."""
         limit = parse_limit(flash) if flash is not None else 0
-        core = _core.with_flash_limit(self.graph, self.core, target or self.target, limit)
+        return self._with_core(_core.with_flash_limit(self.graph, self.core, target or self.target, limit))
+
+    def with_layouts(self, layouts):
+        """This plan with ``{op index: layout}`` pinned (``plain``, ``packed_int8``: conv only,
+        ``packed_int16``; other layers at their default) and no flash budget; ``ValueError`` for a
+        layout the op's kernel has no path for."""
+        return self._with_core(_core.with_weight_layouts(self.graph, self.core, dict(layouts)))
+
+    def _with_core(self, core):
+        if getattr(self, "tiled", None) is not None:
+            raise ValueError("weight layouts are chosen for untiled plans only")
         other = Plan(self.graph, core, model_name=self.model_name)
         other.schedule, other.transforms, other.interface = self.schedule, self.transforms, self.interface
         return other

@@ -2,6 +2,7 @@
 #include "tinyarena/op_params/weight_layouts.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "tinyarena/graph/op_metrics.h"
 #include "tinyarena/op_params/flash.h"
@@ -116,6 +117,25 @@ const char* layout_name(WeightLayout layout) {
     case WeightLayout::kPackedInt16: return "packed_int16";
   }
   return "?";
+}
+
+WeightLayout layout_named(const std::string& name) {
+  for (WeightLayout layout : {WeightLayout::kPlain, WeightLayout::kPackedInt8, WeightLayout::kPackedInt16})
+    if (name == layout_name(layout)) return layout;
+  throw std::invalid_argument("unknown weight layout '" + name + "': use plain, packed_int8 or packed_int16");
+}
+
+void check_weight_layouts(const graph::Graph& graph, const WeightLayouts& layouts) {
+  for (const auto& [index, layout] : layouts) {
+    if (index < 0 || index >= static_cast<int32_t>(graph.ops.size()))
+      throw std::invalid_argument("weight layout for op " + std::to_string(index) + ": the graph has " +
+                                  std::to_string(graph.ops.size()) + " ops");
+    const graph::Op& op = graph.ops[index];
+    const auto choices = layout_choices(op, Build::Simd);
+    if (std::find(choices.begin(), choices.end(), layout) == choices.end())
+      throw std::invalid_argument("op " + std::to_string(index) + " (" + op.type + ") cannot take the " +
+                                  layout_name(layout) + " weight layout");
+  }
 }
 
 bool has_weight_layout(const graph::Op& op) {

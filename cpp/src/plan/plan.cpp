@@ -88,10 +88,8 @@ std::vector<int32_t> in_step_order(const std::vector<int32_t>& ops, const std::v
   return result;
 }
 
-// The weight layouts of plan.options (target, flash_limit), then the per-op report and its sums.
-void choose_layouts_and_report(const graph::Graph& graph, Plan& plan) {
-  plan.weight_layouts = op_params::choose_weight_layouts(graph, plan.options.target, plan.options.flash_limit,
-                                                         plan.liveness.inplace_ops);
+// The per-op report of plan.weight_layouts and its sums.
+void report(const graph::Graph& graph, Plan& plan) {
   plan.ops = report_ops(graph, plan);
   plan.flash = {};
   plan.macs = 0;
@@ -105,6 +103,13 @@ void choose_layouts_and_report(const graph::Graph& graph, Plan& plan) {
       plan.peak_op = r.index;
     }
   }
+}
+
+// The weight layouts of plan.options (target, flash_limit), then the report.
+void choose_layouts_and_report(const graph::Graph& graph, Plan& plan) {
+  plan.weight_layouts = op_params::choose_weight_layouts(graph, plan.options.target, plan.options.flash_limit,
+                                                         plan.liveness.inplace_ops);
+  report(graph, plan);
 }
 
 }  // namespace
@@ -158,6 +163,22 @@ Plan with_flash_limit(const graph::Graph& graph, Plan plan, const std::string& t
   plan.options.target = target;
   plan.options.flash_limit = flash_limit;
   choose_layouts_and_report(graph, plan);
+  return plan;
+}
+
+}  // namespace tinyarena::plan
+
+namespace tinyarena::plan {
+
+Plan with_weight_layouts(const graph::Graph& graph, Plan plan, const op_params::WeightLayouts& layouts) {
+  op_params::check_weight_layouts(graph, layouts);
+  plan.options.flash_limit = 0;
+  op_params::WeightLayouts changed;
+  for (const auto& [index, layout] : layouts)
+    if (layout != op_params::default_layout(graph.ops[index])) changed[index] = layout;
+  plan.weight_layouts = {};
+  plan.weight_layouts.layouts = std::move(changed);
+  report(graph, plan);
   return plan;
 }
 

@@ -25,8 +25,9 @@ namespace tinyarena::op_params {
 
 enum class WeightLayout { kPlain, kPackedInt8, kPackedInt16 };
 
-// "plain", "packed_int8", "packed_int16".
+// "plain", "packed_int8", "packed_int16"; layout_named: the inverse (std::invalid_argument otherwise).
 const char* layout_name(WeightLayout layout);
+WeightLayout layout_named(const std::string& name);
 
 // Op index -> layout, for the layers whose layout differs from default_layout (ordered, so
 // plans and generated code are deterministic).
@@ -51,6 +52,10 @@ std::vector<WeightLayout> layout_choices(const graph::Op& op, Build build);
 // Predicted Cortex-M instructions per MAC of the op's kernel in `layout` (measured on Cortex-M4,
 // see weight_layouts.cpp); 0 for ops without a weight layout.
 double instructions_per_mac(const graph::Op& op, WeightLayout layout);
+
+// `layouts` checked against the SIMD build's layout_choices: std::invalid_argument naming the op
+// (index and type) for an op index outside the graph or a layout its kernel has no path for.
+void check_weight_layouts(const graph::Graph& graph, const WeightLayouts& layouts);
 
 // The chosen layouts and what they cost.
 struct LayoutChoice {

@@ -95,6 +95,11 @@ constexpr size_t kMaxInplaceTrials = 32;
 // std::invalid_argument for an unknown target.
 Plan with_flash_limit(const graph::Graph& graph, Plan plan, const std::string& target, int64_t flash_limit);
 
+// `plan` with the given weight layouts (layers absent: their default; op_params::check_weight_layouts
+// throws std::invalid_argument for ones a kernel has no path for) and no flash limit, its flash
+// report redone: what benchmarks and tests pin a build's layouts with.
+Plan with_weight_layouts(const graph::Graph& graph, Plan plan, const op_params::WeightLayouts& layouts);
+
 // The plan of given buffers (e.g. a tiled schedule's: ring buffers and full
 // tensors): allocation and per-op report as make_plan does them, with the
 // liveness's in-place choices as given.
