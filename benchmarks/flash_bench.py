@@ -1,6 +1,6 @@
 """Flash against speed under ``--flash`` budgets: a sweep of one model on Cortex-M4.
 
-    python benchmarks/flash_bench.py [--model person_detect] [--points 6] [--budgets SIZE ...]
+    python benchmarks/flash_bench.py [--model person_detect] [--points 9] [--budgets SIZE ...]
                                      [--chart benchmarks/out/flash_person_detect.png] [--layout-deltas]
 
 For each budget, from the all-compact build (every layer's weights plain int8) to the all-fast
@@ -41,9 +41,14 @@ def all_fast(plan):
 
 
 def sweep_budgets(plan, points):
-    """`points` budgets evenly spaced from the all-compact build's flash to the all-fast one's."""
-    low, high = plan.with_flash(1).compact_flash_bytes, all_fast(plan).flash_bytes
-    return [low + (high - low) * i // (points - 1) for i in range(points)]
+    """`points` budgets from the all-compact build's flash to the all-fast one's: two thirds of them
+    evenly up to the default build's flash (where the layouts trade most speed), the rest evenly
+    above it."""
+    low, middle, high = plan.with_flash(1).compact_flash_bytes, plan.flash_bytes, all_fast(plan).flash_bytes
+    below = max(2, (2 * points + 2) // 3)
+    above = points - below
+    return ([low + (middle - low) * i // (below - 1) for i in range(below)]
+            + [middle + (high - middle) * i // above for i in range(1, above + 1)])
 
 
 def layout_mix(plan):
@@ -133,14 +138,14 @@ def layout_deltas(args, plan, work, plugin):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="person_detect", help="a model name in tests/data/models")
-    parser.add_argument("--points", type=int, default=6, help="budgets from all compact to all fast (default 6)")
+    parser.add_argument("--points", type=int, default=9, help="budgets from all compact to all fast (default 9)")
     parser.add_argument("--budgets", nargs="+", metavar="SIZE", help="these budgets instead (300K, 310000, ...)")
     parser.add_argument("--chart", default=str(REPO / "benchmarks" / "out" / "flash_person_detect.png"),
                         help="where the chart goes (default benchmarks/out/flash_person_detect.png; '' for none)")
     parser.add_argument("--layout-deltas", action="store_true", help="measure the per-layout differences instead")
     args = parser.parse_args()
-    if args.points < 2:
-        parser.error("--points must be at least 2")
+    if args.points < 3:
+        parser.error("--points must be at least 3")
     plan = tinyarena.plan(MODELS_DIR / f"{args.model}.tflite")
     with tempfile.TemporaryDirectory(prefix="tinyarena-flash-") as tmp:
         work = pathlib.Path(tmp)
