@@ -32,7 +32,11 @@ plan, compile and verify take ``--summary PATH`` (append one CSV line per run). 
 Exit status: 0 on success, 1 for a bad or unsupported model (or a failed build or
 verification), 2 for bad arguments (one line on stderr: values out of range, input files
 that do not exist, output paths that cannot be written) or when the plan needs more SRAM
-than ``--sram`` (or ``--capacity``) allows (with ``--train``: or more flash than ``--flash``).
+than ``--sram`` (or ``--capacity``) allows, or more flash than ``--flash`` even with every
+layer's weights in its smallest layout (with ``--train``: the training step's flash).
+
+``plan`` and ``compile`` take ``--flash SIZE``: each conv, depthwise and fully connected layer of
+the ``--target`` build gets the weight layout that minimizes predicted instructions within it.
 
 ``plan --train SPEC`` plans one training step (``tinyarena.training``): SPEC is ``bias``,
 ``last:K``, ``layers:I[,J...][@FRACTION]`` or ``auto`` (the most parameters that fit ``--sram``
