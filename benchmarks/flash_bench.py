@@ -20,10 +20,9 @@ import collections
 import pathlib
 import tempfile
 
+import tinyarena
 from bench_paths import MODELS_DIR, REPO
 from codegen_bench import VARIANTS, bench_inputs, build_plugin, measure
-
-import tinyarena
 from tinyarena.codegen import compile as compile_model
 
 TARGET = "cortex-m4"
