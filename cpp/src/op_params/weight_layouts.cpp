@@ -33,7 +33,8 @@ constexpr LoopCost kLoopCosts[] = {
     {opcode::kFullyConnected, WeightLayout::kPackedInt16, 2.0},
 };
 
-// One layer the budget can move: its layouts (smallest first), their flash and predicted cost.
+// One layer the budget can move: its layouts (layout_choices), their constant bytes and predicted
+// instructions, and the one chosen.
 struct Layer {
   const graph::Op* op = nullptr;
   std::vector<WeightLayout> choices;
@@ -41,6 +42,19 @@ struct Layer {
   std::vector<int64_t> constant_bytes;
   size_t chosen = 0;
 };
+
+// The kernel code the build of `target` links with `layouts` (none for the host).
+int64_t code_bytes(const graph::Graph& graph, const std::string& target, const WeightLayouts& layouts,
+                   const std::vector<int32_t>& in_place_ops) {
+  if (target == "host") return 0;
+  KernelCodeTally code;
+  int64_t bytes = 0;
+  for (const graph::Op& op : graph.ops) {
+    const bool in_place = std::binary_search(in_place_ops.begin(), in_place_ops.end(), op.index);
+    bytes += code.add(kernel_function(graph, op, in_place, layout_of(layouts, op)));
+  }
+  return bytes;
+}
 
 WeightLayouts non_default(const std::vector<Layer>& layers) {
   WeightLayouts layouts;
@@ -78,7 +92,8 @@ std::vector<Layer> layers_at_smallest(const graph::Graph& graph, Build build) {
   return layers;
 }
 
-// build_flash_bytes of the layers' current layouts, with the constants of the layers cached.
+// The build's flash (every op's constant arrays and the kernel code it links) with the layers'
+// current layouts, the constants of the layers cached.
 class FlashOfLayers {
  public:
   FlashOfLayers(const graph::Graph& graph, const std::string& target, const std::vector<int32_t>& in_place_ops,
@@ -94,14 +109,7 @@ class FlashOfLayers {
   int64_t operator()(const std::vector<Layer>& layers) const {
     int64_t bytes = other_constants_;
     for (const Layer& layer : layers) bytes += layer.constant_bytes[layer.chosen];
-    if (target_ == "host") return bytes;
-    const WeightLayouts layouts = non_default(layers);
-    KernelCodeTally code;
-    for (const graph::Op& op : graph_.ops) {
-      const bool in_place = std::binary_search(in_place_ops_.begin(), in_place_ops_.end(), op.index);
-      bytes += code.add(kernel_function(graph_, op, in_place, layout_of(layouts, op)));
-    }
-    return bytes;
+    return bytes + code_bytes(graph_, target_, non_default(layers), in_place_ops_);
   }
 
  private:
@@ -167,22 +175,6 @@ double instructions_per_mac(const graph::Op& op, WeightLayout layout) {
   for (const LoopCost& cost : kLoopCosts)
     if (cost.opcode == op.opcode && cost.layout == layout) return cost.instructions_per_mac;
   return 0;
-}
-
-int64_t build_flash_bytes(const graph::Graph& graph, const std::string& target, const WeightLayouts& layouts,
-                          const std::vector<int32_t>& in_place_ops) {
-  const Build build = target_build(target);
-  KernelCodeTally code;
-  int64_t bytes = 0;
-  for (const graph::Op& op : graph.ops) {
-    const WeightLayout layout = layout_of(layouts, op);
-    bytes += constant_bytes(graph, op, build, layout).total();
-    if (target != "host") {
-      const bool in_place = std::binary_search(in_place_ops.begin(), in_place_ops.end(), op.index);
-      bytes += code.add(kernel_function(graph, op, in_place, layout));
-    }
-  }
-  return bytes;
 }
 
 LayoutChoice choose_weight_layouts(const graph::Graph& graph, const std::string& target, int64_t budget,

@@ -66,13 +66,9 @@ struct LayoutChoice {
   bool fits = true;                   // flash_bytes <= the budget (false: even compact is above it)
 };
 
-// The flash of the build of `target` with `layouts`: every op's constant arrays and the kernel
-// code it links (code counted for the Cortex-M targets only, as the planner's report does).
-// `in_place_ops` (ascending) run the in-place depthwise kernel.
-int64_t build_flash_bytes(const graph::Graph& graph, const std::string& target, const WeightLayouts& layouts,
-                          const std::vector<int32_t>& in_place_ops);
-
-// Per layer the layouts that minimize predicted instructions with build_flash_bytes <= budget:
+// Per layer the layouts that minimize predicted instructions with the build's flash (every op's
+// constant arrays and the kernel code it links, counted for the Cortex-M targets only, as the
+// planner's report does; `in_place_ops`, ascending, run the in-place depthwise kernel) <= budget:
 // from every layer at its smallest layout, greedily the move of one layer to a faster layout with
 // the most predicted instructions saved per extra flash byte that still fits, until none fits
 // (ties: the lower op index). When even the compact build is above the budget the result keeps
