@@ -534,7 +534,7 @@ def test_cli_sram_limit_exits_2_with_needed_and_allowed(tmp_path, capsys):
     (["--train", "layers:3"], "op 3 (AVERAGE_POOL_2D) is not a weight layer"),
     (["--train", "bias", "--tiling", "rows"], "drop --tiling"),
     (["--train", "bias", "--io", "int8"], "drop --io"),
-    (["--flash", "1M"], "go with --train"),
+    (["--no-reorder-updates"], "goes with --train"),
     (["--train", "auto"], "needs a limit"),
 ])
 def test_cli_bad_training_arguments_exit_2(tmp_path, capsys, argv, message):

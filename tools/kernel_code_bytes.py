@@ -26,7 +26,7 @@ CFLAGS = ["-std=c99", "-O2", "-ffp-contract=off", "-ffunction-sections", "-fdata
 
 # The kernels generated code calls, by source file.
 ENTRY_POINTS = {
-    "conv.c": ("ta_conv_s8",),
+    "conv.c": ("ta_conv_s8", "ta_conv_s8_packed16"),
     "depthwise.c": ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace"),
     "fully_connected.c": ("ta_fully_connected_s8",),
     "pooling.c": ("ta_avg_pool_s8", "ta_max_pool_s8"),

@@ -1,6 +1,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <map>
+#include <string>
+
 #include "bindings.h"
 #include "graph_handles.h"
 #include "tinyarena/common/alignment.h"
@@ -65,14 +68,15 @@ void bind_plan(py::module_& m) {
   using plan::PlanOptions;
   py::class_<PlanOptions>(m, "PlanOptions")
       .def(py::init([](int64_t alignment, std::string allocator, const liveness::LivenessOptions& liveness,
-                       int64_t sram_limit, std::vector<int32_t> order, double allocation_seconds, std::string target) {
+                       int64_t sram_limit, std::vector<int32_t> order, double allocation_seconds, std::string target,
+                       int64_t flash_limit) {
              return PlanOptions{alignment, std::move(allocator), allocation_seconds, liveness, sram_limit,
-                                std::move(order), std::move(target)};
+                                std::move(order), std::move(target), flash_limit};
            }),
            py::arg("alignment") = 16, py::arg("allocator") = "auto",
            py::arg("liveness") = liveness::LivenessOptions{}, py::arg("sram_limit") = 0,
            py::arg("order") = std::vector<int32_t>{}, py::arg("allocation_seconds") = 0.3,
-           py::arg("target") = "cortex-m4")
+           py::arg("target") = "cortex-m4", py::arg("flash_limit") = 0)
       .def_readonly("alignment", &PlanOptions::alignment)
       .def_readonly("allocator", &PlanOptions::allocator)
       .def_readonly("allocation_seconds", &PlanOptions::allocation_seconds)
@@ -80,6 +84,7 @@ void bind_plan(py::module_& m) {
       .def_readonly("sram_limit", &PlanOptions::sram_limit)
       .def_readonly("order", &PlanOptions::order)
       .def_readonly("target", &PlanOptions::target)
+      .def_readonly("flash_limit", &PlanOptions::flash_limit)
       .def("__repr__", [](const PlanOptions& o) {
         return "<PlanOptions alignment " + std::to_string(o.alignment) + ", allocator " + o.allocator + ", " +
                std::to_string(o.allocation_seconds) + " s, sram_limit " + std::to_string(o.sram_limit) +
@@ -97,6 +102,18 @@ void bind_plan(py::module_& m) {
         return "<FlashReport " + std::to_string(f.total()) + " B: constants " + std::to_string(f.constants.total()) +
                " B, code " + std::to_string(f.code) + " B>";
       });
+  py::class_<op_params::LayoutChoice>(m, "LayoutChoice",
+                                      "The weight layouts a flash budget chose (op_params::choose_weight_layouts).")
+      .def_property_readonly("layouts",
+                             [](const op_params::LayoutChoice& c) {
+                               std::map<int32_t, std::string> names;
+                               for (const auto& [op, layout] : c.layouts) names[op] = op_params::layout_name(layout);
+                               return names;
+                             })
+      .def_readonly("flash_bytes", &op_params::LayoutChoice::flash_bytes)
+      .def_readonly("compact_flash_bytes", &op_params::LayoutChoice::compact_flash_bytes)
+      .def_readonly("predicted_instructions", &op_params::LayoutChoice::predicted_instructions)
+      .def_readonly("fits", &op_params::LayoutChoice::fits);
   py::class_<OpReport>(m, "OpReport", "One row of the per-op report.")
       .def_readonly("index", &OpReport::index)
       .def_readonly("step", &OpReport::step)
@@ -128,6 +145,8 @@ void bind_plan(py::module_& m) {
       .def_readonly("inplace_declined", &Plan::inplace_declined)
       .def_readonly("macs", &Plan::macs)
       .def_property_readonly("fits", &Plan::fits)
+      .def_readonly("weight_layouts", &Plan::weight_layouts)
+      .def_property_readonly("flash_fits", &Plan::flash_fits)
       .def("__repr__", [](const Plan& p) {
         return "<CorePlan peak " + std::to_string(p.peak_bytes) + " B at op " + std::to_string(p.peak_op) +
                ", lower bound " + std::to_string(p.lower_bound_bytes) + " B, " +
@@ -139,6 +158,31 @@ void bind_plan(py::module_& m) {
           return plan::make_plan(*graph, options);
         },
         py::arg("graph"), py::arg("options") = PlanOptions{});
+  m.def("weight_layout",
+        [](const GraphPtr& graph, const Plan& plan, int32_t op) {
+          if (op < 0 || op >= static_cast<int32_t>(graph->ops.size()))
+            throw py::index_error("op " + std::to_string(op) + " is not in the graph");
+          return std::string(op_params::layout_name(op_params::layout_of(plan.weight_layouts.layouts, graph->ops[op])));
+        },
+        py::arg("graph"), py::arg("plan"), py::arg("op"),
+        "The layout of op's weights in the plan's SIMD builds: plain, packed_int8 or packed_int16 (plain for ops "
+        "without weights).");
+  m.def("with_flash_limit",
+        [](const GraphPtr& graph, const Plan& plan, const std::string& target, int64_t flash_limit) {
+          py::gil_scoped_release release;
+          return plan::with_flash_limit(*graph, plan, target, flash_limit);
+        },
+        py::arg("graph"), py::arg("plan"), py::arg("target"), py::arg("flash_limit"),
+        "The plan with its weight layouts chosen again for target under flash_limit (0: none), flash report redone.");
+  m.def("with_weight_layouts",
+        [](const GraphPtr& graph, const Plan& plan, const std::map<int32_t, std::string>& names) {
+          op_params::WeightLayouts layouts;
+          for (const auto& [op, name] : names) layouts[op] = op_params::layout_named(name);
+          py::gil_scoped_release release;
+          return plan::with_weight_layouts(*graph, plan, layouts);
+        },
+        py::arg("graph"), py::arg("plan"), py::arg("layouts"),
+        "The plan with {op index: layout name} pinned (others at their default), flash report redone.");
   bind_pipeline(m);
 }
 

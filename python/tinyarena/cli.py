@@ -1,6 +1,6 @@
 """The ``tinyarena`` command.
 
-    tinyarena plan MODEL [--sram SIZE] [--alignment N] [--allocator NAME] [--seconds S] [--inplace|--no-inplace]
+    tinyarena plan MODEL [--sram SIZE] [--flash SIZE] [--alignment N] [--allocator NAME] [--seconds S] [--inplace|--no-inplace]
                          [--transforms LIST | --no-transforms]
                          [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--no-stream-input]
                          [--stripe-rows LIST] [--patch-grids LIST] [--column-strips LIST]
@@ -10,7 +10,7 @@
     tinyarena plan MODEL --train SPEC [--sram SIZE] [--flash SIZE] [--no-reorder-updates] [--alignment N]
                          [--allocator NAME] [--seconds S] [--inplace|--no-inplace] [--no-scratch]
                          [--target TARGET] [--chart PATH] [--json PATH]
-    tinyarena compile MODEL -o DIR [--target TARGET] [--inplace|--no-inplace] [--sram SIZE]
+    tinyarena compile MODEL -o DIR [--target TARGET] [--inplace|--no-inplace] [--sram SIZE] [--flash SIZE]
                          [--tiling rows ...] [--memory NAME:SIZE[:ALIGN[:BASE]] ...]
                          [--pin BUFFER=MEMORY[:OFFSET] ...] [--block BUFFER=MEMORY[,MEMORY...] ...] ...
     tinyarena compile MODEL -o DIR --train SPEC [--target TARGET] [--sram SIZE] [--name NAME]
@@ -34,7 +34,11 @@ plan, compile and verify take ``--summary PATH`` (append one CSV line per run). 
 Exit status: 0 on success, 1 for a bad or unsupported model (or a failed build or
 verification), 2 for bad arguments (one line on stderr: values out of range, input files
 that do not exist, output paths that cannot be written) or when the plan needs more SRAM
-than ``--sram`` (or ``--capacity``) allows (with ``--train``: or more flash than ``--flash``).
+than ``--sram`` (or ``--capacity``) allows, or more flash than ``--flash`` even with every
+layer's weights in its smallest layout (with ``--train``: the training step's flash).
+
+``plan`` and ``compile`` take ``--flash SIZE``: each conv, depthwise and fully connected layer of
+the ``--target`` build gets the weight layout that minimizes predicted instructions within it.
 
 ``plan --train SPEC`` plans one training step (``tinyarena.training``): SPEC is ``bias``,
 ``last:K``, ``layers:I[,J...][@FRACTION]`` or ``auto`` (the most parameters that fit ``--sram``
@@ -198,6 +202,11 @@ def _add_plan_options(p):
     _add_model_argument(p)
     p.add_argument("--sram", type=_argument(parse_limit),
                    help="SRAM limit: bytes or K/M/G suffix (64K); exit 2 if the plan exceeds it (no limit: leave out)")
+    p.add_argument("--flash", type=_argument(parse_limit), metavar="SIZE",
+                   help="flash budget of the --target build (SIZE as for --sram): each conv, depthwise and fully "
+                   "connected layer gets the weight layout (plain int8, packed int8, packed int16) that minimizes "
+                   "predicted instructions within it; exit 2 with the bytes needed if even the compact build is "
+                   "above it (with --train: the training step's flash limit)")
     p.add_argument("--alignment", type=_argument(check_alignment), default=16,
                    help="buffer alignment in bytes, a power of two (default 16, as TFLM)")
     p.add_argument("--allocator", choices=allocator_names(), default="auto",
@@ -414,7 +423,10 @@ def _make_plan(args, run, scratch=True):
     common = dict(sram=args.sram, alignment=args.alignment, allocator=args.allocator, inplace=args.inplace,
                   scratch=scratch, transforms="none" if offline else args.transforms, seconds=args.seconds,
                   target=args.target, io=args.io, input_layout=args.input_layout)
+    if args.flash is not None and args.tiling != "none":
+        raise ValueError("--flash chooses weight layouts of untiled plans: drop --tiling")
     if args.tiling == "none":
+        common["flash"] = args.flash
         with run.stage("plan"):  # TFLite Micro's offline plan places the float I/O in its arena too
             run.plan = make_plan(args.model, **common, caller_float_io=not getattr(args, "write_offline_plan", None))
         return run.plan, None
@@ -437,6 +449,12 @@ def _does_not_fit(plan, searched):
     return EXIT_DOES_NOT_FIT
 
 
+def _flash_does_not_fit(plan):
+    print(f"error: the {plan.target} build needs {plan.compact_flash_bytes:,} bytes of flash with every layer's "
+          f"weights compact but the flash limit is {plan.flash_limit:,} bytes", file=sys.stderr)
+    return EXIT_DOES_NOT_FIT
+
+
 def _run_plan(args, run):
     cli_training.check_training_options(args)
     if args.train is not None:
@@ -455,6 +473,8 @@ def _run_plan(args, run):
         _write_outputs(plan, args.chart, args.json, args.write_offline_plan)
     if not plan.fits:
         return _does_not_fit(plan, tiling_summary is not None)
+    if not plan.flash_fits:
+        return _flash_does_not_fit(plan)
     return 0
 
 
@@ -478,6 +498,8 @@ def _run_compile(args, run):
         print(tiling_summary)
     if not plan.fits:
         return _does_not_fit(plan, tiling_summary is not None)
+    if not plan.flash_fits:
+        return _flash_does_not_fit(plan)
     with run.stage("placement"):
         placement = place_plan(plan, args.memory, pins=args.pin, blocked=args.block) if args.memory else None
     with run.stage("compile"):
@@ -490,6 +512,8 @@ def _run_compile(args, run):
     flash = compiled.const_bytes
     print(f"const data (flash): {flash['dsp']:,} B in DSP builds (Cortex-M4/M7/M33/M55), "
           f"{flash['portable']:,} B portable (host, Cortex-M3)")
+    if plan.flash_limit:
+        print(report.flash_table(plan))
     applied = [f"{r.name} ({r.peak_before:,} -> {r.peak_after:,} B)" for r in plan.transforms if r.applied]
     print(f"transforms: {', '.join(applied) or 'none applied'}")
     print(f"build: make -C {compiled.out_dir} TARGET={args.target}")

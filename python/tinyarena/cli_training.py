@@ -7,7 +7,7 @@ EXIT_DOES_NOT_FIT = 2
 
 
 def add_training_options(p, limit_type):
-    """--train, --no-reorder-updates and --flash on the plan command's parser."""
+    """--train and --no-reorder-updates on the plan command's parser (--flash is a plan option)."""
     p.add_argument("--train", metavar="SPEC", help="plan one training step instead of inference, updating SPEC: "
                    "bias, last:K, layers:I[,J...][@FRACTION] (op indices of weight layers) or auto (the most "
                    "parameters that fit --sram/--flash); the table gains activation, scratch, trainable and "
@@ -15,14 +15,13 @@ def add_training_options(p, limit_type):
     p.add_argument("--no-reorder-updates", dest="reorder_updates", action="store_false",
                    help="with --train: apply every update after the backward pass (default: each right after "
                    "its gradient)")
-    p.add_argument("--flash", type=limit_type, metavar="SIZE", help="with --train: a flash limit (SIZE as for --sram)")
 
 
 def check_training_options(args):
     """ValueError for options that mean nothing with (or without) --train: refused, not ignored."""
     if args.train is None:
-        if args.flash is not None or not args.reorder_updates:
-            raise ValueError("--flash and --no-reorder-updates go with --train")
+        if not args.reorder_updates:
+            raise ValueError("--no-reorder-updates goes with --train")
         return
     given = [flag for flag, on in (("--tiling", args.tiling != "none"), ("--write-offline-plan", args.write_offline_plan),
                                    ("--transforms/--no-transforms", args.transforms is not None),

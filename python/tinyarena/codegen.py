@@ -126,7 +126,7 @@ def _copy_library(program, out_dir):
         (out_dir / "target" / f"memory_{target}.ld").write_text(harness_memory_script(program, target))
 
 
-def compile(plan, out_dir, target="cortex-m4", name=None, memories=None):  # noqa: A001 -- the product's verb
+def compile(plan, out_dir, target="cortex-m4", name=None, memories=None, flash=None):  # noqa: A001 -- the product's verb
     """Write the C sources of ``plan`` into ``out_dir`` and return a :class:`CompiledModel`.
 
     ``target`` becomes the Makefile's default (one of :data:`TARGETS`: ``host``, ``cortex-m3``,
@@ -136,9 +136,18 @@ def compile(plan, out_dir, target="cortex-m4", name=None, memories=None):  # noq
     ``memories``: a list of ``tinyarena.allocation.Memory`` (fastest first) or a
     ``tinyarena.memories.MemoryPlacement``: one arena per used memory, each in its own linker
     section, instead of the single arena (``ValueError`` when the buffers do not fit).
+
+    ``flash``: a flash budget (bytes or a size string) for the ``target`` build: the weight layouts
+    are chosen again under it (:meth:`Plan.with_flash`; default: the plan's own layouts).
+    ``ValueError`` giving the bytes needed and allowed when even the compact build is above it.
     """
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: use one of {', '.join(TARGETS)}")
+    if flash is not None:
+        plan = plan.with_flash(flash, target)
+        if not plan.flash_fits:
+            raise ValueError(f"the {target} build needs {plan.compact_flash_bytes:,} bytes of flash with every "
+                             f"layer's weights compact but the flash limit is {plan.flash_limit:,} bytes")
     program = lower(plan, name, memories)
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

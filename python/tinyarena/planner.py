@@ -110,6 +110,51 @@ class Plan:
         return self.core.fits
 
     @property
+    def flash_limit(self):
+        """The flash budget the weight layouts were chosen for, or None."""
+        return self.core.options.flash_limit or None
+
+    @property
+    def flash_fits(self):
+        """False when even every layer at its smallest weight layout is above ``flash_limit``."""
+        return self.core.flash_fits
+
+    @property
+    def compact_flash_bytes(self):
+        """Flash of the target's build with every layer at its smallest layout (with a budget; else None)."""
+        return self.core.weight_layouts.compact_flash_bytes if self.flash_limit else None
+
+    @property
+    def weight_layouts(self):
+        """``{op index: layout}`` of the layers whose weights are not in their default layout
+        (``plain``, ``packed_int8`` or ``packed_int16``; default: conv ``packed_int8``, depthwise and
+        fully connected ``packed_int16``)."""
+        return dict(self.core.weight_layouts.layouts)
+
+    def weight_layout(self, op):
+        """The layout of op ``op``'s weights in the SIMD builds (``plain`` for ops without weights)."""
+        return _core.weight_layout(self.graph, self.core, op)
+
+    def with_flash(self, flash, target=None):
+        """This plan with its weight layouts chosen again under ``flash`` (as in :func:`plan`; ``None``:
+        defaults) for ``target`` (default: the plan's); buffers and offsets stay."""
+        limit = parse_limit(flash) if flash is not None else 0
+        return self._with_core(_core.with_flash_limit(self.graph, self.core, target or self.target, limit))
+
+    def with_layouts(self, layouts):
+        """This plan with ``{op index: layout}`` pinned (``plain``, ``packed_int8``: conv only,
+        ``packed_int16``; other layers at their default) and no flash budget; ``ValueError`` for a
+        layout the op's kernel has no path for."""
+        return self._with_core(_core.with_weight_layouts(self.graph, self.core, dict(layouts)))
+
+    def _with_core(self, core):
+        if getattr(self, "tiled", None) is not None:
+            raise ValueError("weight layouts are chosen for untiled plans only")
+        other = Plan(self.graph, core, model_name=self.model_name)
+        other.schedule, other.transforms, other.interface = self.schedule, self.transforms, self.interface
+        return other
+
+    @property
     def allocator(self):
         """The allocator asked for (``"auto"`` by default)."""
         return self.core.options.allocator
@@ -204,9 +249,10 @@ class Plan:
 
 
 def plan_options(sram=None, alignment=16, allocator="auto", inplace=True, scratch=True, order=None, seconds=0.3,
-                 target="cortex-m4", caller_float_io=True):
+                 target="cortex-m4", caller_float_io=True, flash=None):
     """The core ``PlanOptions`` for these arguments (checked)."""
     sram_limit = parse_limit(sram) if sram is not None else 0
+    flash_limit = parse_limit(flash) if flash is not None else 0
     if seconds < 0:
         raise ValueError(f"the allocation budget must not be negative, got {seconds} seconds")
     return _core.PlanOptions(
@@ -218,6 +264,7 @@ def plan_options(sram=None, alignment=16, allocator="auto", inplace=True, scratc
         order=list(order or []),
         allocation_seconds=float(seconds),
         target=target,
+        flash_limit=flash_limit,
     )
 
 
@@ -236,6 +283,7 @@ def plan(
     io="model",
     input_layout="model",
     caller_float_io=True,
+    flash=None,
 ):
     """Plan the SRAM of ``model`` (a path, bytes or ``Graph``) and return a :class:`Plan`.
 
@@ -257,6 +305,13 @@ def plan(
       ``"cortex-m33"``, ``"cortex-m55"``: SIMD kernels, int8 conv and packed int16 depthwise / FC
       weights; ``"host"``,
       ``"cortex-m3"``: portable kernels, int8 weights).
+    - ``flash``: a flash budget for the ``target`` build (bytes or a size string, as ``sram``;
+      ``None``: every layer at its default weight layout). Each CONV_2D, DEPTHWISE_CONV_2D and
+      FULLY_CONNECTED layer of a SIMD build gets the weight layout (``plain``: int8, portable loop;
+      ``packed_int8``: conv only; ``packed_int16``: fastest) that minimizes predicted instructions
+      within the budget (``plan.weight_layouts``, ``plan.flash``); when even every layer at its
+      smallest layout is above it, ``plan.flash_fits`` is False and ``plan.compact_flash_bytes``
+      says what is needed.
     - ``scratch``: plan kernel scratch buffers (False: activations only).
     - ``transforms``: which of ``tinyarena.transforms.TRANSFORMS`` (``fold_pads``, ``zero_copy``,
       ``reorder``) to try, in that order: default all (none when ``order`` is given); ``()`` or
@@ -279,7 +334,8 @@ def plan(
     Op indices (``order``, the report) are those of the graph after ``io`` and ``input_layout``.
     """
     interface = interface_options(io, input_layout)
-    options = plan_options(sram, alignment, allocator, inplace, scratch, order, seconds, target, caller_float_io)
+    options = plan_options(sram, alignment, allocator, inplace, scratch, order, seconds, target, caller_float_io,
+                           flash)
     names = parse_transforms(() if order and transforms is None else transforms)
     core_options = _core.PipelineOptions(plan=options, int8_io=interface.int8_io, nhwc_input=interface.nhwc_input,
                                          transforms=list(names), force_reorder=bool(reorder))

@@ -13,12 +13,20 @@ def _shape(shape):
     return "x".join(str(d) for d in shape) if shape else "-"
 
 
+def _layout_note(plan, index):
+    """` [packed_int16]`: a layer's weight layout, shown when the plan was made under a flash budget."""
+    op = plan.graph.ops[index]
+    if not plan.flash_limit or op.type not in _LAYOUT_TYPES or op.elided:
+        return ""
+    return f" [{plan.weight_layout(index)}]"
+
+
 def _rows(plan):
     ops = plan.graph.ops
     for r in plan.ops:
         yield (
             str(r.index),
-            r.type + (" (no copy)" if ops[r.index].elided else ""),
+            r.type + (" (no copy)" if ops[r.index].elided else "") + _layout_note(plan, r.index),
             _shape(r.output_shape),
             f"{r.live_bytes:,}",
             f"{r.scratch_bytes:,}",
@@ -42,6 +50,12 @@ def summary_lines(plan):
     if plan.sram_limit:
         verdict = "fits" if plan.fits else f"DOES NOT FIT: needs {plan.peak_bytes:,} B, limit {plan.sram_limit:,} B"
         lines.append(f"SRAM limit    {plan.sram_limit:,} B: {verdict}")
+    if getattr(plan, "flash_limit", None):
+        verdict = (f"fits ({len(plan.weight_layouts)} layers off their default weight layout; every layer "
+                   f"compact: {plan.compact_flash_bytes:,} B)" if plan.flash_fits else
+                   f"DOES NOT FIT: needs {plan.compact_flash_bytes:,} B with every layer compact, "
+                   f"limit {plan.flash_limit:,} B")
+        lines.append(f"flash limit   {plan.flash_limit:,} B: {verdict}")
     return lines
 
 
@@ -54,6 +68,27 @@ def flash_lines(plan):
         f"              constant data: weights {f.weights:,} B, biases {f.biases:,} B, "
         f"requantization {f.requant:,} B, tables {f.tables:,} B",
     ]
+
+
+_FLASH_COLUMNS = ("op", "type", "weight layout", "weights B", "biases B", "requant B", "tables B", "code B", "flash B")
+
+
+def flash_table(plan):
+    """Flash per op of the plan's target build (ops with any), then the totals and the budget."""
+    rows = [(str(r.index), r.type, plan.weight_layout(r.index) if r.type in _LAYOUT_TYPES else "-",
+             *(f"{v:,}" for v in (r.flash.weights, r.flash.biases, r.flash.requant, r.flash.tables, r.flash.code,
+                                  r.flash.total)))
+            for r in plan.ops if r.flash.total]
+    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(_FLASH_COLUMNS)]
+
+    def fmt(cells):
+        return "  ".join(c.ljust(w) if i in (1, 2) else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
+    lines = [fmt(_FLASH_COLUMNS), fmt(["-" * w for w in widths]), *(fmt(r) for r in rows), "", *flash_lines(plan)]
+    return "\n".join(lines + [line for line in summary_lines(plan) if line.startswith("flash limit")])
+
+
+_LAYOUT_TYPES = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
 
 
 def _flash_dict(f):
@@ -102,6 +137,9 @@ def to_dict(plan):
         "alignment": plan.alignment,
         "sram_limit": plan.sram_limit,
         "fits": plan.fits,
+        "flash_limit": plan.flash_limit,
+        "flash_fits": plan.flash_fits,
+        "compact_flash_bytes": plan.compact_flash_bytes,
         "compilable": not plan.compile_issues,
         "not_compilable_reasons": list(plan.compile_issues),
         "transforms": [r.to_dict() for r in plan.transforms],
@@ -116,6 +154,7 @@ def to_dict(plan):
                 "arena_top": r.arena_top,
                 "flash_bytes": r.flash_bytes,
                 "flash": _flash_dict(r.flash),
+                "weight_layout": plan.weight_layout(r.index),
                 "macs": r.macs,
             }
             for r in plan.ops

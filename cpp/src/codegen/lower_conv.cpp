@@ -1,6 +1,7 @@
 // CONV_2D -> ta_conv_s8 (its per-channel records precomputed into flash; the SIMD build's weights
-// in the layer's ConvWeightLayout -- int8 TA_PACKED_S8 by default -- doubled where
-// ta_conv_s8_can_double allows: the int16 weights, or the int8 layout's column) and
+// in the plan's op_params::WeightLayout -- int8 TA_PACKED_S8 by default -- doubled where
+// ta_conv_s8_can_double allows: the int16 weights, or the int8 layout's column; kPlain: the int8
+// weights and the portable loop in every build, no records) and
 // DEPTHWISE_CONV_2D -> ta_depthwise_conv_s8, one call per image, or
 // ta_depthwise_conv_s8_inplace when the plan put the output over the input
 // (its scratch is the plane the kernel copies each channel to).
@@ -25,15 +26,17 @@ Fields window_fields(const Params& p) {
   return f;
 }
 
-// Bias and per-channel requantization arrays; weights in the build's format (packed int16 for
-// the SIMD build when `packed` is not empty, else int8 for both builds: the SIMD one's packed
-// int8 array is added by the caller).
+// Weights, bias and per-channel requantization arrays. Weights in `layout`: kPlain int8 for every
+// build; kPackedInt16 int8 for the portable build and `packed` for the SIMD ones; kPackedInt8 int8
+// for the portable build only (the caller adds the SIMD builds' arrays).
 template <typename Kernel>
 void add_constants(const LoweringContext& context, KernelCall& call, Fields& fields, const graph::Op& op,
-                   const Kernel& k, const std::vector<int16_t>& packed) {
+                   const Kernel& k, op_params::WeightLayout layout, const std::vector<int16_t>& packed) {
   const graph::Graph& g = context.graph();
   const graph::Tensor& weights = *g.input(op, 1);
-  if (packed.empty()) {
+  if (layout == op_params::WeightLayout::kPlain) {
+    add_plain_weights(call, fields, op, weights, g.constant_data(weights));
+  } else if (layout == op_params::WeightLayout::kPackedInt8) {
     call.arrays.push_back(const_array(op, "weights", ElementType::Int8, g.constant_data(weights),
                                       static_cast<size_t>(weights.element_count)));
     call.arrays.back().condition = kWhenPortable;
@@ -63,11 +66,15 @@ KernelCall lower_conv(const LoweringContext& context, const graph::Op& op) {
   fields.add("out_c", p.out_c);
   add_output_stride(context, fields, op, k.images);
   const auto* weight_values = reinterpret_cast<const int8_t*>(context.graph().constant_data(weights));
-  const bool int8_layout = k.weight_layout == op_params::ConvWeightLayout::kInt8;
-  add_constants(context, call, fields, op, k,
-                int8_layout ? std::vector<int16_t>{} : op_params::packed_conv_weights(k, weight_values));
-  add_rq_records(call, fields, op, op_params::conv_rq_records(k, weight_values));
-  if (p.packed_doubled) fields.add_when(kWhenSimd, "packed_doubled", "1");
+  const op_params::WeightLayout layout = context.weight_layout(op);
+  add_constants(context, call, fields, op, k, layout,
+                layout == op_params::WeightLayout::kPackedInt16 ? op_params::packed_conv_weights(k, weight_values)
+                                                                : std::vector<int16_t>{});
+  if (layout != op_params::WeightLayout::kPlain) {  // kPlain: the portable loop, no records, not doubled
+    add_rq_records(call, fields, op, op_params::conv_rq_records(k, weight_values));
+    if (p.packed_doubled) fields.add_when(kWhenSimd, "packed_doubled", "1");
+  }
+  const bool int8_layout = layout == op_params::WeightLayout::kPackedInt8;
   if (int8_layout) {  // a Helium build's conv reads packed int16 weights whatever the layout
     const std::vector<int8_t> packed = op_params::packed_conv_weights_s8(k, weight_values);
     call.arrays.push_back(const_array(op, "packed_s8_weights", ElementType::Int8, packed.data(), packed.size()));
@@ -80,7 +87,7 @@ KernelCall lower_conv(const LoweringContext& context, const graph::Op& op) {
   }
   call.params = fields.take();
   const std::string scratch = scratch_for(context, op, op_params::conv_scratch_bytes(p));
-  call.window_kernel = int8_layout ? "ta_conv_s8" : "ta_conv_s8_packed16";
+  call.window_kernel = layout == op_params::WeightLayout::kPackedInt16 ? "ta_conv_s8_packed16" : "ta_conv_s8";
   call.call = per_image_call(op, call.window_kernel, k.images, operand(context, call, op, 0), int64_t{p.in_h} * p.in_w * p.in_c,
                              context.address(op.outputs[0]), int64_t{p.out_h} * p.out_w * p.out_c,
                              {"0", std::to_string(p.out_h), scratch});
@@ -106,8 +113,9 @@ KernelCall lower_depthwise(const LoweringContext& context, const graph::Op& op) 
   Fields fields = window_fields(p);
   fields.add("depth_multiplier", p.depth_multiplier);
   add_output_stride(context, fields, op, k.images);
-  add_constants(context, call, fields, op, k,
-                op_params::packed_depthwise_weights(
+  const op_params::WeightLayout layout = context.weight_layout(op);
+  add_constants(context, call, fields, op, k, layout,
+                layout == op_params::WeightLayout::kPlain ? std::vector<int16_t>{} : op_params::packed_depthwise_weights(
                     reinterpret_cast<const int8_t*>(context.graph().constant_data(weights)), out_c, p.kernel_h,
                     p.kernel_w));
   call.params = fields.take();

@@ -1,7 +1,8 @@
 // FULLY_CONNECTED -> ta_fully_connected_s8 over every row of the input.
 // Requantization follows TFLite's current reference kernel, which rescales
 // the int32 accumulator in double: only the `out_scale_f64` doubles are
-// emitted (the integer out_mult/out_shift of TFLite Micro stay NULL).
+// emitted (the integer out_mult/out_shift of TFLite Micro stay NULL). Weights in the plan's
+// layout: packed int16 for the SIMD builds, or int8 for every build (kPlain).
 #include "tinyarena/codegen/op_lowering.h"
 #include "tinyarena/op_params/kernel_params.h"
 
@@ -21,9 +22,12 @@ KernelCall lower_fully_connected(const LoweringContext& context, const graph::Op
       .add("output_offset", p.output_offset).add("act_min", p.act_min).add("act_max", p.act_max)
       .add("per_channel", p.per_channel);
   // The packed layout folds the weights' offset into the int16 values.
-  add_weights(call, fields, op, weights, data,
-              op_params::packed_gemm_weights(reinterpret_cast<const int8_t*>(data), p.out_depth, p.in_depth,
-                                           p.weights_offset));
+  if (context.weight_layout(op) == op_params::WeightLayout::kPlain)
+    add_plain_weights(call, fields, op, weights, data);
+  else
+    add_weights(call, fields, op, weights, data,
+                op_params::packed_gemm_weights(reinterpret_cast<const int8_t*>(data), p.out_depth, p.in_depth,
+                                             p.weights_offset));
   add_int32_array(call, fields, op, "bias", k.bias);
   call.arrays.push_back(const_array(op, "out_scale_f64", ElementType::Float64, k.out_scale_f64.data(),
                                     k.out_scale_f64.size()));

@@ -107,6 +107,12 @@ void add_weights(KernelCall& call, Fields& fields, const graph::Op& op, const gr
   fields.add_when(kWhenSimd, "packed_weights", prefix + "_packed_weights");
 }
 
+void add_plain_weights(KernelCall& call, Fields& fields, const graph::Op& op, const graph::Tensor& weights,
+                       const uint8_t* data) {
+  call.arrays.push_back(const_array(op, "weights", ElementType::Int8, data, static_cast<size_t>(weights.element_count)));
+  fields.add("weights", call.arrays.back().name);
+}
+
 void add_int32_array(KernelCall& call, Fields& fields, const graph::Op& op, const char* name,
                      const std::vector<int32_t>& values) {
   if (values.empty()) {

@@ -47,28 +47,34 @@ void add_channel_arrays(const Kernel& k, ConstantBytes& bytes) {
   bytes.requant += int32s(k.requant.mult.size()) + int32s(k.requant.shift.size());
 }
 
-ConstantBytes conv_bytes(const graph::Graph& graph, const graph::Op& op, Build build) {
+// The layout a build stores: the portable build kPlain, the Helium build int16 for kPackedInt8.
+WeightLayout stored_layout(Build build, WeightLayout layout) {
+  if (build == Build::Portable) return WeightLayout::kPlain;
+  if (build == Build::Helium && layout == WeightLayout::kPackedInt8) return WeightLayout::kPackedInt16;
+  return layout;
+}
+
+ConstantBytes conv_bytes(const graph::Graph& graph, const graph::Op& op, WeightLayout layout) {
   const ConvKernel k = conv_kernel(graph, op);
   const ta_conv_params& p = k.params;
   ConstantBytes bytes;
   const int32_t taps = p.kernel_h * p.kernel_w * p.in_c;
-  const bool int8_layout = k.weight_layout == ConvWeightLayout::kInt8;
-  if (build == Build::Portable)
+  if (layout == WeightLayout::kPlain)
     bytes.weights = graph.input(op, 1)->element_count;
-  else if (int8_layout && build == Build::Simd)  // a Helium build reads packed int16 whatever the layout
+  else if (layout == WeightLayout::kPackedInt8)
     bytes.weights = static_cast<int64_t>(ta_conv_s8_pack_weights_s8_bytes(p.out_c, taps));
   else
     bytes.weights = static_cast<int64_t>(ta_pack_gemm_weights_s16_bytes(p.out_c, taps));
   add_channel_arrays(k, bytes);
-  if (build != Build::Portable) bytes.requant += int32s(static_cast<size_t>(p.out_c) * TA_CONV_RQ_WORDS);
+  if (layout != WeightLayout::kPlain) bytes.requant += int32s(static_cast<size_t>(p.out_c) * TA_CONV_RQ_WORDS);
   return bytes;
 }
 
-ConstantBytes depthwise_bytes(const graph::Graph& graph, const graph::Op& op, Build build) {
+ConstantBytes depthwise_bytes(const graph::Graph& graph, const graph::Op& op, WeightLayout layout) {
   const DepthwiseKernel k = depthwise_kernel(graph, op);
   const ta_dwconv_params& p = k.params;
   ConstantBytes bytes;
-  bytes.weights = build != Build::Portable
+  bytes.weights = layout == WeightLayout::kPackedInt16
                       ? static_cast<int64_t>(ta_pack_dw_weights_s16_bytes(p.in_c * p.depth_multiplier, p.kernel_h,
                                                                           p.kernel_w))
                       : graph.input(op, 1)->element_count;
@@ -76,18 +82,18 @@ ConstantBytes depthwise_bytes(const graph::Graph& graph, const graph::Op& op, Bu
   return bytes;
 }
 
-ConstantBytes fully_connected_bytes(const graph::Graph& graph, const graph::Op& op, Build build) {
+ConstantBytes fully_connected_bytes(const graph::Graph& graph, const graph::Op& op, WeightLayout layout) {
   const FullyConnectedKernel k = fully_connected_kernel(graph, op);
   const ta_fc_params& p = k.params;
   ConstantBytes bytes;
-  bytes.weights = build != Build::Portable ? static_cast<int64_t>(ta_pack_gemm_weights_s16_bytes(p.out_depth, p.in_depth))
-                                           : graph.input(op, 1)->element_count;
+  bytes.weights = layout == WeightLayout::kPackedInt16
+                      ? static_cast<int64_t>(ta_pack_gemm_weights_s16_bytes(p.out_depth, p.in_depth))
+                      : graph.input(op, 1)->element_count;
   bytes.biases = int32s(k.bias.size());
   bytes.requant = kDouble * static_cast<int64_t>(k.out_scale_f64.size());
   return bytes;
 }
 
-// Gate weights (int8 in every build: the LSTM has no SIMD path) and the effective biases.
 ConstantBytes lstm_bytes(const graph::Graph& graph, const graph::Op& op) {
   const LstmKernel k = lstm_kernel(graph, op);
   ConstantBytes bytes;
@@ -100,12 +106,12 @@ ConstantBytes lstm_bytes(const graph::Graph& graph, const graph::Op& op) {
 }
 
 // The op's own arrays, besides constant data inputs; throws UnsupportedError as the builders do.
-ConstantBytes call_arrays(const graph::Graph& graph, const graph::Op& op, Build build) {
+ConstantBytes call_arrays(const graph::Graph& graph, const graph::Op& op, WeightLayout layout) {
   ConstantBytes bytes;
   switch (op.opcode) {
-    case opcode::kConv2D: return conv_bytes(graph, op, build);
-    case opcode::kDepthwiseConv2D: return depthwise_bytes(graph, op, build);
-    case opcode::kFullyConnected: return fully_connected_bytes(graph, op, build);
+    case opcode::kConv2D: return conv_bytes(graph, op, layout);
+    case opcode::kDepthwiseConv2D: return depthwise_bytes(graph, op, layout);
+    case opcode::kFullyConnected: return fully_connected_bytes(graph, op, layout);
     case opcode::kUnidirectionalSequenceLstm: return lstm_bytes(graph, op);
     case opcode::kLogistic: case opcode::kTanh: lut(graph, op); bytes.tables = kLutBytes; return bytes;
     case opcode::kConcatenation: bytes.tables = int32s(concat_plan(graph, op).copy_sizes.size()); return bytes;
@@ -124,11 +130,11 @@ ConstantBytes raw_constants(const graph::Graph& graph, const graph::Op& op) {
 
 }  // namespace
 
-ConstantBytes constant_bytes(const graph::Graph& graph, const graph::Op& op, Build build) {
+ConstantBytes constant_bytes(const graph::Graph& graph, const graph::Op& op, Build build, WeightLayout layout) {
   if (emits_no_call(op)) return {};
   if (kernel_function(graph, op, false).function.empty()) return raw_constants(graph, op);
   try {
-    ConstantBytes bytes = call_arrays(graph, op, build);
+    ConstantBytes bytes = call_arrays(graph, op, stored_layout(build, layout));
     bytes.weights += constant_operand_bytes(graph, op);
     return bytes;
   } catch (const UnsupportedError&) {
@@ -136,7 +142,11 @@ ConstantBytes constant_bytes(const graph::Graph& graph, const graph::Op& op, Bui
   }
 }
 
-KernelFunction kernel_function(const graph::Graph& graph, const graph::Op& op, bool in_place) {
+ConstantBytes constant_bytes(const graph::Graph& graph, const graph::Op& op, Build build) {
+  return constant_bytes(graph, op, build, default_layout(op));
+}
+
+KernelFunction kernel_function(const graph::Graph& graph, const graph::Op& op, bool in_place, WeightLayout layout) {
   if (emits_no_call(op)) return {};
   const auto& ops = supported_ops();
   const auto it = std::find_if(ops.begin(), ops.end(), [&](const SupportedOp& s) { return s.opcode == op.opcode; });
@@ -148,13 +158,23 @@ KernelFunction kernel_function(const graph::Graph& graph, const graph::Op& op, b
     return {op.opcode == opcode::kAdd ? "ta_add_f32" : op.opcode == opcode::kSub ? "ta_sub_f32" : "ta_mul_f32",
             it->source};
   if (op.opcode == opcode::kDepthwiseConv2D && in_place) return {"ta_depthwise_conv_s8_inplace", it->source};
+  if (op.opcode == opcode::kConv2D && layout == WeightLayout::kPackedInt16) return {"ta_conv_s8_packed16", it->source};
   return {it->function, it->source};
+}
+
+int64_t KernelCodeTally::add(const KernelFunction& kernel) {
+  if (kernel.function.empty() || !functions_.insert(kernel.function).second) return 0;
+  int64_t& source = by_source_[kernel.source];
+  const int64_t before = source;
+  source = std::min(source + kernel_code_bytes(kernel.function), kernel_source_code_bytes(kernel.source));
+  return source - before;
 }
 
 int64_t kernel_code_bytes(const std::string& function) {
   // written by python tools/kernel_code_bytes.py --write
   static const std::map<std::string, int64_t> kBytes = {
       {"ta_conv_s8", 9072},
+      {"ta_conv_s8_packed16", 11580},
       {"ta_depthwise_conv_s8", 18224},
       {"ta_depthwise_conv_s8_inplace", 17788},
       {"ta_fully_connected_s8", 1232},
@@ -192,7 +212,7 @@ int64_t kernel_code_bytes(const std::string& function) {
 int64_t kernel_source_code_bytes(const std::string& source) {
   // written by python tools/kernel_code_bytes.py --write
   static const std::map<std::string, int64_t> kBytes = {
-      {"conv.c", 9072},
+      {"conv.c", 16204},
       {"depthwise.c", 18904},
       {"fully_connected.c", 1232},
       {"pooling.c", 820},

@@ -14,37 +14,21 @@
 namespace tinyarena::plan {
 namespace {
 
-// The kernel code the target links, counted at each kernel's first caller; the
-// functions of one source together never above what that whole source links.
-class CodeTally {
- public:
-  int64_t add(const op_params::KernelFunction& kernel) {
-    if (kernel.function.empty() || !functions_.insert(kernel.function).second) return 0;
-    int64_t& source = by_source_[kernel.source];
-    const int64_t before = source;
-    source = std::min(source + op_params::kernel_code_bytes(kernel.function),
-                      op_params::kernel_source_code_bytes(kernel.source));
-    return source - before;
-  }
-
- private:
-  std::set<std::string> functions_;
-  std::map<std::string, int64_t> by_source_;
-};
-
 // The op's flash in the plan's target build; kernel code is estimated for the Cortex-M targets only.
-FlashReport op_flash(const graph::Graph& graph, const graph::Op& op, const Plan& plan, CodeTally& code) {
+FlashReport op_flash(const graph::Graph& graph, const graph::Op& op, const Plan& plan, op_params::KernelCodeTally& code) {
   FlashReport flash;
-  flash.constants = op_params::constant_bytes(graph, op, op_params::target_build(plan.options.target));
+  const op_params::WeightLayout layout = op_params::layout_of(plan.weight_layouts.layouts, op);
+  flash.constants = op_params::constant_bytes(graph, op, op_params::target_build(plan.options.target), layout);
   const auto& in_place = plan.liveness.inplace_ops;
   if (plan.options.target != "host")
-    flash.code = code.add(op_params::kernel_function(graph, op, std::binary_search(in_place.begin(), in_place.end(), op.index)));
+    flash.code = code.add(
+        op_params::kernel_function(graph, op, std::binary_search(in_place.begin(), in_place.end(), op.index), layout));
   return flash;
 }
 
 std::vector<OpReport> report_ops(const graph::Graph& graph, const Plan& plan) {
   const auto metrics = graph::op_metrics(graph);
-  CodeTally code;
+  op_params::KernelCodeTally code;
   std::vector<OpReport> reports;
   for (size_t step = 0; step < plan.liveness.order.size(); ++step) {
     const graph::Op& op = graph.ops[plan.liveness.order[step]];
@@ -104,6 +88,30 @@ std::vector<int32_t> in_step_order(const std::vector<int32_t>& ops, const std::v
   return result;
 }
 
+// The per-op report of plan.weight_layouts and its sums.
+void report(const graph::Graph& graph, Plan& plan) {
+  plan.ops = report_ops(graph, plan);
+  plan.flash = {};
+  plan.macs = 0;
+  plan.peak_op = -1;
+  int64_t most_in_use = -1;
+  for (const OpReport& r : plan.ops) {
+    add(plan.flash, r.flash);
+    plan.macs += r.metrics.macs;
+    if (r.live_bytes + r.scratch_bytes > most_in_use) {
+      most_in_use = r.live_bytes + r.scratch_bytes;
+      plan.peak_op = r.index;
+    }
+  }
+}
+
+// The weight layouts of plan.options (target, flash_limit), then the report.
+void choose_layouts_and_report(const graph::Graph& graph, Plan& plan) {
+  plan.weight_layouts = op_params::choose_weight_layouts(graph, plan.options.target, plan.options.flash_limit,
+                                                         plan.liveness.inplace_ops);
+  report(graph, plan);
+}
+
 }  // namespace
 
 Plan make_plan(const graph::Graph& graph, const PlanOptions& options) {
@@ -144,18 +152,33 @@ Plan plan_buffers(const graph::Graph& graph, const PlanOptions& options, livenes
   plan.solution = std::move(allocated.solution);
   plan.allocation_method = allocated.method;
   plan.proven_optimal = allocated.proven_optimal;
-  plan.ops = report_ops(graph, plan);
   plan.peak_bytes = plan.solution.height;
-  int64_t most_in_use = -1;
-  for (const OpReport& r : plan.ops) {
-    add(plan.flash, r.flash);
-    plan.macs += r.metrics.macs;
-    if (r.live_bytes + r.scratch_bytes > most_in_use) {
-      most_in_use = r.live_bytes + r.scratch_bytes;
-      plan.peak_op = r.index;
-    }
-  }
   plan.lower_bound_bytes = allocation::lower_bound_bytes(plan.problem);
+  choose_layouts_and_report(graph, plan);
+  return plan;
+}
+
+Plan with_flash_limit(const graph::Graph& graph, Plan plan, const std::string& target, int64_t flash_limit) {
+  op_params::target_build(target);  // throws for an unknown target
+  plan.options.target = target;
+  plan.options.flash_limit = flash_limit;
+  choose_layouts_and_report(graph, plan);
+  return plan;
+}
+
+}  // namespace tinyarena::plan
+
+namespace tinyarena::plan {
+
+Plan with_weight_layouts(const graph::Graph& graph, Plan plan, const op_params::WeightLayouts& layouts) {
+  op_params::check_weight_layouts(graph, layouts);
+  plan.options.flash_limit = 0;
+  op_params::WeightLayouts changed;
+  for (const auto& [index, layout] : layouts)
+    if (layout != op_params::default_layout(graph.ops[index])) changed[index] = layout;
+  plan.weight_layouts = {};
+  plan.weight_layouts.layouts = std::move(changed);
+  report(graph, plan);
   return plan;
 }
 

@@ -47,6 +47,10 @@ class LoweringContext {
   int32_t pix_stride(int32_t index) const;
   // True when the plan runs the op in place (its output over its first input).
   bool in_place(const graph::Op& op) const;
+  // The layout of the op's weights in the SIMD builds (the plan's weight_layouts).
+  op_params::WeightLayout weight_layout(const graph::Op& op) const {
+    return op_params::layout_of(plan_.weight_layouts.layouts, op);
+  }
 
  private:
   const graph::Graph& graph_;

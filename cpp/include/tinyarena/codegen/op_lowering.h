@@ -93,6 +93,10 @@ std::string scratch_for(const LoweringContext& context, const graph::Op& op, int
 // (kWhenPortable / kWhenSimd), so flash holds one copy.
 void add_weights(KernelCall& call, Fields& fields, const graph::Op& op, const graph::Tensor& weights,
                  const uint8_t* data, const std::vector<int16_t>& packed);
+// The int8 `weights` alone, read by every build (a layer in op_params::WeightLayout::kPlain: the
+// SIMD builds run its portable loop).
+void add_plain_weights(KernelCall& call, Fields& fields, const graph::Op& op, const graph::Tensor& weights,
+                       const uint8_t* data);
 // An int32 array field `name` (op<index>_<name>), or NULL when `values` is empty.
 void add_int32_array(KernelCall& call, Fields& fields, const graph::Op& op, const char* name,
                      const std::vector<int32_t>& values);

@@ -6,10 +6,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 
 #include "tinyarena/graph/graph.h"
 #include "tinyarena/op_params/targets.h"
+#include "tinyarena/op_params/weight_layouts.h"
 
 namespace tinyarena::op_params {
 
@@ -23,17 +26,22 @@ struct ConstantBytes {
   int64_t total() const { return weights + biases + requant + tables; }
 };
 
-// The constant arrays of the op's kernel call in `build`. Ops that emit no call
+// The constant arrays of the op's kernel call in `build` with its weights in `layout`
+// (weight_layouts.h; the portable build reads kPlain whatever the layout). Ops that emit no call
 // (views, elided ops) have none. An op the library cannot run gets its raw
 // constant tensors (the code generator then reports why it cannot run).
+ConstantBytes constant_bytes(const graph::Graph& graph, const graph::Op& op, Build build, WeightLayout layout);
+// The same in the op's default layout.
 ConstantBytes constant_bytes(const graph::Graph& graph, const graph::Op& op, Build build);
 
 // The library function the op's call runs (e.g. "ta_conv_s8"; `in_place`: the
-// in-place depthwise kernel) and its source file; empty for ops that emit no call.
+// in-place depthwise kernel; a CONV_2D in kPackedInt16: "ta_conv_s8_packed16") and its source
+// file; empty for ops that emit no call.
 struct KernelFunction {
   std::string function, source;
 };
-KernelFunction kernel_function(const graph::Graph& graph, const graph::Op& op, bool in_place);
+KernelFunction kernel_function(const graph::Graph& graph, const graph::Op& op, bool in_place,
+                               WeightLayout layout = WeightLayout::kPlain);
 
 // Code bytes of a kernel function, and of all the functions of a source file
 // linked together: measured with arm-none-eabi-gcc as the generated Makefile
@@ -41,5 +49,17 @@ KernelFunction kernel_function(const graph::Graph& graph, const graph::Op& op, b
 // counted) by tools/kernel_code_bytes.py. 0 for unknown names.
 int64_t kernel_code_bytes(const std::string& function);
 int64_t kernel_source_code_bytes(const std::string& source);
+
+// The kernel code a build links, counted at each kernel's first caller; the
+// functions of one source together never above what that whole source links.
+class KernelCodeTally {
+ public:
+  // The bytes `kernel` adds to what the calls before it link (0 if already linked).
+  int64_t add(const KernelFunction& kernel);
+
+ private:
+  std::set<std::string> functions_;
+  std::map<std::string, int64_t> by_source_;
+};
 
 }  // namespace tinyarena::op_params

@@ -40,19 +40,14 @@ struct ChannelRequant {
   std::vector<int32_t> mult, shift;
 };
 
-// CONV_2D: one call per image (`images` of them).
-// The layout of a CONV_2D's weights in the SIMD (DSP) build: int8 in flash, widened in the MAC
-// loop (TA_PACKED_S8, the default: the portable build's weight bytes), or packed int16
-// (TA_PACKED_S16: twice the flash; the layout conv's Helium loop on the M55 reads). The scratch
-// is the same for both (ta_conv_s8_scratch_bytes gives the larger need).
-enum class ConvWeightLayout { kInt8, kInt16 };
-
+// CONV_2D: one call per image (`images` of them). The layout of its weights in the SIMD builds
+// is the plan's (weight_layouts.h); the scratch is the same for every layout
+// (ta_conv_s8_scratch_bytes gives the largest need).
 struct ConvKernel {
   ta_conv_params params{};
   int32_t images = 1;
   ChannelRequant requant;
   std::vector<int32_t> bias;  // empty when the op has none
-  ConvWeightLayout weight_layout = ConvWeightLayout::kInt8;
 };
 ConvKernel conv_kernel(const graph::Graph& graph, const graph::Op& op);
 

@@ -10,6 +10,7 @@
 #include "tinyarena/graph/graph.h"
 #include "tinyarena/graph/op_metrics.h"
 #include "tinyarena/op_params/flash.h"
+#include "tinyarena/op_params/weight_layouts.h"
 #include "tinyarena/liveness/liveness.h"
 
 namespace tinyarena::plan {
@@ -25,6 +26,10 @@ struct PlanOptions {
   // "cortex-m33", "cortex-m55" (SIMD kernels, packed int16 weights) or "host", "cortex-m3" (portable
   // kernels, int8 weights).
   std::string target = "cortex-m4";
+  // Flash budget of the target's build, bytes (0 = none: every layer at its default weight
+  // layout). With one, op_params::choose_weight_layouts picks each layer's layout; a budget below
+  // the all-compact build makes flash_fits() false.
+  int64_t flash_limit = 0;
 };
 
 // Flash of one op or of the whole model in the target's build: the constant
@@ -61,12 +66,16 @@ struct Plan {
   int32_t peak_op = -1;         // first op with the most bytes in use (live + scratch)
   int64_t lower_bound_bytes = 0;
   FlashReport flash;            // sum of the ops' flash
+  // The weight layouts of the target's build (layers not at their default layout), their flash
+  // and the compact build's: what the report and the generated code use.
+  op_params::LayoutChoice weight_layouts;
   int64_t macs = 0;
   // Ops that could write over their input but were planned out of place, because
   // writing in place raised the peak (see make_plan), ascending.
   std::vector<int32_t> inplace_declined;
 
   bool fits() const { return options.sram_limit <= 0 || peak_bytes <= options.sram_limit; }
+  bool flash_fits() const { return weight_layouts.fits; }
 };
 
 // The plan of the graph. In-place ops are kept only where they do not raise
@@ -80,6 +89,16 @@ struct Plan {
 Plan make_plan(const graph::Graph& graph, const PlanOptions& options = {});
 
 constexpr size_t kMaxInplaceTrials = 32;
+
+// `plan` with its weight layouts chosen again for `target` under `flash_limit` (0: none; see
+// PlanOptions::flash_limit) and its flash report redone; buffers and offsets stay. Throws
+// std::invalid_argument for an unknown target.
+Plan with_flash_limit(const graph::Graph& graph, Plan plan, const std::string& target, int64_t flash_limit);
+
+// `plan` with the given weight layouts (layers absent: their default; op_params::check_weight_layouts
+// throws std::invalid_argument for ones a kernel has no path for) and no flash limit, its flash
+// report redone: what benchmarks and tests pin a build's layouts with.
+Plan with_weight_layouts(const graph::Graph& graph, Plan plan, const op_params::WeightLayouts& layouts);
 
 // The plan of given buffers (e.g. a tiled schedule's: ring buffers and full
 // tensors): allocation and per-op report as make_plan does them, with the

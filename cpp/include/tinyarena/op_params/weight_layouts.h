@@ -1,0 +1,80 @@
+// Per-layer weight layouts of the SIMD builds, and the flash budget that picks them.
+//
+// A CONV_2D, DEPTHWISE_CONV_2D or FULLY_CONNECTED layer of a SIMD build (Cortex-M4/M7/M33/M55)
+// can keep its weights in one of three layouts, which decide the kernel path that reads them:
+//   kPlain        the model's int8 weights, read by the portable loop (no SIMD path; conv keeps
+//                 no per-channel records): the portable build's bytes, the slowest loop.
+//   kPackedInt8   CONV_2D only: TA_PACKED_S8 (int8, K padded to 4) and the per-channel records,
+//                 widened in the SIMD MAC loop (on the M55: packed int16, its Helium loop reads int16).
+//   kPackedInt16  TA_PACKED_S16 (and conv's records): the fastest SIMD loops, about twice the
+//                 weight bytes (2.7x for 3x3 depthwise).
+// Without a budget the layers take default_layout(); with one, choose_weight_layouts() picks per
+// layer the layouts that minimize predicted instructions within it. The portable build (host,
+// Cortex-M3) always reads kPlain weights.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tinyarena/graph/graph.h"
+#include "tinyarena/op_params/targets.h"
+
+namespace tinyarena::op_params {
+
+enum class WeightLayout { kPlain, kPackedInt8, kPackedInt16 };
+
+// "plain", "packed_int8", "packed_int16"; layout_named: the inverse (std::invalid_argument otherwise).
+const char* layout_name(WeightLayout layout);
+WeightLayout layout_named(const std::string& name);
+
+// Op index -> layout, for the layers whose layout differs from default_layout (ordered, so
+// plans and generated code are deterministic).
+using WeightLayouts = std::map<int32_t, WeightLayout>;
+
+// Whether the op's kernel reads weights in a layout of its own (CONV_2D, DEPTHWISE_CONV_2D,
+// FULLY_CONNECTED).
+bool has_weight_layout(const graph::Op& op);
+
+// Without a budget: CONV_2D kPackedInt8, DEPTHWISE_CONV_2D and FULLY_CONNECTED kPackedInt16,
+// every other op kPlain.
+WeightLayout default_layout(const graph::Op& op);
+
+// The op's layout in `layouts` (its default when absent).
+WeightLayout layout_of(const WeightLayouts& layouts, const graph::Op& op);
+
+// The layouts the op can take in `build`: {kPlain} for the portable build and for ops without a
+// layout; CONV_2D all three in the SIMD build, kPlain and kPackedInt16 in the Helium build (its
+// kPackedInt8 is int16 too); DEPTHWISE_CONV_2D and FULLY_CONNECTED kPlain and kPackedInt16.
+std::vector<WeightLayout> layout_choices(const graph::Op& op, Build build);
+
+// Predicted Cortex-M instructions per MAC of the op's kernel in `layout` (measured on Cortex-M4,
+// see weight_layouts.cpp); 0 for ops without a weight layout.
+double instructions_per_mac(const graph::Op& op, WeightLayout layout);
+
+// `layouts` checked against the SIMD build's layout_choices: std::invalid_argument naming the op
+// (index and type) for an op index outside the graph or a layout its kernel has no path for.
+void check_weight_layouts(const graph::Graph& graph, const WeightLayouts& layouts);
+
+// The chosen layouts and what they cost.
+struct LayoutChoice {
+  WeightLayouts layouts;              // layers not at their default layout
+  int64_t flash_bytes = 0;            // constants + kernel code of the chosen build
+  int64_t compact_flash_bytes = 0;    // the same with every layer at its smallest layout
+  double predicted_instructions = 0;  // sum over the layers of MACs x instructions_per_mac
+  bool fits = true;                   // flash_bytes <= the budget (false: even compact is above it)
+};
+
+// Per layer the layouts that minimize predicted instructions with the build's flash (every op's
+// constant arrays and the kernel code it links, counted for the Cortex-M targets only, as the
+// planner's report does; `in_place_ops`, ascending, run the in-place depthwise kernel) <= budget:
+// from every layer at its smallest layout, greedily the move of one layer to a faster layout with
+// the most predicted instructions saved per extra flash byte that still fits, until none fits
+// (ties: the lower op index). When even the compact build is above the budget the result keeps
+// it and says fits = false. budget <= 0: no budget, every layer at its default layout (the
+// result is empty: no layouts, byte counts and predicted instructions 0, fits).
+LayoutChoice choose_weight_layouts(const graph::Graph& graph, const std::string& target, int64_t budget,
+                                   const std::vector<int32_t>& in_place_ops);
+
+}  // namespace tinyarena::op_params

@@ -1,0 +1,167 @@
+"""The flash budget (op_params::choose_weight_layouts, plan/compile ``flash=`` and ``--flash``):
+per-layer weight layouts of the SIMD builds chosen within the budget, reported per layer and in
+total as the generated C holds them, bit-exact in mixed layouts."""
+
+import subprocess
+import sys
+
+import pytest
+import tinyarena
+from real_models import real_model
+from tinyarena.codegen import compile as compile_model
+from tinyarena.verify import verify
+
+PERSON = real_model("person_detect")
+KWS = real_model("kws_ref_model")
+LAYOUT_TYPES = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
+
+
+@pytest.fixture(scope="module")
+def person_plan():
+    return tinyarena.plan(PERSON)
+
+
+def _layer_indices(plan, op_type):
+    return [op.index for op in plan.graph.ops if op.type == op_type and not op.elided]
+
+
+def _flash_sum(plan):
+    parts = ("weights", "biases", "requant", "tables", "code")
+    return {part: sum(getattr(r.flash, part) for r in plan.ops) for part in parts}
+
+
+def test_no_budget_keeps_the_default_layouts(person_plan):
+    assert person_plan.flash_limit is None and person_plan.flash_fits
+    assert person_plan.weight_layouts == {}
+    assert {person_plan.weight_layout(i) for i in _layer_indices(person_plan, "CONV_2D")} == {"packed_int8"}
+    assert {person_plan.weight_layout(i) for i in _layer_indices(person_plan, "DEPTHWISE_CONV_2D")} == {"packed_int16"}
+
+
+def test_budgets_are_respected_and_buy_fewer_predicted_instructions(person_plan):
+    compact = person_plan.with_flash(1).compact_flash_bytes
+    everything_fast = person_plan.with_layouts(
+        {i: "packed_int16" for i in _layer_indices(person_plan, "CONV_2D")}).flash_bytes
+    assert compact < person_plan.flash_bytes < everything_fast
+    predicted, layouts_seen = [], set()
+    for budget in (compact, compact + 20_000, compact + 60_000, everything_fast):
+        plan = person_plan.with_flash(budget)
+        assert plan.flash_fits and plan.flash_bytes <= budget, (budget, plan.flash_bytes)
+        assert plan.core.weight_layouts.flash_bytes == plan.flash_bytes  # the policy's total is the report's
+        predicted.append(plan.core.weight_layouts.predicted_instructions)
+        layouts_seen.add(tuple(sorted(plan.weight_layouts.items())))
+    assert predicted == sorted(predicted, reverse=True) and predicted[0] > predicted[-1]
+    assert len(layouts_seen) == 4
+    # the smallest budget: every layer at its smallest layout; the largest: every layer at its fastest
+    assert set(person_plan.with_flash(compact).weight_layouts.values()) == {"plain"}
+    fastest = person_plan.with_flash(everything_fast)
+    assert {fastest.weight_layout(i) for i in _layer_indices(fastest, "CONV_2D")} == {"packed_int16"}
+    assert {fastest.weight_layout(i) for i in _layer_indices(fastest, "DEPTHWISE_CONV_2D")} == {"packed_int16"}
+
+
+def test_per_layer_flash_sums_to_the_total(person_plan):
+    plan = person_plan.with_flash(person_plan.with_flash(1).compact_flash_bytes + 40_000)
+    assert "plain" in plan.weight_layouts.values()  # a mixed build
+    sums = _flash_sum(plan)
+    f = plan.flash
+    assert sums == {"weights": f.weights, "biases": f.biases, "requant": f.requant, "tables": f.tables,
+                    "code": f.code}
+    assert sum(r.flash_bytes for r in plan.ops) == plan.flash_bytes
+    as_json = plan.to_dict()
+    assert sum(op["flash_bytes"] for op in as_json["ops"]) == as_json["flash_bytes"] == plan.flash_bytes
+    assert {op["index"]: op["weight_layout"] for op in as_json["ops"] if op["type"] in LAYOUT_TYPES} == {
+        r.index: plan.weight_layout(r.index) for r in plan.ops if r.type in LAYOUT_TYPES}
+    assert as_json["flash_limit"] == plan.flash_limit and as_json["flash_fits"]
+
+
+def test_reported_constants_are_the_generated_arrays(person_plan, tmp_path):
+    """The plan's constant bytes per build are what the generated model.c compiles in."""
+    mixed = person_plan.with_flash(person_plan.with_flash(1).compact_flash_bytes + 20_000)
+    assert "plain" in mixed.weight_layouts.values()
+    compiled = compile_model(mixed, tmp_path / "c", target="cortex-m4", name="model")
+    assert compiled.program.const_array_bytes("cortex-m4") == mixed.flash.constants
+    assert compiled.program.const_array_bytes("host") == mixed.with_flash(None, "host").flash.constants
+
+
+def test_same_budget_same_c(tmp_path):
+    texts = []
+    for run in range(2):
+        plan = tinyarena.plan(PERSON)
+        compile_model(plan, tmp_path / str(run), target="cortex-m4", name="model", flash="300K")
+        texts.append((tmp_path / str(run) / "model.c").read_text())
+    assert texts[0] == texts[1]
+    plain = [op for op, layout in plan.with_flash("300K").weight_layouts.items() if layout == "plain"]
+    assert plain and all(f"op{op}_weights[" in texts[0] and f"op{op}_packed" not in texts[0] for op in plain)
+
+
+def test_compile_flash_chooses_layouts_the_c_follows(person_plan, tmp_path):
+    compiled = compile_model(person_plan, tmp_path, target="cortex-m4", name="model", flash="300K")
+    plan = person_plan.with_flash("300K")
+    text = (tmp_path / "model.c").read_text()
+    for op, layout in plan.weight_layouts.items():
+        if layout == "plain":
+            assert f"op{op}_weights" in text and f"op{op}_packed" not in text and f"op{op}_rq_records" not in text
+        if layout == "packed_int16" and plan.graph.ops[op].type == "CONV_2D":
+            assert f"ta_conv_s8_packed16(&op{op}_params" in text
+    assert compiled.program.const_array_bytes("cortex-m4") == plan.flash.constants <= 300 * 1024
+
+
+def test_too_small_a_budget_gives_needed_and_allowed(person_plan, tmp_path):
+    small = person_plan.with_flash("100K")
+    assert not small.flash_fits and small.compact_flash_bytes > 100 * 1024
+    with pytest.raises(ValueError, match=f"{small.compact_flash_bytes:,} bytes.*{100 * 1024:,} bytes"):
+        compile_model(person_plan, tmp_path, flash="100K")
+    for command in (["plan", PERSON], ["compile", PERSON, "-o", tmp_path / "out"]):
+        result = subprocess.run([sys.executable, "-m", "tinyarena.cli", *map(str, command), "--flash", "100K"],
+                                capture_output=True, text=True, check=False)
+        assert result.returncode == 2, result.stderr
+        assert f"{small.compact_flash_bytes:,} bytes" in result.stderr and "102,400 bytes" in result.stderr
+    assert not (tmp_path / "out" / "model.c").exists()
+
+
+def test_cli_plan_flash_reports_layouts_and_limit():
+    result = subprocess.run([sys.executable, "-m", "tinyarena.cli", "plan", str(PERSON), "--flash", "300K"],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "DEPTHWISE_CONV_2D [plain]" in result.stdout and "CONV_2D [packed_int8]" in result.stdout
+    assert "flash limit   307,200 B: fits" in result.stdout
+
+
+def test_layouts_without_a_kernel_path_are_refused(person_plan):
+    depthwise = _layer_indices(person_plan, "DEPTHWISE_CONV_2D")[0]
+    with pytest.raises(ValueError, match=f"op {depthwise} \\(DEPTHWISE_CONV_2D\\) cannot take the packed_int8"):
+        person_plan.with_layouts({depthwise: "packed_int8"})
+    with pytest.raises(ValueError, match="unknown weight layout"):
+        person_plan.with_layouts({depthwise: "int4"})
+
+
+def _every_layout(plan):
+    """kws's layers in every layout their kernels have, alternating along the model."""
+    convs = _layer_indices(plan, "CONV_2D")
+    layouts = {op: ("plain", "packed_int8", "packed_int16")[i % 3] for i, op in enumerate(convs)}
+    layouts.update({op: ("plain", "packed_int16")[i % 2]
+                    for i, op in enumerate(_layer_indices(plan, "DEPTHWISE_CONV_2D"))})
+    layouts.update({op: "plain" for op in _layer_indices(plan, "FULLY_CONNECTED")})
+    return plan.with_layouts(layouts)
+
+
+def test_mixed_layouts_are_bit_exact_on_the_host_simd_emulation():
+    plan = _every_layout(tinyarena.plan(KWS))
+    assert set(plan.weight_layouts.values()) == {"plain", "packed_int16"}  # and the default packed_int8
+    result = verify(KWS, target="host", cflags="-DTA_SIMD_EMULATE", plan=plan)
+    assert result.bit_exact, result.summary()
+
+
+@pytest.mark.qemu
+@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m55"])  # DSP loops; Helium (packed_int8 conv: int16)
+def test_mixed_layouts_are_bit_exact_on_cortex_m(target):
+    plan = _every_layout(tinyarena.plan(KWS))
+    result = verify(KWS, target=target, plan=plan)
+    assert result.bit_exact, result.summary()
+
+
+@pytest.mark.qemu
+def test_budget_chosen_build_is_bit_exact_on_cortex_m4():
+    plan = tinyarena.plan(PERSON, flash="300K")
+    assert len({plan.weight_layout(r.index) for r in plan.ops if r.type in LAYOUT_TYPES}) >= 2
+    result = verify(PERSON, target="cortex-m4", plan=plan)
+    assert result.bit_exact, result.summary()
