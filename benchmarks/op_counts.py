@@ -14,7 +14,9 @@ elided, zero-copy op) has no trace and counts 0. Only untiled plans (one call pe
 
 import re
 
-from codegen_bench import bench_inputs, count, qemu, run, symbol_range
+import numpy as np
+
+from codegen_bench import count, qemu, run, symbol_range
 
 from tinyarena.codegen import compile as compile_model
 
@@ -52,10 +54,20 @@ def marks(elf, plugin, addresses, target):
     return found
 
 
+def write_inputs(plan, out_dir):
+    """Random inputs (seed 0) for the harness: int8, or float32 in [-1, 1) for a float input."""
+    rng = np.random.default_rng(0)
+    for i, index in enumerate(plan.graph.inputs):
+        tensor = plan.graph.tensors[index]
+        values = (rng.uniform(-1, 1, tensor.shape).astype(np.float32) if str(tensor.dtype) == "float32"
+                  else rng.integers(-128, 128, tensor.shape, dtype=np.int8))
+        (out_dir / f"input{i}.bin").write_bytes(values.tobytes())
+
+
 def compile_for_counts(plan, out_dir, build):
     """The plan's generated program in ``out_dir``, for the build's target, inputs written."""
     compile_model(plan, out_dir, target=BUILD_TARGETS[build], name="model")
-    bench_inputs(plan, out_dir)
+    write_inputs(plan, out_dir)
 
 
 def op_counts(plan, out_dir, plugin, build):

@@ -6,7 +6,8 @@
 Counts every op of every calibration model under QEMU (benchmarks/op_counts.py: the SIMD
 build on the Cortex-M4, the portable one on the Cortex-M3), then fits per build and kernel
 variant (op_params::cost_kernel) the coefficients of the terms (op_params::cost_terms: MACs,
-input and output elements, output pixels, one per call) by non-negative least squares. Each
+MACs outside constant channel pairs, those
+in a clamping loop, input and output elements, output pixels, one per call) by non-negative least squares. Each
 op's equation is divided by its model's total, so every model weighs the same whatever its
 size. Besides each variant's row it fits one row per op type (its variants together) and a
 "*" row (every op), the fallbacks for a variant or type no model had. Run by hand (about
@@ -31,7 +32,7 @@ from op_counts import BUILD_TARGETS, compile_for_counts, op_counts  # noqa: E402
 import tinyarena  # noqa: E402
 from tinyarena import _core  # noqa: E402
 
-TERMS = ("macs", "inputs", "outputs", "pixels", "calls")
+TERMS = ("macs", "live_macs", "clamped_macs", "inputs", "outputs", "pixels", "calls")
 # The calibration models: the shared real models and converter-corpus models that cover the
 # other kernels (LSTM, SE blocks, inverted residuals, resize); the bench reports every model.
 CALIBRATION_MODELS = (
@@ -42,6 +43,7 @@ CALIBRATION_MODELS = (
     "tests/data/converted/ds_cnn_kws_floatio.tflite", "tests/data/converted/lstm_kws_fused_int8io.tflite",
     "tests/data/converted/mcunet_se_80_int8io.tflite", "tests/data/converted/mobilenet_v2_035_96_int8io.tflite",
     "tests/data/converted/yolo_tiny_upsampling2d_128x160_int8io.tflite",
+    "tests/data/converted/gru_kws_unrolled_int8io.tflite", "tests/data/converted/mobilenet_v2_torch_64.tflite",
 )
 HEADER = ("# Cortex-M instructions per op: sum of coefficient x term (op_params/cost_model.h), per build and\n"
           "# kernel variant. Written by tools/calibrate_cost_model.py from exact QEMU counts; do not edit by hand.\n")
@@ -141,7 +143,7 @@ def main():
     lines = [HEADER + "build,kernel," + ",".join(TERMS) + ",samples"]
     for build in args.builds:
         for row in table_rows(build, counts[build]):
-            lines.append(",".join([row[0], row[1], *(f"{v:.6g}" for v in row[2:7]), str(row[7])]))
+            lines.append(",".join([row[0], row[1], *(f"{v:.6g}" for v in row[2:2 + len(TERMS)]), str(row[-1])]))
     args.out.write_text("\n".join(lines) + "\n")
     print(f"wrote {args.out} ({len(lines) - 1} rows)")
 

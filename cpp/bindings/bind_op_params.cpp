@@ -24,6 +24,8 @@ void bind_op_params(py::module_& m) {
       .def_readonly("board_script", &op_params::Target::board_script);
   py::class_<op_params::CostTerms>(m, "CostTerms", "The quantities an op's kernel loops over (op_params/cost_model.h).")
       .def_readonly("macs", &op_params::CostTerms::macs)
+      .def_readonly("live_macs", &op_params::CostTerms::live_macs)
+      .def_readonly("clamped_macs", &op_params::CostTerms::clamped_macs)
       .def_readonly("inputs", &op_params::CostTerms::inputs)
       .def_readonly("outputs", &op_params::CostTerms::outputs)
       .def_readonly("pixels", &op_params::CostTerms::pixels)

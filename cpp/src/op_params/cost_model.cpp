@@ -1,5 +1,6 @@
 #include "tinyarena/op_params/cost_model.h"
 
+#include <climits>
 #include <map>
 #include <vector>
 #include <sstream>
@@ -7,6 +8,7 @@
 #include <utility>
 
 #include "tinyarena/graph/op_metrics.h"
+#include "tinyarena/op_params/kernel_params.h"
 #include "tinyarena_cost_model_data.h"  // kCostModelCsv: cpp/data/cost_model.csv, embedded by CMake
 
 namespace tinyarena::op_params {
@@ -32,11 +34,36 @@ std::string conv_variant(const graph::Graph& graph, const graph::Op& op) {
 }
 
 std::string depthwise_variant(const graph::Graph& graph, const graph::Op& op) {
-  const bool three = weight_dim(graph, op, 1) == 3 && weight_dim(graph, op, 2) == 3 && op.options.dilation_h == 1 &&
-                     op.options.dilation_w == 1 && op.options.depth_multiplier == 1;
-  if (three && op.options.stride_h == 1 && op.options.stride_w == 1) return "3x3s1";
-  if (three && op.options.stride_h == 2 && op.options.stride_w == 2) return "3x3s2";
-  return "generic";
+  if (op.options.depth_multiplier != 1) return "multiplier";
+  const int32_t k = weight_dim(graph, op, 1);
+  const bool square = k == weight_dim(graph, op, 2) && op.options.stride_h == op.options.stride_w &&
+                      op.options.dilation_h == 1 && op.options.dilation_w == 1 && op.options.depth_multiplier == 1;
+  if (!square) return "generic";
+  return std::to_string(k) + "x" + std::to_string(k) + "s" + std::to_string(op.options.stride_h);
+}
+
+// A CONV_2D's share of output channels in constant pairs (their records' bias word is
+// TA_CONSTANT_PAIR: conv_rq_records) and whether its activation range is narrower than int8's;
+// {0, false} for a conv whose parameters the kernels refuse.
+struct ConvPaths {
+  double constant_pair_share = 0;
+  bool clamped = false;
+};
+
+ConvPaths conv_paths(const graph::Graph& graph, const graph::Op& op) {
+  try {
+    const ConvKernel k = conv_kernel(graph, op);
+    const auto* weights = reinterpret_cast<const int8_t*>(graph.constant_data(*graph.input(op, 1)));
+    const std::vector<int32_t> records = conv_rq_records(k, weights);
+    int64_t constant = 0;
+    for (size_t i = TA_CONV_RQ_WORDS - 1; i < records.size(); i += TA_CONV_RQ_WORDS) constant += records[i] == INT32_MIN;
+    ConvPaths paths;
+    paths.constant_pair_share = k.params.out_c > 0 ? static_cast<double>(constant) / k.params.out_c : 0.0;
+    paths.clamped = k.params.act_min > -128 || k.params.act_max < 127;
+    return paths;
+  } catch (const std::exception&) {
+    return {};
+  }
 }
 
 double parse_number(const std::string& field, int line) {
@@ -52,7 +79,7 @@ double parse_number(const std::string& field, int line) {
   return value;
 }
 
-// Rows "build,kernel,macs,inputs,outputs,pixels,calls[,...]"; the header and '#' lines are skipped.
+// Rows "build,kernel,macs,live_macs,clamped_macs,inputs,outputs,pixels,calls[,...]"; the header and '#' lines are skipped.
 Table parse_table(const std::string& csv) {
   Table table;
   std::istringstream lines(csv);
@@ -62,13 +89,15 @@ Table parse_table(const std::string& csv) {
     std::vector<std::string> fields;
     std::istringstream cells(line);
     for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(cell);
-    if (fields.size() < 7) throw std::logic_error("cost_model.csv line " + std::to_string(number) + ": too few fields");
+    if (fields.size() < 9) throw std::logic_error("cost_model.csv line " + std::to_string(number) + ": too few fields");
     CostCoefficients c;
     c.macs = parse_number(fields[2], number);
-    c.inputs = parse_number(fields[3], number);
-    c.outputs = parse_number(fields[4], number);
-    c.pixels = parse_number(fields[5], number);
-    c.calls = parse_number(fields[6], number);
+    c.live_macs = parse_number(fields[3], number);
+    c.clamped_macs = parse_number(fields[4], number);
+    c.inputs = parse_number(fields[5], number);
+    c.outputs = parse_number(fields[6], number);
+    c.pixels = parse_number(fields[7], number);
+    c.calls = parse_number(fields[8], number);
     table[{fields[0], fields[1]}] = c;
   }
   return table;
@@ -89,6 +118,10 @@ bool has_rows(const std::string& build) {
 std::string cost_kernel(const graph::Graph& graph, const graph::Op& op) {
   if (op.type == "CONV_2D") return op.type + "/" + conv_variant(graph, op);
   if (op.type == "DEPTHWISE_CONV_2D") return op.type + "/" + depthwise_variant(graph, op);
+  if (op.type == "FULLY_CONNECTED") {  // a per-channel scale is read (a double, soft-float on the M3/M4) per output
+    const graph::Tensor* weights = graph.input(op, 1);
+    return op.type + (weights && weights->quantization.scale.size() > 1 ? "/per_channel" : "/per_tensor");
+  }
   return op.type;
 }
 
@@ -103,6 +136,12 @@ CostTerms cost_terms(const graph::Graph& graph, const graph::Op& op) {
   const bool pooling = op.type == "AVERAGE_POOL_2D" || op.type == "MAX_POOL_2D";
   terms.macs = pooling ? terms.outputs * op.options.filter_h * op.options.filter_w
                        : static_cast<double>(graph::op_macs(graph, op));
+  terms.live_macs = terms.macs;
+  if (op.type == "CONV_2D") {
+    const ConvPaths paths = conv_paths(graph, op);
+    terms.live_macs = terms.macs * (1.0 - paths.constant_pair_share);
+    terms.clamped_macs = paths.clamped ? terms.live_macs : 0.0;
+  }
   return terms;
 }
 
@@ -129,7 +168,8 @@ int64_t predicted_instructions(const graph::Graph& graph, const graph::Op& op, B
   if (op.elided) return 0;
   const CostCoefficients& c = cost_coefficients(build, cost_kernel(graph, op));
   const CostTerms t = cost_terms(graph, op);
-  const double sum = c.macs * t.macs + c.inputs * t.inputs + c.outputs * t.outputs + c.pixels * t.pixels + c.calls * t.calls;
+  const double sum = c.macs * t.macs + c.live_macs * t.live_macs + c.clamped_macs * t.clamped_macs +
+                     c.inputs * t.inputs + c.outputs * t.outputs + c.pixels * t.pixels + c.calls * t.calls;
   return static_cast<int64_t>(sum + 0.5);
 }
 

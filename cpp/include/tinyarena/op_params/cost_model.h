@@ -16,6 +16,12 @@ namespace tinyarena::op_params {
 // sum(coefficient * term). Every term is >= 0.
 struct CostTerms {
   double macs = 0;     // multiply-accumulates (pooling: the window's reads, outputs x kh x kw)
+  // CONV_2D: the MACs of channels that are not in a constant pair (the SIMD kernels store a pair of
+  // output channels whose output is constant without their MAC loop); = macs for other ops
+  double live_macs = 0;
+  // CONV_2D whose activation range is narrower than int8's (the SIMD kernels then run their
+  // general, clamping loop): its live MACs; 0 otherwise
+  double clamped_macs = 0;
   double inputs = 0;   // elements of the non-constant inputs
   double outputs = 0;  // elements of the outputs
   double pixels = 0;   // output elements / the output's innermost dimension (requantize/store loops)
@@ -23,12 +29,14 @@ struct CostTerms {
 };
 
 struct CostCoefficients {
-  double macs = 0, inputs = 0, outputs = 0, pixels = 0, calls = 0;
+  double macs = 0, live_macs = 0, clamped_macs = 0, inputs = 0, outputs = 0, pixels = 0, calls = 0;
 };
 
 // The kernel variant whose coefficients an op uses: the op type, and for the convolutions the
-// path the kernels pick by shape ("CONV_2D/1x1", "CONV_2D/kxk", "CONV_2D/few_in",
-// "DEPTHWISE_CONV_2D/3x3s1", "DEPTHWISE_CONV_2D/3x3s2", "DEPTHWISE_CONV_2D/generic").
+// path the kernels pick by shape ("CONV_2D/1x1", "CONV_2D/kxk", "CONV_2D/few_in"; depthwise:
+// "DEPTHWISE_CONV_2D/multiplier" for a depth multiplier above 1, "DEPTHWISE_CONV_2D/<k>x<k>s<s>"
+// for a square k x k window, stride s in both axes and no dilation, else
+// "DEPTHWISE_CONV_2D/generic"; "FULLY_CONNECTED/per_channel" or "/per_tensor" by its weight scales).
 std::string cost_kernel(const graph::Graph& graph, const graph::Op& op);
 
 CostTerms cost_terms(const graph::Graph& graph, const graph::Op& op);
