@@ -45,6 +45,7 @@ CALIBRATION_MODELS = (
     "tests/data/converted/yolo_tiny_upsampling2d_128x160_int8io.tflite",
     "tests/data/converted/gru_kws_unrolled_int8io.tflite", "tests/data/converted/mobilenet_v2_torch_64.tflite",
 )
+MIN_SAMPLES_FOR_CALLS = 10
 HEADER = ("# Cortex-M instructions per op: sum of coefficient x term (op_params/cost_model.h), per build and\n"
           "# kernel variant. Written by tools/calibrate_cost_model.py from exact QEMU counts; do not edit by hand.\n")
 
@@ -87,8 +88,12 @@ def nnls(a, b, iterations=200):
 
 
 def fit(samples):
-    """Coefficients of TERMS for [(terms, counted, weight)], non-negative, columns normalized."""
+    """Coefficients of TERMS for [(terms, counted, weight)], non-negative, columns normalized; the
+    per-call constant only from MIN_SAMPLES_FOR_CALLS samples or more (with fewer it would absorb
+    the few ops' size and mispredict a differently sized one)."""
     a = np.array([t for t, _, _ in samples], float)
+    if len(samples) < MIN_SAMPLES_FOR_CALLS:
+        a[:, TERMS.index("calls")] = 0.0
     b = np.array([c for _, c, _ in samples], float)
     w = np.array([w for _, _, w in samples], float)
     scale = np.abs(a).max(axis=0)
