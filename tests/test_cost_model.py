@@ -13,7 +13,7 @@ import tempfile
 import pytest
 
 import tinyarena
-from tinyarena import _core
+from tinyarena import _core, cli, tiling
 from tinyarena.builder import architectures
 
 from real_models import REAL_MODELS_DIR as MODEL_DIR
@@ -126,3 +126,33 @@ def test_prediction_within_10_percent_of_the_counted_instructions(target):
         compile_for_counts(plan, work / "kws", build)
         counted = invoke_count(work / "kws", build_plugin(work), build)
     assert abs(plan.predicted_instructions - counted) <= 0.10 * counted, (plan.predicted_instructions, counted)
+
+
+def test_row_stripes_cost_predicted_instructions_at_the_same_macs():
+    found = tiling.search(MODEL_DIR / "vww_96_int8.tflite", tiling="rows")
+    best = found.best
+    assert best.segments and best.mac_overhead == 1.0
+    assert best.untiled_predicted_instructions == tinyarena.plan(MODEL_DIR / "vww_96_int8.tflite").predicted_instructions
+    assert best.predicted_instructions > best.untiled_predicted_instructions  # one call per stripe
+    assert best.latency_overhead == best.predicted_instructions / best.untiled_predicted_instructions
+    assert f"{best.latency_overhead:.3f}x the untiled schedule's" in best.table()
+
+
+def test_a_latency_budget_keeps_the_chosen_plan_within_it():
+    path = MODEL_DIR / "vww_96_int8.tflite"
+    free = tiling.search(path, tiling="rows").best
+    bounded = tiling.search(path, tiling="rows", max_latency_overhead=1.0).best
+    assert free.latency_overhead > 1.0
+    assert bounded.latency_overhead <= 1.0 and bounded.peak_bytes >= free.peak_bytes
+    with pytest.raises(ValueError, match="latency overhead budget"):
+        tiling.search(path, tiling="rows", max_latency_overhead=0.5)
+
+
+def test_cli_takes_max_latency_overhead_with_tiling_only(tmp_path, capsys):
+    model = str(MODEL_DIR / "kws_ref_model.tflite")
+    assert cli.main(["plan", model, "--max-latency-overhead", "1.2"]) == 2
+    assert "--max-latency-overhead applies to tiled schedules only" in capsys.readouterr().err
+    out = tmp_path / "plan.json"
+    assert cli.main(["plan", model, "--tiling", "rows", "--max-latency-overhead", "1.5", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["predicted_instructions"] == sum(op["predicted_instructions"] for op in data["ops"])

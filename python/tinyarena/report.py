@@ -37,7 +37,7 @@ def summary_lines(plan):
         *flash_lines(plan),
         f"MACs          {plan.macs:,}",
         f"instructions  {plan.predicted_instructions:,} predicted for {plan.target} (cost model"
-        + ("; the ops untiled: stripe overheads not included)" if getattr(plan, "segments", None) else ")"),
+        + (f"; {plan.latency_overhead:.3f}x the untiled schedule's)" if getattr(plan, "segments", None) else ")"),
         f"allocator     {plan.allocator} (placement by {plan.allocation_method}, "
         f"{'proven optimal' if plan.proven_optimal else 'not proven optimal'}), alignment {plan.alignment} B, "
         f"{len(plan.buffers)} buffers",

@@ -165,12 +165,17 @@ const CostCoefficients& cost_coefficients(Build build, const std::string& kernel
 }
 
 int64_t predicted_instructions(const graph::Graph& graph, const graph::Op& op, Build build) {
+  return predicted_instructions(graph, op, build, 1.0, 1.0);
+}
+
+int64_t predicted_instructions(const graph::Graph& graph, const graph::Op& op, Build build, double calls,
+                               double work_scale) {
   if (op.elided) return 0;
   const CostCoefficients& c = cost_coefficients(build, cost_kernel(graph, op));
   const CostTerms t = cost_terms(graph, op);
-  const double sum = c.macs * t.macs + c.live_macs * t.live_macs + c.clamped_macs * t.clamped_macs +
-                     c.inputs * t.inputs + c.outputs * t.outputs + c.pixels * t.pixels + c.calls * t.calls;
-  return static_cast<int64_t>(sum + 0.5);
+  const double work = c.macs * t.macs + c.live_macs * t.live_macs + c.clamped_macs * t.clamped_macs +
+                      c.inputs * t.inputs + c.outputs * t.outputs + c.pixels * t.pixels;
+  return static_cast<int64_t>(work * work_scale + c.calls * t.calls * calls + 0.5);
 }
 
 }  // namespace tinyarena::op_params

@@ -52,4 +52,9 @@ const CostCoefficients& cost_coefficients(Build build, const std::string& kernel
 // Predicted instructions of one call of the op's kernel in `build` (0 for an elided op), rounded.
 int64_t predicted_instructions(const graph::Graph& graph, const graph::Op& op, Build build);
 
+// The same op run as `calls` kernel calls (a tiled segment's stripes or patches) that together
+// do `work_scale` times the untiled op's work (MACs, elements: > 1 where halos are recomputed).
+int64_t predicted_instructions(const graph::Graph& graph, const graph::Op& op, Build build, double calls,
+                               double work_scale);
+
 }  // namespace tinyarena::op_params

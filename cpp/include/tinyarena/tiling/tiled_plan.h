@@ -50,7 +50,16 @@ struct TiledPlan {
   int64_t macs = 0;                  // of the tiled schedule (patch halos recomputed)
   int64_t untiled_macs = 0;
 
+  // Cortex-M instructions predicted by the cost model (op_params/cost_model.h) for the untiled
+  // schedule; plan.predicted_instructions is the tiled one's (each segment op as its calls: one
+  // per stripe and column strip, or per patch, with its recomputed halos).
+  int64_t untiled_predicted_instructions = 0;
+
   double mac_overhead() const { return untiled_macs ? static_cast<double>(macs) / untiled_macs : 1.0; }
+  double latency_overhead() const {
+    return untiled_predicted_instructions ? static_cast<double>(plan.predicted_instructions) / untiled_predicted_instructions
+                                          : 1.0;
+  }
 };
 
 // The overwrites a row segment over steps [first, last] of `base` takes (with in-place ops
