@@ -167,7 +167,8 @@ def _add_tiling_options(p):
                    help=f"with --tiling: MACs at most X times the untiled model's, X >= 1 (default {MAX_MAC_OVERHEAD})")
     p.add_argument("--max-latency-overhead", type=_number(1.0), metavar="X",
                    help="with --tiling: instructions predicted by the cost model at most X times the untiled "
-                        "model's, X >= 1 (default: no limit)")
+                        "model's, X >= 1 (default: no limit; the per-stripe cost is not yet calibrated on tiled "
+                        "programs)")
     p.add_argument("--no-stream-input", action="store_true",
                    help="with --tiling: keep the model input whole in SRAM (default: pulled row by row)")
     p.add_argument("--stripe-rows", type=_positive_ints, metavar="LIST",
