@@ -156,3 +156,15 @@ def test_cli_takes_max_latency_overhead_with_tiling_only(tmp_path, capsys):
     assert cli.main(["plan", model, "--tiling", "rows", "--max-latency-overhead", "1.5", "--json", str(out)]) == 0
     data = json.loads(out.read_text())
     assert data["predicted_instructions"] == sum(op["predicted_instructions"] for op in data["ops"])
+
+
+@pytest.mark.slow  # plans the 15 calibration models twice
+def test_refitting_the_committed_counts_gives_the_committed_table(tmp_path):
+    """tools/cost_model_counts.json (the QEMU counts the table was fitted to) refits to
+    cpp/data/cost_model.csv byte for byte: the fit is deterministic and the table is its output."""
+    sys.path.insert(0, str(REPO / "tools"))
+    import calibrate_cost_model
+
+    out = tmp_path / "cost_model.csv"
+    calibrate_cost_model.main(["--counts", str(REPO / "tools" / "cost_model_counts.json"), "--out", str(out)])
+    assert out.read_text() == CSV.read_text()

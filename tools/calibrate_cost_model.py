@@ -12,7 +12,10 @@ op's equation is divided by its model's total, so every model weighs the same wh
 size. Besides each variant's row it fits one row per op type (its variants together) and a
 "*" row (every op), the fallbacks for a variant or type no model had. Run by hand (about
 15 minutes on 2 cores), not in CI; then rebuild (pip install .) to embed the new table.
-``--counts FILE`` keeps the measured counts (JSON) and reuses them unless ``--remeasure``.
+``--counts FILE`` keeps the measured counts (JSON) and reuses them unless ``--remeasure``;
+tools/cost_model_counts.json holds the counts the committed table was fitted to (refit without
+QEMU: ``--counts tools/cost_model_counts.json --out /tmp/check.csv`` reproduces it; after a kernel
+change measure anew with ``--remeasure``).
 """
 
 import argparse
@@ -135,14 +138,14 @@ def table_rows(build, per_model):
     return [(build, key, *fit(samples), len(samples)) for key, samples in sorted(groups.items())]
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--builds", nargs="+", default=["portable", "simd"], choices=["portable", "simd", "helium"])
     parser.add_argument("--models", nargs="+", help="model paths (default: the calibration set)")
     parser.add_argument("--counts", type=pathlib.Path, help="JSON file keeping the measured per-op counts")
     parser.add_argument("--remeasure", action="store_true", help="measure again even what --counts holds")
     parser.add_argument("--out", type=pathlib.Path, default=REPO / "cpp" / "data" / "cost_model.csv")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     paths = [pathlib.Path(p).resolve() for p in (args.models or [REPO / m for m in CALIBRATION_MODELS])]
     counts = measure(paths, args.builds, args.counts, args.remeasure)
     lines = [HEADER + "build,kernel," + ",".join(TERMS) + ",samples"]
