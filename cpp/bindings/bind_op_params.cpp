@@ -2,6 +2,7 @@
 
 #include "bindings.h"
 #include "graph_handles.h"
+#include "tinyarena/op_params/cost_model.h"
 #include "tinyarena/op_params/op_support.h"
 #include "tinyarena/op_params/targets.h"
 
@@ -21,6 +22,27 @@ void bind_op_params(py::module_& m) {
       .def_readonly("gcc_flags", &op_params::Target::gcc_flags)
       .def_readonly("qemu_machine", &op_params::Target::qemu_machine)
       .def_readonly("board_script", &op_params::Target::board_script);
+  py::class_<op_params::CostTerms>(m, "CostTerms", "The quantities an op's kernel loops over (op_params/cost_model.h).")
+      .def_readonly("macs", &op_params::CostTerms::macs)
+      .def_readonly("live_macs", &op_params::CostTerms::live_macs)
+      .def_readonly("clamped_macs", &op_params::CostTerms::clamped_macs)
+      .def_readonly("inputs", &op_params::CostTerms::inputs)
+      .def_readonly("outputs", &op_params::CostTerms::outputs)
+      .def_readonly("pixels", &op_params::CostTerms::pixels)
+      .def_readonly("calls", &op_params::CostTerms::calls);
+  m.def(
+      "cost_kernel", [](const GraphPtr& graph, int32_t op) { return op_params::cost_kernel(*graph, graph->ops.at(op)); },
+      py::arg("graph"), py::arg("op"), "The kernel variant whose cost-model coefficients op `op` uses.");
+  m.def(
+      "cost_terms", [](const GraphPtr& graph, int32_t op) { return op_params::cost_terms(*graph, graph->ops.at(op)); },
+      py::arg("graph"), py::arg("op"), "The cost model's terms of op `op`.");
+  m.def(
+      "predicted_instructions",
+      [](const GraphPtr& graph, int32_t op, const std::string& target) {
+        return op_params::predicted_instructions(*graph, graph->ops.at(op), op_params::target_build(target));
+      },
+      py::arg("graph"), py::arg("op"), py::arg("target"),
+      "Cortex-M instructions of op `op` in `target`'s build, predicted by the cost model.");
   m.def("targets", &op_params::targets, py::return_value_policy::reference,
         "Every code generation target, host first: name, simd build, gcc flags, QEMU machine, board script.");
 }

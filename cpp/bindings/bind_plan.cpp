@@ -125,6 +125,7 @@ void bind_plan(py::module_& m) {
       .def_property_readonly("macs", [](const OpReport& r) { return r.metrics.macs; })
       .def_readonly("flash", &OpReport::flash)
       .def_property_readonly("flash_bytes", [](const OpReport& r) { return r.flash.total(); })
+      .def_readonly("predicted_instructions", &OpReport::predicted_instructions)
       .def("__repr__", [](const OpReport& r) {
         return "<OpReport op " + std::to_string(r.index) + " " + r.type + ": live " + std::to_string(r.live_bytes) +
                " B, scratch " + std::to_string(r.scratch_bytes) + " B>";
@@ -144,6 +145,7 @@ void bind_plan(py::module_& m) {
       .def_property_readonly("flash_bytes", [](const Plan& p) { return p.flash.total(); })
       .def_readonly("inplace_declined", &Plan::inplace_declined)
       .def_readonly("macs", &Plan::macs)
+      .def_readonly("predicted_instructions", &Plan::predicted_instructions)
       .def_property_readonly("fits", &Plan::fits)
       .def_readonly("weight_layouts", &Plan::weight_layouts)
       .def_property_readonly("flash_fits", &Plan::flash_fits)

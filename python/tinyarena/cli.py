@@ -2,8 +2,8 @@
 
     tinyarena plan MODEL [--sram SIZE] [--flash SIZE] [--alignment N] [--allocator NAME] [--seconds S] [--inplace|--no-inplace]
                          [--transforms LIST | --no-transforms]
-                         [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--no-stream-input]
-                         [--stripe-rows LIST] [--patch-grids LIST] [--column-strips LIST]
+                         [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--max-latency-overhead X]
+                         [--no-stream-input] [--stripe-rows LIST] [--patch-grids LIST] [--column-strips LIST]
                          [--io model|int8] [--input-layout model|nhwc]
                          [--no-scratch] [--target TARGET]
                          [--chart PATH] [--json PATH] [--write-offline-plan OUT]
@@ -179,6 +179,10 @@ def _add_tiling_options(p):
                         "give --max-mac-overhead above 1); auto searches both")
     p.add_argument("--max-mac-overhead", type=_number(1.0), metavar="X",
                    help=f"with --tiling: MACs at most X times the untiled model's, X >= 1 (default {MAX_MAC_OVERHEAD})")
+    p.add_argument("--max-latency-overhead", type=_number(1.0), metavar="X",
+                   help="with --tiling: instructions predicted by the cost model at most X times the untiled "
+                        "model's, X >= 1 (default: no limit; the per-stripe cost is not yet calibrated on tiled "
+                        "programs)")
     p.add_argument("--no-stream-input", action="store_true",
                    help="with --tiling: keep the model input whole in SRAM (default: pulled row by row)")
     p.add_argument("--stripe-rows", type=_positive_ints, metavar="LIST",
@@ -194,7 +198,8 @@ def _add_tiling_options(p):
 
 
 def _tiling_keywords(args):
-    return dict(tiling=args.tiling, max_mac_overhead=args.max_mac_overhead, stream_input=not args.no_stream_input,
+    return dict(tiling=args.tiling, max_mac_overhead=args.max_mac_overhead,
+                max_latency_overhead=args.max_latency_overhead, stream_input=not args.no_stream_input,
                 stripe_rows=args.stripe_rows, patch_grids=args.patch_grids, column_strips=args.column_strips)
 
 
@@ -373,6 +378,7 @@ def _check_tiling_options(args):
     """Tiling options without --tiling are errors (they would be ignored); fills the defaults."""
     if args.tiling == "none":
         given = [flag for flag, value in (("--max-mac-overhead", args.max_mac_overhead),
+                                          ("--max-latency-overhead", args.max_latency_overhead),
                                           ("--no-stream-input", args.no_stream_input),
                                           ("--stripe-rows", args.stripe_rows),
                                           ("--patch-grids", args.patch_grids),

@@ -101,6 +101,12 @@ class Plan:
         return self.core.macs
 
     @property
+    def predicted_instructions(self):
+        """Cortex-M instructions of one inference in the target's build, predicted by the cost model
+        (the sum of the ops' ``predicted_instructions``; op_params/cost_model.h)."""
+        return self.core.predicted_instructions
+
+    @property
     def sram_limit(self):
         """The limit the plan was made for, or None."""
         return self.core.options.sram_limit or None

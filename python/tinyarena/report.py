@@ -6,7 +6,7 @@ import os
 
 from .sizes import format_bytes
 
-_COLUMNS = ("op", "type", "output shape", "live B", "scratch B", "flash B", "MACs")
+_COLUMNS = ("op", "type", "output shape", "live B", "scratch B", "flash B", "MACs", "instr (pred.)")
 
 
 def _shape(shape):
@@ -32,6 +32,7 @@ def _rows(plan):
             f"{r.scratch_bytes:,}",
             f"{r.flash_bytes:,}",
             f"{r.macs:,}",
+            f"{r.predicted_instructions:,}",
         )
 
 
@@ -43,6 +44,8 @@ def summary_lines(plan):
         f"lower bound   {plan.lower_bound_bytes:,} B",
         *flash_lines(plan),
         f"MACs          {plan.macs:,}",
+        f"instructions  {plan.predicted_instructions:,} predicted for {plan.target} (cost model"
+        + (f"; {plan.latency_overhead:.3f}x the untiled schedule's)" if getattr(plan, "segments", None) else ")"),
         f"allocator     {plan.allocator} (placement by {plan.allocation_method}, "
         f"{'proven optimal' if plan.proven_optimal else 'not proven optimal'}), alignment {plan.alignment} B, "
         f"{len(plan.buffers)} buffers",
@@ -131,6 +134,7 @@ def to_dict(plan):
         "flash_bytes": plan.flash_bytes,
         "flash": _flash_dict(plan.flash),
         "macs": plan.macs,
+        "predicted_instructions": plan.predicted_instructions,
         "allocator": plan.allocator,
         "allocation_method": plan.allocation_method,
         "proven_optimal": plan.proven_optimal,
@@ -156,6 +160,7 @@ def to_dict(plan):
                 "flash": _flash_dict(r.flash),
                 "weight_layout": plan.weight_layout(r.index),
                 "macs": r.macs,
+                "predicted_instructions": r.predicted_instructions,
             }
             for r in plan.ops
         ],

@@ -85,6 +85,17 @@ class TiledPlan(Plan):
     def mac_overhead(self):
         return self.tiled.mac_overhead
 
+    @property
+    def untiled_predicted_instructions(self):
+        """Instructions the cost model predicts for the untiled schedule (``target``'s build)."""
+        return self.tiled.untiled_predicted_instructions
+
+    @property
+    def latency_overhead(self):
+        """Predicted instructions of this tiled schedule / of the untiled one (stripes and
+        patches add kernel calls, patches recompute halos)."""
+        return self.tiled.latency_overhead
+
     def describe(self):
         """One line per segment: its ops, mode and parameters."""
         lines = []
@@ -211,7 +222,7 @@ def _check_grid(name, values):
 def search(model, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, stream_input=True, sram=None, alignment=16,
            allocator="auto", inplace=True, scratch=True, stripe_rows=STRIPE_ROWS, patch_grids=PATCH_GRIDS,
            column_strips=COLUMN_STRIPS, transforms=None, seconds=0.3, target="cortex-m4", io="model",
-           input_layout="model"):
+           input_layout="model", max_latency_overhead=None):
     """Choose segments for ``model`` with MACs at most ``max_mac_overhead`` times the untiled
     model's (default 1.0, see ``MAX_MAC_OVERHEAD``): the smallest peak SRAM, or with ``sram`` the
     fewest MACs whose peak fits (the smallest peak when none fits; ``best.fits`` tells).
@@ -221,6 +232,9 @@ def search(model, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, stream_input
     ``"auto"`` (both, mixed; patches only when the budget allows more MACs), ``"none"``.
     ``stripe_rows``: stripe heights tried; ``patch_grids``: n x n patch grids tried;
     ``column_strips``: column strips tried on row segments (with patches: both recompute halos).
+    ``max_latency_overhead``: the chosen plan's instructions predicted by the cost model for
+    ``target`` (stripes and patches add kernel calls) at most this many times the untiled model's
+    (``best.latency_overhead``; default None: no limit).
     ``transforms``: the graph rewrites applied first (see :func:`transformed_graph`; default all).
     ``io``/``input_layout``: the model's interface, as in ``tinyarena.plan``. With the input
     streamed, an input QUANTIZE and an NCHW -> NHWC TRANSPOSE of it become the first segment's load.
@@ -230,6 +244,8 @@ def search(model, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, stream_input
         raise ValueError(f"unknown tiling {tiling!r}: use one of {', '.join(MODES)}")
     if max_mac_overhead < 1.0:
         raise ValueError(f"the MAC overhead budget must be at least 1.0, got {max_mac_overhead}")
+    if max_latency_overhead is not None and max_latency_overhead < 1.0:
+        raise ValueError(f"the latency overhead budget must be at least 1.0, got {max_latency_overhead}")
     stripe_rows, patch_grids = _check_grid("stripe_rows", stripe_rows), _check_grid("patch_grids", patch_grids)
     column_strips = _check_grid("column_strips", column_strips)
     graph, reports = transformed_graph(model, transforms, alignment, allocator, inplace, scratch, seconds, io,
@@ -242,6 +258,7 @@ def search(model, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, stream_input
         stripe_rows=list(stripe_rows),
         patch_grids=list(patch_grids),
         column_strips=list(column_strips),
+        max_latency_overhead=float(max_latency_overhead or 0.0),
     )
     found = _core.search_tiling(graph, options)
     tile_options = dict(sram=sram, alignment=alignment, allocator=allocator, inplace=inplace, scratch=scratch,

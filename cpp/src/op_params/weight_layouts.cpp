@@ -2,36 +2,20 @@
 #include "tinyarena/op_params/weight_layouts.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
-#include "tinyarena/graph/op_metrics.h"
+#include "tinyarena/op_params/cost_model.h"
 #include "tinyarena/op_params/flash.h"
 #include "tinyarena/op_params/kernel_params.h"
 
 namespace tinyarena::op_params {
 namespace {
 
-// Cortex-M4 instructions per MAC of each kernel loop. The packed figures are
-// benchmarks/codegen_profile.py's per-op-type counts (QEMU, the counting plugin) of person_detect
-// and kws_ref_model in their default layouts (conv 1.10 / 1.09, depthwise 3.07 / 3.02); the other
-// layouts add the difference measured by building both models with every layer of one type moved
-// (benchmarks/flash_bench.py --layout-deltas): conv packed int16 -0.058 / -0.047, conv plain
-// +6.77 / +7.28, depthwise plain +27.4 / +30.3, fully connected plain +5.8 (kws; its packed figure
-// is not measured apart: 2.0 taken, only the difference steers the choice).
-struct LoopCost {
-  int32_t opcode;
-  WeightLayout layout;
-  double instructions_per_mac;
-};
-constexpr LoopCost kLoopCosts[] = {
-    {opcode::kConv2D, WeightLayout::kPlain, 8.1},
-    {opcode::kConv2D, WeightLayout::kPackedInt8, 1.10},
-    {opcode::kConv2D, WeightLayout::kPackedInt16, 1.05},
-    {opcode::kDepthwiseConv2D, WeightLayout::kPlain, 31.9},
-    {opcode::kDepthwiseConv2D, WeightLayout::kPackedInt16, 3.05},
-    {opcode::kFullyConnected, WeightLayout::kPlain, 7.8},
-    {opcode::kFullyConnected, WeightLayout::kPackedInt16, 2.0},
-};
+// A conv's packed int16 SIMD loop against its packed int8 one: with every conv moved to int16,
+// benchmarks/flash_bench.py --layout-deltas measured -0.058 / -0.047 instructions per MAC on
+// person_detect / kws_ref_model, whose int8 conv loops run 1.10 / 1.09 (Cortex-M4, QEMU counts).
+constexpr double kConvInt16OverInt8 = 0.95;
 
 // One layer the budget can move: its layouts (layout_choices), their constant bytes and predicted
 // instructions, and the one chosen.
@@ -73,13 +57,12 @@ double predicted(const std::vector<Layer>& layers) {
 
 // The layers with a choice in `build`, each at its smallest layout (ties: the faster one).
 std::vector<Layer> layers_at_smallest(const graph::Graph& graph, Build build) {
-  const auto metrics = graph::op_metrics(graph);
   std::vector<Layer> layers;
   for (const graph::Op& op : graph.ops) {
     Layer layer{&op, layout_choices(op, build), {}, {}, 0};
     if (layer.choices.size() < 2) continue;
     for (WeightLayout layout : layer.choices) {
-      layer.instructions.push_back(static_cast<double>(metrics[op.index].macs) * instructions_per_mac(op, layout));
+      layer.instructions.push_back(static_cast<double>(predicted_instructions(graph, op, build, layout)));
       layer.constant_bytes.push_back(constant_bytes(graph, op, build, layout).total());
     }
     for (size_t c = 1; c < layer.choices.size(); ++c)
@@ -171,10 +154,13 @@ std::vector<WeightLayout> layout_choices(const graph::Op& op, Build build) {
   return {WeightLayout::kPlain, WeightLayout::kPackedInt16};
 }
 
-double instructions_per_mac(const graph::Op& op, WeightLayout layout) {
-  for (const LoopCost& cost : kLoopCosts)
-    if (cost.opcode == op.opcode && cost.layout == layout) return cost.instructions_per_mac;
-  return 0;
+int64_t predicted_instructions(const graph::Graph& graph, const graph::Op& op, Build build, WeightLayout layout) {
+  if (layout == WeightLayout::kPlain && has_weight_layout(op))
+    return op_params::predicted_instructions(graph, op, Build::Portable);
+  const int64_t own = op_params::predicted_instructions(graph, op, build);
+  if (layout == WeightLayout::kPackedInt16 && op.opcode == opcode::kConv2D && build == Build::Simd)
+    return std::llround(static_cast<double>(own) * kConvInt16OverInt8);
+  return own;
 }
 
 LayoutChoice choose_weight_layouts(const graph::Graph& graph, const std::string& target, int64_t budget,

@@ -10,6 +10,8 @@
 #include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/common/alignment.h"
 #include "tinyarena/liveness/problem.h"
+#include "tinyarena/op_params/cost_model.h"
+#include "tinyarena/op_params/targets.h"
 
 namespace tinyarena::plan {
 namespace {
@@ -39,6 +41,8 @@ std::vector<OpReport> report_ops(const graph::Graph& graph, const Plan& plan) {
     if (const graph::Tensor* out = graph.output(op, 0)) r.output_shape = out->shape;
     r.metrics = metrics[op.index];
     r.flash = op_flash(graph, op, plan, code);
+    r.predicted_instructions = op_params::predicted_instructions(graph, op, op_params::target_build(plan.options.target),
+                                                              op_params::layout_of(plan.weight_layouts.layouts, op));
     reports.push_back(r);
   }
   for (size_t b = 0; b < plan.problem.buffers.size(); ++b) {
@@ -93,11 +97,13 @@ void report(const graph::Graph& graph, Plan& plan) {
   plan.ops = report_ops(graph, plan);
   plan.flash = {};
   plan.macs = 0;
+  plan.predicted_instructions = 0;
   plan.peak_op = -1;
   int64_t most_in_use = -1;
   for (const OpReport& r : plan.ops) {
     add(plan.flash, r.flash);
     plan.macs += r.metrics.macs;
+    plan.predicted_instructions += r.predicted_instructions;
     if (r.live_bytes + r.scratch_bytes > most_in_use) {
       most_in_use = r.live_bytes + r.scratch_bytes;
       plan.peak_op = r.index;

@@ -167,7 +167,7 @@ class Evaluator {
     choice.own_bytes = bytes;
     choice.peak = crossing_bytes(begin, end, owned) + bytes;
     if (!split && options_.tiling.plan.liveness.inplace_elementwise)  // outputs written over dying inputs
-      for (const Overwrite& o : segment_overwrites(graph_, base_, run, begin, end - 1))
+      for (const Overwrite& o : segment_overwrites(base_, run, begin, end - 1))
         choice.peak -= std::min(aligned(buffer_bytes(o.input)), aligned(buffer_bytes(o.output)));
     choice.extra_macs = macs - untiled_macs(ops);
     choice.seg = Segment{ops, Mode::Rows, stripe, 1, 1, split ? split->strips : 1};
@@ -351,10 +351,14 @@ std::vector<Segment> segments_of(const std::vector<std::vector<State>>& fronts,
   return segments;
 }
 
-int32_t choose_point(const std::vector<ParetoPoint>& front, double max_mac_overhead, int64_t sram_limit) {
+int32_t choose_point(const std::vector<ParetoPoint>& front, double max_mac_overhead, int64_t sram_limit,
+                     double max_latency_overhead) {
   int32_t lowest = -1;
   for (size_t i = 0; i < front.size(); ++i) {
     if (front[i].mac_overhead > max_mac_overhead + 1e-12) continue;
+    if (max_latency_overhead > 0 && !front[i].plan.segments.empty() &&
+        front[i].plan.latency_overhead() > max_latency_overhead + 1e-12)
+      continue;
     if (sram_limit > 0 && front[i].peak_bytes <= sram_limit) return static_cast<int32_t>(i);  // fewest MACs that fit
     if (lowest < 0 || front[i].peak_bytes < front[lowest].peak_bytes) lowest = static_cast<int32_t>(i);
   }
@@ -365,6 +369,8 @@ int32_t choose_point(const std::vector<ParetoPoint>& front, double max_mac_overh
 TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& options) {
   const Stopwatch clock;
   if (options.max_mac_overhead < 1.0) throw std::invalid_argument("the MAC overhead budget must be at least 1.0");
+  if (options.max_latency_overhead != 0 && options.max_latency_overhead < 1.0)
+    throw std::invalid_argument("the latency overhead budget must be at least 1.0");
   TilingSearch result;
   const Evaluator eval(graph, options);
   int64_t untiled_macs = 0;
@@ -482,11 +488,20 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
     if (planned[a].peak_bytes != planned[b].peak_bytes) return planned[a].peak_bytes < planned[b].peak_bytes;
     return planned[a].segments.size() < planned[b].segments.size();
   });
+  // With a latency budget the predicted instructions are a third objective: a point stays
+  // unless one with no more MACs has no more peak and no more instructions (so the untiled
+  // point, the fewest instructions, always stays).
+  const bool latency = options.max_latency_overhead > 0;
   for (size_t i : order) {
-    if (!result.front.empty() && planned[i].peak_bytes >= result.front.back().peak_bytes) continue;
-    result.front.push_back(std::move(planned[i]));
+    const ParetoPoint& point = planned[i];
+    const bool dominated = std::any_of(result.front.begin(), result.front.end(), [&](const ParetoPoint& kept) {
+      return kept.peak_bytes <= point.peak_bytes &&
+             (!latency || kept.plan.plan.predicted_instructions <= point.plan.plan.predicted_instructions);
+    });
+    if (!dominated) result.front.push_back(std::move(planned[i]));
   }
-  result.best_point = choose_point(result.front, options.max_mac_overhead, options.tiling.plan.sram_limit);
+  result.best_point = choose_point(result.front, options.max_mac_overhead, options.tiling.plan.sram_limit,
+                                   options.max_latency_overhead);
   result.seconds = clock.seconds();
   return result;
 }

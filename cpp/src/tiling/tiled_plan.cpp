@@ -7,6 +7,8 @@
 #include <string>
 
 #include "tinyarena/graph/op_metrics.h"
+#include "tinyarena/op_params/cost_model.h"
+#include "tinyarena/op_params/targets.h"
 
 namespace tinyarena::tiling {
 namespace {
@@ -46,7 +48,7 @@ LiveBuffer own_buffer(std::string name, BufferKind kind, int64_t size, int32_t f
 
 // Kernel scratch is planned only when the liveness plans it (`scratch`), as for untiled ops.
 SegmentBuffers stream_buffers(const graph::Graph& graph, const RowStream& stream, int32_t s0, int32_t s1, bool scratch) {
-  SegmentBuffers sb{s0, s1, stream.full_inputs, stream.full_outputs, {}};
+  SegmentBuffers sb{s0, s1, stream.full_inputs, stream.full_outputs, {}, {}};
   for (const Ring& ring : stream.rings)  // a loaded input and its boundary ops' outputs live in the ring only
     sb.own.push_back(own_buffer(tensor_label(graph, ring.tensor) + " [ring " + std::to_string(ring.rows) + " rows]",
                                 BufferKind::Activation, ring.bytes(), s0, s1, load_tensors(graph, ring), -1));
@@ -75,7 +77,7 @@ void merge_into(LiveBuffer& into, const LiveBuffer& buffer, int64_t offset, std:
 // step inside the segment (every patch runs the segment's ops in order).
 SegmentBuffers patch_buffers(const graph::Graph& graph, const PatchRun& run, const std::vector<int32_t>& step_of,
                              int32_t s0, int32_t s1, bool scratch) {
-  SegmentBuffers sb{s0, s1, run.full_inputs, {run.full_output}, {}};
+  SegmentBuffers sb{s0, s1, run.full_inputs, {run.full_output}, {}, {}};
   for (const PatchBuffer& pb : run.buffers) {
     const graph::Tensor& t = graph.tensors[pb.tensor];
     const int32_t first = t.producer >= 0 ? step_of[t.producer] : s0;
@@ -149,6 +151,28 @@ Liveness tiled_liveness(const graph::Graph& graph, const Liveness& base, const s
   return result;
 }
 
+
+// Predicted instructions of op `i` of segment `s`: its kernel calls (a row segment: its run
+// steps, replayed per column strip; patches: one per patch) doing its tiled MACs (the untiled
+// op's work scaled by tiled / untiled MACs; 1 for an op without MACs).
+int64_t segment_op_instructions(const graph::Graph& graph, const TiledPlan& tiled, size_t s, size_t i,
+                                const std::string& target) {
+  const bool rows = tiled.segments[s].mode == Mode::Rows;
+  const int32_t op = tiled.segments[s].ops[i];
+  double calls = 0;
+  if (rows) {
+    const RowStream& stream = tiled.streams[s];
+    for (const StreamStep& step : stream.steps) calls += step.kind == StepKind::Run && step.target == op;
+    calls = std::max(1.0, calls) * std::max(1, stream.column_strips);
+  } else {
+    calls = static_cast<double>(tiled.patch_runs[s].grid_h) * tiled.patch_runs[s].grid_w;
+  }
+  const int64_t untiled = graph::op_macs(graph, graph.ops[op]);
+  const int64_t macs = rows ? tiled.streams[s].op_macs[i] : tiled.patch_runs[s].op_macs[i];
+  const double work_scale = untiled > 0 ? static_cast<double>(macs) / untiled : 1.0;
+  return op_params::predicted_instructions(graph, graph.ops[op], op_params::target_build(target), calls, work_scale);
+}
+
 }  // namespace
 
 Mode parse_mode(const std::string& name) {
@@ -157,7 +181,7 @@ Mode parse_mode(const std::string& name) {
   throw std::invalid_argument("mode must be 'rows' or 'patches', got '" + name + "'");
 }
 
-std::vector<Overwrite> segment_overwrites(const graph::Graph& graph, const Liveness& base, const RowStream& stream,
+std::vector<Overwrite> segment_overwrites(const Liveness& base, const RowStream& stream,
                                           int32_t first, int32_t last) {
   const auto buffer_of = [&](int32_t t) -> const LiveBuffer* {
     const int32_t b = base.tensor_buffer[t];
@@ -233,7 +257,7 @@ TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>&
       tiled.patch_runs.emplace_back();
       buffers.push_back(stream_buffers(graph, tiled.streams.back(), s0, s1, plan_options.liveness.scratch));
       if (plan_options.liveness.inplace_elementwise)
-        buffers.back().overwrites = segment_overwrites(graph, base, tiled.streams.back(), s0, s1);
+        buffers.back().overwrites = segment_overwrites(base, tiled.streams.back(), s0, s1);
       tiled.macs += tiled.streams.back().macs;
     } else {
       tiled.patch_runs.push_back(
@@ -257,7 +281,11 @@ TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>&
     const std::vector<int32_t>& ops = segments[s].ops;
     const size_t i = static_cast<size_t>(std::find(ops.begin(), ops.end(), report.index) - ops.begin());
     report.metrics.macs = rows ? tiled.streams[s].op_macs[i] : tiled.patch_runs[s].op_macs[i];
+    report.predicted_instructions = segment_op_instructions(graph, tiled, s, i, plan_options.target);
   }
+  tiled.untiled_predicted_instructions = tiled.plan.predicted_instructions;
+  tiled.plan.predicted_instructions = 0;
+  for (const plan::OpReport& report : tiled.plan.ops) tiled.plan.predicted_instructions += report.predicted_instructions;
   return tiled;
 }
 

@@ -49,9 +49,11 @@ WeightLayout layout_of(const WeightLayouts& layouts, const graph::Op& op);
 // kPackedInt8 is int16 too); DEPTHWISE_CONV_2D and FULLY_CONNECTED kPlain and kPackedInt16.
 std::vector<WeightLayout> layout_choices(const graph::Op& op, Build build);
 
-// Predicted Cortex-M instructions per MAC of the op's kernel in `layout` (measured on Cortex-M4,
-// see weight_layouts.cpp); 0 for ops without a weight layout.
-double instructions_per_mac(const graph::Op& op, WeightLayout layout);
+// Predicted instructions of one call of the op's kernel in `build` with its weights in `layout`
+// (cost_model.h): kPlain runs the portable loop (the portable build's coefficients); a CONV_2D in
+// kPackedInt16 the SIMD loop at 0.95 of its kPackedInt8 figure (the calibrated default; the
+// ratio measured on Cortex-M4, weight_layouts.cpp); every other layout the build's own.
+int64_t predicted_instructions(const graph::Graph& graph, const graph::Op& op, Build build, WeightLayout layout);
 
 // `layouts` checked against the SIMD build's layout_choices: std::invalid_argument naming the op
 // (index and type) for an op index outside the graph or a layout its kernel has no path for.
@@ -62,7 +64,7 @@ struct LayoutChoice {
   WeightLayouts layouts;              // layers not at their default layout
   int64_t flash_bytes = 0;            // constants + kernel code of the chosen build
   int64_t compact_flash_bytes = 0;    // the same with every layer at its smallest layout
-  double predicted_instructions = 0;  // sum over the layers of MACs x instructions_per_mac
+  double predicted_instructions = 0;  // sum over the layers of predicted_instructions
   bool fits = true;                   // flash_bytes <= the budget (false: even compact is above it)
 };
 

@@ -52,6 +52,9 @@ struct OpReport {
   int64_t arena_top = 0;      // highest address used by buffers live at this step
   graph::OpMetrics metrics;   // MACs, and the op's constant tensors as the model stores them
   FlashReport flash;          // in the target's build
+  // Cortex-M instructions of the op's kernel call in the target's build, predicted by the cost
+  // model (op_params/cost_model.h; the untiled op's, 0 for an elided op).
+  int64_t predicted_instructions = 0;
 };
 
 struct Plan {
@@ -70,6 +73,7 @@ struct Plan {
   // and the compact build's: what the report and the generated code use.
   op_params::LayoutChoice weight_layouts;
   int64_t macs = 0;
+  int64_t predicted_instructions = 0;  // sum of the ops'
   // Ops that could write over their input but were planned out of place, because
   // writing in place raised the peak (see make_plan), ascending.
   std::vector<int32_t> inplace_declined;

@@ -24,6 +24,9 @@ struct SearchOptions {
   int32_t max_front = 48;                      // Pareto points kept per position (spread over MACs)
   std::vector<int32_t> column_strips = {2, 3, 4};  // column strips tried on row segments (with `patches`:
                                                    // like patches, they recompute halos)
+  // The chosen schedule's predicted instructions / the untiled schedule's at most this (the cost
+  // model, op_params/cost_model.h: stripes and patches add kernel calls); 0 = no limit.
+  double max_latency_overhead = 0;
 };
 
 struct ParetoPoint {
@@ -35,9 +38,12 @@ struct ParetoPoint {
 };
 
 struct TilingSearch {
-  std::vector<ParetoPoint> front;    // peak vs MACs, MACs ascending (peaks descending), each planned exactly
-  // The point chosen (choose_point): with an SRAM limit, the fewest MACs within the MAC
-  // budget whose peak fits it; else, or when none fits, the lowest peak within the budget.
+  // peak vs MACs, MACs ascending (peaks descending), each planned exactly; with a latency budget
+  // also vs predicted instructions (a point stays unless one with no more MACs has no more peak
+  // and no more instructions; the untiled point always stays)
+  std::vector<ParetoPoint> front;
+  // The point chosen (choose_point): with an SRAM limit, the fewest MACs within the MAC (and
+  // latency) budget whose peak fits it; else, or when none fits, the lowest peak within the budget.
   int32_t best_point = 0;
   int64_t untiled_peak_bytes = 0;    // the plain plan's arena
   int64_t candidates = 0;            // segments evaluated
@@ -47,7 +53,10 @@ struct TilingSearch {
 };
 
 // The index of the point a search takes from `front` (MACs ascending), as TilingSearch::best_point says.
-int32_t choose_point(const std::vector<ParetoPoint>& front, double max_mac_overhead, int64_t sram_limit);
+// With `max_latency_overhead` > 0 only points whose predicted instructions are at most that many
+// times the untiled schedule's count (the untiled point always is).
+int32_t choose_point(const std::vector<ParetoPoint>& front, double max_mac_overhead, int64_t sram_limit,
+                     double max_latency_overhead = 0);
 
 TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& options = {});
 

@@ -50,7 +50,16 @@ struct TiledPlan {
   int64_t macs = 0;                  // of the tiled schedule (patch halos recomputed)
   int64_t untiled_macs = 0;
 
+  // Cortex-M instructions predicted by the cost model (op_params/cost_model.h) for the untiled
+  // schedule; plan.predicted_instructions is the tiled one's (each segment op as its calls: one
+  // per stripe and column strip, or per patch, with its recomputed halos).
+  int64_t untiled_predicted_instructions = 0;
+
   double mac_overhead() const { return untiled_macs ? static_cast<double>(macs) / untiled_macs : 1.0; }
+  double latency_overhead() const {
+    return untiled_predicted_instructions ? static_cast<double>(plan.predicted_instructions) / untiled_predicted_instructions
+                                          : 1.0;
+  }
 };
 
 // The overwrites a row segment over steps [first, last] of `base` takes (with in-place ops
@@ -58,8 +67,8 @@ struct TiledPlan {
 // born before the segment and ending in it), the output's buffer starting with it and at least as large
 // (a smaller one would keep the larger alive after the segment); the largest saving first,
 // each tensor in one pair at most.
-std::vector<Overwrite> segment_overwrites(const graph::Graph& graph, const liveness::Liveness& base,
-                                          const RowStream& stream, int32_t first, int32_t last);
+std::vector<Overwrite> segment_overwrites(const liveness::Liveness& base, const RowStream& stream, int32_t first,
+                                          int32_t last);
 
 // Throws std::invalid_argument when a segment's ops are not consecutive in
 // the schedule, overlap another segment, or cannot be tiled.

@@ -1,0 +1,88 @@
+"""The cost model's accuracy: predicted vs counted instructions of one inference, per model.
+
+    python benchmarks/cost_model_bench.py [--builds simd portable] [--models NAME|PATH ...]
+
+For each model (default: the shared real models and the converter corpus) and build (the SIMD
+kernels on the Cortex-M4, the portable ones on the Cortex-M3: benchmarks/op_counts.py) the
+prediction is ``plan.predicted_instructions`` (the sum of the ops' predictions of
+op_params/cost_model.h) and the count is one exact inference under QEMU (2 invokes minus 1, no
+trace hook). ``calibrated`` says whether the model is in tools/calibrate_cost_model.py's
+calibration set (the others are held out). ``--tiled`` also counts the row-tiled plan the
+search picks at 1.00x MACs (``tiling.search(tiling="rows")``): its predicted and counted
+instructions, and its predicted and counted ratio to the untiled program (latency overhead).
+"""
+
+import argparse
+import pathlib
+import sys
+
+from bench_paths import MODELS_DIR, REPO
+from codegen_bench import workspace
+from op_counts import BUILD_TARGETS, compile_for_counts, invoke_count
+
+import tinyarena
+from tinyarena import tiling
+
+sys.path.insert(0, str(REPO / "tools"))
+from calibrate_cost_model import CALIBRATION_MODELS  # noqa: E402
+
+CORPUS_DIR = REPO / "tests" / "data" / "converted"
+
+
+def model_paths(names):
+    if not names:
+        return sorted(MODELS_DIR.glob("*.tflite")) + sorted(CORPUS_DIR.glob("*.tflite"))
+    return [pathlib.Path(n) if n.endswith(".tflite") else MODELS_DIR / f"{n}.tflite" for n in names]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--builds", nargs="+", default=["simd", "portable"], choices=sorted(BUILD_TARGETS))
+    parser.add_argument("--models", nargs="+", help="names in tests/data/models or .tflite paths (default: all)")
+    parser.add_argument("--work", type=pathlib.Path, help="keep the generated programs here")
+    parser.add_argument("--tiled", action="store_true", help="only the row-tiled plans (latency overhead)")
+    args = parser.parse_args()
+    if args.tiled:
+        return tiled_table(args)
+    calibrated = {(REPO / m).resolve() for m in CALIBRATION_MODELS}
+    print("| model | build (core) | calibrated | MACs | predicted | counted | error |\n|---|---|---|---:|---:|---:|---:|")
+    errors = []
+    with workspace(args.work, "tinyarena-cost-") as (work, plugin):
+        for path in model_paths(args.models):
+            for build in args.builds:
+                plan = tinyarena.plan(str(path), target=BUILD_TARGETS[build])
+                out_dir = work / f"{path.stem}_{build}"
+                compile_for_counts(plan, out_dir, build)
+                counted = invoke_count(out_dir, plugin, build)
+                predicted = plan.predicted_instructions
+                error = 100.0 * (predicted - counted) / counted
+                errors.append(abs(error))
+                print(f"| {path.stem} | {build} ({BUILD_TARGETS[build]}) | {'yes' if path.resolve() in calibrated else 'no'} "
+                      f"| {plan.macs:,} | {predicted:,} | {counted:,} | {error:+.1f}% |", flush=True)
+    print(f"\nlargest |error| {max(errors):.1f}%, mean {sum(errors) / len(errors):.1f}% over {len(errors)} runs")
+
+
+def tiled_table(args):
+    print("| model | build (core) | peak B tiled / untiled | predicted | counted | error | predicted overhead "
+          "| counted overhead |\n|---|---|---:|---:|---:|---:|---:|---:|")
+    with workspace(args.work, "tinyarena-cost-") as (work, plugin):
+        for path in model_paths(args.models):
+            for build in args.builds:
+                target = BUILD_TARGETS[build]
+                best = tiling.search(str(path), tiling="rows", target=target).best
+                if not best.segments:
+                    continue
+                untiled = tinyarena.plan(str(path), target=target)
+                counted = {}
+                for label, plan in (("untiled", untiled), ("rows", best)):
+                    out_dir = work / f"{path.stem}_{build}_{label}"
+                    compile_for_counts(plan, out_dir, build)
+                    counted[label] = invoke_count(out_dir, plugin, build)
+                error = 100.0 * (best.predicted_instructions - counted["rows"]) / counted["rows"]
+                print(f"| {path.stem} | {build} ({target}) | {best.peak_bytes:,} / {untiled.peak_bytes:,} "
+                      f"| {best.predicted_instructions:,} | {counted['rows']:,} | {error:+.1f}% "
+                      f"| {best.latency_overhead:.3f}x | {counted['rows'] / counted['untiled']:.3f}x |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
