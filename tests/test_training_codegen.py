@@ -130,18 +130,20 @@ def test_updates_at_the_end_give_the_same_parameters_as_reordered_updates(model_
     assert check.ok, check.table()
 
 
-def train(model_path, tmp_path, spec, target, name):
+def train(model_path, tmp_path, spec, target, name, learning_rate=LEARNING_RATE):
     images, labels = left_right_task()
     out = tmp_path / name
     compile_training(model_path, out, spec, target=target)
-    return run_training(out, target, images, labels, STEPS, LEARNING_RATE), labels
+    return run_training(out, target, images, labels, STEPS, learning_rate), labels
 
 
+# PARTIAL leaves the second class's FC weights frozen: at 0.05 (and 0.02) it stalls at 59% accuracy
+# on this task (0.01 and 0.1 reach 100%; benchmarks/README.md), so it trains at 0.01.
 @pytest.mark.parametrize("target", ["host", pytest.param("cortex-m4", marks=pytest.mark.qemu)])
-@pytest.mark.parametrize("spec", ["bias", "last:2", PARTIAL])
-def test_the_small_cnn_learns_and_the_run_repeats_bit_for_bit(model_path, tmp_path, spec, target):
-    first, labels = train(model_path, tmp_path, spec, target, "first")
-    again, _ = train(model_path, tmp_path, spec, target, "again")
+@pytest.mark.parametrize("spec, learning_rate", [("bias", LEARNING_RATE), ("last:2", LEARNING_RATE), (PARTIAL, 0.01)])
+def test_the_small_cnn_learns_and_the_run_repeats_bit_for_bit(model_path, tmp_path, spec, learning_rate, target):
+    first, labels = train(model_path, tmp_path, spec, target, "first", learning_rate)
+    again, _ = train(model_path, tmp_path, spec, target, "again", learning_rate)
     start, end = first.losses[:32].mean(), first.losses[-32:].mean()
     before, after = first.accuracy(labels, after=False), first.accuracy(labels)
     print(f"{target} {spec}: loss {start:.3f} -> {end:.3f}, accuracy {before:.3f} -> {after:.3f}")
