@@ -221,6 +221,15 @@ def test_cli_compile_and_verify_train(model_path, tmp_path, capsys):
     assert f"{GRADIENT_TOLERANCE:.2%}" in report
     assert main(["compile", str(model_path), "-o", str(out), "--train", "bias", "--tiling", "rows"]) == 2
     assert "drop --tiling" in capsys.readouterr().err
+    assert main(["verify", str(model_path), "--train", PARTIAL, "--no-reorder-updates", "--learning-rate", "0.1"]) == 0
+    report = capsys.readouterr().out
+    assert "updated weights op 1" in report and "all within tolerance" in report
+    assert main(["compile", str(model_path), "-o", str(out), "--train", PARTIAL, "--no-reorder-updates"]) == 0
+    assert "ta_sgd_update_weights_s8(" in (out / "model.c").read_text()  # the updates at the end
+    capsys.readouterr()
+    for command in (["compile", str(model_path), "-o", str(out)], ["verify", str(model_path)]):
+        assert main(command + ["--no-reorder-updates"]) == 2
+        assert "goes with --train" in capsys.readouterr().err
 
 
 @pytest.mark.qemu
