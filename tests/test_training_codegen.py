@@ -202,8 +202,7 @@ def overlapping_pool_cnn():
 @pytest.mark.parametrize("model, spec, message", [
     (max_pool_cnn, "bias", r"op 1 \(MAX_POOL_2D\) is on the backward path of the update"),
     (overlapping_pool_cnn, "bias", r"op 1 \(AVERAGE_POOL_2D\): .*neither overlap nor leave the input"),
-    (depthwise_cnn, "layers:1@0.5", r"op 1 \(DEPTHWISE_CONV_2D\): training code generation updates a "
-                                    r"DEPTHWISE_CONV_2D's weights whole only"),
+    (depthwise_cnn, "layers:1@0.5", r"op 1 \(DEPTHWISE_CONV_2D\): .* updates a DEPTHWISE_CONV_2D's weights whole only"),
 ])
 def test_what_training_code_generation_lacks_is_refused_by_name(tmp_path, model, spec, message):
     with pytest.raises(tinyarena.UnsupportedError, match=message):
