@@ -8,8 +8,8 @@
    target: the largest relative error over the gradients and over the updated parameters, and
    whether every tensor is within its tolerance.
 2. Learning: ``training_demo_cnn`` trained on ``left_right_task()`` (64 samples) for ``--steps``
-   steps at learning rate 0.05 under each spec: mean loss of the first and last 32 steps,
-   accuracy on the 64 samples before and after.
+   steps at learning rate 0.05 under each spec (and ``half:2`` at 0.01): mean loss of the first
+   and last 32 steps, accuracy on the 64 samples before and after.
 3. Cost on Cortex-M4 (QEMU mps2-an386, the instruction-count plugin tools/qemu_insn_count.c):
    instructions of one ``train_step`` (a 2-step run minus a 1-step run) and the planned arena,
    with the updates reordered (default) and at the end (``reorder_updates=False``), and whether
@@ -58,17 +58,22 @@ def agreement(work, targets):
                       f"{'yes' if check.ok else 'NO'} |")
 
 
+LEARNING = [(spec, 0.05) for spec in SPECS] + [("half:2", 0.01)]  # (spec, learning rate)
+
+
 def learning(work, targets, steps):
     images, labels = left_right_task()
-    print("\n| spec | target | loss first 32 steps | loss last 32 steps | accuracy before | accuracy after |")
-    print("|---|---|---:|---:|---:|---:|")
-    for spec in SPECS:
+    print("\n| spec | learning rate | target | loss first 32 steps | loss last 32 steps | accuracy before | "
+          "accuracy after |")
+    print("|---|---:|---|---:|---:|---:|---:|")
+    for spec, rate in LEARNING:
         for target in targets:
-            out = work / f"learn_{spec.replace(':', '_')}_{target}"
+            out = work / f"learn_{spec.replace(':', '_')}_{rate}_{target}"
             compile_training(training_demo_cnn(), out, resolve(training_demo_cnn(), spec), target=target)
-            run = run_training(out, target, images, labels, steps, 0.05)
-            print(f"| {spec} | {target} | {run.losses[:32].mean():.3f} | {run.losses[-32:].mean():.3f} | "
-                  f"{run.accuracy(labels, after=False):.3f} | {run.accuracy(labels):.3f} |")
+            run = run_training(out, target, images, labels, steps, rate)
+            print(f"| {resolve(training_demo_cnn(), spec)} | {rate} | {target} | {run.losses[:32].mean():.3f} | "
+                  f"{run.losses[-32:].mean():.3f} | {run.accuracy(labels, after=False):.3f} | "
+                  f"{run.accuracy(labels):.3f} |")
 
 
 def step_cost(work, model, spec, target, plugin, reorder):
