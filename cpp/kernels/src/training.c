@@ -95,16 +95,10 @@ static int32_t output_index(int32_t position, int32_t k, int32_t stride, int32_t
   return scaled / stride < out_size ? scaled / stride : -1;
 }
 
-/* Output channel co's weights [kernel_h][kernel_w][in_c]: the trainable copy, or the frozen
- * tensor past a partial update's trainable channels. */
-static const int8_t *conv_channel_weights(const ta_conv_grad_params *p, int32_t co) {
-  const int64_t channel_weights = (int64_t)p->kernel_h * p->kernel_w * p->in_c;
-  const int frozen = p->trainable_channels > 0 && co >= p->trainable_channels;
-  return (frozen ? p->frozen_weights : p->weights) + co * channel_weights;
-}
-
 void ta_conv_grad_input_row_s32(const ta_conv_grad_params *p, const int8_t *grad_out, int32_t iy, int32_t *row) {
   const int32_t cin = p->in_c, cout = p->out_c;
+  /* channels from `split` on are read from the frozen tensor (a partial update) */
+  const int32_t split = p->trainable_channels > 0 ? p->trainable_channels : cout;
   int32_t ix, ky, kx, co, ci;
   for (ci = 0; ci < p->in_w * cin; ++ci) row[ci] = 0;
   for (ky = 0; ky < p->kernel_h; ++ky) {
@@ -119,7 +113,8 @@ void ta_conv_grad_input_row_s32(const ta_conv_grad_params *p, const int8_t *grad
         g = grad_out + ((int64_t)oy * p->out_w + ox) * cout;
         for (co = 0; co < cout; ++co) {
           const int32_t gv = p->channel_mult ? g[co] * p->channel_mult[co] : g[co];
-          const int8_t *w = conv_channel_weights(p, co) + ((int64_t)ky * p->kernel_w + kx) * cin;
+          const int8_t *w = (co < split ? p->weights : p->frozen_weights) +
+                            (((int64_t)co * p->kernel_h + ky) * p->kernel_w + kx) * cin;
           if (gv == 0) continue; /* masked gradients are mostly zeros */
           for (ci = 0; ci < cin; ++ci) acc[ci] += gv * w[ci];
         }
