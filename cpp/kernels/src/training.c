@@ -95,11 +95,25 @@ static int32_t output_index(int32_t position, int32_t k, int32_t stride, int32_t
   return scaled / stride < out_size ? scaled / stride : -1;
 }
 
+/* acc[ci] += g[co] * mult[co] * w[co * channel_stride + ci] for co in [begin, end) (mult NULL: 1). */
+static TA_ALWAYS_INLINE void accumulate_channels(int32_t *acc, const int8_t *g, const int32_t *mult,
+                                                 const int8_t *w, int32_t begin, int32_t end, int64_t channel_stride,
+                                                 int32_t cin) {
+  int32_t co, ci;
+  for (co = begin; co < end; ++co) {
+    const int32_t gv = mult ? g[co] * mult[co] : g[co];
+    const int8_t *wc = w + co * channel_stride;
+    if (gv == 0) continue; /* masked gradients are mostly zeros */
+    for (ci = 0; ci < cin; ++ci) acc[ci] += gv * wc[ci];
+  }
+}
+
 void ta_conv_grad_input_row_s32(const ta_conv_grad_params *p, const int8_t *grad_out, int32_t iy, int32_t *row) {
   const int32_t cin = p->in_c, cout = p->out_c;
   /* channels from `split` on are read from the frozen tensor (a partial update) */
   const int32_t split = p->trainable_channels > 0 ? p->trainable_channels : cout;
-  int32_t ix, ky, kx, co, ci;
+  const int64_t channel_stride = (int64_t)p->kernel_h * p->kernel_w * cin;
+  int32_t ix, ky, kx, ci;
   for (ci = 0; ci < p->in_w * cin; ++ci) row[ci] = 0;
   for (ky = 0; ky < p->kernel_h; ++ky) {
     const int32_t oy = output_index(iy, ky, p->stride_h, p->pad_top, p->out_h);
@@ -108,16 +122,13 @@ void ta_conv_grad_input_row_s32(const ta_conv_grad_params *p, const int8_t *grad
       int32_t *acc = row + ix * cin;
       for (kx = 0; kx < p->kernel_w; ++kx) {
         const int32_t ox = output_index(ix, kx, p->stride_w, p->pad_left, p->out_w);
+        const int64_t tap = ((int64_t)ky * p->kernel_w + kx) * cin;
         const int8_t *g;
         if (ox < 0) continue;
         g = grad_out + ((int64_t)oy * p->out_w + ox) * cout;
-        for (co = 0; co < cout; ++co) {
-          const int32_t gv = p->channel_mult ? g[co] * p->channel_mult[co] : g[co];
-          const int8_t *w = (co < split ? p->weights : p->frozen_weights) +
-                            (((int64_t)co * p->kernel_h + ky) * p->kernel_w + kx) * cin;
-          if (gv == 0) continue; /* masked gradients are mostly zeros */
-          for (ci = 0; ci < cin; ++ci) acc[ci] += gv * w[ci];
-        }
+        accumulate_channels(acc, g, p->channel_mult, p->weights + tap, 0, split, channel_stride, cin);
+        if (split < cout)
+          accumulate_channels(acc, g, p->channel_mult, p->frozen_weights + tap, split, cout, channel_stride, cin);
       }
     }
   }
