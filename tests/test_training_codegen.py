@@ -88,7 +88,7 @@ def test_a_mobilenet_v2_step_with_residuals_and_pads_matches_the_reference():
     assert sum(n.endswith(" sum") for n in names) >= 5  # one per residual block
 
 
-PARTIAL = "layers:1,4@0.5"  # op 1 CONV_2D: 4 of 8 output channels' weights; op 4 FULLY_CONNECTED: 1 of 2
+PARTIAL = "layers:1,4@0.5"  # op 1 CONV_2D: 2 of 4 output channels' weights; op 4 FULLY_CONNECTED: 1 of 2
 
 
 def test_a_partial_update_matches_the_reference_and_keeps_only_its_channels_in_sram(model_path, tmp_path):
