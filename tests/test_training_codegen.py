@@ -8,7 +8,7 @@ from real_models import real_model
 from tinyarena import builder
 from tinyarena.builder import ModelBuilder, training_demo_cnn
 from tinyarena.cli import main
-from tinyarena.training import plan_training
+from tinyarena.training import plan_training, training_graph
 from tinyarena.training_codegen import (
     GRADIENT_TOLERANCE,
     compile_training,
@@ -260,3 +260,33 @@ def test_the_training_build_runs_the_forward_pass_as_tflite(model_path, tmp_path
         assert interpreter.get_tensor(interpreter.get_output_details()[0]["index"]).reshape(-1).tobytes() == \
             scores.tobytes()
     assert run.scores_after.tobytes() == run.scores_before.tobytes()  # no step, no change
+
+
+def test_after_partial_updates_invoke_runs_the_model_with_the_trained_channels(model_path, tmp_path):
+    """Steps later, the forward pass reads the trained channels from SRAM and the frozen ones from
+    flash: its scores are TFLite's on the model with the trained values written into its tensors."""
+    from tinyarena.reader import load_model
+    from tinyarena.verify import reference_interpreter
+
+    graph = load_model(model_path)
+    values = training_graph(graph, PARTIAL).values
+    images, labels = left_right_task(samples=8)
+    compile_training(model_path, tmp_path, PARTIAL, target="host")
+    run = run_training(tmp_path, "host", images, labels, 8, 0.1, trace=True)
+    trained = {values[v].tensor: data for kind, v, _, _, data in run.trace if kind == 3}  # after the last step
+    original, model = bytes(graph.model_bytes), bytearray(graph.model_bytes)
+    partial = 0
+    for tensor, data in trained.items():
+        flash = np.asarray(graph.tensors[tensor].data).tobytes()
+        assert original.count(flash) == 1
+        at = original.find(flash)
+        model[at:at + len(data)] = data  # the updated channels lead the tensor ([out][...])
+        partial += len(data) < len(flash)
+        assert data != flash[:len(data)]  # the steps moved it
+    assert partial == 2  # op 1's and op 4's weights: only their first channels are in SRAM
+    interpreter = reference_interpreter(bytes(model))
+    for image, scores in zip(images, run.scores_after):
+        interpreter.set_tensor(interpreter.get_input_details()[0]["index"], image.reshape(1, 8, 8, 1))
+        interpreter.invoke()
+        assert interpreter.get_tensor(interpreter.get_output_details()[0]["index"]).reshape(-1).tobytes() == \
+            scores.tobytes()
