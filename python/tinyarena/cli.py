@@ -13,13 +13,13 @@
     tinyarena compile MODEL -o DIR [--target TARGET] [--inplace|--no-inplace] [--sram SIZE] [--flash SIZE]
                          [--tiling rows ...] [--memory NAME:SIZE[:ALIGN[:BASE]] ...]
                          [--pin BUFFER=MEMORY[:OFFSET] ...] [--block BUFFER=MEMORY[,MEMORY...] ...] ...
-    tinyarena compile MODEL -o DIR --train SPEC [--target TARGET] [--sram SIZE] [--name NAME]
+    tinyarena compile MODEL -o DIR --train SPEC [--no-reorder-updates] [--target TARGET] [--sram SIZE] [--name NAME]
     tinyarena verify MODEL [--target TARGET] [--inplace|--no-inplace] [--seed N]
                            [--transforms LIST | --no-transforms]
                            [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--stripe-rows LIST] ...
                            [--io model|int8] [--input-layout model|nhwc]
                            [--memory NAME:SIZE[:ALIGN[:BASE]] ...] [--pin ...] [--block ...]
-    tinyarena verify MODEL --train SPEC [--target TARGET] [--seed N] [--learning-rate LR]
+    tinyarena verify MODEL --train SPEC [--no-reorder-updates] [--target TARGET] [--seed N] [--learning-rate LR]
     tinyarena alloc PROBLEM.csv [--capacity N] [--seconds S] [--wall-seconds S] [--allocator NAME] [-o SOLUTION.csv]
     tinyarena demo [-o DIR]
 
@@ -493,6 +493,7 @@ def _run_compile(args, run):
     from .codegen import compile as compile_model
     from .memories import place_plan
 
+    cli_training.check_reorder_option(args)
     if args.train is not None:
         return cli_training.run_training_compile(args, run, _output_dir)
     if args.memory and args.sram:
@@ -529,6 +530,7 @@ def _run_compile(args, run):
 def _run_verify(args, run):
     from .verify import VerifyError, verify
 
+    cli_training.check_reorder_option(args)
     if args.train is not None:
         return cli_training.run_training_verify(args, run, EXIT_BAD_MODEL)
     _check_rules_have_memories(args)

@@ -12,16 +12,27 @@ def add_training_options(p, limit_type):
                    "bias, last:K, layers:I[,J...][@FRACTION] (op indices of weight layers) or auto (the most "
                    "parameters that fit --sram/--flash); the table gains activation, scratch, trainable and "
                    "gradient columns (file order, no transforms)")
+    add_reorder_option(p)
+
+
+def add_reorder_option(p):
+    """--no-reorder-updates (plan, compile and verify parsers)."""
     p.add_argument("--no-reorder-updates", dest="reorder_updates", action="store_false",
-                   help="with --train: apply every update after the backward pass (default: each right after "
-                   "its gradient)")
+                   help="with --train: compute every whole weight gradient, then apply every update after the "
+                   "backward pass (default: each update right after its gradient, a weight gradient one output "
+                   "channel at a time)")
+
+
+def check_reorder_option(args):
+    """ValueError for --no-reorder-updates without --train (refused, not ignored)."""
+    if args.train is None and not args.reorder_updates:
+        raise ValueError("--no-reorder-updates goes with --train")
 
 
 def check_training_options(args):
     """ValueError for options that mean nothing with (or without) --train: refused, not ignored."""
+    check_reorder_option(args)
     if args.train is None:
-        if not args.reorder_updates:
-            raise ValueError("--no-reorder-updates goes with --train")
         return
     given = [flag for flag, on in (("--tiling", args.tiling != "none"), ("--write-offline-plan", args.write_offline_plan),
                                    ("--transforms/--no-transforms", args.transforms is not None),
@@ -55,20 +66,23 @@ def run_training_plan(args, run, write_outputs):
     return EXIT_DOES_NOT_FIT
 
 
-SPEC_HELP = ("emit the on-device training step too, updating SPEC (bias, last:K or layers:I[,J...]; whole "
-             "layers): tinyarena_<name>_train_step(input, label, learning_rate) beside invoke; the file's graph in "
-             "file order, one arena, portable kernels")
+SPEC_HELP = ("emit the on-device training step too, updating SPEC (bias, last:K or layers:I[,J...][@FRACTION]; "
+             "@FRACTION: the weights of the first FRACTION of the output channels, not for DEPTHWISE_CONV_2D): "
+             "tinyarena_<name>_train_step(input, label, learning_rate) beside invoke; the file's graph in file "
+             "order, one arena, portable kernels")
 
 
 def add_compile_training_option(p):
-    """--train on the compile parser."""
+    """--train and --no-reorder-updates on the compile parser."""
     p.add_argument("--train", metavar="SPEC", help=SPEC_HELP)
+    add_reorder_option(p)
 
 
 def add_verify_training_options(p):
-    """--train and --learning-rate on the verify parser."""
+    """--train, --no-reorder-updates and --learning-rate on the verify parser."""
     p.add_argument("--train", metavar="SPEC", help="check one training step updating SPEC instead of inference: "
                    "every gradient and updated parameter against a float64 numpy reference of the quantized graph")
+    add_reorder_option(p)
     p.add_argument("--learning-rate", type=float, default=0.01, metavar="LR",
                    help="with --train: the step's learning rate (default 0.01)")
 
@@ -93,7 +107,7 @@ def run_training_compile(args, run, output_dir):
     with run.stage("training plan"):
         plan = run.plan = plan_training(args.model, args.train, sram=args.sram, alignment=args.alignment,
                                         allocator=args.allocator, seconds=args.seconds, inplace=args.inplace,
-                                        target=args.target)
+                                        reorder_updates=args.reorder_updates, target=args.target)
     if not plan.fits:
         print(f"error: the training step needs {plan.peak_bytes:,} bytes of SRAM but the limit is "
               f"{plan.sram_limit:,} bytes", file=sys.stderr)
@@ -117,7 +131,7 @@ def run_training_verify(args, run, exit_failed):
     try:
         with run.stage("verify training step"):
             check = verify_training(args.model, args.train, target=args.target, learning_rate=args.learning_rate,
-                                    seed=args.seed)
+                                    seed=args.seed, reorder_updates=args.reorder_updates)
     except VerifyError as e:
         print(f"error: {e}", file=sys.stderr)
         return exit_failed

@@ -11,6 +11,13 @@ writes C whose ``model.c`` holds, beside ``tinyarena_<name>_invoke``,
   accumulation and a run-time per-tensor gradient scale, the SGD update of the trainable tensors
   (QAS scaling); returns the loss. Formats: ``cpp/kernels/include/tinyarena_training.h``.
 
+``layers:I@FRACTION`` updates the weights of the first ceil(FRACTION * C_out) output channels of
+CONV_2D / FULLY_CONNECTED layers (their SRAM copy holds those channels only; the forward call runs
+over the two channel ranges, the backward reads the other channels from flash) and every bias.
+With ``reorder_updates=False`` each whole int32 weight gradient is computed first and every update
+applied after the backward pass, with the same arithmetic as the default order (each weight
+gradient computed and applied one output channel at a time): the updated parameters are the same.
+
 Its ``main.c`` trains on a data set read from files (:func:`run_training`). The build uses the
 portable kernels (``-DTA_NO_SIMD``), which read the trainable SRAM copies.
 
@@ -227,8 +234,9 @@ def _compare(graph, core, records, ref):
         else:
             tensor = value.tensor
             after = np.frombuffer(data, np.int8 if graph.tensors[tensor].dtype == "int8" else np.int32)
-            before = np.asarray(graph.tensors[tensor].data, np.float64).reshape(-1)
-            error = _update_error(after.astype(np.float64), before, ref.updated[tensor].reshape(-1),
+            expected = ref.updated[tensor]  # the updated output channels: all, or the first C
+            before = np.asarray(graph.tensors[tensor].data, np.float64)[:expected.shape[0]].reshape(-1)
+            error = _update_error(after.astype(np.float64), before, expected.reshape(-1),
                                   ref.units[tensor].reshape(-1))
             errors.append(TensorError("updated " + value.name.replace("trainable ", ""), error,
                                       gradient_tolerance(param_depth[tensor])))
@@ -243,10 +251,11 @@ def _compare(graph, core, records, ref):
     return errors
 
 
-def verify_training(model, spec, target="host", learning_rate=0.01, seed=0, work_dir=None):
-    """Compile ``model``'s training step for ``spec``, run one step on a random int8 input and label
-    (``seed``) on ``target`` and compare every gradient and updated parameter with the float64
-    reference. Returns a :class:`TrainingCheck` (``.ok``, ``.table()``)."""
+def verify_training(model, spec, target="host", learning_rate=0.01, seed=0, work_dir=None, **plan_options):
+    """Compile ``model``'s training step for ``spec`` (``plan_options`` as for
+    ``tinyarena.training.plan_training``, e.g. ``reorder_updates=False``), run one step on a random
+    int8 input and label (``seed``) on ``target`` and compare every gradient and updated parameter
+    with the float64 reference. Returns a :class:`TrainingCheck` (``.ok``, ``.table()``)."""
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: use one of {', '.join(TARGETS)}")
     graph = load_model(model)
@@ -257,10 +266,11 @@ def verify_training(model, spec, target="host", learning_rate=0.01, seed=0, work
     label = int(rng.integers(0, graph.tensors[core.loss_tensor].shape[-1]))
     with tempfile.TemporaryDirectory(prefix="tinyarena-train-") as tmp:
         out_dir = pathlib.Path(work_dir or tmp)
-        compile_training(graph, out_dir, spec, target=target)
+        compile_training(graph, out_dir, spec, target=target, **plan_options)
         run = run_training(out_dir, target, sample[None], [label], 1, learning_rate, trace=True)
-    updated = [graph.ops[u.op].inputs[1] for u in core.updates if u.weight_channels]
-    updated += [graph.ops[u.op].inputs[2] for u in core.updates if u.bias]
+    updated = {graph.ops[u.op].inputs[1]: u.weight_channels if u.weight_channels < u.out_channels else None
+               for u in core.updates if u.weight_channels}
+    updated.update({graph.ops[u.op].inputs[2]: None for u in core.updates if u.bias})
     ref = reference_step(graph, _forward_values(graph.model_bytes, graph, sample), label, learning_rate, updated,
                          first_op=min(u.op for u in core.updates))
     return TrainingCheck(target, spec, float(run.losses[0]), ref.loss, _compare(graph, core, run.trace, ref))

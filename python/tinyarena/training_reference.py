@@ -9,7 +9,8 @@ views; a RELU/RELU6 derivative is 1 where the int8 output lies strictly inside t
 as in ``tinyarena_training.h``; ADD passes its gradient to both inputs, a tensor several ops
 read sums their gradients, PAD crops it), and the SGD update of each trainable tensor in its own int8 /
 int32 units (``units``: the real value of one), unrounded: ``q - lr * dL/dw / s_w`` (clamped to [-127, 127]) for weights and
-``b - lr * dL/db / (s_x * s_w)`` for biases.
+``b - lr * dL/db / (s_x * s_w)`` for biases (a partial update, ``layers:I@FRACTION``: the first C
+output channels of the weights only).
 
 :func:`reference_step` returns the gradients and updated parameters; the generated code's
 quantized ones are compared with them by ``tinyarena.training_codegen.verify_training``.
@@ -87,7 +88,9 @@ def _conv_backward(op, g, x, w, depthwise):
 class _Backward:
     def __init__(self, graph, values, label, lr, updated_tensors):
         self.g, self.q, self.label, self.lr = graph, values, label, lr
-        self.updated_tensors = set(updated_tensors)
+        if not isinstance(updated_tensors, dict):
+            updated_tensors = dict.fromkeys(updated_tensors)
+        self.updated_tensors = updated_tensors  # tensor -> updated output channels (None: all)
         self.step = None
 
     def real(self, t):
@@ -109,18 +112,25 @@ class _Backward:
         else:
             dx, dw = _conv_backward(op, gy.reshape(g.tensors[op.outputs[0]].shape), x, w, depthwise)
         self.add(x_t, dx)
-        self.param(w_t, dw, lambda d: np.clip(wq - self.lr * d / scale, -127, 127), scale)
+        # only the first C updated output channels' weights change: axis 0 ([out][in], OHWI)
+        self.param(w_t, dw, lambda d: np.clip(wq - self.lr * d / scale, -127, 127), scale, not depthwise)
         if len(op.inputs) > 2 and op.inputs[2] >= 0:
             b_t = op.inputs[2]
             s_x = float(g.tensors[x_t].scale[0])
             bq = np.asarray(g.tensors[b_t].data).astype(np.float64)
             self.param(b_t, gy.reshape(-1, cout).sum(axis=0), lambda d: bq - self.lr * d / (s_x * s_w), s_x * s_w)
 
-    def param(self, tensor, grad, update, unit):
+    def param(self, tensor, grad, update, unit, channels_first=False):
         self.step.params[tensor] = grad
         if tensor in self.updated_tensors:
-            self.step.updated[tensor] = update(grad)
-            self.step.units[tensor] = np.broadcast_to(unit, grad.shape)
+            updated, units = update(grad), np.broadcast_to(unit, grad.shape)
+            channels = self.updated_tensors[tensor]
+            if channels is not None:
+                if not channels_first:
+                    raise NotImplementedError("the reference updates part of a tensor along its first axis only")
+                updated, units = updated[:channels], units[:channels]
+            self.step.updated[tensor] = updated
+            self.step.units[tensor] = units
 
     def add(self, tensor, grad):
         grads = self.step.grads
@@ -194,6 +204,9 @@ def reference_step(graph, values, label, learning_rate, updated_tensors, first_o
 
     ``graph``: a ``tinyarena.reader`` graph; ``values``: every tensor's int8 forward value
     ({tensor index: array}, e.g. from TFLite's reference interpreter); ``updated_tensors``: the
-    weight and bias tensors the step updates; gradients are followed back to op ``first_op``.
+    weight and bias tensors the step updates, or a dict {tensor: output channels}: a weight tensor
+    with a channel count C (``layers:I@FRACTION``) updates only its first C output channels, and
+    ``updated`` / ``units`` then hold those channels only (None: every channel); gradients are
+    followed back to op ``first_op``.
     """
     return _Backward(graph, values, int(label), float(learning_rate), updated_tensors).run(first_op)

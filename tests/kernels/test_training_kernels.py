@@ -22,7 +22,7 @@ PU8 = C.POINTER(C.c_uint8)
 class ConvGradParams(C.Structure):
     _fields_ = [(n, i32) for n in ("in_h", "in_w", "in_c", "out_h", "out_w", "out_c", "kernel_h", "kernel_w",
                                    "stride_h", "stride_w", "pad_top", "pad_left", "input_zero_point")] + [
-        ("weights", P8), ("bias", P32), ("channel_mult", P32)]
+        ("weights", P8), ("bias", P32), ("channel_mult", P32), ("frozen_weights", P8), ("trainable_channels", i32)]
 
 
 class DwConvGradParams(C.Structure):
@@ -49,6 +49,8 @@ def lib(tmp_path_factory):
         "ta_conv_backward_update": (None, [PP, P8, P8, C.c_float, C.c_float, C.c_float,
                                            C.POINTER(C.c_float), P32, P32]),
         "ta_fc_grad_params": (None, [i32, i32, i32, i32, P8, P32, PP]),
+        "ta_sgd_update_weights_s8": (None, [P8, i32, i32, P32, i32, i32, C.c_float, C.c_float, C.c_float,
+                                            C.POINTER(C.c_float)]),
         "ta_dwconv_grad_input_row_s32": (None, [DP, P8, i32, P32]),
         "ta_dwconv_grad_input_s8": (i32, [DP, P8, P8, P32]),
         "ta_dwconv_grad_weight_channel_s32": (None, [DP, P8, P8, i32, P32]),
@@ -300,6 +302,55 @@ def test_conv_fused_channel_update(lib, case):
     p, x, wt, g, bias, (_, _, pt, pl, zp) = make_case(h, w, cin, cout, k, s, padding, 200 + case)
     gw = ref_grad_weight(g, x.astype(np.float64) - zp, s, pt, pl, k, k)
     check_fused_update(lib, p, x, wt, bias, g, gw, case)
+
+
+@pytest.mark.parametrize("case", [1, 3])
+def test_a_partial_update_reads_frozen_channels_from_flash_and_updates_the_trainable_ones(lib, case):
+    h, w, cin, cout, k, s, padding = CONV_CASES[case]
+    full, x, wt, g, bias, (_, _, pt, pl, zp) = make_case(h, w, cin, cout, k, s, padding, 300 + case)
+    channels = cout // 2
+    trainable = wt[:channels].copy()  # the SRAM copy of the updated channels
+    p = ConvGradParams(h, w, cin, full.out_h, full.out_w, cout, k, k, s, s, pt, pl, zp, ptr(trainable, P8),
+                       ptr(bias, P32), None, ptr(wt, P8), channels)
+    row = np.zeros(w * cin, np.int32)
+    trainable[:] = -trainable  # the input gradient must read these, not wt's first channels
+    reference = np.concatenate([trainable, wt[channels:]])
+    for iy in range(h):
+        lib.ta_conv_grad_input_row_s32(C.byref(p), ptr(g, P8), iy, ptr(row, P32))
+        assert row.tolist() == ref_grad_input(g, reference, s, pt, pl, h, w)[iy].reshape(-1).astype(np.int64).tolist()
+    frozen = wt.copy()
+    gw = ref_grad_weight(g, x.astype(np.float64) - zp, s, pt, pl, k, k)
+    sw = np.full(cout, 0.01, np.float32)
+    lr = np.float32(40 * 0.01 / (0.01 * 0.05 * np.abs(gw).max()))
+    w_ref, b_ref = ref_update(reference, bias, gw, g.reshape(-1, cout).astype(np.int64).sum(axis=0), float(lr), 0.01,
+                              0.05, sw.astype(np.float64))
+    scratch, bgrad = np.zeros(gw[0].size, np.int32), np.zeros(cout, np.int32)
+    lib.ta_conv_backward_update(C.byref(p), ptr(g, P8), ptr(x, P8), lr, 0.01, 0.05, ptr(sw, C.POINTER(C.c_float)),
+                                ptr(scratch, P32), ptr(bgrad, P32))
+    assert trainable.tolist() == w_ref[:channels].tolist()  # the trainable channels moved as a whole update's
+    assert (trainable != -wt[:channels]).mean() > 0.3
+    assert wt.tolist() == frozen.tolist()  # the frozen channels are never written
+    assert bias.tolist() == b_ref.tolist()  # every bias channel is updated
+
+
+@pytest.mark.parametrize("depthwise", [False, True])
+def test_updates_at_the_end_match_the_fused_per_channel_update(lib, depthwise):
+    rng = np.random.default_rng(7)
+    cout, cw = 6, 12
+    grad = rng.integers(-30000, 30000, (cout, cw), dtype=np.int32)
+    start = rng.integers(-127, 128, (cout, cw), dtype=np.int8)
+    sw = rng.uniform(0.002, 0.02, cout).astype(np.float32)
+    lr, sg, sx = np.float32(0.5), np.float32(0.01), np.float32(0.05)
+    expected, _ = ref_update(start, np.zeros(cout, np.int32), grad, np.zeros(cout), float(lr), float(sg), float(sx),
+                             sw.astype(np.float64))
+    weights = np.ascontiguousarray(start.T) if depthwise else start.copy()  # depthwise: [taps][out_c]
+    channel_stride, element_stride = (1, cout) if depthwise else (cw, 1)
+    lib.ta_sgd_update_weights_s8(ptr(weights, P8), channel_stride, element_stride, ptr(grad, P32), cout - 1, cw, lr,
+                                 sg, sx, ptr(sw, C.POINTER(C.c_float)))
+    updated = weights.T if depthwise else weights
+    assert updated[:cout - 1].tolist() == expected[:cout - 1].tolist()
+    assert updated[cout - 1].tolist() == start[cout - 1].tolist()  # past `channels`: untouched
+    assert (updated[:cout - 1] != start[:cout - 1]).mean() > 0.3
 
 
 @pytest.mark.parametrize("batches,n_in,n_out", [(1, 10, 4), (3, 20, 7), (4, 64, 10)])

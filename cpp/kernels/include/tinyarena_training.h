@@ -86,6 +86,16 @@ void ta_sgd_update_s8(int8_t *q, const int32_t *grad, int32_t n, int32_t m, int3
 /* The same for q[j * stride] (a depthwise channel's weights are `channels` apart). */
 void ta_sgd_update_strided_s8(int8_t *q, int32_t stride, const int32_t *grad, int32_t n, int32_t m, int32_t e);
 
+/* Updates at the end (--no-reorder-updates): the SGD update of output channels co < `channels` from a
+ * whole int32 weight gradient, channel co's channel_weights values at grad + co * channel_weights;
+ * channel co's weights are weights[co * channel_stride + j * element_stride] (conv / fully
+ * connected: channel_stride = channel_weights, element_stride 1; depthwise: 1 and out_c). The
+ * factor per channel is lr * grad_out_scale * input_scale / weight_scale[co] (see the top): the
+ * same arithmetic as the fused per-channel updates. */
+void ta_sgd_update_weights_s8(int8_t *weights, int32_t channel_stride, int32_t element_stride, const int32_t *grad,
+                              int32_t channels, int32_t channel_weights, float lr, float grad_out_scale,
+                              float input_scale, const float *weight_scale);
+
 /* grad[c] = sum over the pixels of grad_out[pixel][c] (a bias gradient, `channels` int32). */
 void ta_grad_bias_s32(const int8_t *grad_out, int64_t pixels, int32_t channels, int32_t *grad);
 
@@ -142,6 +152,12 @@ typedef struct ta_conv_grad_params {
   int8_t *weights;           /* [out_c][kernel_h][kernel_w][in_c], zero point 0; updated in place */
   int32_t *bias;             /* [out_c], updated in place (may be NULL: no bias) */
   const int32_t *channel_mult; /* [out_c] per-channel factors of the input gradient, or NULL (all 1) */
+  /* A partial update (layers:I@FRACTION): 0 = every output channel's weights are in `weights` and
+   * updated. Else `weights` holds the first trainable_channels channels only (the updated ones,
+   * [trainable_channels][kernel_h][kernel_w][in_c]) and channel co >= trainable_channels is read
+   * from frozen_weights (the whole constant tensor, same layout), never updated. */
+  const int8_t *frozen_weights;
+  int32_t trainable_channels;
 } ta_conv_grad_params;
 
 /* Input-gradient row iy, int32: row[ix * in_c + ci] = sum over (ky, kx, co) with
@@ -163,13 +179,22 @@ void ta_conv_grad_weight_channel_s32(const ta_conv_grad_params *p, const int8_t 
 /* Bias gradient: grad[co] = sum over (oy, ox) of grad_out[oy][ox][co] (out_c int32). */
 void ta_conv_grad_bias_s32(const ta_conv_grad_params *p, const int8_t *grad_out, int32_t *grad);
 
-/* The fused per-output-channel step: for each co, its weight gradient into `channel_scratch`
+/* The fused per-output-channel step: for each updated co (every co, or co < p->trainable_channels),
+ * its weight gradient into `channel_scratch`
  * (kernel_h * kernel_w * in_c int32), then at once the SGD update of that channel's weights;
  * then the bias gradient (into `bias_grad`, out_c int32) and its update when p->bias is set.
  * Scales: lr, grad_out_scale s_g, input_scale s_x, weight_scale[out_c] s_w (see the top). */
 void ta_conv_backward_update(const ta_conv_grad_params *p, const int8_t *grad_out, const int8_t *input, float lr,
                              float grad_out_scale, float input_scale, const float *weight_scale,
                              int32_t *channel_scratch, int32_t *bias_grad);
+
+/* The forward CONV_2D / FULLY_CONNECTED of a partial update: output channels co < channels read
+ * `trainable` ([channels][...] int8, the SRAM copy), the others p->weights; everything else as
+ * ta_conv_s8 / ta_fully_connected_s8 with the portable kernel (two calls over channel ranges). */
+void ta_conv_s8_split(const ta_conv_params *p, const int8_t *trainable, int32_t channels, const int8_t *input,
+                      int8_t *output, int32_t row_begin, int32_t row_end, void *scratch);
+void ta_fully_connected_s8_split(const ta_fc_params *p, const int8_t *trainable, int32_t channels,
+                                 const int8_t *input, int8_t *output, void *scratch);
 
 /* FULLY_CONNECTED as the 1x1 conv above: input [batches][in_depth], weights [out_depth][in_depth]. */
 void ta_fc_grad_params(int32_t batches, int32_t in_depth, int32_t out_depth, int32_t input_zero_point,

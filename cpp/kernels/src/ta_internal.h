@@ -15,4 +15,12 @@
 #define TA_NOINLINE
 #endif
 
+/* Inlined even where the compiler would not: a small loop called per pixel and tap, whose call
+ * would cost as much as its work on layers of few channels. */
+#if defined(__GNUC__)
+#define TA_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define TA_ALWAYS_INLINE inline
+#endif
+
 #endif /* TA_INTERNAL_H */

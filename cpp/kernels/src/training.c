@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "tinyarena_requantize.h"
+#include "ta_internal.h"
 
 void ta_relu_mask_write(const int8_t *output, int32_t n, int32_t lo, int32_t hi, uint8_t *mask) {
   int32_t i;
@@ -94,9 +95,25 @@ static int32_t output_index(int32_t position, int32_t k, int32_t stride, int32_t
   return scaled / stride < out_size ? scaled / stride : -1;
 }
 
+/* acc[ci] += g[co] * mult[co] * w[co * channel_stride + ci] for co in [begin, end) (mult NULL: 1). */
+static TA_ALWAYS_INLINE void accumulate_channels(int32_t *acc, const int8_t *g, const int32_t *mult,
+                                                 const int8_t *w, int32_t begin, int32_t end, int64_t channel_stride,
+                                                 int32_t cin) {
+  int32_t co, ci;
+  for (co = begin; co < end; ++co) {
+    const int32_t gv = mult ? g[co] * mult[co] : g[co];
+    const int8_t *wc = w + co * channel_stride;
+    if (gv == 0) continue; /* masked gradients are mostly zeros */
+    for (ci = 0; ci < cin; ++ci) acc[ci] += gv * wc[ci];
+  }
+}
+
 void ta_conv_grad_input_row_s32(const ta_conv_grad_params *p, const int8_t *grad_out, int32_t iy, int32_t *row) {
   const int32_t cin = p->in_c, cout = p->out_c;
-  int32_t ix, ky, kx, co, ci;
+  /* channels from `split` on are read from the frozen tensor (a partial update) */
+  const int32_t split = p->trainable_channels > 0 ? p->trainable_channels : cout;
+  const int64_t channel_stride = (int64_t)p->kernel_h * p->kernel_w * cin;
+  int32_t ix, ky, kx, ci;
   for (ci = 0; ci < p->in_w * cin; ++ci) row[ci] = 0;
   for (ky = 0; ky < p->kernel_h; ++ky) {
     const int32_t oy = output_index(iy, ky, p->stride_h, p->pad_top, p->out_h);
@@ -105,15 +122,13 @@ void ta_conv_grad_input_row_s32(const ta_conv_grad_params *p, const int8_t *grad
       int32_t *acc = row + ix * cin;
       for (kx = 0; kx < p->kernel_w; ++kx) {
         const int32_t ox = output_index(ix, kx, p->stride_w, p->pad_left, p->out_w);
+        const int64_t tap = ((int64_t)ky * p->kernel_w + kx) * cin;
         const int8_t *g;
         if (ox < 0) continue;
         g = grad_out + ((int64_t)oy * p->out_w + ox) * cout;
-        for (co = 0; co < cout; ++co) {
-          const int32_t gv = p->channel_mult ? g[co] * p->channel_mult[co] : g[co];
-          const int8_t *w = p->weights + (((int64_t)co * p->kernel_h + ky) * p->kernel_w + kx) * cin;
-          if (gv == 0) continue; /* masked gradients are mostly zeros */
-          for (ci = 0; ci < cin; ++ci) acc[ci] += gv * w[ci];
-        }
+        accumulate_channels(acc, g, p->channel_mult, p->weights + tap, 0, split, channel_stride, cin);
+        if (split < cout)
+          accumulate_channels(acc, g, p->channel_mult, p->frozen_weights + tap, split, cout, channel_stride, cin);
       }
     }
   }
@@ -197,6 +212,24 @@ static void update_bias(int32_t *bias, const int32_t *grad, int32_t channels, do
     ta_sgd_multiplier(lr_g / ((double)input_scale * (double)weight_scale[co]), &m, &e);
     bias[co] = saturate_to_int32((int64_t)bias[co] - ta_sgd_step(grad[co], m, e));
   }
+}
+
+/* The SGD update of one output channel's n weights, q[j * stride], from its int32 gradient. */
+static void update_weight_channel(int8_t *q, int32_t stride, const int32_t *grad, int32_t n, double lr_g,
+                                  float input_scale, float weight_scale) {
+  int32_t m, e;
+  ta_sgd_multiplier(lr_g * (double)input_scale / (double)weight_scale, &m, &e);
+  ta_sgd_update_strided_s8(q, stride, grad, n, m, e);
+}
+
+void ta_sgd_update_weights_s8(int8_t *weights, int32_t channel_stride, int32_t element_stride, const int32_t *grad,
+                              int32_t channels, int32_t channel_weights, float lr, float grad_out_scale,
+                              float input_scale, const float *weight_scale) {
+  const double lr_g = (double)lr * (double)grad_out_scale;
+  int32_t co;
+  for (co = 0; co < channels; ++co)
+    update_weight_channel(weights + (int64_t)co * channel_stride, element_stride,
+                          grad + (int64_t)co * channel_weights, channel_weights, lr_g, input_scale, weight_scale[co]);
 }
 
 void ta_sgd_update_bias_s32(int32_t *bias, const int32_t *grad, int32_t channels, float lr, float grad_scale,
@@ -307,11 +340,12 @@ void ta_conv_backward_update(const ta_conv_grad_params *p, const int8_t *grad_ou
                              int32_t *channel_scratch, int32_t *bias_grad) {
   const int32_t channel_weights = p->kernel_h * p->kernel_w * p->in_c;
   const double lr_g = (double)lr * (double)grad_out_scale;
-  int32_t co, m, e;
-  for (co = 0; co < p->out_c; ++co) {
+  const int32_t updated = p->trainable_channels > 0 ? p->trainable_channels : p->out_c;
+  int32_t co;
+  for (co = 0; co < updated; ++co) {
     ta_conv_grad_weight_channel_s32(p, grad_out, input, co, channel_scratch);
-    ta_sgd_multiplier(lr_g * (double)input_scale / (double)weight_scale[co], &m, &e);
-    ta_sgd_update_s8(p->weights + (int64_t)co * channel_weights, channel_scratch, channel_weights, m, e);
+    update_weight_channel(p->weights + (int64_t)co * channel_weights, 1, channel_scratch, channel_weights, lr_g,
+                          input_scale, weight_scale[co]);
   }
   if (p->bias == NULL) return;
   ta_conv_grad_bias_s32(p, grad_out, bias_grad);
@@ -336,6 +370,49 @@ void ta_fc_grad_params(int32_t batches, int32_t in_depth, int32_t out_depth, int
   p->weights = weights;
   p->bias = bias;
   p->channel_mult = NULL;
+  p->frozen_weights = NULL;
+  p->trainable_channels = 0;
+}
+
+void ta_conv_s8_split(const ta_conv_params *p, const int8_t *trainable, int32_t channels, const int8_t *input,
+                      int8_t *output, int32_t row_begin, int32_t row_end, void *scratch) {
+  const int32_t pix_stride = TA_OR_DEFAULT(p->out_pix_stride, p->out_c);
+  const int64_t channel_weights = (int64_t)p->kernel_h * p->kernel_w * p->in_c;
+  ta_conv_params part = *p;
+  part.out_pix_stride = pix_stride;
+  part.out_row_stride = TA_OR_DEFAULT(p->out_row_stride, p->out_w * pix_stride);
+  part.packed_weights = NULL;
+  part.packed_s8_weights = NULL;
+  part.rq_records = NULL;
+  part.out_c = channels;
+  part.weights = trainable;
+  ta_conv_s8(&part, input, output, row_begin, row_end, scratch);
+  if (channels == p->out_c) return;
+  part.out_c = p->out_c - channels;
+  part.weights = p->weights + channels * channel_weights;
+  part.bias = p->bias ? p->bias + channels : NULL;
+  part.out_mult = p->out_mult + channels;
+  part.out_shift = p->out_shift + channels;
+  ta_conv_s8(&part, input, output + channels, row_begin, row_end, scratch);
+}
+
+void ta_fully_connected_s8_split(const ta_fc_params *p, const int8_t *trainable, int32_t channels,
+                                 const int8_t *input, int8_t *output, void *scratch) {
+  const int32_t per_channel = p->per_channel ? channels : 0;
+  ta_fc_params part = *p;
+  part.out_row_stride = TA_OR_DEFAULT(p->out_row_stride, p->out_depth);
+  part.packed_weights = NULL;
+  part.out_depth = channels;
+  part.weights = trainable;
+  ta_fully_connected_s8(&part, input, output, scratch);
+  if (channels == p->out_depth) return;
+  part.out_depth = p->out_depth - channels;
+  part.weights = p->weights + (int64_t)channels * p->in_depth;
+  part.bias = p->bias ? p->bias + channels : NULL;
+  if (p->out_mult) part.out_mult = p->out_mult + per_channel;
+  if (p->out_shift) part.out_shift = p->out_shift + per_channel;
+  if (p->out_scale_f64) part.out_scale_f64 = p->out_scale_f64 + per_channel;
+  ta_fully_connected_s8(&part, input, output + channels, scratch);
 }
 
 /* --- DEPTHWISE_CONV_2D: output channel co = ci * depth_multiplier + d reads input channel ci. */
@@ -404,11 +481,11 @@ void ta_dwconv_backward_update(const ta_dwconv_grad_params *p, const int8_t *gra
                                int32_t *channel_scratch, int32_t *bias_grad) {
   const int32_t cout = p->in_c * p->depth_multiplier;
   const double lr_g = (double)lr * (double)grad_out_scale;
-  int32_t co, m, e;
+  int32_t co;
   for (co = 0; co < cout; ++co) {
     ta_dwconv_grad_weight_channel_s32(p, grad_out, input, co, channel_scratch);
-    ta_sgd_multiplier(lr_g * (double)input_scale / (double)weight_scale[co], &m, &e);
-    ta_sgd_update_strided_s8(p->weights + co, cout, channel_scratch, p->kernel_h * p->kernel_w, m, e);
+    update_weight_channel(p->weights + co, cout, channel_scratch, p->kernel_h * p->kernel_w, lr_g, input_scale,
+                          weight_scale[co]);
   }
   if (p->bias == NULL) return;
   ta_grad_bias_s32(grad_out, (int64_t)p->out_h * p->out_w, cout, bias_grad);

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "tinyarena/codegen/lowering.h"
+#include "tinyarena/codegen/op_lowering.h"
 #include "tinyarena/common/errors.h"
 #include "tinyarena/op_params/kernel_params.h"
 #include "training_harness.h"
@@ -97,7 +98,7 @@ class TrainingLowering {
     for (KernelCall& call : program.calls) redirect_trainables(call);
     std::ostringstream step;
     emit_forward(program, step);
-    auto timeline = training::backward_timeline(t_, true);
+    auto timeline = training::backward_timeline(t_, plan_.options.reorder_updates);
     for (size_t s = 0; s < timeline.size(); ++s) emit_step(*timeline[s], static_cast<int32_t>(s), step);
     step << "#ifdef TINYARENA_TRACE\n";
     for (const auto& [op, value] : trainables_)
@@ -110,16 +111,25 @@ class TrainingLowering {
 
  private:
   void check_plan() {
-    if (!plan_.options.reorder_updates)
-      throw UnsupportedError("training code generation needs the updates reordered (reorder_updates)");
     if (!plan_.options.scratch) throw UnsupportedError("training code generation needs a plan with kernel scratch");
     for (const training::LayerUpdate& u : t_.updates) {
-      if (u.weight_channels != 0 && u.weight_channels != u.out_channels)
-        unsupported(g_.ops[u.op], "updates whole layers only (no @FRACTION)");
       const graph::Op& op = g_.ops[u.op];
+      if (partial(u) && op.type == "DEPTHWISE_CONV_2D")
+        unsupported(op, "updates a DEPTHWISE_CONV_2D's weights whole only (no @FRACTION: its channels are "
+                        "not contiguous)");
       if (u.weight_channels) trainables_.emplace_back(u.op, find_trainable(op.inputs[1]));
       if (u.bias) trainables_.emplace_back(u.op, find_trainable(op.inputs[2]));
     }
+  }
+
+  // Only the first weight_channels output channels' weights are trainable (layers:I@FRACTION).
+  static bool partial(const training::LayerUpdate& u) {
+    return u.weight_channels != 0 && u.weight_channels != u.out_channels;
+  }
+  const training::LayerUpdate* partial_update(int32_t op) const {
+    for (const training::LayerUpdate& u : t_.updates)
+      if (u.op == op && partial(u)) return &u;
+    return nullptr;
   }
 
   int32_t find_trainable(int32_t tensor) const {
@@ -146,15 +156,32 @@ class TrainingLowering {
   }
   std::string scale(int32_t value) const { return "gs[" + std::to_string(value) + "]"; }
 
-  // The forward call of an updated layer reads the trainable SRAM copies.
+  // The forward call of an updated layer reads the trainable SRAM copies. A partial update's
+  // call runs twice over output-channel ranges (tinyarena_training.h's _split kernels): the
+  // trainable channels from SRAM, the others from flash.
   void redirect_trainables(KernelCall& call) {
     const graph::Op& op = g_.ops[call.op_index];
+    const training::LayerUpdate* part = partial_update(op.index);
+    if (part) split_forward(op, *part, call);
     for (Field& field : call.params) {
       int32_t trainable = -1;
-      if (field.name == "weights") trainable = trainable_of(op.inputs[1]);
+      if (field.name == "weights" && !part) trainable = trainable_of(op.inputs[1]);
       if (field.name == "bias" && op.inputs.size() > 2) trainable = trainable_of(op.inputs[2]);
       if (trainable >= 0) field.value = value_address(trainable, field.name == "weights" ? "int8_t" : "int32_t");
     }
+  }
+
+  void split_forward(const graph::Op& op, const training::LayerUpdate& u, KernelCall& call) const {
+    const std::string kernel = op.type == "CONV_2D" ? call.window_kernel : "ta_fully_connected_s8";
+    const std::string head = kernel + "(" + params_ref(op) + ", ";
+    const size_t at = call.call.find(head);
+    if (kernel != "ta_conv_s8" && kernel != "ta_fully_connected_s8")
+      unsupported(op, "updates part of a layer (@FRACTION) only with the plain int8 weight layout, not " + kernel);
+    if (at == std::string::npos || call.call.find(head, at + 1) != std::string::npos)
+      throw std::logic_error("training lowering: unexpected forward call of " + op_label(op) + ": " + call.call);
+    call.call.replace(at, head.size(), kernel + "_split(" + params_ref(op) + ", " +
+                                           value_address(trainable_of(op.inputs[1]), "const int8_t") + ", " +
+                                           std::to_string(u.weight_channels) + ", ");
   }
 
   // RELU/RELU6's active range (lo, hi) of int8 output `y` of `op` (tinyarena_training.h).
@@ -200,9 +227,11 @@ class TrainingLowering {
       case StepMath::ActivationGrad: return emit_activation(step, out);
       case StepMath::InputGrad: return emit_input_grad(op, step, index, out);
       case StepMath::BiasGrad: return emit_bias_grad(step, out);
-      case StepMath::SgdUpdate: return emit_bias_update(op, step, out);
+      case StepMath::SgdUpdate:
+        return t_.values[step.reads.at(1)].tensor == op.inputs[1] ? emit_weight_update(op, step, out)
+                                                                  : emit_bias_update(op, step, out);
       case StepMath::ChannelUpdate: return emit_channel_update(op, step, index, out);
-      case StepMath::WeightGrad: unsupported(op, "needs the weight gradients fused with their updates");
+      case StepMath::WeightGrad: return emit_weight_grad(op, step, out);
       case StepMath::GradSum: return emit_grad_sum(step, out);
     }
   }
@@ -281,7 +310,10 @@ class TrainingLowering {
     defs_ << "static const " << p.type << " " << prefix << "_grad = {" << p.in_h << ", " << p.in_w << ", " << p.in_c
           << ", " << p.out_h << ", " << p.out_w << ", " << (p.type == "ta_conv_grad_params" ? p.out_c : p.multiplier)
           << ", " << p.kh << ", " << p.kw << ", " << p.sh << ", " << p.sw << ", " << p.pt << ", " << p.pl << ", "
-          << p.zp << ", " << weights << ", NULL, " << (s.mult.empty() ? "NULL" : prefix + "_grad_mult") << "};\n";
+          << p.zp << ", " << weights << ", NULL, " << (s.mult.empty() ? "NULL" : prefix + "_grad_mult");
+    if (const training::LayerUpdate* part = partial_update(op.index))  // the frozen channels stay in flash
+      defs_ << ", " << prefix << "_weights, " << part->weight_channels;
+    defs_ << "};\n";
   }
 
   // The fields of a weight layer's ta_conv_grad_params / ta_dwconv_grad_params.
@@ -379,14 +411,48 @@ class TrainingLowering {
         << channels << ", " << value_address(grad, "int32_t") << ");\n"
         << "  TA_TRAIN_TRACE(2, " << grad << ", -1, " << value_address(grad, "void") << ", " << t_.values[grad].bytes
         << ", " << scale(gy) << ");\n";
-    bias_grad_scale_[grad] = gy;
+    grad_scale_of_[grad] = gy;
   }
 
   void emit_bias_update(const graph::Op& op, const TrainStep& step, std::ostringstream& out) {
     const int32_t grad = step.reads.at(0), bias = step.reads.at(1);
     weight_scales(op);
     out << "  ta_sgd_update_bias_s32(" << value_address(bias, "int32_t") << ", " << value_address(grad, "int32_t")
-        << ", " << t_.values[bias].bytes / 4 << ", learning_rate, " << scale(bias_grad_scale_.at(grad)) << ", "
+        << ", " << t_.values[bias].bytes / 4 << ", learning_rate, " << scale(grad_scale_of_.at(grad)) << ", "
+        << float_literal(input_scale(op)) << ", op" << op.index << "_weight_scale);\n";
+  }
+
+  // The updated output channels of a weight layer and the weights of one (tinyarena_training.h).
+  int32_t updated_channels(const graph::Op& op) const {
+    const training::LayerUpdate* part = partial_update(op.index);
+    return part ? part->weight_channels : g_.tensors[op.outputs[0]].shape.back();
+  }
+  int64_t channel_weights(const graph::Op& op) const {
+    return t_.values[trainable_of(op.inputs[1])].bytes / updated_channels(op);
+  }
+
+  // Updates at the end: the whole int32 weight gradient, one output channel at a time.
+  void emit_weight_grad(const graph::Op& op, const TrainStep& step, std::ostringstream& out) {
+    const int32_t gy = step.reads.at(0), grad = step.writes.at(0), trainable = trainable_of(op.inputs[1]);
+    grad_params(op);
+    const int64_t cw = channel_weights(op);
+    const std::string channel = "(" + value_address(grad, "int32_t") + " + co * " + std::to_string(cw) + ")";
+    out << "  for (int32_t co = 0; co < " << updated_channels(op) << "; ++co) {\n    "
+        << (op.type == "DEPTHWISE_CONV_2D" ? "ta_dwconv" : "ta_conv") << "_grad_weight_channel_s32(&op" << op.index
+        << "_grad, " << value_address(gy, "int8_t") << ", " << ctx_.address(step.saved.at(0)) << ", co, " << channel
+        << ");\n    TA_TRAIN_TRACE(1, " << trainable << ", co, " << channel << ", " << cw * 4 << ", " << scale(gy)
+        << " * " << float_literal(input_scale(op)) << ");\n  }\n";
+    grad_scale_of_[grad] = gy;
+  }
+
+  void emit_weight_update(const graph::Op& op, const TrainStep& step, std::ostringstream& out) {
+    const int32_t grad = step.reads.at(0), weights = step.reads.at(1);
+    weight_scales(op);
+    const int64_t cw = channel_weights(op);
+    const bool depthwise = op.type == "DEPTHWISE_CONV_2D";
+    out << "  ta_sgd_update_weights_s8(" << value_address(weights, "int8_t") << ", " << (depthwise ? 1 : cw) << ", "
+        << (depthwise ? g_.tensors[op.outputs[0]].shape.back() : 1) << ", " << value_address(grad, "int32_t") << ", "
+        << updated_channels(op) << ", " << cw << ", learning_rate, " << scale(grad_scale_of_.at(grad)) << ", "
         << float_literal(input_scale(op)) << ", op" << op.index << "_weight_scale);\n";
   }
 
@@ -396,8 +462,8 @@ class TrainingLowering {
     const bool depthwise = op.type == "DEPTHWISE_CONV_2D";
     const std::string p = "&op" + std::to_string(op.index) + "_grad", scratch = step_scratch(op, index, "int32_t");
     const std::string g = value_address(gy, "int8_t"), in = ctx_.address(x);
-    const int32_t out_c = g_.tensors[op.outputs[0]].shape.back();
-    const int64_t channel_bytes = t_.values[weights].bytes / out_c * 4;
+    const int32_t out_c = updated_channels(op);
+    const int64_t channel_bytes = channel_weights(op) * 4;
     out << "#ifdef TINYARENA_TRACE\n  for (int32_t co = 0; co < " << out_c << "; ++co) {\n    "
         << (depthwise ? "ta_dwconv_grad_weight_channel_s32(" : "ta_conv_grad_weight_channel_s32(") << p << ", " << g
         << ", " << in << ", co, " << scratch << ");\n    TA_TRAIN_TRACE(1, " << weights << ", co, " << scratch << ", "
@@ -454,7 +520,7 @@ class TrainingLowering {
   std::vector<std::pair<int32_t, int32_t>> trainables_;  // (op, trainable value), ascending op: weights, then bias
   std::map<int32_t, ChannelScales> layers_;             // weight layers whose scales are emitted
   std::set<int32_t> grad_params_emitted_;               // weight layers whose op<i>_grad is emitted
-  std::map<int32_t, int32_t> bias_grad_scale_;          // bias gradient value -> the activation gradient it sums
+  std::map<int32_t, int32_t> grad_scale_of_;          // parameter gradient value -> the activation gradient it reads
   std::ostringstream defs_;
 };
 

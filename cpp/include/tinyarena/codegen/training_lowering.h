@@ -17,11 +17,20 @@
 // also reports every gradient and the updated trainables to
 // tinyarena_train_trace (the verification harness's main.c writes them out).
 //
+// A partial update (layers:I@FRACTION) of a CONV_2D / FULLY_CONNECTED keeps the
+// first weight_channels output channels' weights in SRAM only: its forward call
+// runs over the two channel ranges (ta_conv_s8_split / ta_fully_connected_s8_split)
+// and its input gradient reads the other channels from flash. With the updates
+// at the end (reorder_updates off) each whole int32 weight gradient is written
+// to its planned buffer and every SGD update runs after the backward pass, with
+// the arithmetic of the fused per-channel updates (the same updated parameters).
+//
 // Supported: batch 1, one int8 input, the gradients of training_graph.h
-// (GRAD_SUM, ADD and PAD included); AVERAGE_POOL_2D / MEAN only with
-// windows that neither overlap nor leave the input, whole-layer updates (no @FRACTION), updates reordered (the
-// plan's default). Anything else throws UnsupportedError naming the op (index
-// and type) or the option.
+// (GRAD_SUM, ADD and PAD included); AVERAGE_POOL_2D / MEAN only with windows
+// that neither overlap nor leave the input; @FRACTION on CONV_2D and
+// FULLY_CONNECTED with the plain int8 weight layout (not DEPTHWISE_CONV_2D, whose
+// channels are not contiguous). Anything else throws UnsupportedError naming the
+// op (index and type).
 #pragma once
 
 #include <string>
