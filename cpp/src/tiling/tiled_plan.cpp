@@ -158,7 +158,7 @@ Mode parse_mode(const std::string& name) {
 }
 
 std::vector<Overwrite> segment_overwrites(const graph::Graph& graph, const Liveness& base, const RowStream& stream,
-                                          int32_t first, int32_t last) {
+                                          int32_t first, int32_t last, bool smaller_outputs) {
   const auto buffer_of = [&](int32_t t) -> const LiveBuffer* {
     const int32_t b = base.tensor_buffer[t];
     return b < 0 ? nullptr : &base.buffers[b];
@@ -173,7 +173,7 @@ std::vector<Overwrite> segment_overwrites(const graph::Graph& graph, const Liven
   };
   // A smaller output would keep the input's larger buffer alive after the segment.
   const auto at_least_as_large = [&](const Overwrite& o) {
-    return buffer_of(o.output)->size >= base.tensor_offset[o.input] + buffer_of(o.input)->size;
+    return smaller_outputs || buffer_of(o.output)->size >= base.tensor_offset[o.input] + buffer_of(o.input)->size;
   };
   std::vector<Overwrite> usable;
   for (const Overwrite& o : stream.overwrites)
@@ -221,6 +221,11 @@ TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>&
     return *graph_facts;
   };
   std::vector<SegmentBuffers> buffers;
+  std::vector<std::vector<Overwrite>> smaller_overwrites;  // per segment: with smaller outputs allowed
+  bool any_smaller = false;  // they differ from the plain overwrites somewhere
+  const auto same_overwrite = [](const Overwrite& a, const Overwrite& b) {
+    return a.output == b.output && a.input == b.input;
+  };
   for (size_t s = 0; s < segments.size(); ++s) {
     const Segment& seg = segments[s];
     if (seg.ops.empty()) throw std::invalid_argument("segment " + std::to_string(s) + " has no ops");
@@ -232,14 +237,22 @@ TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>&
       tiled.streams.push_back(stream_rows(graph, facts(), seg.ops, {seg.stripe_rows, options.stream_input, true, seg.column_strips}));
       tiled.patch_runs.emplace_back();
       buffers.push_back(stream_buffers(graph, tiled.streams.back(), s0, s1, plan_options.liveness.scratch));
-      if (plan_options.liveness.inplace_elementwise)
+      if (plan_options.liveness.inplace_elementwise) {
         buffers.back().overwrites = segment_overwrites(graph, base, tiled.streams.back(), s0, s1);
+        smaller_overwrites.push_back(segment_overwrites(graph, base, tiled.streams.back(), s0, s1, true));
+        any_smaller = any_smaller || smaller_overwrites.back().size() != buffers.back().overwrites.size() ||
+                      !std::equal(smaller_overwrites.back().begin(), smaller_overwrites.back().end(),
+                                  buffers.back().overwrites.begin(), same_overwrite);
+      } else {
+        smaller_overwrites.emplace_back();
+      }
       tiled.macs += tiled.streams.back().macs;
     } else {
       tiled.patch_runs.push_back(
           run_patches(graph, facts(), seg.ops, seg.patches_h, seg.patches_w, options.stream_input, true));
       tiled.streams.emplace_back();
       buffers.push_back(patch_buffers(graph, tiled.patch_runs.back(), step_of, s0, s1, plan_options.liveness.scratch));
+      smaller_overwrites.emplace_back();
       tiled.macs += tiled.patch_runs.back().macs;
     }
   }
@@ -249,6 +262,11 @@ TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>&
     if (segment_of_op[op.index] < 0) tiled.macs += macs;
   }
   tiled.plan = plan::plan_buffers(graph, plan_options, tiled_liveness(graph, base, buffers, segment_of_op));
+  if (any_smaller) {
+    for (size_t s = 0; s < segments.size(); ++s) buffers[s].overwrites = smaller_overwrites[s];
+    plan::Plan smaller = plan::plan_buffers(graph, plan_options, tiled_liveness(graph, base, buffers, segment_of_op));
+    if (smaller.peak_bytes < tiled.plan.peak_bytes) tiled.plan = std::move(smaller);
+  }
   tiled.plan.macs = tiled.macs;
   for (plan::OpReport& report : tiled.plan.ops) {  // what each segment op really computes
     const int32_t s = segment_of_op[report.index];
