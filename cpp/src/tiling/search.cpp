@@ -170,9 +170,12 @@ class Evaluator {
     choice.peak = crossing_bytes(begin, end, owned) + bytes;
     choice.peak_inplace = choice.peak;
     if (!split && options_.tiling.plan.liveness.inplace_elementwise) {  // outputs written over dying inputs
-      choice.peak -= overwrite_saving(segment_overwrites(graph_, base_, run, begin, end - 1));
       // Optimistic: a smaller output keeps the input's buffer alive after the segment.
-      choice.peak_inplace -= overwrite_saving(segment_overwrites(graph_, base_, run, begin, end - 1, true));
+      bool took_smaller = false;
+      const int64_t optimistic =
+          overwrite_saving(segment_overwrites(graph_, base_, run, begin, end - 1, true, &took_smaller));
+      choice.peak_inplace -= optimistic;
+      choice.peak -= took_smaller ? overwrite_saving(segment_overwrites(graph_, base_, run, begin, end - 1)) : optimistic;
     }
     choice.extra_macs = macs - untiled_macs(ops);
     choice.seg = Segment{ops, Mode::Rows, stripe, 1, 1, split ? split->strips : 1};

@@ -6,7 +6,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/graph/op_metrics.h"
+#include "tinyarena/liveness/problem.h"
 
 namespace tinyarena::tiling {
 namespace {
@@ -158,7 +160,7 @@ Mode parse_mode(const std::string& name) {
 }
 
 std::vector<Overwrite> segment_overwrites(const graph::Graph& graph, const Liveness& base, const RowStream& stream,
-                                          int32_t first, int32_t last, bool smaller_outputs) {
+                                          int32_t first, int32_t last, bool smaller_outputs, bool* took_smaller) {
   const auto buffer_of = [&](int32_t t) -> const LiveBuffer* {
     const int32_t b = base.tensor_buffer[t];
     return b < 0 ? nullptr : &base.buffers[b];
@@ -173,11 +175,12 @@ std::vector<Overwrite> segment_overwrites(const graph::Graph& graph, const Liven
   };
   // A smaller output would keep the input's larger buffer alive after the segment.
   const auto at_least_as_large = [&](const Overwrite& o) {
-    return smaller_outputs || buffer_of(o.output)->size >= base.tensor_offset[o.input] + buffer_of(o.input)->size;
+    return buffer_of(o.output)->size >= base.tensor_offset[o.input] + buffer_of(o.input)->size;
   };
+  if (took_smaller) *took_smaller = false;
   std::vector<Overwrite> usable;
   for (const Overwrite& o : stream.overwrites)
-    if (dies_here(o.input) && own_buffer(o.output) && at_least_as_large(o)) usable.push_back(o);
+    if (dies_here(o.input) && own_buffer(o.output) && (smaller_outputs || at_least_as_large(o))) usable.push_back(o);
   const auto saving = [&](const Overwrite& o) {
     return std::min(buffer_of(o.input)->size, buffer_of(o.output)->size);
   };
@@ -194,6 +197,7 @@ std::vector<Overwrite> segment_overwrites(const graph::Graph& graph, const Liven
     used_outputs.push_back(o.output);
     used_buffers.push_back(input_buffer);
     chosen.push_back(o);
+    if (took_smaller && !at_least_as_large(o)) *took_smaller = true;
   }
   return chosen;
 }
@@ -223,9 +227,6 @@ TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>&
   std::vector<SegmentBuffers> buffers;
   std::vector<std::vector<Overwrite>> smaller_overwrites;  // per segment: with smaller outputs allowed
   bool any_smaller = false;  // they differ from the plain overwrites somewhere
-  const auto same_overwrite = [](const Overwrite& a, const Overwrite& b) {
-    return a.output == b.output && a.input == b.input;
-  };
   for (size_t s = 0; s < segments.size(); ++s) {
     const Segment& seg = segments[s];
     if (seg.ops.empty()) throw std::invalid_argument("segment " + std::to_string(s) + " has no ops");
@@ -238,11 +239,11 @@ TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>&
       tiled.patch_runs.emplace_back();
       buffers.push_back(stream_buffers(graph, tiled.streams.back(), s0, s1, plan_options.liveness.scratch));
       if (plan_options.liveness.inplace_elementwise) {
-        buffers.back().overwrites = segment_overwrites(graph, base, tiled.streams.back(), s0, s1);
-        smaller_overwrites.push_back(segment_overwrites(graph, base, tiled.streams.back(), s0, s1, true));
-        any_smaller = any_smaller || smaller_overwrites.back().size() != buffers.back().overwrites.size() ||
-                      !std::equal(smaller_overwrites.back().begin(), smaller_overwrites.back().end(),
-                                  buffers.back().overwrites.begin(), same_overwrite);
+        bool took_smaller = false;
+        smaller_overwrites.push_back(segment_overwrites(graph, base, tiled.streams.back(), s0, s1, true, &took_smaller));
+        buffers.back().overwrites = took_smaller ? segment_overwrites(graph, base, tiled.streams.back(), s0, s1)
+                                                 : smaller_overwrites.back();
+        any_smaller = any_smaller || took_smaller;
       } else {
         smaller_overwrites.emplace_back();
       }
@@ -262,10 +263,14 @@ TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>&
     if (segment_of_op[op.index] < 0) tiled.macs += macs;
   }
   tiled.plan = plan::plan_buffers(graph, plan_options, tiled_liveness(graph, base, buffers, segment_of_op));
-  if (any_smaller) {
+  if (any_smaller) {  // planned only when its live bytes' bound is below the plan's peak
     for (size_t s = 0; s < segments.size(); ++s) buffers[s].overwrites = smaller_overwrites[s];
-    plan::Plan smaller = plan::plan_buffers(graph, plan_options, tiled_liveness(graph, base, buffers, segment_of_op));
-    if (smaller.peak_bytes < tiled.plan.peak_bytes) tiled.plan = std::move(smaller);
+    Liveness live = tiled_liveness(graph, base, buffers, segment_of_op);
+    const int64_t bound = allocation::lower_bound_bytes(liveness::make_problem(live, plan_options.alignment));
+    if (bound < tiled.plan.peak_bytes) {
+      plan::Plan smaller = plan::plan_buffers(graph, plan_options, std::move(live));
+      if (smaller.peak_bytes < tiled.plan.peak_bytes) tiled.plan = std::move(smaller);
+    }
   }
   tiled.plan.macs = tiled.macs;
   for (plan::OpReport& report : tiled.plan.ops) {  // what each segment op really computes

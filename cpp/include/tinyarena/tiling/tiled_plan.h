@@ -57,10 +57,12 @@ struct TiledPlan {
 // allowed): each whole output written over a whole input that dies in the segment (its buffer
 // born before the segment and ending in it), the output's buffer starting with it and, unless
 // `smaller_outputs`, at least as large (a smaller one keeps the input's larger buffer alive until
-// the output dies); the largest saving first, each tensor in one pair at most.
+// the output dies); the largest saving first, each tensor in one pair at most. `took_smaller`, when
+// given, tells whether a pair with a smaller output was chosen (if not, the pairs are those
+// without `smaller_outputs`).
 std::vector<Overwrite> segment_overwrites(const graph::Graph& graph, const liveness::Liveness& base,
                                           const RowStream& stream, int32_t first, int32_t last,
-                                          bool smaller_outputs = false);
+                                          bool smaller_outputs = false, bool* took_smaller = nullptr);
 
 // Row segments take their overwrites over smaller outputs too where that lowers the plan's peak
 // (every segment both ways at once: the lower of the two plans).
