@@ -7,6 +7,7 @@ import tinyarena
 from test_converted_models import path as converted_path
 from test_tiling import check_exact, mean_tail_model, mix, needs_cortex_m, replay, run_cli, spatial_ops  # noqa: F401
 from tinyarena import _core, tiling
+from tinyarena.builder import ModelBuilder
 
 
 def strip_parts(stream, tensor):
@@ -78,6 +79,40 @@ def test_strip_segments_are_bit_exact_on_host(mix, strips, stream_input, stripe_
 def test_strip_segments_are_bit_exact_on_cortex_m4(mix, tmp_path):
     plan = tiling.tile(mix, [tiling.Segment(head_ops(mix), column_strips=3)], stream_input=True)
     check_exact(mix, plan, "cortex-m4", tmp_path)
+
+
+def wide_depthwise_model():
+    """A 3x3 depthwise over a map 48 columns wide: its kernel scratch grows with the call's width."""
+    mb = ModelBuilder("wide_depthwise", seed=11)
+    x = mb.input([1, 6, 48, 8])
+    dw = mb.depthwise_conv2d(mb.conv2d(x, 16, kernel=1, activation="RELU6"), kernel=3, activation="RELU6")
+    mb.output(mb.conv2d(dw, 8, kernel=1))
+    return tinyarena.load_model(mb.build())
+
+
+def scratch_buffer(plan):
+    return next(b for b in plan.buffers if b.kind == "scratch")
+
+
+@pytest.mark.parametrize("strips", [2, 4])
+def test_strip_scratch_is_sized_for_the_strips_width(strips, tmp_path):
+    # A strip's call runs as an image of the strip's width: its depthwise scratch is the strip's.
+    graph = wide_depthwise_model()
+    ops = spatial_ops(graph)
+    whole = _core.stream_rows(graph, ops, 1, False)
+    split = _core.stream_rows(graph, ops, 1, False, strips)
+    assert 0 < split.scratch_bytes < whole.scratch_bytes
+    plan = tiling.tile(graph, [tiling.Segment(ops, column_strips=strips)], stream_input=False, transforms="none")
+    assert scratch_buffer(plan).size == -(-split.scratch_bytes // 16) * 16  # 16-byte alignment
+    check_exact(graph, plan, "host", tmp_path)
+
+
+@needs_cortex_m
+def test_strip_scratch_is_enough_on_cortex_m4(tmp_path):  # the SIMD depthwise uses all of it
+    graph = wide_depthwise_model()
+    plan = tiling.tile(graph, [tiling.Segment(spatial_ops(graph), column_strips=4)], stream_input=False,
+                       transforms="none")
+    check_exact(graph, plan, "cortex-m4", tmp_path)
 
 
 def test_search_takes_strips_when_halos_are_affordable(tmp_path):

@@ -381,6 +381,19 @@ int64_t ColumnSplit::macs(const Graph& graph, int32_t op, int64_t whole_row_macs
   return whole_row_macs / t.shape[2] * total[i];  // whole-row MACs are a multiple of the width
 }
 
+int64_t ColumnSplit::scratch(const Graph& graph, const GraphFacts& facts, int32_t op, int32_t stripe_rows,
+                             int64_t whole_row_scratch) const {
+  const int32_t i = entry(graph.ops[op].outputs[0]);
+  if (i < 0 || whole_row_scratch == 0) return whole_row_scratch;
+  int64_t bytes = 0;
+  for (int32_t strip = 0; strip < strips; ++strip) {
+    const int32_t* cols = &columns[(static_cast<size_t>(strip) * tensors.size() + i) * 2];
+    for (int32_t rows = 1; rows <= stripe_rows && cols[1] > cols[0]; ++rows)
+      bytes = std::max(bytes, facts.op(op).scratch.bytes(rows, cols[1] - cols[0]));
+  }
+  return bytes;
+}
+
 std::vector<int32_t> loaded_ops(const Graph& graph, const RowStream& stream) {
   std::vector<int32_t> ops;
   for (const Ring& ring : stream.rings)
@@ -430,9 +443,12 @@ RowStream stream_rows(const Graph& graph, const GraphFacts& facts, const std::ve
   stream.strip_columns = split.columns;
   for (Ring& ring : stream.rings) ring.row_bytes = split.row_bytes(graph, ring.tensor);
   stream.macs = 0;
+  stream.scratch_bytes = 0;
   for (size_t i = 0; i < ops.size(); ++i) {
     stream.op_macs[i] = split.macs(graph, ops[i], stream.op_macs[i]);
     stream.macs += stream.op_macs[i];
+    stream.op_scratch[i] = split.scratch(graph, facts, ops[i], options.stripe_rows, stream.op_scratch[i]);
+    stream.scratch_bytes = std::max(stream.scratch_bytes, stream.op_scratch[i]);
   }
   return stream;
 }

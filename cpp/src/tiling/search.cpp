@@ -20,7 +20,8 @@ using liveness::BufferKind;
 struct Choice {
   int32_t begin = 0;
   int64_t peak = 0;        // bytes live during it
-  int64_t peak_inplace = 0;  // a plain op's: likewise, the op written over its input where that is lower
+  int64_t peak_inplace = 0;  // likewise, a plain op written over its input where that is lower, a row
+                             // segment's outputs written over its dying inputs when smaller too
   int64_t extra_macs = 0;  // over the untiled ops
   int64_t own_bytes = 0;   // the segment's own buffers (rings or per-patch buffers, scratch)
   bool segment = false;
@@ -153,7 +154,8 @@ class Evaluator {
             const ColumnSplit* split, Choice& choice) const {
     int64_t scratch = 0, macs = 0;
     for (size_t i = run.ops.size() - ops.size(); i < run.ops.size(); ++i) {
-      scratch = std::max(scratch, run.op_scratch[i]);
+      scratch = std::max(scratch, split ? split->scratch(graph_, facts_, run.ops[i], stripe, run.op_scratch[i])
+                                        : run.op_scratch[i]);
       macs += split ? split->macs(graph_, run.ops[i], run.op_macs[i]) : run.op_macs[i];
     }
     std::vector<int32_t> owned;
@@ -166,9 +168,15 @@ class Evaluator {
     }
     choice.own_bytes = bytes;
     choice.peak = crossing_bytes(begin, end, owned) + bytes;
-    if (!split && options_.tiling.plan.liveness.inplace_elementwise)  // outputs written over dying inputs
-      for (const Overwrite& o : segment_overwrites(base_, run, begin, end - 1))
-        choice.peak -= std::min(aligned(buffer_bytes(o.input)), aligned(buffer_bytes(o.output)));
+    choice.peak_inplace = choice.peak;
+    if (!split && options_.tiling.plan.liveness.inplace_elementwise) {  // outputs written over dying inputs
+      // Optimistic: a smaller output keeps the input's buffer alive after the segment.
+      bool took_smaller = false;
+      const int64_t optimistic =
+          overwrite_saving(segment_overwrites(base_, run, begin, end - 1, true, &took_smaller));
+      choice.peak_inplace -= optimistic;
+      choice.peak -= took_smaller ? overwrite_saving(segment_overwrites(base_, run, begin, end - 1)) : optimistic;
+    }
     choice.extra_macs = macs - untiled_macs(ops);
     choice.seg = Segment{ops, Mode::Rows, stripe, 1, 1, split ? split->strips : 1};
   }
@@ -202,6 +210,7 @@ class Evaluator {
     }
     choice.own_bytes = *std::max_element(at.begin(), at.end());
     choice.peak = crossing_bytes(begin, end, owned) + choice.own_bytes;
+    choice.peak_inplace = choice.peak;
     choice.extra_macs = run.macs - untiled_macs(ops);
     choice.seg = Segment{ops, Mode::Patches, 1, grid, grid};
     return true;
@@ -223,6 +232,12 @@ class Evaluator {
     return bytes;
   }
   int64_t buffer_bytes(int32_t tensor) const { return base_.buffers[base_.tensor_buffer[tensor]].size; }
+  // The bytes `overwrites` save during their segment: the smaller of each pair's buffers.
+  int64_t overwrite_saving(const std::vector<Overwrite>& overwrites) const {
+    int64_t saved = 0;
+    for (const Overwrite& o : overwrites) saved += std::min(aligned(buffer_bytes(o.input)), aligned(buffer_bytes(o.output)));
+    return saved;
+  }
   static bool crosses(const liveness::LiveBuffer& b, int32_t begin, int32_t end) {
     return b.first <= end - 1 && b.last >= begin;
   }
@@ -313,18 +328,20 @@ ParetoPoint planned_point(const graph::Graph& graph, std::vector<Segment> segmen
 
 }  // namespace
 
-// The estimates a plain op is costed by: without in-place ops, and the lower of with and without
-// at each step. Each keeps its own Pareto fronts over the same choices; both final fronts are planned.
+// The estimates a choice is costed by: a plain op without in-place ops, and the lower of with and
+// without at each step; a row segment with its overwrites over dying inputs by outputs at least as
+// large, and with smaller outputs too (Choice::peak_inplace). Each keeps its own Pareto fronts over
+// the same choices; both final fronts are planned.
 constexpr size_t kEstimates = 2;
 constexpr size_t kInplaceEstimate = 1;
 
 // The Pareto states at a position from the choices ending there and the fronts where they begin.
 std::vector<State> front_at(const std::vector<std::vector<State>>& fronts, const std::vector<Choice>& choices,
-                            double budget_extra, bool inplace_plain, int32_t max_front) {
+                            double budget_extra, bool optimistic, int32_t max_front) {
   std::vector<State> states;
   for (size_t ci = 0; ci < choices.size(); ++ci) {
     const Choice& c = choices[ci];
-    const int64_t peak = !c.segment && inplace_plain ? c.peak_inplace : c.peak;
+    const int64_t peak = optimistic ? c.peak_inplace : c.peak;
     const auto& before = fronts[c.begin];
     for (size_t si = 0; si < before.size(); ++si) {
       const int64_t extra = before[si].extra_macs + c.extra_macs;

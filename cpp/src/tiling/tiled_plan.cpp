@@ -6,9 +6,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "tinyarena/allocation/lower_bound.h"
 #include "tinyarena/graph/op_metrics.h"
 #include "tinyarena/op_params/cost_model.h"
 #include "tinyarena/op_params/targets.h"
+#include "tinyarena/liveness/problem.h"
 
 namespace tinyarena::tiling {
 namespace {
@@ -181,8 +183,8 @@ Mode parse_mode(const std::string& name) {
   throw std::invalid_argument("mode must be 'rows' or 'patches', got '" + name + "'");
 }
 
-std::vector<Overwrite> segment_overwrites(const Liveness& base, const RowStream& stream,
-                                          int32_t first, int32_t last) {
+std::vector<Overwrite> segment_overwrites(const Liveness& base, const RowStream& stream, int32_t first, int32_t last,
+                                          bool smaller_outputs, bool* took_smaller) {
   const auto buffer_of = [&](int32_t t) -> const LiveBuffer* {
     const int32_t b = base.tensor_buffer[t];
     return b < 0 ? nullptr : &base.buffers[b];
@@ -199,9 +201,10 @@ std::vector<Overwrite> segment_overwrites(const Liveness& base, const RowStream&
   const auto at_least_as_large = [&](const Overwrite& o) {
     return buffer_of(o.output)->size >= base.tensor_offset[o.input] + buffer_of(o.input)->size;
   };
+  if (took_smaller) *took_smaller = false;
   std::vector<Overwrite> usable;
   for (const Overwrite& o : stream.overwrites)
-    if (dies_here(o.input) && own_buffer(o.output) && at_least_as_large(o)) usable.push_back(o);
+    if (dies_here(o.input) && own_buffer(o.output) && (smaller_outputs || at_least_as_large(o))) usable.push_back(o);
   const auto saving = [&](const Overwrite& o) {
     return std::min(buffer_of(o.input)->size, buffer_of(o.output)->size);
   };
@@ -218,6 +221,7 @@ std::vector<Overwrite> segment_overwrites(const Liveness& base, const RowStream&
     used_outputs.push_back(o.output);
     used_buffers.push_back(input_buffer);
     chosen.push_back(o);
+    if (took_smaller && !at_least_as_large(o)) *took_smaller = true;
   }
   return chosen;
 }
@@ -245,6 +249,8 @@ TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>&
     return *graph_facts;
   };
   std::vector<SegmentBuffers> buffers;
+  std::vector<std::vector<Overwrite>> smaller_overwrites;  // per segment: with smaller outputs allowed
+  bool any_smaller = false;  // they differ from the plain overwrites somewhere
   for (size_t s = 0; s < segments.size(); ++s) {
     const Segment& seg = segments[s];
     if (seg.ops.empty()) throw std::invalid_argument("segment " + std::to_string(s) + " has no ops");
@@ -256,14 +262,22 @@ TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>&
       tiled.streams.push_back(stream_rows(graph, facts(), seg.ops, {seg.stripe_rows, options.stream_input, true, seg.column_strips}));
       tiled.patch_runs.emplace_back();
       buffers.push_back(stream_buffers(graph, tiled.streams.back(), s0, s1, plan_options.liveness.scratch));
-      if (plan_options.liveness.inplace_elementwise)
-        buffers.back().overwrites = segment_overwrites(base, tiled.streams.back(), s0, s1);
+      if (plan_options.liveness.inplace_elementwise) {
+        bool took_smaller = false;
+        smaller_overwrites.push_back(segment_overwrites(base, tiled.streams.back(), s0, s1, true, &took_smaller));
+        buffers.back().overwrites = took_smaller ? segment_overwrites(base, tiled.streams.back(), s0, s1)
+                                                 : smaller_overwrites.back();
+        any_smaller = any_smaller || took_smaller;
+      } else {
+        smaller_overwrites.emplace_back();
+      }
       tiled.macs += tiled.streams.back().macs;
     } else {
       tiled.patch_runs.push_back(
           run_patches(graph, facts(), seg.ops, seg.patches_h, seg.patches_w, options.stream_input, true));
       tiled.streams.emplace_back();
       buffers.push_back(patch_buffers(graph, tiled.patch_runs.back(), step_of, s0, s1, plan_options.liveness.scratch));
+      smaller_overwrites.emplace_back();
       tiled.macs += tiled.patch_runs.back().macs;
     }
   }
@@ -273,6 +287,15 @@ TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>&
     if (segment_of_op[op.index] < 0) tiled.macs += macs;
   }
   tiled.plan = plan::plan_buffers(graph, plan_options, tiled_liveness(graph, base, buffers, segment_of_op));
+  if (any_smaller) {  // planned only when its live bytes' bound is below the plan's peak
+    for (size_t s = 0; s < segments.size(); ++s) buffers[s].overwrites = smaller_overwrites[s];
+    Liveness live = tiled_liveness(graph, base, buffers, segment_of_op);
+    const int64_t bound = allocation::lower_bound_bytes(liveness::make_problem(live, plan_options.alignment));
+    if (bound < tiled.plan.peak_bytes) {
+      plan::Plan smaller = plan::plan_buffers(graph, plan_options, std::move(live));
+      if (smaller.peak_bytes < tiled.plan.peak_bytes) tiled.plan = std::move(smaller);
+    }
+  }
   tiled.plan.macs = tiled.macs;
   for (plan::OpReport& report : tiled.plan.ops) {  // what each segment op really computes
     const int32_t s = segment_of_op[report.index];

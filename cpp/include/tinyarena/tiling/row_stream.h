@@ -108,6 +108,11 @@ struct ColumnSplit {
   int64_t row_bytes(const graph::Graph& graph, int32_t tensor) const;
   // An op's MACs over all strips, from its MACs over whole rows.
   int64_t macs(const graph::Graph& graph, int32_t op, int64_t whole_row_macs) const;
+  // An op's kernel scratch on the strips, from its scratch over whole rows: the largest over the
+  // strips' widths of its output and calls of 1 to `stripe_rows` rows (a strip's call runs as an
+  // image of the strip's width, see codegen/lower_patches.cpp).
+  int64_t scratch(const graph::Graph& graph, const GraphFacts& facts, int32_t op, int32_t stripe_rows,
+                  int64_t whole_row_scratch) const;
 };
 ColumnSplit split_columns(const graph::Graph& graph, const GraphFacts& facts, const std::vector<int32_t>& ops,
                           int32_t strips, bool stream_input, const std::vector<int32_t>& load_ops = {});

@@ -64,12 +64,16 @@ struct TiledPlan {
 
 // The overwrites a row segment over steps [first, last] of `base` takes (with in-place ops
 // allowed): each whole output written over a whole input that dies in the segment (its buffer
-// born before the segment and ending in it), the output's buffer starting with it and at least as large
-// (a smaller one would keep the larger alive after the segment); the largest saving first,
-// each tensor in one pair at most.
+// born before the segment and ending in it), the output's buffer starting with it and, unless
+// `smaller_outputs`, at least as large (a smaller one keeps the input's larger buffer alive until
+// the output dies); the largest saving first, each tensor in one pair at most. `took_smaller`, when
+// given, tells whether a pair with a smaller output was chosen (if not, the pairs are those
+// without `smaller_outputs`).
 std::vector<Overwrite> segment_overwrites(const liveness::Liveness& base, const RowStream& stream, int32_t first,
-                                          int32_t last);
+                                          int32_t last, bool smaller_outputs = false, bool* took_smaller = nullptr);
 
+// Row segments take their overwrites over smaller outputs too where that lowers the plan's peak
+// (every segment both ways at once: the lower of the two plans).
 // Throws std::invalid_argument when a segment's ops are not consecutive in
 // the schedule, overlap another segment, or cannot be tiled.
 TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>& segments,
