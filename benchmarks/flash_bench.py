@@ -12,7 +12,7 @@ and the default build (no budget) are measured in the same run; the table gives 
 ratios to the portable build and the chart plots flash against instructions.
 
 ``--layout-deltas`` measures instead what moving every layer of one op type to another layout
-costs (the differences cpp/src/op_params/weight_layouts.cpp predicts with).
+costs (the conv int16 ratio in cpp/src/op_params/weight_layouts.cpp comes from it).
 """
 
 import argparse
