@@ -49,7 +49,6 @@ parameters against a float64 numpy reference (exit 1 when one is out of toleranc
 
 import argparse
 import contextlib
-import math
 import os
 import pathlib
 import sys
@@ -57,6 +56,7 @@ import time
 
 from . import __version__, _core, cli_training, report
 from .allocation import allocator_names
+from .cli_arguments import argument, existing_file, nonempty, number, positive_ints
 from .codegen import TARGETS
 from .memories import (
     BLOCK_SYNTAX,
@@ -83,61 +83,17 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _argument(parse):
-    """``parse`` as an argparse type: its ValueError becomes a usage error (exit 2)."""
-    def convert(text):
-        try:
-            return parse(text)
-        except ValueError as e:
-            raise argparse.ArgumentTypeError(str(e)) from None
-
-    return convert
-
-
-def _number(lowest, highest=math.inf, kind=float, above=False):
-    """An argparse type: a finite ``kind`` from ``lowest`` (excluded when ``above``) to ``highest``."""
-    def parse(text):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise ValueError(f"expected {'an integer' if kind is int else 'a number'}, got {text!r}") from None
-        if not math.isfinite(value) or value < lowest or (above and value == lowest) or value > highest:
-            bound = f"above {lowest}" if above else f"at least {lowest}"
-            raise ValueError(f"must be {bound}" + (f" and at most {highest:g}" if highest < math.inf else "") +
-                             f", got {text!r}")
-        return value
-
-    return _argument(parse)
-
-
-def _existing_file(text):
-    if os.path.isdir(text):
-        raise ValueError(f"{text!r} is a directory, not a file")
-    if not os.path.exists(text):
-        raise ValueError(f"cannot open {text!r}: no such file")
-    return text
-
-
-def _nonempty(what):
-    def parse(text):
-        if not text.strip():
-            raise ValueError(f"give {what}")
-        return text
-
-    return _argument(parse)
-
-
 def _add_memory_option(p):
-    p.add_argument("--memory", type=_argument(parse_memory), action="append", metavar=MEMORY_SYNTAX,
+    p.add_argument("--memory", type=argument(parse_memory), action="append", metavar=MEMORY_SYNTAX,
                    help="a memory of the hierarchy, fastest first (repeat; e.g. --memory dtcm:16K --memory "
                    "sram:256K --memory sdram:8M:32:0x60000000): SIZE with K/M/G suffix, ALIGN bytes, a power of "
                    "two (default 16), BASE its address for tinyarena_memory.ld; one arena per used memory, each in "
                    "linker section .tinyarena.NAME (replaces --sram)")
-    p.add_argument("--pin", type=_argument(parse_pin), action="append", metavar=PIN_SYNTAX,
+    p.add_argument("--pin", type=argument(parse_pin), action="append", metavar=PIN_SYNTAX,
                    help="with --memory: keep a buffer in a memory, at OFFSET bytes from its start if given (repeat; "
                    "BUFFER is an index or name of the plan's buffers as `tinyarena plan --json` lists them; "
                    "OFFSET decimal, 0x hex or K suffix, on the memory's alignment)")
-    p.add_argument("--block", type=_argument(parse_block), action="append", metavar=BLOCK_SYNTAX,
+    p.add_argument("--block", type=argument(parse_block), action="append", metavar=BLOCK_SYNTAX,
                    help="with --memory: memories a buffer may not use (repeat)")
 
 
@@ -153,18 +109,7 @@ def _add_output_options(p, summary=True):
 
 
 def _add_model_argument(p):
-    p.add_argument("model", type=_argument(_existing_file), help="path to a .tflite model")
-
-
-def _positive_ints(text):
-    """``"2,3,4"`` -> ``(2, 3, 4)``, each at least 1."""
-    try:
-        values = tuple(int(v) for v in text.split(","))
-    except ValueError:
-        values = ()
-    if not values or min(values) < 1:
-        raise argparse.ArgumentTypeError(f"expected positive integers separated by commas, got {text!r}")
-    return values
+    p.add_argument("model", type=argument(existing_file), help="path to a .tflite model")
 
 
 def _add_inplace_option(p):
@@ -177,21 +122,21 @@ def _add_tiling_options(p):
     p.add_argument("--tiling", choices=("none", "auto", "rows", "patches"), default="none",
                    help="run runs of spatial ops on row stripes (rows, 1.00x MACs) or patches (recomputed halos: "
                         "give --max-mac-overhead above 1); auto searches both")
-    p.add_argument("--max-mac-overhead", type=_number(1.0), metavar="X",
+    p.add_argument("--max-mac-overhead", type=number(1.0), metavar="X",
                    help=f"with --tiling: MACs at most X times the untiled model's, X >= 1 (default {MAX_MAC_OVERHEAD})")
-    p.add_argument("--max-latency-overhead", type=_number(1.0), metavar="X",
+    p.add_argument("--max-latency-overhead", type=number(1.0), metavar="X",
                    help="with --tiling: instructions predicted by the cost model at most X times the untiled "
                         "model's, X >= 1 (default: no limit; the per-stripe cost is not yet calibrated on tiled "
                         "programs)")
     p.add_argument("--no-stream-input", action="store_true",
                    help="with --tiling: keep the model input whole in SRAM (default: pulled row by row)")
-    p.add_argument("--stripe-rows", type=_positive_ints, metavar="LIST",
+    p.add_argument("--stripe-rows", type=positive_ints, metavar="LIST",
                    help="with --tiling: stripe heights (output rows per round) to try, e.g. 1,2,4 (default "
                    f"{','.join(map(str, STRIPE_ROWS))})")
-    p.add_argument("--patch-grids", type=_positive_ints, metavar="LIST",
+    p.add_argument("--patch-grids", type=positive_ints, metavar="LIST",
                    help="with --tiling patches or auto: n x n patch grids to try (default "
                    f"{','.join(map(str, PATCH_GRIDS))})")
-    p.add_argument("--column-strips", type=_positive_ints, metavar="LIST",
+    p.add_argument("--column-strips", type=positive_ints, metavar="LIST",
                    help="with --tiling patches or auto: column strips to try on row segments, each replaying the "
                    f"rows (rings as narrow as one strip, shared columns recomputed; default "
                    f"{','.join(map(str, COLUMN_STRIPS))})")
@@ -205,19 +150,19 @@ def _tiling_keywords(args):
 
 def _add_plan_options(p):
     _add_model_argument(p)
-    p.add_argument("--sram", type=_argument(parse_limit),
+    p.add_argument("--sram", type=argument(parse_limit),
                    help="SRAM limit: bytes or K/M/G suffix (64K); exit 2 if the plan exceeds it (no limit: leave out)")
-    p.add_argument("--flash", type=_argument(parse_limit), metavar="SIZE",
+    p.add_argument("--flash", type=argument(parse_limit), metavar="SIZE",
                    help="flash budget of the --target build (SIZE as for --sram): each conv, depthwise and fully "
                    "connected layer gets the weight layout (plain int8, packed int8, packed int16) that minimizes "
                    "predicted instructions within it; exit 2 with the bytes needed if even the compact build is "
                    "above it (with --train: the training step's flash limit)")
-    p.add_argument("--alignment", type=_argument(check_alignment), default=16,
+    p.add_argument("--alignment", type=argument(check_alignment), default=16,
                    help="buffer alignment in bytes, a power of two (default 16, as TFLM)")
     p.add_argument("--allocator", choices=allocator_names(), default="auto",
                    help="placement algorithm (default auto: greedy; if it misses the lower bound, exact, nested-cut, "
                    "time-sweep, pin-repair and skyline search; greedy_size_first_fit is TFLite Micro's rule)")
-    p.add_argument("--seconds", type=_number(0.0, MAX_SECONDS, above=True), default=0.3, metavar="S",
+    p.add_argument("--seconds", type=number(0.0, MAX_SECONDS, above=True), default=0.3, metavar="S",
                    help="budget of the searching allocators in seconds of work (default 0.3): deterministic")
     _add_inplace_option(p)
     _add_tiling_options(p)
@@ -237,7 +182,7 @@ def _add_interface_options(p):
 def _add_transform_options(p):
     group = p.add_mutually_exclusive_group()
     group.add_argument("--transforms", metavar="LIST", default=None,
-                       type=_nonempty("transform names (or --no-transforms)"),
+                       type=nonempty("transform names (or --no-transforms)"),
                        help="comma-separated transforms to try: fold_pads, zero_copy, reorder (default: all; "
                        "each kept only if the peak does not grow; --tiling applies the graph rewrites first)")
     group.add_argument("--no-transforms", dest="transforms", action="store_const", const="none",
@@ -260,14 +205,14 @@ def _parser():
     p.add_argument("--write-offline-plan", metavar="OUT", help="write a copy of the model carrying the plan as "
                    "TFLite Micro OfflineMemoryAllocation metadata (needs --no-inplace; transforms off unless "
                    "--transforms is given)")
-    cli_training.add_training_options(p, _argument(parse_limit))
+    cli_training.add_training_options(p, argument(parse_limit))
 
     c = commands.add_parser("compile", help="write C sources that run the planned model (model.h, model.c, ...)")
     _add_plan_options(c)
     c.add_argument("-o", "--output", required=True, help="output directory (created)")
     c.add_argument("--target", choices=TARGETS, default="cortex-m4",
                    help="default target of the Makefile, and the build whose flash is reported")
-    c.add_argument("--name", type=_nonempty("a name"), help="C name of the model (default: from the file name)")
+    c.add_argument("--name", type=nonempty("a name"), help="C name of the model (default: from the file name)")
     _add_memory_option(c)
     cli_training.add_compile_training_option(c)
 
@@ -277,7 +222,7 @@ def _parser():
                    help="host, or a Cortex-M core under QEMU: cortex-m3 (mps2-an385), cortex-m4 (mps2-an386), "
                    "cortex-m7 (mps2-an500), cortex-m33 (mps2-an505), cortex-m55 (mps3-an547)")
     _add_inplace_option(v)
-    v.add_argument("--seed", type=_number(0, kind=int), default=0, help="seed of the random inputs (>= 0)")
+    v.add_argument("--seed", type=number(0, kind=int), default=0, help="seed of the random inputs (>= 0)")
     _add_tiling_options(v)
     _add_memory_option(v)
     _add_transform_options(v)
@@ -286,14 +231,14 @@ def _parser():
     _add_output_options(v)
 
     a = commands.add_parser("alloc", help="solve an allocation problem given as MiniMalloc CSV")
-    a.add_argument("problem", type=_argument(_existing_file),
+    a.add_argument("problem", type=argument(existing_file),
                    help="CSV with id,lower,upper,size[,alignment][,offset] (half-open lifetimes; offset pins)")
-    a.add_argument("--capacity", type=_argument(parse_limit),
+    a.add_argument("--capacity", type=argument(parse_limit),
                    help="bytes available: auto and exact stop at the first plan within it; exit 2 if none "
                         "fits (K/M/G suffix ok; default: no limit, the lowest plan)")
-    a.add_argument("--seconds", type=_number(0.0, MAX_SECONDS, above=True), default=10.0, metavar="S",
+    a.add_argument("--seconds", type=number(0.0, MAX_SECONDS, above=True), default=10.0, metavar="S",
                    help="search budget in seconds of work (default 10): deterministic, about that long here")
-    a.add_argument("--wall-seconds", type=_number(0.0, MAX_SECONDS), default=0.0, metavar="S",
+    a.add_argument("--wall-seconds", type=number(0.0, MAX_SECONDS), default=0.0, metavar="S",
                    help="also stop after S wall-clock seconds (default 0: never); the plan then depends on load")
     a.add_argument("--allocator", choices=allocator_names(), default="auto",
                    help="placement algorithm (default auto, as for plan)")
