@@ -201,3 +201,25 @@ TEST(every_allocator_plan_validates_on_small_random_instances) {
     }
   }
 }
+
+TEST(auto_does_not_search_for_heights_the_caller_cannot_use) {
+  int searched = 0;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    const Problem p = small_problem(seed * 7919, 12, seed % 3 == 0);
+    const AllocationResult plain = run_allocator(p, "auto");
+    const Solution first_fit = greedy_size_first_fit(p);
+    const int64_t bound = lower_bound_bytes(p);
+    if (first_fit.height == bound) continue;  // auto stops at first fit anyway
+    ++searched;
+    AllocatorOptions useless;
+    useless.worth_below = bound;  // no plan is below its live-bytes bound
+    const AllocationResult skipped = run_allocator(p, "auto", useless);
+    CHECK(skipped.method == "greedy_size_first_fit");
+    CHECK(skipped.solution.height == first_fit.height);
+    CHECK(validate(p, skipped.solution).empty());
+    AllocatorOptions useful;
+    useful.worth_below = bound + 1;
+    CHECK(run_allocator(p, "auto", useful).solution.height == plain.solution.height);
+  }
+  CHECK(searched > 0);
+}

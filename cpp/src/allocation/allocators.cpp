@@ -44,11 +44,13 @@ WorkBudget budget_of(const AllocatorOptions& o) { return WorkBudget(o.seconds, o
 
 // Greedy first fit; if above the lower bound, the exact search (which runs
 // the skyline search too) with the budget, from the better greedy plan. With
-// a capacity: first fit if it fits, else the fixed-capacity search.
+// a capacity: first fit if it fits, else the fixed-capacity search. No search
+// when no plan could be worth it (the bound is not below `worth_below`).
 AllocationResult run_auto(const Problem& p, const AllocatorOptions& o) {
   AllocationResult first_fit = heuristic(p, greedy_size_first_fit(p), "greedy_size_first_fit");
   const bool fits = p.capacity > 0 && first_fit.solution.height <= p.capacity;
-  if (first_fit.proven_optimal || fits) return first_fit;
+  const bool worthless = o.worth_below > 0 && first_fit.lower_bound >= o.worth_below;
+  if (first_fit.proven_optimal || fits || worthless) return first_fit;
   AllocationResult best_fit = heuristic(p, greedy_size_best_fit(p), "greedy_size_best_fit");
   const AllocationResult& start = best_fit.solution.height < first_fit.solution.height ? best_fit : first_fit;
   const SearchBudget search{budget_of(o), o.node_limit};

@@ -133,10 +133,12 @@ Plan make_plan(const graph::Graph& graph, const PlanOptions& options) {
   Plan best = plan_buffers(graph, options, std::move(all_off));
   if (all_on.peak_bytes <= best.peak_bytes) return all_on;
   std::vector<int32_t> declined = candidates;
+  PlanOptions trial_options = options;
   for (int32_t op : in_step_order(candidates, all_on.liveness.order, kMaxInplaceTrials)) {
     std::vector<int32_t> trial_declined;
     std::remove_copy(declined.begin(), declined.end(), std::back_inserter(trial_declined), op);
-    Plan trial = plan_declining(graph, options, trial_declined);
+    trial_options.worth_below = best.peak_bytes + 1;  // kept when not above the best
+    Plan trial = plan_declining(graph, trial_options, trial_declined);
     if (trial.peak_bytes > best.peak_bytes) continue;
     best = std::move(trial);
     declined = std::move(trial_declined);
@@ -150,10 +152,12 @@ Plan plan_buffers(const graph::Graph& graph, const PlanOptions& options, livenes
   op_params::target_build(options.target);  // throws for an unknown target
   Plan plan;
   plan.options = options;
+  plan.options.worth_below = 0;  // the caller's test, not part of the plan
   plan.liveness = std::move(liveness);
   plan.problem = liveness::make_problem(plan.liveness, options.alignment);
   allocation::AllocatorOptions allocator_options;
   allocator_options.seconds = options.allocation_seconds;
+  allocator_options.worth_below = options.worth_below;
   allocation::AllocationResult allocated = allocation::run_allocator(plan.problem, options.allocator, allocator_options);
   plan.solution = std::move(allocated.solution);
   plan.allocation_method = allocated.method;

@@ -316,6 +316,7 @@ ParetoPoint planned_point(const graph::Graph& graph, std::vector<Segment> segmen
   const std::vector<int32_t>& in_place = tiled.plan.liveness.inplace_ops;
   if (!in_place.empty()) {
     TilingOptions out_of_place = options;
+    out_of_place.plan.worth_below = tiled.plan.peak_bytes;  // kept only when lower
     auto& declined = out_of_place.plan.liveness.not_inplace_ops;
     declined.insert(declined.end(), in_place.begin(), in_place.end());
     TiledPlan alternative = make_tiled_plan(graph, segments, out_of_place);

@@ -134,18 +134,28 @@ Liveness tiled_liveness(const graph::Graph& graph, const Liveness& base, const s
   result.tensor_offset.assign(graph.tensors.size(), 0);
   for (size_t t = 0; t < graph.tensors.size(); ++t)
     if (own_tensor[t] < 0) result.tensor_offset[t] = base.tensor_offset[t];
+  // Each overwrite moves the output's buffer into the input's; buffers are found through the
+  // activation buffer holding each tensor, and the moved ones dropped together at the end.
+  std::vector<int32_t> holder(graph.tensors.size(), -1);
+  for (size_t b = result.buffers.size(); b-- > 0;)  // the first buffer holding a tensor
+    if (result.buffers[b].kind == BufferKind::Activation)
+      for (int32_t t : result.buffers[b].tensors) holder[t] = static_cast<int32_t>(b);
+  std::vector<bool> moved_away(result.buffers.size(), false);
   for (const SegmentBuffers& sb : segments)
     for (const Overwrite& o : sb.overwrites) {
-      const auto holds = [&](int32_t t) {
-        return std::find_if(result.buffers.begin(), result.buffers.end(), [&](const LiveBuffer& b) {
-          return b.kind == BufferKind::Activation && std::binary_search(b.tensors.begin(), b.tensors.end(), t);
-        });
-      };
-      const auto output = holds(o.output);
-      const LiveBuffer moved = *output;
-      result.buffers.erase(output);
-      merge_into(*holds(o.input), moved, result.tensor_offset[o.input], result.tensor_offset);
+      const int32_t from = holder[o.output], into = holder[o.input];
+      const LiveBuffer moved = result.buffers[from];
+      moved_away[from] = true;
+      merge_into(result.buffers[into], moved, result.tensor_offset[o.input], result.tensor_offset);
+      for (int32_t t : moved.tensors) holder[t] = into;
     }
+  size_t kept = 0;
+  for (size_t b = 0; b < result.buffers.size(); ++b)
+    if (!moved_away[b]) {
+      if (kept != b) result.buffers[kept] = std::move(result.buffers[b]);
+      ++kept;
+    }
+  result.buffers.resize(kept);
   result.tensor_buffer.assign(graph.tensors.size(), -1);
   for (size_t b = 0; b < result.buffers.size(); ++b)
     if (result.buffers[b].kind == BufferKind::Activation)

@@ -15,6 +15,9 @@ struct AllocatorOptions {
   int64_t node_limit = 0;    // exact search nodes (0: none)
   uint64_t seed = 1;         // local search and skyline
   double wall_seconds = 0;   // hard wall-clock cap (<= 0: none); when it binds, the plan depends on machine load
+  // > 0: the caller keeps the plan only if its height is below this (it has one that low), so auto
+  // does not search when the live-bytes bound is not below it: the first-fit plan stands.
+  int64_t worth_below = 0;
 };
 
 struct AllocationResult {

@@ -30,6 +30,9 @@ struct PlanOptions {
   // layout). With one, op_params::choose_weight_layouts picks each layer's layout; a budget below
   // the all-compact build makes flash_fits() false.
   int64_t flash_limit = 0;
+  // > 0: the caller keeps the plan only if its peak is below this, so the allocator does not
+  // search for a lower peak when the live-bytes bound is not below it (AllocatorOptions::worth_below).
+  int64_t worth_below = 0;
 };
 
 // Flash of one op or of the whole model in the target's build: the constant
