@@ -12,10 +12,6 @@
 #include "ta_simd.h"
 #include "depthwise_simd.h"
 
-static inline int8_t rq(const ta_dwconv_params *p, int32_t acc, int32_t oc) {
-  return ta_requant_acc(acc, p->out_mult[oc], p->out_shift[oc], p->output_offset, p->act_min, p->act_max);
-}
-
 TA_NOINLINE static void dw_portable(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1) {
   const int32_t in_c = p->in_c, dm = p->depth_multiplier, out_c = in_c * dm;
   const int32_t in_h = p->in_h, in_w = p->in_w, kh = p->kernel_h, kw = p->kernel_w, out_w = p->out_w;
@@ -84,6 +80,163 @@ size_t ta_depthwise_conv_s8_inplace_scratch_bytes(const ta_dwconv_params *p) {
   return simd > plain ? simd : plain;
 }
 
+/*
+ * The portable plane path (scratch given): per input channel its padded plane of x + input_offset
+ * (0 outside the input) as int16 in scratch -- the rows the output rows [y0, y1) read, width
+ * (out_w - 1) * stride_w + (kernel_w - 1) * dilation_w + 1, within the SIMD plane's room -- then
+ * per output channel 4 outputs of a row at a time: each input value loaded once per kernel row
+ * serves every output of the 4 that reads it (3x3 stride 1: 6 loads, 3 weights, 12 MLA a kernel
+ * row), requantized with ta_rq4 (five instructions) where its range allows.
+ */
+typedef struct dw_plane {
+  const int16_t *x; /* plane row of output row y0's first kernel row */
+  int32_t width, row_step; /* values per plane row; plane values between output rows */
+} dw_plane;
+
+/* Channel ic's plane (rows from input row y0 * stride_h - pad_top on) into `plane`. */
+static void fill_plane(const ta_dwconv_params *p, const int8_t *input, int32_t ic, int32_t y0, int32_t y1,
+                       int32_t width, int16_t *plane) {
+  const int32_t in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, p->in_c);
+  const int32_t in_row_stride = TA_OR_DEFAULT(p->in_row_stride, p->in_w * in_pix_stride);
+  const int32_t rows = plane_rows(p, y0, y1), iy0 = y0 * p->stride_h - p->pad_top, off = p->input_offset;
+  const int32_t x0 = ta_clamp32(p->pad_left, 0, width), x1 = ta_clamp32(p->pad_left + p->in_w, x0, width);
+  int32_t r, i;
+  for (r = 0; r < rows; ++r, plane += width) {
+    const int32_t iy = iy0 + r;
+    if (iy < 0 || iy >= p->in_h) {
+      for (i = 0; i < width; ++i) plane[i] = 0;
+    } else {
+      const int8_t *src = input + iy * in_row_stride + (x0 - p->pad_left) * in_pix_stride + ic;
+      for (i = 0; i < x0; ++i) plane[i] = 0;
+      for (; i < x1; ++i, src += in_pix_stride) plane[i] = (int16_t)(*src + off);
+      for (; i < width; ++i) plane[i] = 0;
+    }
+  }
+}
+
+/* An output channel's requantization: ta_rq4 when q.rs >= 0, else the general form. */
+typedef struct dw_rq {
+  ta_rq4 q;
+  int32_t m, shift, oo, lo, hi;
+} dw_rq;
+
+TA_NOINLINE static int8_t dw_requant_general(const dw_rq *r, int32_t acc) {
+  return ta_requant_acc(acc, r->m, r->shift, r->oo, r->lo, r->hi);
+}
+
+static TA_ALWAYS_INLINE int8_t dw_requant(const dw_rq *r, int32_t acc) {
+  return r->q.rs >= 0 ? (int8_t)ta_clamp32(ta_rq4_apply(r->q, acc), r->lo, r->hi) : dw_requant_general(r, acc);
+}
+
+/* One output at plane position x (its first tap): taps (ky, kx) at x + ky * dh * width + kx * dw,
+ * weights w[(ky * kw + kx) * w_stride]. */
+static int32_t dw_single(const ta_dwconv_params *p, const int16_t *x, int32_t width, const int8_t *w,
+                         int32_t w_stride, int32_t acc) {
+  int32_t ky, kx;
+  for (ky = 0; ky < p->kernel_h; ++ky, x += p->dilation_h * width)
+    for (kx = 0; kx < p->kernel_w; ++kx, w += w_stride) acc += x[kx * p->dilation_w] * *w;
+  return acc;
+}
+
+/* a[0..3] += the 3-tap kernel row w dotted at x, x + S, x + 2S, x + 3S (S = 1 or 2). */
+static TA_ALWAYS_INLINE void row3(const int16_t *x, const int32_t *w, int32_t S, int32_t *a) {
+  const int32_t w0 = w[0], w1 = w[1], w2 = w[2];
+  int32_t j, v;
+  if (S == 1) {
+    v = x[0], a[0] += v * w0;
+    v = x[1], a[0] += v * w1, a[1] += v * w0;
+    v = x[2], a[0] += v * w2, a[1] += v * w1, a[2] += v * w0;
+    v = x[3], a[1] += v * w2, a[2] += v * w1, a[3] += v * w0;
+    v = x[4], a[2] += v * w2, a[3] += v * w1;
+    v = x[5], a[3] += v * w2;
+  } else {
+    for (j = 0; j < 4; ++j) {
+      a[j] += x[2 * j] * w0 + x[2 * j + 1] * w1;
+      if (j > 0) a[j - 1] += x[2 * j] * w2;
+    }
+    a[3] += x[8] * w2;
+  }
+}
+
+/* A row of outputs of one 3x3 channel (stride S, dilation 1): 4 at a time, the rest one by one. */
+static TA_ALWAYS_INLINE void row_3x3(const ta_dwconv_params *p, const int16_t *x, int32_t width, const int32_t *w,
+                                    const int8_t *wc, int32_t w_stride, int32_t bias, const dw_rq *r, int8_t *o,
+                                    int32_t o_stride, int32_t S) {
+  int32_t ox = 0;
+  for (; ox + 4 <= p->out_w; ox += 4, x += 4 * S, o += 4 * o_stride) {
+    int32_t a[4];
+    a[0] = a[1] = a[2] = a[3] = bias;
+    row3(x, w, S, a);
+    row3(x + width, w + 3, S, a);
+    row3(x + 2 * width, w + 6, S, a);
+    o[0] = dw_requant(r, a[0]), o[o_stride] = dw_requant(r, a[1]);
+    o[2 * o_stride] = dw_requant(r, a[2]), o[3 * o_stride] = dw_requant(r, a[3]);
+  }
+  for (; ox < p->out_w; ++ox, x += S, o += o_stride) *o = dw_requant(r, dw_single(p, x, width, wc, w_stride, bias));
+}
+
+TA_NOINLINE static void rows_3x3_s1(const ta_dwconv_params *p, const dw_plane *pl, int32_t rows, const int32_t *w,
+                                    const int8_t *wc, int32_t bias, const dw_rq *r, int8_t *o, int32_t o_row,
+                                    int32_t o_pix) {
+  int32_t y;
+  for (y = 0; y < rows; ++y)
+    row_3x3(p, pl->x + y * pl->row_step, pl->width, w, wc, p->in_c * p->depth_multiplier, bias, r, o + y * o_row, o_pix, 1);
+}
+
+TA_NOINLINE static void rows_3x3_s2(const ta_dwconv_params *p, const dw_plane *pl, int32_t rows, const int32_t *w,
+                                    const int8_t *wc, int32_t bias, const dw_rq *r, int8_t *o, int32_t o_row,
+                                    int32_t o_pix) {
+  int32_t y;
+  for (y = 0; y < rows; ++y)
+    row_3x3(p, pl->x + y * pl->row_step, pl->width, w, wc, p->in_c * p->depth_multiplier, bias, r, o + y * o_row, o_pix, 2);
+}
+
+/* Any other kernel: one output at a time. */
+TA_NOINLINE static void rows_any(const ta_dwconv_params *p, const dw_plane *pl, int32_t rows, const int8_t *wc,
+                                 int32_t bias, const dw_rq *r, int8_t *o, int32_t o_row, int32_t o_pix) {
+  const int32_t w_stride = p->in_c * p->depth_multiplier;
+  int32_t y, ox;
+  for (y = 0; y < rows; ++y)
+    for (ox = 0; ox < p->out_w; ++ox)
+      o[y * o_row + ox * o_pix] =
+          dw_requant(r, dw_single(p, pl->x + y * pl->row_step + ox * p->stride_w, pl->width, wc, w_stride, bias));
+}
+
+/* Output rows [y0, y1) through the plane in `scratch`; `output` may be `input` (in place: dense,
+ * multiplier 1, each channel's plane is taken before that channel is written). */
+static void dw_planes(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                      int16_t *scratch) {
+  const int32_t dm = p->depth_multiplier, out_c = p->in_c * dm;
+  const int32_t out_pix_stride = TA_OR_DEFAULT(p->out_pix_stride, out_c);
+  const int32_t out_row_stride = TA_OR_DEFAULT(p->out_row_stride, p->out_w * out_pix_stride);
+  const int fast3 = p->kernel_h == 3 && p->kernel_w == 3 && p->dilation_h == 1 && p->dilation_w == 1 &&
+                    (p->stride_w == 1 || p->stride_w == 2);
+  dw_plane pl;
+  int32_t ic, m, t;
+  pl.x = scratch;
+  pl.width = (p->out_w - 1) * p->stride_w + (p->kernel_w - 1) * p->dilation_w + 1;
+  pl.row_step = p->stride_h * pl.width;
+  for (ic = 0; ic < p->in_c; ++ic) {
+    fill_plane(p, input, ic, y0, y1, pl.width, scratch);
+    for (m = 0; m < dm; ++m) {
+      const int32_t oc = ic * dm + m, bias = p->bias ? p->bias[oc] : 0;
+      const int8_t *const wc = p->weights + oc;
+      int8_t *const o = output + y0 * out_row_stride + oc;
+      dw_rq r;
+      r.q = ta_rq4_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
+      r.m = p->out_mult[oc], r.shift = p->out_shift[oc], r.oo = p->output_offset, r.lo = p->act_min, r.hi = p->act_max;
+      if (fast3) {
+        int32_t w[9];
+        for (t = 0; t < 9; ++t) w[t] = wc[t * out_c];
+        (p->stride_w == 1 ? rows_3x3_s1 : rows_3x3_s2)(p, &pl, y1 - y0, w, wc, bias, &r, o, out_row_stride,
+                                                       out_pix_stride);
+      } else {
+        rows_any(p, &pl, y1 - y0, wc, bias, &r, o, out_row_stride, out_pix_stride);
+      }
+    }
+  }
+}
+
 void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                           void *scratch) {
 #if TA_SIMD
@@ -91,39 +244,11 @@ void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t
     ta_depthwise_conv_s8_simd(p, input, output, y0, y1, scratch, ta_depthwise_conv_s8_scratch_bytes(p));
     return;
   }
-#else
-  (void)scratch;
 #endif
-  dw_portable(p, input, output, y0, y1);
-}
-
-/* Portable in place: per channel the plane is copied to scratch as int8, then the channel's
- * outputs are written over the buffer. */
-TA_NOINLINE static void dw_inplace_portable(const ta_dwconv_params *p, int8_t *buf, void *scratch) {
-  const int32_t C = p->in_c, in_h = p->in_h, in_w = p->in_w;
-  int8_t *plane = (int8_t *)scratch;
-  int32_t c, oy, ox, ky, kx, i;
-  for (c = 0; c < C; ++c) {
-    const int32_t bias = p->bias ? p->bias[c] : 0;
-    for (i = 0; i < in_h * in_w; ++i) plane[i] = buf[i * C + c];
-    for (oy = 0; oy < p->out_h; ++oy) {
-      const int32_t iy0 = oy * p->stride_h - p->pad_top;
-      for (ox = 0; ox < p->out_w; ++ox) {
-        const int32_t ix0 = ox * p->stride_w - p->pad_left;
-        int32_t acc = 0;
-        for (ky = 0; ky < p->kernel_h; ++ky) {
-          const int32_t iy = iy0 + ky * p->dilation_h;
-          if (iy < 0 || iy >= in_h) continue;
-          for (kx = 0; kx < p->kernel_w; ++kx) {
-            const int32_t ix = ix0 + kx * p->dilation_w;
-            if (ix < 0 || ix >= in_w) continue;
-            acc += (plane[iy * in_w + ix] + p->input_offset) * p->weights[(ky * p->kernel_w + kx) * C + c];
-          }
-        }
-        buf[(oy * p->out_w + ox) * C + c] = rq(p, acc + bias, c);
-      }
-    }
-  }
+  if (scratch && y1 > y0 && p->out_w > 0)
+    dw_planes(p, input, output, y0, y1, (int16_t *)scratch);
+  else
+    dw_portable(p, input, output, y0, y1);
 }
 
 void ta_depthwise_conv_s8_inplace(const ta_dwconv_params *p, int8_t *buf, void *scratch) {
@@ -133,5 +258,5 @@ void ta_depthwise_conv_s8_inplace(const ta_dwconv_params *p, int8_t *buf, void *
     return;
   }
 #endif
-  dw_inplace_portable(p, buf, scratch);
+  if (p->out_h > 0 && p->out_w > 0) dw_planes(p, buf, buf, 0, p->out_h, (int16_t *)scratch);
 }
