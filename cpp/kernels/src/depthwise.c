@@ -9,6 +9,7 @@
  */
 #include "tinyarena_kernels.h"
 #include "ta_internal.h"
+#include "ta_chan_rq.h"
 #include "ta_simd.h"
 #include "depthwise_simd.h"
 
@@ -84,18 +85,28 @@ size_t ta_depthwise_conv_s8_inplace_scratch_bytes(const ta_dwconv_params *p) {
  * The portable plane path (scratch given): per input channel its padded plane of x + input_offset
  * (0 outside the input) as int16 in scratch -- the rows the output rows [y0, y1) read, width
  * (out_w - 1) * stride_w + (kernel_w - 1) * dilation_w + 1, within the SIMD plane's room -- then
- * per output channel 4 outputs of a row at a time: each input value loaded once per kernel row
- * serves every output of the 4 that reads it (3x3 stride 1: 6 loads, 3 weights, 12 MLA a kernel
- * row), requantized with ta_rq4 (five instructions) where its range allows.
+ * per output channel 4 outputs of a row at a time, requantized with ta_rq4 where its range allows.
+ * 3x3 layers of stride 1 or 2 load each plane value once per kernel row for all of the 4 outputs
+ * that read it (stride 1: 6 loads, 3 weights, 12 MLA a kernel row); any other layer loads 4 values
+ * per tap. A last group of fewer than 4 outputs computes 4 and stores its own: the 3x3 rows then
+ * read up to 3 * stride values past the plane, which fill_plane zeroes (the scratch has room: the
+ * SIMD plane's 2 spare values and its out_w + 1 words).
  */
-typedef struct dw_plane {
-  const int16_t *x; /* plane row of output row y0's first kernel row */
+typedef struct dw_rows_job {
+  const int16_t *x;        /* plane row of output row y0's first kernel row */
   int32_t width, row_step; /* values per plane row; plane values between output rows */
-} dw_plane;
+  int32_t rows, out_w;     /* output rows and row width */
+  const int8_t *w;         /* the channel's first weight; weights w_stride apart */
+  int32_t w_stride, bias;
+  int8_t *o;               /* the channel's output at row y0 */
+  int32_t o_row, o_pix;
+  ta_chan_rq rq;
+} dw_rows_job;
 
-/* Channel ic's plane (rows from input row y0 * stride_h - pad_top on) into `plane`. */
+/* Channel ic's plane (rows from input row y0 * stride_h - pad_top on) into `plane`, then `tail`
+ * zeroes. */
 static void fill_plane(const ta_dwconv_params *p, const int8_t *input, int32_t ic, int32_t y0, int32_t y1,
-                       int32_t width, int16_t *plane) {
+                       int32_t width, int32_t tail, int16_t *plane) {
   const int32_t in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, p->in_c);
   const int32_t in_row_stride = TA_OR_DEFAULT(p->in_row_stride, p->in_w * in_pix_stride);
   const int32_t rows = plane_rows(p, y0, y1), iy0 = y0 * p->stride_h - p->pad_top, off = p->input_offset;
@@ -103,45 +114,25 @@ static void fill_plane(const ta_dwconv_params *p, const int8_t *input, int32_t i
   int32_t r, i;
   for (r = 0; r < rows; ++r, plane += width) {
     const int32_t iy = iy0 + r;
-    if (iy < 0 || iy >= p->in_h) {
-      for (i = 0; i < width; ++i) plane[i] = 0;
-    } else {
-      const int8_t *src = input + iy * in_row_stride + (x0 - p->pad_left) * in_pix_stride + ic;
-      for (i = 0; i < x0; ++i) plane[i] = 0;
-      for (; i < x1; ++i, src += in_pix_stride) plane[i] = (int16_t)(*src + off);
-      for (; i < width; ++i) plane[i] = 0;
-    }
+    const int8_t *src = input + iy * in_row_stride + (x0 - p->pad_left) * in_pix_stride + ic;
+    const int32_t inside = iy >= 0 && iy < p->in_h;
+    for (i = 0; i < (inside ? x0 : width); ++i) plane[i] = 0;
+    for (; i < (inside ? x1 : width); ++i, src += in_pix_stride) plane[i] = (int16_t)(*src + off);
+    for (; i < width; ++i) plane[i] = 0;
   }
+  for (i = 0; i < tail; ++i) plane[i] = 0;
 }
 
-/* An output channel's requantization: ta_rq4 when q.rs >= 0, else the general form. */
-typedef struct dw_rq {
-  ta_rq4 q;
-  int32_t m, shift, oo, lo, hi;
-} dw_rq;
-
-TA_NOINLINE static int8_t dw_requant_general(const dw_rq *r, int32_t acc) {
-  return ta_requant_acc(acc, r->m, r->shift, r->oo, r->lo, r->hi);
-}
-
-static TA_ALWAYS_INLINE int8_t dw_requant(const dw_rq *r, int32_t acc) {
-  return r->q.rs >= 0 ? (int8_t)ta_clamp32(ta_rq4_apply(r->q, acc), r->lo, r->hi) : dw_requant_general(r, acc);
-}
-
-/* One output at plane position x (its first tap): taps (ky, kx) at x + ky * dh * width + kx * dw,
- * weights w[(ky * kw + kx) * w_stride]. */
-static int32_t dw_single(const ta_dwconv_params *p, const int16_t *x, int32_t width, const int8_t *w,
-                         int32_t w_stride, int32_t acc) {
-  int32_t ky, kx;
-  for (ky = 0; ky < p->kernel_h; ++ky, x += p->dilation_h * width)
-    for (kx = 0; kx < p->kernel_w; ++kx, w += w_stride) acc += x[kx * p->dilation_w] * *w;
-  return acc;
+/* Requantize a[0..n) (n = min(4, outputs left)) to o, o_pix apart. */
+static TA_ALWAYS_INLINE void store_quad(const ta_chan_rq *rq, const int32_t *a, int32_t n, int8_t *o, int32_t o_pix) {
+  int32_t i;
+  for (i = 0; i < n; ++i, o += o_pix) *o = ta_chan_rq_apply(rq, a[i]);
 }
 
 /* a[0..3] += the 3-tap kernel row w dotted at x, x + S, x + 2S, x + 3S (S = 1 or 2). */
 static TA_ALWAYS_INLINE void row3(const int16_t *x, const int32_t *w, int32_t S, int32_t *a) {
   const int32_t w0 = w[0], w1 = w[1], w2 = w[2];
-  int32_t j, v;
+  int32_t v;
   if (S == 1) {
     v = x[0], a[0] += v * w0;
     v = x[1], a[0] += v * w1, a[1] += v * w0;
@@ -150,56 +141,61 @@ static TA_ALWAYS_INLINE void row3(const int16_t *x, const int32_t *w, int32_t S,
     v = x[4], a[2] += v * w2, a[3] += v * w1;
     v = x[5], a[3] += v * w2;
   } else {
-    for (j = 0; j < 4; ++j) {
-      a[j] += x[2 * j] * w0 + x[2 * j + 1] * w1;
-      if (j > 0) a[j - 1] += x[2 * j] * w2;
+    v = x[0], a[0] += v * w0;
+    v = x[1], a[0] += v * w1;
+    v = x[2], a[0] += v * w2, a[1] += v * w0;
+    v = x[3], a[1] += v * w1;
+    v = x[4], a[1] += v * w2, a[2] += v * w0;
+    v = x[5], a[2] += v * w1;
+    v = x[6], a[2] += v * w2, a[3] += v * w0;
+    v = x[7], a[3] += v * w1;
+    v = x[8], a[3] += v * w2;
+  }
+}
+
+/* A 3x3 channel's output rows (stride S, dilation 1). */
+static TA_ALWAYS_INLINE void rows_3x3(const dw_rows_job *j, int32_t S) {
+  const ta_chan_rq rq = j->rq;
+  int32_t w[9], y, ox, t;
+  for (t = 0; t < 9; ++t) w[t] = j->w[t * j->w_stride];
+  for (y = 0; y < j->rows; ++y) {
+    const int16_t *x = j->x + y * j->row_step;
+    int8_t *o = j->o + y * j->o_row;
+    for (ox = 0; ox < j->out_w; ox += 4, x += 4 * S, o += 4 * j->o_pix) {
+      int32_t a[4];
+      a[0] = a[1] = a[2] = a[3] = j->bias;
+      row3(x, w, S, a);
+      row3(x + j->width, w + 3, S, a);
+      row3(x + 2 * j->width, w + 6, S, a);
+      store_quad(&rq, a, ta_min32(4, j->out_w - ox), o, j->o_pix);
     }
-    a[3] += x[8] * w2;
   }
 }
 
-/* A row of outputs of one 3x3 channel (stride S, dilation 1): 4 at a time, the rest one by one. */
-static TA_ALWAYS_INLINE void row_3x3(const ta_dwconv_params *p, const int16_t *x, int32_t width, const int32_t *w,
-                                    const int8_t *wc, int32_t w_stride, int32_t bias, const dw_rq *r, int8_t *o,
-                                    int32_t o_stride, int32_t S) {
-  int32_t ox = 0;
-  for (; ox + 4 <= p->out_w; ox += 4, x += 4 * S, o += 4 * o_stride) {
-    int32_t a[4];
-    a[0] = a[1] = a[2] = a[3] = bias;
-    row3(x, w, S, a);
-    row3(x + width, w + 3, S, a);
-    row3(x + 2 * width, w + 6, S, a);
-    o[0] = dw_requant(r, a[0]), o[o_stride] = dw_requant(r, a[1]);
-    o[2 * o_stride] = dw_requant(r, a[2]), o[3 * o_stride] = dw_requant(r, a[3]);
-  }
-  for (; ox < p->out_w; ++ox, x += S, o += o_stride) *o = dw_requant(r, dw_single(p, x, width, wc, w_stride, bias));
-}
+TA_NOINLINE static void rows_3x3_s1(const dw_rows_job *j) { rows_3x3(j, 1); }
+TA_NOINLINE static void rows_3x3_s2(const dw_rows_job *j) { rows_3x3(j, 2); }
 
-TA_NOINLINE static void rows_3x3_s1(const ta_dwconv_params *p, const dw_plane *pl, int32_t rows, const int32_t *w,
-                                    const int8_t *wc, int32_t bias, const dw_rq *r, int8_t *o, int32_t o_row,
-                                    int32_t o_pix) {
-  int32_t y;
-  for (y = 0; y < rows; ++y)
-    row_3x3(p, pl->x + y * pl->row_step, pl->width, w, wc, p->in_c * p->depth_multiplier, bias, r, o + y * o_row, o_pix, 1);
-}
-
-TA_NOINLINE static void rows_3x3_s2(const ta_dwconv_params *p, const dw_plane *pl, int32_t rows, const int32_t *w,
-                                    const int8_t *wc, int32_t bias, const dw_rq *r, int8_t *o, int32_t o_row,
-                                    int32_t o_pix) {
-  int32_t y;
-  for (y = 0; y < rows; ++y)
-    row_3x3(p, pl->x + y * pl->row_step, pl->width, w, wc, p->in_c * p->depth_multiplier, bias, r, o + y * o_row, o_pix, 2);
-}
-
-/* Any other kernel: one output at a time. */
-TA_NOINLINE static void rows_any(const ta_dwconv_params *p, const dw_plane *pl, int32_t rows, const int8_t *wc,
-                                 int32_t bias, const dw_rq *r, int8_t *o, int32_t o_row, int32_t o_pix) {
-  const int32_t w_stride = p->in_c * p->depth_multiplier;
-  int32_t y, ox;
-  for (y = 0; y < rows; ++y)
-    for (ox = 0; ox < p->out_w; ++ox)
-      o[y * o_row + ox * o_pix] =
-          dw_requant(r, dw_single(p, pl->x + y * pl->row_step + ox * p->stride_w, pl->width, wc, w_stride, bias));
+/* Any kernel, stride and dilation: per tap the 4 outputs' values (a last group of n < 4 reads its
+ * last output's n - 1 times over, so nothing past the plane). */
+TA_NOINLINE static void rows_any(const ta_dwconv_params *p, const dw_rows_job *j) {
+  const ta_chan_rq rq = j->rq;
+  const int32_t sw = p->stride_w, dw = p->dilation_w, row_skip = p->dilation_h * j->width - p->kernel_w * dw;
+  int32_t y, ox, ky, kx;
+  for (y = 0; y < j->rows; ++y)
+    for (ox = 0; ox < j->out_w; ox += 4) {
+      const int32_t n = ta_min32(4, j->out_w - ox);
+      const int32_t s1 = n > 1 ? sw : 0, s2 = n > 2 ? 2 * sw : s1, s3 = n > 3 ? 3 * sw : s2;
+      const int16_t *x = j->x + y * j->row_step + ox * sw;
+      const int8_t *w = j->w;
+      int32_t a[4];
+      a[0] = a[1] = a[2] = a[3] = j->bias;
+      for (ky = 0; ky < p->kernel_h; ++ky, x += row_skip)
+        for (kx = 0; kx < p->kernel_w; ++kx, x += dw, w += j->w_stride) {
+          const int32_t v = *w;
+          a[0] += x[0] * v, a[1] += x[s1] * v, a[2] += x[s2] * v, a[3] += x[s3] * v;
+        }
+      store_quad(&rq, a, n, j->o + y * j->o_row + ox * j->o_pix, j->o_pix);
+    }
 }
 
 /* Output rows [y0, y1) through the plane in `scratch`; `output` may be `input` (in place: dense,
@@ -207,32 +203,27 @@ TA_NOINLINE static void rows_any(const ta_dwconv_params *p, const dw_plane *pl, 
 static void dw_planes(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                       int16_t *scratch) {
   const int32_t dm = p->depth_multiplier, out_c = p->in_c * dm;
-  const int32_t out_pix_stride = TA_OR_DEFAULT(p->out_pix_stride, out_c);
-  const int32_t out_row_stride = TA_OR_DEFAULT(p->out_row_stride, p->out_w * out_pix_stride);
   const int fast3 = p->kernel_h == 3 && p->kernel_w == 3 && p->dilation_h == 1 && p->dilation_w == 1 &&
                     (p->stride_w == 1 || p->stride_w == 2);
-  dw_plane pl;
-  int32_t ic, m, t;
-  pl.x = scratch;
-  pl.width = (p->out_w - 1) * p->stride_w + (p->kernel_w - 1) * p->dilation_w + 1;
-  pl.row_step = p->stride_h * pl.width;
+  int32_t ic, m;
+  dw_rows_job j;
+  j.o_pix = TA_OR_DEFAULT(p->out_pix_stride, out_c);
+  j.o_row = TA_OR_DEFAULT(p->out_row_stride, p->out_w * j.o_pix);
+  j.x = scratch;
+  j.width = (p->out_w - 1) * p->stride_w + (p->kernel_w - 1) * p->dilation_w + 1;
+  j.row_step = p->stride_h * j.width;
+  j.rows = y1 - y0, j.out_w = p->out_w, j.w_stride = out_c;
   for (ic = 0; ic < p->in_c; ++ic) {
-    fill_plane(p, input, ic, y0, y1, pl.width, scratch);
+    fill_plane(p, input, ic, y0, y1, j.width, fast3 ? 3 * p->stride_w : 0, scratch);
     for (m = 0; m < dm; ++m) {
-      const int32_t oc = ic * dm + m, bias = p->bias ? p->bias[oc] : 0;
-      const int8_t *const wc = p->weights + oc;
-      int8_t *const o = output + y0 * out_row_stride + oc;
-      dw_rq r;
-      r.q = ta_rq4_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
-      r.m = p->out_mult[oc], r.shift = p->out_shift[oc], r.oo = p->output_offset, r.lo = p->act_min, r.hi = p->act_max;
-      if (fast3) {
-        int32_t w[9];
-        for (t = 0; t < 9; ++t) w[t] = wc[t * out_c];
-        (p->stride_w == 1 ? rows_3x3_s1 : rows_3x3_s2)(p, &pl, y1 - y0, w, wc, bias, &r, o, out_row_stride,
-                                                       out_pix_stride);
-      } else {
-        rows_any(p, &pl, y1 - y0, wc, bias, &r, o, out_row_stride, out_pix_stride);
-      }
+      const int32_t oc = ic * dm + m;
+      j.bias = p->bias ? p->bias[oc] : 0;
+      j.w = p->weights + oc;
+      j.o = output + y0 * j.o_row + oc;
+      j.rq = ta_chan_rq_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset, p->act_min, p->act_max);
+      if (!fast3) rows_any(p, &j);
+      else if (p->stride_w == 1) rows_3x3_s1(&j);
+      else rows_3x3_s2(&j);
     }
   }
 }
