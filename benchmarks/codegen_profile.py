@@ -34,7 +34,7 @@ CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "ta_conv_s8_simd", "gemm_2px_double
                   "ta_conv_s8w_mac", "gemm_4px_general", "gemm_4px_doubled",
                   "group_columns", "doubled_loop_fits", "ta_conv_im2col_pixel", "ta_conv_widen_pair",
                   "ta_conv_small_patch_pair", "ta_conv_s8_simd", "conv_portable", "conv_direct", "dot_s8",
-                  "conv_gemm", "column_pixel", "mac_2x2", "mac_1x2")
+                  "conv_gemm", "column_pixel", "gemm_pixel_pair")
 DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "ta_depthwise_conv_s8_simd",
                        "ta_depthwise_conv_s8_inplace_simd", "ta_depthwise_conv_s8_scratch_bytes", "dw_simd", "dw_group", "dw_run",
                        "dw_chan_prepare", "dw_chan_weights", "chan_fast", "dw_job_load", "dw3x3s1_asm",
@@ -43,8 +43,8 @@ DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "
                        "dw_inplace_portable", "load_rows", "build_rows4", "build_rows2", "build_rows1",
                        "fill_zp", "fill_borders", "bands_inplace_ok", "dw_slots", "dw_context", "half_pair",
                        "plane_width", "plane_bytes", "ta_dw_wide_applies", "ta_dw_wide_rows", "wide5_s1",
-                       "wide5_s2", "wide7_s1", "wide7_s2", "dw_planes", "fill_plane", "dw_single",
-                       "rows_3x3_s1", "rows_3x3_s2", "rows_any", "dw_requant_general")
+                       "wide5_s2", "wide7_s1", "wide7_s2", "dw_planes", "fill_plane", "rows_3x3_s1",
+                       "rows_3x3_s2", "rows_any")
 
 
 

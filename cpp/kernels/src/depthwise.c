@@ -7,6 +7,8 @@
  * sizes; the entry points take the SIMD path (depthwise_simd.c, its assembly in
  * depthwise_asm.c) when it is compiled and the params have packed weights.
  */
+#include <string.h>
+
 #include "tinyarena_kernels.h"
 #include "ta_internal.h"
 #include "ta_chan_rq.h"
@@ -89,8 +91,9 @@ size_t ta_depthwise_conv_s8_inplace_scratch_bytes(const ta_dwconv_params *p) {
  * 3x3 layers of stride 1 or 2 load each plane value once per kernel row for all of the 4 outputs
  * that read it (stride 1: 6 loads, 3 weights, 12 MLA a kernel row); any other layer loads 4 values
  * per tap. A last group of fewer than 4 outputs computes 4 and stores its own: the 3x3 rows then
- * read up to 3 * stride values past the plane, which fill_plane zeroes (the scratch has room: the
- * SIMD plane's 2 spare values and its out_w + 1 words).
+ * read up to 3 * stride values past the plane, which are zeroes (the scratch has room: the
+ * SIMD plane's 2 spare values and its out_w + 1 words). The zeroes (padding) sit in the same places
+ * for every channel: written once per call, then each channel writes its values inside the input.
  */
 typedef struct dw_rows_job {
   const int16_t *x;        /* plane row of output row y0's first kernel row */
@@ -103,24 +106,21 @@ typedef struct dw_rows_job {
   ta_chan_rq rq;
 } dw_rows_job;
 
-/* Channel ic's plane (rows from input row y0 * stride_h - pad_top on) into `plane`, then `tail`
- * zeroes. */
-static void fill_plane(const ta_dwconv_params *p, const int8_t *input, int32_t ic, int32_t y0, int32_t y1,
-                       int32_t width, int32_t tail, int16_t *plane) {
+/* Channel ic's values inside the input into its plane (rows from input row y0 * stride_h - pad_top on). */
+static void fill_plane(const ta_dwconv_params *p, const int8_t *input, int32_t ic, int32_t y0, int32_t rows,
+                       int32_t width, int16_t *plane) {
   const int32_t in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, p->in_c);
   const int32_t in_row_stride = TA_OR_DEFAULT(p->in_row_stride, p->in_w * in_pix_stride);
-  const int32_t rows = plane_rows(p, y0, y1), iy0 = y0 * p->stride_h - p->pad_top, off = p->input_offset;
+  const int32_t iy0 = y0 * p->stride_h - p->pad_top, off = p->input_offset;
   const int32_t x0 = ta_clamp32(p->pad_left, 0, width), x1 = ta_clamp32(p->pad_left + p->in_w, x0, width);
-  int32_t r, i;
-  for (r = 0; r < rows; ++r, plane += width) {
-    const int32_t iy = iy0 + r;
-    const int8_t *src = input + iy * in_row_stride + (x0 - p->pad_left) * in_pix_stride + ic;
-    const int32_t inside = iy >= 0 && iy < p->in_h;
-    for (i = 0; i < (inside ? x0 : width); ++i) plane[i] = 0;
-    for (; i < (inside ? x1 : width); ++i, src += in_pix_stride) plane[i] = (int16_t)(*src + off);
-    for (; i < width; ++i) plane[i] = 0;
+  const int32_t r0 = ta_clamp32(-iy0, 0, rows), r1 = ta_clamp32(p->in_h - iy0, r0, rows);
+  int32_t r;
+  for (r = r0; r < r1; ++r) {
+    const int8_t *src = input + (iy0 + r) * in_row_stride + (x0 - p->pad_left) * in_pix_stride + ic;
+    int16_t *dst = plane + r * width + x0;
+    int16_t *const end = plane + r * width + x1;
+    for (; dst < end; ++dst, src += in_pix_stride) *dst = (int16_t)(*src + off);
   }
-  for (i = 0; i < tail; ++i) plane[i] = 0;
 }
 
 /* Requantize a[0..n) (n = min(4, outputs left)) to o, o_pix apart. */
@@ -213,8 +213,11 @@ static void dw_planes(const ta_dwconv_params *p, const int8_t *input, int8_t *ou
   j.width = (p->out_w - 1) * p->stride_w + (p->kernel_w - 1) * p->dilation_w + 1;
   j.row_step = p->stride_h * j.width;
   j.rows = y1 - y0, j.out_w = p->out_w, j.w_stride = out_c;
+  /* the zeroes (padding, the tail) sit in the same places for every channel */
+  memset(scratch, 0, ((size_t)plane_rows(p, y0, y1) * (size_t)j.width + (fast3 ? 3 * (size_t)p->stride_w : 0)) *
+                         sizeof(int16_t));
   for (ic = 0; ic < p->in_c; ++ic) {
-    fill_plane(p, input, ic, y0, y1, j.width, fast3 ? 3 * p->stride_w : 0, scratch);
+    fill_plane(p, input, ic, y0, plane_rows(p, y0, y1), j.width, scratch);
     for (m = 0; m < dm; ++m) {
       const int32_t oc = ic * dm + m;
       j.bias = p->bias ? p->bias[oc] : 0;
