@@ -3,8 +3,8 @@
  *   acc = bias[oc] + sum over taps inside the input of (in + input_offset) * w
  *   out = clamp(multiply_by_quantized_multiplier(acc, mult[oc], shift[oc]) + output_offset, act_min, act_max)
  *
- * This file: the portable path (direct loops), the per-channel records, the scratch size and the
- * entry points, which take a SIMD path when it is compiled and the params have its weights:
+ * This file: the portable path (pixel pairs through a column in scratch), the per-channel records,
+ * the scratch size and the entry points, which take a SIMD path when it is compiled and the params have its weights:
  * ta_conv_s8 the int8-weight one (conv_s8w.c, conv_s8w_asm.c), ta_conv_s8_packed16 the
  * int16-weight one (conv_simd.c, conv_asm.c); both share the column builders (conv_im2col.c).
  */
@@ -14,56 +14,13 @@
 #include "ta_simd.h"
 #include "conv_simd.h"
 
-/* acc + sum (x[i] + off) * w[i]: the portable loop without scratch, out of line to keep it in registers. */
-TA_NOINLINE static int32_t dot_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t off, int32_t acc) {
-  const int8_t *const end = x + n;
-  while (x < end) acc += (*x++ + off) * *w++;
-  return acc;
-}
-
-/* The portable loop without scratch: per output pixel and channel, a dot product of its taps. */
-static void conv_direct(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1) {
-  const int32_t in_c = p->in_c, in_h = p->in_h, in_w = p->in_w, kh = p->kernel_h, kw = p->kernel_w;
-  const int32_t in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, in_c);
-  const int32_t in_row_stride = TA_OR_DEFAULT(p->in_row_stride, in_w * in_pix_stride);
-  const int32_t out_c = p->out_c, out_w = p->out_w;
-  const int32_t out_pix_stride = TA_OR_DEFAULT(p->out_pix_stride, out_c);
-  const int32_t out_row_stride = TA_OR_DEFAULT(p->out_row_stride, out_w * out_pix_stride);
-  const int32_t sh = p->stride_h, sw = p->stride_w, dh = p->dilation_h, dw = p->dilation_w;
-  const int32_t pt = p->pad_top, pl = p->pad_left;
-  const int32_t in_off = p->input_offset, oo = p->output_offset, lo = p->act_min, hi = p->act_max;
-  const int8_t *const weights = p->weights;
-  const int32_t *const bias = p->bias, *const mult = p->out_mult, *const shift = p->out_shift;
-  int32_t oy, ox, oc, ky, kx;
-  for (oy = y0; oy < y1; ++oy) {
-    const int32_t iy0 = oy * sh - pt;
-    for (ox = 0; ox < out_w; ++ox) {
-      const int32_t ix0 = ox * sw - pl;
-      int8_t *const o = output + oy * out_row_stride + ox * out_pix_stride;
-      for (oc = 0; oc < out_c; ++oc) {
-        const int8_t *const wc = weights + (size_t)oc * kh * kw * in_c;
-        int32_t acc = bias ? bias[oc] : 0;
-        for (ky = 0; ky < kh; ++ky) {
-          const int32_t iy = iy0 + ky * dh;
-          if (iy < 0 || iy >= in_h) continue;
-          for (kx = 0; kx < kw; ++kx) {
-            const int32_t ix = ix0 + kx * dw;
-            if (ix < 0 || ix >= in_w) continue;
-            acc = dot_s8(input + iy * in_row_stride + ix * in_pix_stride, wc + (ky * kw + kx) * in_c, in_c, in_off, acc);
-          }
-        }
-        o[oc] = ta_requant_acc(acc, mult[oc], shift[oc], oo, lo, hi);
-      }
-    }
-  }
-}
-
 /*
- * The portable GEMM path (scratch given): the patches of two output pixels, as int32 x + input_offset
- * (0 outside the input), interleaved in scratch (col[2k] pixel 0's value k, col[2k+1] pixel 1's:
- * 8 K bytes, within the SIMD column's 8 (round_up(K, 4) + 2)), then per pair of output channels
- * one pass over k: LDRD of both pixels' values, 2 LDRSB weights, 4 MLA -- 7 instructions for 4 MACs.
- * The offset is in the column, so the weights stay the int8 ones in flash.
+ * The portable path (no DSP extension, or TA_NO_SIMD): the patches of two output pixels, as int32
+ * x + input_offset (0 outside the input), interleaved in scratch (col[2k] pixel 0's value k,
+ * col[2k+1] pixel 1's: 8 K bytes, within the SIMD column's 8 (round_up(K, 4) + 2)), then per pair
+ * of output channels one pass over k: LDRD of both pixels' values, 2 LDRSB weights, 4 MLA -- 7
+ * instructions for 4 MACs. The offset is in the column, so the weights stay the int8 ones in flash;
+ * each channel's requantization is prepared once per pixel pair (ta_chan_rq).
  */
 
 /* Pixel (oy, ox)'s patch into every other word of col (padding 0). */
@@ -125,8 +82,8 @@ TA_NOINLINE static void gemm_pixel_pair(const ta_conv_params *p, const int32_t *
 }
 #undef TA_MAC_2X2
 
-static void conv_gemm(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
-                      int32_t *col) {
+static void conv_portable(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                          int32_t *col) {
   const int32_t in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, p->in_c);
   const int32_t in_row_stride = TA_OR_DEFAULT(p->in_row_stride, p->in_w * in_pix_stride);
   const int32_t out_w = p->out_w, k = p->kernel_h * p->kernel_w * p->in_c;
@@ -142,14 +99,6 @@ static void conv_gemm(const ta_conv_params *p, const int8_t *input, int8_t *outp
     gemm_pixel_pair(p, col, k, output + (i / out_w) * out_row_stride + (i % out_w) * out_pix_stride,
                     output + (j / out_w) * out_row_stride + (j % out_w) * out_pix_stride);
   }
-}
-
-static void conv_portable(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
-                          void *scratch) {
-  if (scratch && y1 > y0 && p->out_w > 0 && p->kernel_h * p->kernel_w * p->in_c > 0)
-    conv_gemm(p, input, output, y0, y1, (int32_t *)scratch);
-  else
-    conv_direct(p, input, output, y0, y1);
 }
 
 /* Channel oc's requantized output at accumulator x: TFLite's double rounding (single: the
@@ -223,7 +172,7 @@ void ta_conv_s8(const ta_conv_params *p, const int8_t *input, int8_t *output, in
     return;
   }
 #endif
-  conv_portable(p, input, output, y0, y1, scratch);
+  if (y1 > y0 && p->out_w > 0) conv_portable(p, input, output, y0, y1, (int32_t *)scratch);
 }
 
 void ta_conv_s8_packed16(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
@@ -234,5 +183,5 @@ void ta_conv_s8_packed16(const ta_conv_params *p, const int8_t *input, int8_t *o
     return;
   }
 #endif
-  conv_portable(p, input, output, y0, y1, scratch);
+  if (y1 > y0 && p->out_w > 0) conv_portable(p, input, output, y0, y1, (int32_t *)scratch);
 }

@@ -3,8 +3,8 @@
  *   oc = ic * depth_multiplier + m
  *   acc = bias[oc] + sum over taps inside the input of (in[..][ic] + input_offset) * w[ky][kx][oc]
  *
- * This file: the portable path (direct loops), the portable in-place variant and the scratch
- * sizes; the entry points take the SIMD path (depthwise_simd.c, its assembly in
+ * This file: the portable path (per-channel planes in scratch, below), also in place, and the
+ * scratch sizes; the entry points take the SIMD path (depthwise_simd.c, its assembly in
  * depthwise_asm.c) when it is compiled and the params have packed weights.
  */
 #include <string.h>
@@ -14,47 +14,6 @@
 #include "ta_chan_rq.h"
 #include "ta_simd.h"
 #include "depthwise_simd.h"
-
-TA_NOINLINE static void dw_portable(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1) {
-  const int32_t in_c = p->in_c, dm = p->depth_multiplier, out_c = in_c * dm;
-  const int32_t in_h = p->in_h, in_w = p->in_w, kh = p->kernel_h, kw = p->kernel_w, out_w = p->out_w;
-  const int32_t in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, in_c);
-  const int32_t in_row_stride = TA_OR_DEFAULT(p->in_row_stride, in_w * in_pix_stride);
-  const int32_t out_pix_stride = TA_OR_DEFAULT(p->out_pix_stride, out_c);
-  const int32_t out_row_stride = TA_OR_DEFAULT(p->out_row_stride, out_w * out_pix_stride);
-  const int32_t sh = p->stride_h, sw = p->stride_w, dh = p->dilation_h, dw = p->dilation_w;
-  const int32_t in_off = p->input_offset, oo = p->output_offset, lo = p->act_min, hi = p->act_max;
-  const int8_t *const weights = p->weights;
-  const int32_t *const bias = p->bias, *const mult = p->out_mult, *const shift = p->out_shift;
-  int32_t oy, ox, ic, m, ky, kx;
-  for (oy = y0; oy < y1; ++oy) {
-    const int32_t iy0 = oy * sh - p->pad_top;
-    int32_t ky0 = 0, ky1 = kh;
-    while (ky0 < kh && iy0 + ky0 * dh < 0) ++ky0;
-    while (ky1 > ky0 && iy0 + (ky1 - 1) * dh >= in_h) --ky1;
-    for (ox = 0; ox < out_w; ++ox) {
-      const int32_t ix0 = ox * sw - p->pad_left;
-      int32_t kx0 = 0, kx1 = kw;
-      int8_t *const o = output + oy * out_row_stride + ox * out_pix_stride;
-      while (kx0 < kw && ix0 + kx0 * dw < 0) ++kx0;
-      while (kx1 > kx0 && ix0 + (kx1 - 1) * dw >= in_w) --kx1;
-      for (ic = 0; ic < in_c; ++ic) {
-        const int8_t *const ib = input + (iy0 + ky0 * dh) * in_row_stride + (ix0 + kx0 * dw) * in_pix_stride + ic;
-        for (m = 0; m < dm; ++m) {
-          const int32_t oc = ic * dm + m;
-          const int8_t *wrow = weights + (ky0 * kw + kx0) * out_c + oc;
-          const int8_t *irow = ib;
-          int32_t acc = bias ? bias[oc] : 0;
-          for (ky = ky0; ky < ky1; ++ky, irow += dh * in_row_stride, wrow += kw * out_c) {
-            const int8_t *ip = irow, *wp = wrow;
-            for (kx = kx0; kx < kx1; ++kx, ip += dw * in_pix_stride, wp += out_c) acc += (*ip + in_off) * *wp;
-          }
-          o[oc] = ta_requant_acc(acc, mult[oc], shift[oc], oo, lo, hi);
-        }
-      }
-    }
-  }
-}
 
 /* SIMD scratch: the int16 plane (+2 slack values, rounded to 4 bytes; 4 of them for
  * small_square layers), then out_w + 1 words the SIMD path also fills with plane rows. */
@@ -84,7 +43,7 @@ size_t ta_depthwise_conv_s8_inplace_scratch_bytes(const ta_dwconv_params *p) {
 }
 
 /*
- * The portable plane path (scratch given): per input channel its padded plane of x + input_offset
+ * The portable path: per input channel its padded plane of x + input_offset
  * (0 outside the input) as int16 in scratch -- the rows the output rows [y0, y1) read, width
  * (out_w - 1) * stride_w + (kernel_w - 1) * dilation_w + 1, within the SIMD plane's room -- then
  * per output channel 4 outputs of a row at a time, requantized with ta_rq4 where its range allows.
@@ -239,10 +198,7 @@ void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t
     return;
   }
 #endif
-  if (scratch && y1 > y0 && p->out_w > 0)
-    dw_planes(p, input, output, y0, y1, (int16_t *)scratch);
-  else
-    dw_portable(p, input, output, y0, y1);
+  if (y1 > y0 && p->out_w > 0) dw_planes(p, input, output, y0, y1, (int16_t *)scratch);
 }
 
 void ta_depthwise_conv_s8_inplace(const ta_dwconv_params *p, int8_t *buf, void *scratch) {
