@@ -1,9 +1,9 @@
 """Where the instructions of one Cortex-M4 inference go: a count per kernel-library function.
 
-    python benchmarks/codegen_profile.py [--models NAME|PATH ...] [--plain] [--kernel-sources DIR]
+    python benchmarks/codegen_profile.py [--models NAME|PATH ...] [--plain] [--target TARGET] [--kernel-sources DIR]
 
 Builds each real model's generated program for cortex-m4 (DSP paths, or plain C with
-``--plain``) and runs it once under QEMU per function with the instruction-count plugin
+``--plain``; ``--target cortex-m3`` for the M3, whose build is the portable one) and runs it once under QEMU per function with the instruction-count plugin
 restricted to that function's address range (``arm-none-eabi-nm -S``), once in a build that
 invokes the model twice and once in one that invokes it once (``-DTINYARENA_RUNS``): the
 difference is one inference. A function's count is its own body (inlined helpers included,
@@ -33,7 +33,8 @@ CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "ta_conv_s8_simd", "gemm_2px_double
                   "ta_conv_s8w_gemm_doubled16", "ta_conv_s8w_gemm_doubled8", "ta_conv_s8w_gemm_doubled4",
                   "ta_conv_s8w_mac", "gemm_4px_general", "gemm_4px_doubled",
                   "group_columns", "doubled_loop_fits", "ta_conv_im2col_pixel", "ta_conv_widen_pair",
-                  "ta_conv_small_patch_pair", "ta_conv_s8_simd")
+                  "ta_conv_small_patch_pair", "ta_conv_s8_simd", "conv_portable", "conv_direct", "dot_s8",
+                  "conv_gemm", "column_pixel", "gemm_pixel_pair")
 DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "ta_depthwise_conv_s8_simd",
                        "ta_depthwise_conv_s8_inplace_simd", "ta_depthwise_conv_s8_scratch_bytes", "dw_simd", "dw_group", "dw_run",
                        "dw_chan_prepare", "dw_chan_weights", "chan_fast", "dw_job_load", "dw3x3s1_asm",
@@ -42,7 +43,8 @@ DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "
                        "dw_inplace_portable", "load_rows", "build_rows4", "build_rows2", "build_rows1",
                        "fill_zp", "fill_borders", "bands_inplace_ok", "dw_slots", "dw_context", "half_pair",
                        "plane_width", "plane_bytes", "ta_dw_wide_applies", "ta_dw_wide_rows", "wide5_s1",
-                       "wide5_s2", "wide7_s1", "wide7_s2")
+                       "wide5_s2", "wide7_s1", "wide7_s2", "dw_planes", "fill_plane", "rows_3x3_s1",
+                       "rows_3x3_s2", "rows_any")
 
 
 
@@ -60,12 +62,12 @@ LIBC = ("memcpy", "memmove", "memset", "__aeabi_memcpy", "__aeabi_memset", "__ae
         "__aeabi_i2d", "__adddf3", "__muldf3", "__floatsidf", "__fixdfsi")
 
 
-def kernel_functions(elf, kernel_dir):
+def kernel_functions(elf, kernel_dir, target):
     """{name: (lo, hi)} for every function defined by the kernel sources (and libc helpers)."""
     names = set(LIBC)
     for src in sorted((kernel_dir / "src").glob("*.c")):
         obj = elf.parent / (src.stem + ".prof.o")
-        run(["arm-none-eabi-gcc", "-std=c99", "-mcpu=cortex-m4", "-mthumb", "-O2", "-ffp-contract=off", "-I", str(kernel_dir / "include"),
+        run(["arm-none-eabi-gcc", "-std=c99", f"-mcpu={target}", "-mthumb", "-O2", "-ffp-contract=off", "-I", str(kernel_dir / "include"),
              "-c", str(src), "-o", str(obj)])
         names |= {line.split()[-1] for line in run(["arm-none-eabi-nm", str(obj)]).stdout.splitlines()
                   if line.split()[-2] in ("t", "T")}
@@ -79,10 +81,10 @@ def kernel_functions(elf, kernel_dir):
     return ranges
 
 
-def profile(path, work, plugin, cflags, kernel_sources=None):
+def profile(path, work, plugin, cflags, kernel_sources=None, target="cortex-m4"):
     plan = tinyarena.plan(path)
     out_dir = work / path.stem
-    compile_model(plan, out_dir, target="cortex-m4", name="model")
+    compile_model(plan, out_dir, target=target, name="model")
     if kernel_sources:  # copied over the generated folder's (sources only one version has stay unused)
         for src in sorted(pathlib.Path(kernel_sources).glob("*")):
             if src.suffix in (".c", ".h"):
@@ -90,10 +92,10 @@ def profile(path, work, plugin, cflags, kernel_sources=None):
     bench_inputs(plan, out_dir)
     counts = {}
     for runs in (1, 2):
-        elf = build(out_dir, cflags, runs)
-        total, _, _ = count(elf, plugin)
-        functions = kernel_functions(elf, out_dir / "kernels")
-        counts[runs] = {name: count(elf, plugin, lo_hi)[1] for name, lo_hi in functions.items()}
+        elf = build(out_dir, cflags, runs, target)
+        total, _, _ = count(elf, plugin, None, target)
+        functions = kernel_functions(elf, out_dir / "kernels", target)
+        counts[runs] = {name: count(elf, plugin, lo_hi, target)[1] for name, lo_hi in functions.items()}
         counts[runs]["total"] = total
     one = {name: counts[2][name] - counts[1].get(name, 0) for name in counts[2]}
     total = one.pop("total")
@@ -118,6 +120,8 @@ def main():
                                                          "pretrainedResnet_quant"])
     parser.add_argument("--plain", action="store_true", help="profile the plain C build (-DTA_NO_SIMD)")
     parser.add_argument("--kernel-sources", help="build with the kernel sources of this folder instead")
+    parser.add_argument("--target", default="cortex-m4", choices=("cortex-m3", "cortex-m4"),
+                        help="the core (default cortex-m4; cortex-m3 builds the portable kernels)")
     args = parser.parse_args()
     cflags = VARIANTS["plain C" if args.plain else "DSP"]
     with tempfile.TemporaryDirectory(prefix="tinyarena-profile-") as tmp:
@@ -125,7 +129,7 @@ def main():
         plugin = build_plugin(work)
         for name in args.models:
             path = pathlib.Path(name) if name.endswith(".tflite") else MODELS_DIR / f"{name}.tflite"
-            plan, total, rows = profile(path, work, plugin, cflags, args.kernel_sources)
+            plan, total, rows = profile(path, work, plugin, cflags, args.kernel_sources, args.target)
             print(f"\n{path.stem}: {plan.macs:,} MACs, {total:,} instructions per inference")
             print("| function | instructions | per MAC | share |\n|---|---:|---:|---:|")
             for fn, n in sorted(rows.items(), key=lambda kv: -kv[1]):

@@ -128,7 +128,8 @@ void ta_conv_s8(const ta_conv_params *p, const int8_t *input, int8_t *output, in
  * int16 path. */
 void ta_conv_s8_packed16(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                          void *scratch);
-/* The SIMD path's column buffer, plus room for the per-channel records when p->rq_records is NULL. */
+/* The SIMD path's column buffer, plus room for the per-channel records when p->rq_records is NULL.
+ * Every path needs this scratch (the portable one its first 8 K bytes for two pixel columns). */
 size_t ta_conv_s8_scratch_bytes(const ta_conv_params *p);
 
 /* Per-output-channel constants of the SIMD path (four-word requantization with the output offset
@@ -160,6 +161,7 @@ typedef struct ta_dwconv_params {
 
 void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                           void *scratch);
+/* The scratch every path needs (the SIMD path's planes and row words; the portable path's plane). */
 size_t ta_depthwise_conv_s8_scratch_bytes(const ta_dwconv_params *p);
 
 /* In place (TinyEngine's trick): the output overwrites the input in `buf`. Valid when

@@ -3,59 +3,17 @@
  *   oc = ic * depth_multiplier + m
  *   acc = bias[oc] + sum over taps inside the input of (in[..][ic] + input_offset) * w[ky][kx][oc]
  *
- * This file: the portable path (direct loops), the portable in-place variant and the scratch
- * sizes; the entry points take the SIMD path (depthwise_simd.c, its assembly in
+ * This file: the portable path (per-channel planes in scratch, below), also in place, and the
+ * scratch sizes; the entry points take the SIMD path (depthwise_simd.c, its assembly in
  * depthwise_asm.c) when it is compiled and the params have packed weights.
  */
+#include <string.h>
+
 #include "tinyarena_kernels.h"
 #include "ta_internal.h"
+#include "ta_chan_rq.h"
 #include "ta_simd.h"
 #include "depthwise_simd.h"
-
-static inline int8_t rq(const ta_dwconv_params *p, int32_t acc, int32_t oc) {
-  return ta_requant_acc(acc, p->out_mult[oc], p->out_shift[oc], p->output_offset, p->act_min, p->act_max);
-}
-
-TA_NOINLINE static void dw_portable(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1) {
-  const int32_t in_c = p->in_c, dm = p->depth_multiplier, out_c = in_c * dm;
-  const int32_t in_h = p->in_h, in_w = p->in_w, kh = p->kernel_h, kw = p->kernel_w, out_w = p->out_w;
-  const int32_t in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, in_c);
-  const int32_t in_row_stride = TA_OR_DEFAULT(p->in_row_stride, in_w * in_pix_stride);
-  const int32_t out_pix_stride = TA_OR_DEFAULT(p->out_pix_stride, out_c);
-  const int32_t out_row_stride = TA_OR_DEFAULT(p->out_row_stride, out_w * out_pix_stride);
-  const int32_t sh = p->stride_h, sw = p->stride_w, dh = p->dilation_h, dw = p->dilation_w;
-  const int32_t in_off = p->input_offset, oo = p->output_offset, lo = p->act_min, hi = p->act_max;
-  const int8_t *const weights = p->weights;
-  const int32_t *const bias = p->bias, *const mult = p->out_mult, *const shift = p->out_shift;
-  int32_t oy, ox, ic, m, ky, kx;
-  for (oy = y0; oy < y1; ++oy) {
-    const int32_t iy0 = oy * sh - p->pad_top;
-    int32_t ky0 = 0, ky1 = kh;
-    while (ky0 < kh && iy0 + ky0 * dh < 0) ++ky0;
-    while (ky1 > ky0 && iy0 + (ky1 - 1) * dh >= in_h) --ky1;
-    for (ox = 0; ox < out_w; ++ox) {
-      const int32_t ix0 = ox * sw - p->pad_left;
-      int32_t kx0 = 0, kx1 = kw;
-      int8_t *const o = output + oy * out_row_stride + ox * out_pix_stride;
-      while (kx0 < kw && ix0 + kx0 * dw < 0) ++kx0;
-      while (kx1 > kx0 && ix0 + (kx1 - 1) * dw >= in_w) --kx1;
-      for (ic = 0; ic < in_c; ++ic) {
-        const int8_t *const ib = input + (iy0 + ky0 * dh) * in_row_stride + (ix0 + kx0 * dw) * in_pix_stride + ic;
-        for (m = 0; m < dm; ++m) {
-          const int32_t oc = ic * dm + m;
-          const int8_t *wrow = weights + (ky0 * kw + kx0) * out_c + oc;
-          const int8_t *irow = ib;
-          int32_t acc = bias ? bias[oc] : 0;
-          for (ky = ky0; ky < ky1; ++ky, irow += dh * in_row_stride, wrow += kw * out_c) {
-            const int8_t *ip = irow, *wp = wrow;
-            for (kx = kx0; kx < kx1; ++kx, ip += dw * in_pix_stride, wp += out_c) acc += (*ip + in_off) * *wp;
-          }
-          o[oc] = ta_requant_acc(acc, mult[oc], shift[oc], oo, lo, hi);
-        }
-      }
-    }
-  }
-}
 
 /* SIMD scratch: the int16 plane (+2 slack values, rounded to 4 bytes; 4 of them for
  * small_square layers), then out_w + 1 words the SIMD path also fills with plane rows. */
@@ -84,6 +42,154 @@ size_t ta_depthwise_conv_s8_inplace_scratch_bytes(const ta_dwconv_params *p) {
   return simd > plain ? simd : plain;
 }
 
+/*
+ * The portable path: per input channel its padded plane of x + input_offset
+ * (0 outside the input) as int16 in scratch -- the rows the output rows [y0, y1) read, width
+ * (out_w - 1) * stride_w + (kernel_w - 1) * dilation_w + 1, within the SIMD plane's room -- then
+ * per output channel 4 outputs of a row at a time, requantized with ta_rq4 where its range allows.
+ * 3x3 layers of stride 1 or 2 load each plane value once per kernel row for all of the 4 outputs
+ * that read it (stride 1: 6 loads, 3 weights, 12 MLA a kernel row); any other layer loads 4 values
+ * per tap. A last group of fewer than 4 outputs computes 4 and stores its own: the 3x3 rows then
+ * read up to 3 * stride values past the plane, which are zeroes (the scratch has room: the
+ * SIMD plane's 2 spare values and its out_w + 1 words). The zeroes (padding) sit in the same places
+ * for every channel: written once per call, then each channel writes its values inside the input.
+ */
+typedef struct dw_rows_job {
+  const int16_t *x;        /* plane row of output row y0's first kernel row */
+  int32_t width, row_step; /* values per plane row; plane values between output rows */
+  int32_t rows, out_w;     /* output rows and row width */
+  const int8_t *w;         /* the channel's first weight; weights w_stride apart */
+  int32_t w_stride, bias;
+  int8_t *o;               /* the channel's output at row y0 */
+  int32_t o_row, o_pix;
+  ta_chan_rq rq;
+} dw_rows_job;
+
+/* Channel ic's values inside the input into its plane (rows from input row y0 * stride_h - pad_top on). */
+static void fill_plane(const ta_dwconv_params *p, const int8_t *input, int32_t ic, int32_t y0, int32_t rows,
+                       int32_t width, int16_t *plane) {
+  const int32_t in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, p->in_c);
+  const int32_t in_row_stride = TA_OR_DEFAULT(p->in_row_stride, p->in_w * in_pix_stride);
+  const int32_t iy0 = y0 * p->stride_h - p->pad_top, off = p->input_offset;
+  const int32_t x0 = ta_clamp32(p->pad_left, 0, width), x1 = ta_clamp32(p->pad_left + p->in_w, x0, width);
+  const int32_t r0 = ta_clamp32(-iy0, 0, rows), r1 = ta_clamp32(p->in_h - iy0, r0, rows);
+  int32_t r;
+  for (r = r0; r < r1; ++r) {
+    const int8_t *src = input + (iy0 + r) * in_row_stride + (x0 - p->pad_left) * in_pix_stride + ic;
+    int16_t *dst = plane + r * width + x0;
+    int16_t *const end = plane + r * width + x1;
+    for (; dst < end; ++dst, src += in_pix_stride) *dst = (int16_t)(*src + off);
+  }
+}
+
+/* Requantize a[0..n) (n = min(4, outputs left)) to o, o_pix apart. */
+static TA_ALWAYS_INLINE void store_quad(const ta_chan_rq *rq, const int32_t *a, int32_t n, int8_t *o, int32_t o_pix) {
+  int32_t i;
+  for (i = 0; i < n; ++i, o += o_pix) *o = ta_chan_rq_apply(rq, a[i]);
+}
+
+/* a[0..3] += the 3-tap kernel row w dotted at x, x + S, x + 2S, x + 3S (S = 1 or 2). */
+static TA_ALWAYS_INLINE void row3(const int16_t *x, const int32_t *w, int32_t S, int32_t *a) {
+  const int32_t w0 = w[0], w1 = w[1], w2 = w[2];
+  int32_t v;
+  if (S == 1) {
+    v = x[0], a[0] += v * w0;
+    v = x[1], a[0] += v * w1, a[1] += v * w0;
+    v = x[2], a[0] += v * w2, a[1] += v * w1, a[2] += v * w0;
+    v = x[3], a[1] += v * w2, a[2] += v * w1, a[3] += v * w0;
+    v = x[4], a[2] += v * w2, a[3] += v * w1;
+    v = x[5], a[3] += v * w2;
+  } else {
+    v = x[0], a[0] += v * w0;
+    v = x[1], a[0] += v * w1;
+    v = x[2], a[0] += v * w2, a[1] += v * w0;
+    v = x[3], a[1] += v * w1;
+    v = x[4], a[1] += v * w2, a[2] += v * w0;
+    v = x[5], a[2] += v * w1;
+    v = x[6], a[2] += v * w2, a[3] += v * w0;
+    v = x[7], a[3] += v * w1;
+    v = x[8], a[3] += v * w2;
+  }
+}
+
+/* A 3x3 channel's output rows (stride S, dilation 1). */
+static TA_ALWAYS_INLINE void rows_3x3(const dw_rows_job *j, int32_t S) {
+  const ta_chan_rq rq = j->rq;
+  int32_t w[9], y, ox, t;
+  for (t = 0; t < 9; ++t) w[t] = j->w[t * j->w_stride];
+  for (y = 0; y < j->rows; ++y) {
+    const int16_t *x = j->x + y * j->row_step;
+    int8_t *o = j->o + y * j->o_row;
+    for (ox = 0; ox < j->out_w; ox += 4, x += 4 * S, o += 4 * j->o_pix) {
+      int32_t a[4];
+      a[0] = a[1] = a[2] = a[3] = j->bias;
+      row3(x, w, S, a);
+      row3(x + j->width, w + 3, S, a);
+      row3(x + 2 * j->width, w + 6, S, a);
+      store_quad(&rq, a, ta_min32(4, j->out_w - ox), o, j->o_pix);
+    }
+  }
+}
+
+TA_NOINLINE static void rows_3x3_s1(const dw_rows_job *j) { rows_3x3(j, 1); }
+TA_NOINLINE static void rows_3x3_s2(const dw_rows_job *j) { rows_3x3(j, 2); }
+
+/* Any kernel, stride and dilation: per tap the 4 outputs' values (a last group of n < 4 reads its
+ * last output's n - 1 times over, so nothing past the plane). */
+TA_NOINLINE static void rows_any(const ta_dwconv_params *p, const dw_rows_job *j) {
+  const ta_chan_rq rq = j->rq;
+  const int32_t sw = p->stride_w, dw = p->dilation_w, row_skip = p->dilation_h * j->width - p->kernel_w * dw;
+  int32_t y, ox, ky, kx;
+  for (y = 0; y < j->rows; ++y)
+    for (ox = 0; ox < j->out_w; ox += 4) {
+      const int32_t n = ta_min32(4, j->out_w - ox);
+      const int32_t s1 = n > 1 ? sw : 0, s2 = n > 2 ? 2 * sw : s1, s3 = n > 3 ? 3 * sw : s2;
+      const int16_t *x = j->x + y * j->row_step + ox * sw;
+      const int8_t *w = j->w;
+      int32_t a[4];
+      a[0] = a[1] = a[2] = a[3] = j->bias;
+      for (ky = 0; ky < p->kernel_h; ++ky, x += row_skip)
+        for (kx = 0; kx < p->kernel_w; ++kx, x += dw, w += j->w_stride) {
+          const int32_t v = *w;
+          a[0] += x[0] * v, a[1] += x[s1] * v, a[2] += x[s2] * v, a[3] += x[s3] * v;
+        }
+      store_quad(&rq, a, n, j->o + y * j->o_row + ox * j->o_pix, j->o_pix);
+    }
+}
+
+/* Output rows [y0, y1) through the plane in `scratch`; `output` may be `input` (in place: dense,
+ * multiplier 1, each channel's plane is taken before that channel is written). */
+static void dw_planes(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                      int16_t *scratch) {
+  const int32_t dm = p->depth_multiplier, out_c = p->in_c * dm;
+  const int fast3 = p->kernel_h == 3 && p->kernel_w == 3 && p->dilation_h == 1 && p->dilation_w == 1 &&
+                    (p->stride_w == 1 || p->stride_w == 2);
+  int32_t ic, m;
+  dw_rows_job j;
+  j.o_pix = TA_OR_DEFAULT(p->out_pix_stride, out_c);
+  j.o_row = TA_OR_DEFAULT(p->out_row_stride, p->out_w * j.o_pix);
+  j.x = scratch;
+  j.width = (p->out_w - 1) * p->stride_w + (p->kernel_w - 1) * p->dilation_w + 1;
+  j.row_step = p->stride_h * j.width;
+  j.rows = y1 - y0, j.out_w = p->out_w, j.w_stride = out_c;
+  /* the zeroes (padding, the tail) sit in the same places for every channel */
+  memset(scratch, 0, ((size_t)plane_rows(p, y0, y1) * (size_t)j.width + (fast3 ? 3 * (size_t)p->stride_w : 0)) *
+                         sizeof(int16_t));
+  for (ic = 0; ic < p->in_c; ++ic) {
+    fill_plane(p, input, ic, y0, plane_rows(p, y0, y1), j.width, scratch);
+    for (m = 0; m < dm; ++m) {
+      const int32_t oc = ic * dm + m;
+      j.bias = p->bias ? p->bias[oc] : 0;
+      j.w = p->weights + oc;
+      j.o = output + y0 * j.o_row + oc;
+      j.rq = ta_chan_rq_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset, p->act_min, p->act_max);
+      if (!fast3) rows_any(p, &j);
+      else if (p->stride_w == 1) rows_3x3_s1(&j);
+      else rows_3x3_s2(&j);
+    }
+  }
+}
+
 void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                           void *scratch) {
 #if TA_SIMD
@@ -91,39 +197,8 @@ void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t
     ta_depthwise_conv_s8_simd(p, input, output, y0, y1, scratch, ta_depthwise_conv_s8_scratch_bytes(p));
     return;
   }
-#else
-  (void)scratch;
 #endif
-  dw_portable(p, input, output, y0, y1);
-}
-
-/* Portable in place: per channel the plane is copied to scratch as int8, then the channel's
- * outputs are written over the buffer. */
-TA_NOINLINE static void dw_inplace_portable(const ta_dwconv_params *p, int8_t *buf, void *scratch) {
-  const int32_t C = p->in_c, in_h = p->in_h, in_w = p->in_w;
-  int8_t *plane = (int8_t *)scratch;
-  int32_t c, oy, ox, ky, kx, i;
-  for (c = 0; c < C; ++c) {
-    const int32_t bias = p->bias ? p->bias[c] : 0;
-    for (i = 0; i < in_h * in_w; ++i) plane[i] = buf[i * C + c];
-    for (oy = 0; oy < p->out_h; ++oy) {
-      const int32_t iy0 = oy * p->stride_h - p->pad_top;
-      for (ox = 0; ox < p->out_w; ++ox) {
-        const int32_t ix0 = ox * p->stride_w - p->pad_left;
-        int32_t acc = 0;
-        for (ky = 0; ky < p->kernel_h; ++ky) {
-          const int32_t iy = iy0 + ky * p->dilation_h;
-          if (iy < 0 || iy >= in_h) continue;
-          for (kx = 0; kx < p->kernel_w; ++kx) {
-            const int32_t ix = ix0 + kx * p->dilation_w;
-            if (ix < 0 || ix >= in_w) continue;
-            acc += (plane[iy * in_w + ix] + p->input_offset) * p->weights[(ky * p->kernel_w + kx) * C + c];
-          }
-        }
-        buf[(oy * p->out_w + ox) * C + c] = rq(p, acc + bias, c);
-      }
-    }
-  }
+  if (y1 > y0 && p->out_w > 0) dw_planes(p, input, output, y0, y1, (int16_t *)scratch);
 }
 
 void ta_depthwise_conv_s8_inplace(const ta_dwconv_params *p, int8_t *buf, void *scratch) {
@@ -133,5 +208,5 @@ void ta_depthwise_conv_s8_inplace(const ta_dwconv_params *p, int8_t *buf, void *
     return;
   }
 #endif
-  dw_inplace_portable(p, buf, scratch);
+  if (p->out_h > 0 && p->out_w > 0) dw_planes(p, buf, buf, 0, p->out_h, (int16_t *)scratch);
 }

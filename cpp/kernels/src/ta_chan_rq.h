@@ -1,0 +1,33 @@
+/*
+ * Internal to the portable conv and depthwise paths (conv.c, depthwise.c): an output channel's
+ * requantization, prepared once per channel and applied per output.
+ */
+#ifndef TA_CHAN_RQ_H
+#define TA_CHAN_RQ_H
+
+#include "tinyarena_requantize.h"
+#include "ta_internal.h"
+
+/* The requantization: ta_rq4 (AND, ORR,
+ * ADD, SMLAL, ASR, then the clamp) where its range allows, else ta_requant_acc, out of line. */
+typedef struct ta_chan_rq {
+  ta_rq4 q;
+  int32_t m, shift, oo, lo, hi;
+} ta_chan_rq;
+
+static inline ta_chan_rq ta_chan_rq_prep(int32_t m, int32_t shift, int32_t oo, int32_t lo, int32_t hi) {
+  ta_chan_rq r;
+  r.q = ta_rq4_prep(m, shift, oo);
+  r.m = m, r.shift = shift, r.oo = oo, r.lo = lo, r.hi = hi;
+  return r;
+}
+
+TA_NOINLINE static int8_t ta_chan_rq_general(const ta_chan_rq *r, int32_t acc) {
+  return ta_requant_acc(acc, r->m, r->shift, r->oo, r->lo, r->hi);
+}
+
+static TA_ALWAYS_INLINE int8_t ta_chan_rq_apply(const ta_chan_rq *r, int32_t acc) {
+  return r->q.rs >= 0 ? (int8_t)ta_clamp32(ta_rq4_apply(r->q, acc), r->lo, r->hi) : ta_chan_rq_general(r, acc);
+}
+
+#endif /* TA_CHAN_RQ_H */
