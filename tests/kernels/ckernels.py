@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[2]
 KERNEL_DIR = REPO / "cpp" / "kernels"
 SIMD_PROBE = Path(__file__).resolve().parent / "simd_probe.c"  # ta_test_simd_enabled
 MAX_DIMS = 6
-CONV_RQ_WORDS = 5  # TA_CONV_RQ_WORDS
+CONV_RQ_WORDS = 4  # TA_CONV_RQ_WORDS
 
 EXTRA_FLAGS = []
 VARIANT_FLAGS = {"portable": ["-DTA_NO_SIMD"], "simd": ["-DTA_SIMD_EMULATE"]}
@@ -74,7 +74,7 @@ class FcParams(C.Structure):
         "batches", "in_depth", "out_depth", "input_offset", "weights_offset", "output_offset", "act_min", "act_max",
         "per_channel", "out_row_stride",
     ) + [("weights", P8), ("packed_weights", P16), ("bias", P32), ("out_mult", P32), ("out_shift", P32),
-         ("out_scale_f64", C.POINTER(C.c_double))]
+         ("out_scale_f64", C.POINTER(C.c_double)), ("simd_int8_weights", i32)]
 
 
 class PoolParams(C.Structure):

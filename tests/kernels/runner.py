@@ -59,12 +59,13 @@ def run_op(k, case, stripes=1, inplace=False, out_pix_pad=0, doubled=True, conv_
     stripes: conv/depthwise/pool output rows computed in this many separate calls.
     inplace: depthwise via ta_depthwise_conv_s8_inplace (when valid), ADD/MUL with out == in1.
     out_pix_pad: conv/depthwise/pool write into a wider tensor (extra channels per pixel) and
-      the valid channel slice is returned, exercising out_pix_stride. The SIMD conv then builds
-      its per-channel records in scratch; every other conv run passes them precomputed.
+      the valid channel slice is returned, exercising out_pix_stride. The SIMD conv gets its
+      per-channel records precomputed (and no bias, multipliers or shifts), as generated code.
     doubled: the SIMD conv runs on doubled packed weights where ta_conv_s8_can_double allows
       (as generated code does); False keeps them single (the ta_rq4 requantization).
-    conv_weights: the SIMD conv's weight layout, "s8" (TA_PACKED_S8, int8 widened in the MAC loop,
-      the generator's default) or "s16" (TA_PACKED_S16).
+    conv_weights: the SIMD conv's and fully connected's weight layout, "s8" (int8 widened in the MAC
+      loop, the generator's default: conv TA_PACKED_S8, fully connected the model's int8 weights)
+      or "s16" (TA_PACKED_S16).
     """
     t = case.op_type
     keep = []
@@ -90,9 +91,10 @@ def run_op(k, case, stripes=1, inplace=False, out_pix_pad=0, doubled=True, conv_
             elif k.simd:
                 keep.append(k.pack_conv(s, doubled))
                 s.packed_weights = ptr(keep[-1], C.c_int16)
-            if k.simd and not out_pix_pad:  # records precomputed as generated code passes them; else in scratch
+            if k.simd:  # records precomputed as generated code passes them (the SIMD paths need them)
                 keep.append(k.conv_rq_records(s))
                 s.rq_records = ptr(keep[-1], C.c_int32)
+                s.bias = s.out_mult = s.out_shift = None  # nor bias, multipliers, shifts: the records hold them
             scratch, sp = _scratch(k.ta_conv_s8_scratch_bytes(C.byref(s)))
             conv = k.ta_conv_s8_packed16 if conv_weights == "s16" else k.ta_conv_s8
             fn = lambda xi, oi, y0, y1: conv(C.byref(s), ptr(xi, C.c_int8), ptr(oi, C.c_int8), y0, y1, sp)
@@ -125,7 +127,9 @@ def run_op(k, case, stripes=1, inplace=False, out_pix_pad=0, doubled=True, conv_
 
     if t == "FULLY_CONNECTED":
         p = kp.fully_connected_params(case)
-        if k.simd:
+        if k.simd and conv_weights == "s8" and p["weights_offset"] == 0:
+            p["simd_int8_weights"] = 1
+        elif k.simd:
             p["packed_weights"] = k.pack_gemm(p["weights"], p["weights_offset"])
         s = _struct(FcParams, p, keep)
         scratch, sp = _scratch(k.ta_fully_connected_s8_scratch_bytes(C.byref(s)))

@@ -106,12 +106,11 @@ typedef struct ta_conv_params {
   const int32_t *bias;          /* [out_c] or NULL */
   const int32_t *out_mult;      /* [out_c] */
   const int32_t *out_shift;     /* [out_c] */
-  /* [out_c][TA_CONV_RQ_WORDS] from ta_conv_s8_rq_records (4-byte aligned, e.g. const in flash),
-   * or NULL: the SIMD path then builds them in its scratch. */
+  /* [out_c][TA_CONV_RQ_WORDS] from ta_conv_s8_rq_records (4-byte aligned, e.g. const in flash):
+   * the SIMD paths need them (NULL: the portable path runs). */
   const int32_t *rq_records;
   /* 1: packed_weights hold 2*w (ta_conv_s8_pack_weights) and the SIMD path requantizes the
-   * doubled accumulator (ta_rqd); set it only where ta_conv_s8_can_double(p). 0: 1*w, ta_rq4.
-   * With 1 and rq_records NULL the kernel reads `weights` too (to find constant channels). */
+   * doubled accumulator (ta_rqd); set it only where ta_conv_s8_can_double(p). 0: 1*w, ta_rq4. */
   int32_t packed_doubled;
   /* TA_PACKED_S8 (ta_conv_s8_pack_weights_s8; read by ta_conv_s8) or NULL: int8 weights the
    * SIMD path widens in the MAC loop; packed_doubled then doubles the column values instead of
@@ -119,25 +118,27 @@ typedef struct ta_conv_params {
   const int8_t *packed_s8_weights;
 } ta_conv_params;
 
-/* The SIMD path runs on packed_s8_weights when set, on packed_weights in a Helium build (else the
- * portable path). */
+/* The SIMD path runs on packed_s8_weights when set, on packed_weights in a Helium build, either
+ * with rq_records (else the portable path). */
 void ta_conv_s8(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                 void *scratch);
-/* The same for int16 weights: the SIMD path runs on packed_weights when set (else the portable
- * path). A function of its own, so that a build whose layers all take int8 weights links no
+/* The same for int16 weights: the SIMD path runs on packed_weights and rq_records when set (else
+ * the portable path). A function of its own, so that a build whose layers all take int8 weights links no
  * int16 path. */
 void ta_conv_s8_packed16(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                          void *scratch);
-/* The SIMD path's column buffer, plus room for the per-channel records when p->rq_records is NULL.
- * Every path needs this scratch (the portable one its first 8 K bytes for two pixel columns). */
+/* The SIMD path's column buffer. Every path needs this scratch (the portable one its first 8 K
+ * bytes, for two pixel columns of int32). */
 size_t ta_conv_s8_scratch_bytes(const ta_conv_params *p);
 
 /* Per-output-channel constants of the SIMD path (four-word requantization with the output offset
- * folded in -- ta_rqd when p->packed_doubled, else ta_rq4 -- then the bias, doubled with the
- * weights): TA_CONV_RQ_WORDS int32 per channel, written to records[0..out_c * TA_CONV_RQ_WORDS)
- * from out_mult, out_shift, output_offset, bias and packed_doubled. Valid for every build
- * (with TA_SINGLE_ROUNDING the kernel takes the general requantization for every channel). */
-#define TA_CONV_RQ_WORDS 5
+ * folded in -- ta_rqd when p->packed_doubled, else ta_rq4; where that form does not apply its
+ * second word holds the shift -- then the bias, doubled with the weights): TA_CONV_RQ_WORDS int32
+ * per channel, written to records[0..out_c * TA_CONV_RQ_WORDS) from out_mult, out_shift,
+ * output_offset, bias and packed_doubled. Valid for every build (with TA_SINGLE_ROUNDING the
+ * kernel takes the general requantization for every channel). With records passed in
+ * rq_records, the SIMD paths read neither bias, out_mult nor out_shift (they may be NULL). */
+#define TA_CONV_RQ_WORDS 4
 void ta_conv_s8_rq_records(const ta_conv_params *p, int32_t *records);
 
 /* ------------------------------------------------------- DEPTHWISE_CONV_2D */
@@ -191,6 +192,10 @@ typedef struct ta_fc_params {
    * out_scale_f64 = (double)in_scale * (double)w_scale / (double)out_scale (per channel or [0]).
    * On cores without a double FPU this uses the compiler's soft-float (IEEE exact). */
   const double *out_scale_f64;
+  /* 1: the DSP (not Helium) SIMD path reads the int8 `weights` (weights_offset must be 0) and
+   * widens them in its loop (SXTB16), so the layer needs no packed_weights; 0: the SIMD path needs
+   * packed_weights. */
+  int32_t simd_int8_weights;
 } ta_fc_params;
 
 void ta_fully_connected_s8(const ta_fc_params *p, const int8_t *input, int8_t *output, void *scratch);

@@ -4,7 +4,8 @@
  *   out = clamp(multiply_by_quantized_multiplier(acc, mult[oc], shift[oc]) + output_offset, act_min, act_max)
  *
  * This file: the portable path (pixel pairs through a column in scratch), the per-channel records,
- * the scratch size and the entry points, which take a SIMD path when it is compiled and the params have its weights:
+ * the scratch size and the entry points, which take a SIMD path when it is compiled and the params
+ * have its weights and per-channel records:
  * ta_conv_s8 the int8-weight one (conv_s8w.c, conv_s8w_asm.c), ta_conv_s8_packed16 the
  * int16-weight one (conv_simd.c, conv_asm.c); both share the column builders (conv_im2col.c).
  */
@@ -140,26 +141,29 @@ void ta_conv_s8_rq_records(const ta_conv_params *p, int32_t *records) {
   int32_t oc, value, partner;
   for (oc = 0; oc < p->out_c; ++oc) {
     const int32_t bias = p->bias ? p->bias[oc] : 0;
+    const int32_t m = p->out_mult[oc], shift = p->out_shift[oc];
     if (p->packed_doubled && ta_conv_s8_constant_channel(p, oc, &value)) {
       /* zero weights (ta_conv_s8_pack_weights), so the accumulator is the bias word b and with
        * m = 0 the output is (c + (b >> 31)) >> 1: the value for b = 0 and c = 2 value, or for a
        * constant pair b = TA_CONSTANT_PAIR and c = 2 value + 1 */
       const int pair = (oc ^ 1) < p->out_c && ta_conv_s8_constant_channel(p, oc ^ 1, &partner);
-      chs[oc].q.rqd.m = 0, chs[oc].q.rqd.c = 2 * value + pair, chs[oc].q.rqd.r = 1, chs[oc].q.rqd.oo = 0;
+      chs[oc].m = 0, chs[oc].c = 2 * value + pair, chs[oc].r = 1;
       chs[oc].bias = pair ? TA_CONSTANT_PAIR : 0;
     } else if (p->packed_doubled) {
-      chs[oc].q.rqd = ta_rqd_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
+      const ta_rqd q = ta_rqd_prep(m, shift, p->output_offset);
+      chs[oc].m = m, chs[oc].r = q.oo == 0 ? q.r : -1; /* an offset not folded: the general path */
+      chs[oc].c = chs[oc].r >= 0 ? q.c : shift;        /* which reads the shift there (conv_ch_shift) */
       chs[oc].bias = 2 * bias;
     } else {
-      chs[oc].q.rq4 = ta_rq4_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
+      const ta_rq4 q = ta_rq4_prep(m, shift, p->output_offset);
+      chs[oc].m = m, chs[oc].r = q.oo == 0 ? q.rs : -1;
+      chs[oc].c = chs[oc].r >= 0 ? q.c_hi : shift;
       chs[oc].bias = bias;
     }
   }
 }
 
-size_t ta_conv_s8_scratch_bytes(const ta_conv_params *p) {
-  return ta_conv_col_bytes(p) + (p->rq_records ? 0 : (size_t)p->out_c * sizeof(conv_ch));
-}
+size_t ta_conv_s8_scratch_bytes(const ta_conv_params *p) { return ta_conv_col_bytes(p); }
 
 void ta_conv_s8(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                 void *scratch) {
@@ -167,7 +171,7 @@ void ta_conv_s8(const ta_conv_params *p, const int8_t *input, int8_t *output, in
   ta_conv_s8_packed16(p, input, output, y0, y1, scratch);
   return;
 #elif TA_SIMD
-  if (p->packed_s8_weights && scratch) {
+  if (p->packed_s8_weights && p->rq_records && scratch) {
     ta_conv_s8w_simd(p, input, output, y0, y1, (int16_t *)scratch);
     return;
   }
@@ -178,7 +182,7 @@ void ta_conv_s8(const ta_conv_params *p, const int8_t *input, int8_t *output, in
 void ta_conv_s8_packed16(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                          void *scratch) {
 #if TA_SIMD
-  if (p->packed_weights && scratch) {
+  if (p->packed_weights && p->rq_records && scratch) {
     ta_conv_s8_simd(p, input, output, y0, y1, (int16_t *)scratch);
     return;
   }

@@ -19,7 +19,7 @@
   "strb %[x1], " STORE "\n\t"
 
 /* gemm_2px_fast for doubled accumulators (packed_doubled): two pixels, every channel with the
- * ta_rqd form and the output offset folded in (q.rqd.oo == 0), an even number of channels and a
+ * ta_rqd form (the output offset always folded in), an even number of channels and a
  * full int8 range. Per channel pair on a DSP core one assembly block: bias loads, the MAC loop
  * (STEPS per CMP/BNE, as mac_2x2) and per output ADD, SMMLAR, ASR, SSAT, STRB; the outputs of
  * pixel 1 are stored at o0 + d1 through a register holding d1 - 1 (o0 post-incremented). The
@@ -34,7 +34,7 @@
   "strb %[x1], [%[o0]], #1\n\t"                                                                             \
   "ldr %[a00], %[d1m1]\n\t"                                                                                 \
   "strb %[x1], [%[o0], %[a00]]\n\t"                                                                         \
-  "ldr %[x1], [%[ch], #24]\n\t"                                                                             \
+  "ldr %[x1], [%[ch], #20]\n\t"                                                                             \
   "asr %[x1], %[x1], #1\n\t"                                                                                \
   "strb %[x1], [%[o0]], #1\n\t"                                                                             \
   "strb %[x1], [%[o0], %[a00]]\n\t"                                                                         \
@@ -52,8 +52,8 @@
     const ta_i32a *xp;                                                                                          \
     (void)pair_bytes;                                                                                           \
     __asm__ volatile("1:\n\t"                                                                                   \
-                     "ldr %[a00], [%[ch], #16]\n\t" TEST                                                        \
-                     "ldr %[a10], [%[ch], #36]\n\t"                                                             \
+                     "ldr %[a00], [%[ch], #12]\n\t" TEST                                                        \
+                     "ldr %[a10], [%[ch], #28]\n\t"                                                             \
                      "mov %[a01], %[a00]\n\t"                                                                   \
                      "mov %[a11], %[a10]\n\t"                                                                   \
                      "ldr %[xp], %[col]\n\t"                                                                    \
@@ -61,11 +61,11 @@
                      "ldrd %[w0], %[w1], [%[ch]]\n\t"                                                           \
                      "ldr %[x0], [%[ch], #8]\n\t" TA_RQD_STEP("a00", "[%[o0]], #1")                              \
                      "ldr %[a00], %[d1m1]\n\t" TA_RQD_STEP("a01", "[%[o0], %[a00]]")                             \
-                     "ldrd %[w0], %[w1], [%[ch], #20]\n\t"                                                      \
-                     "ldr %[x0], [%[ch], #28]\n\t" TA_RQD_STEP("a10", "[%[o0]], #1")                             \
+                     "ldrd %[w0], %[w1], [%[ch], #16]\n\t"                                                      \
+                     "ldr %[x0], [%[ch], #24]\n\t" TA_RQD_STEP("a10", "[%[o0]], #1")                             \
                      TA_RQD_STEP("a11", "[%[o0], %[a00]]")                                                       \
                      "5:\n\t"                                                                                   \
-                     "adds %[ch], %[ch], #40\n\t"                                                               \
+                     "adds %[ch], %[ch], #32\n\t"                                                               \
                      "cmp %[ch], %[end]\n\t"                                                                    \
                      "bne 1b\n\t" CONSTANT_PAIR                                                                 \
                      : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [wp] "+r"(wp),    \

@@ -54,20 +54,16 @@ TA_INLINE void gemm_4px(const ta_conv_params *p, const ta_i32a *col, int32_t nwo
 #endif
     for (c = 0; c < channels; ++c)
       for (j = 0; j < 4; ++j)
-        o[j][oc + c] = conv_out(&ch[oc + c], TA_ACC(c, j), p->out_mult[oc + c], p->out_shift[oc + c], oo, lo, hi, full,
-                                dbl);
+        o[j][oc + c] = conv_out(&ch[oc + c], TA_ACC(c, j), oo, lo, hi, full, dbl);
 #undef TA_ACC
   }
 }
 
-/* gemm_4px with the doubling and a full int8 range as constants. */
+/* gemm_4px out of line, the doubling and the activation range read per output (one copy of the
+ * loop: it runs only the layers the doubled loops do not take). */
 static TA_NOINLINE void gemm_4px_general(const ta_conv_params *p, const ta_i32a *col, int32_t nwords,
                                          const conv_ch *ch, int8_t *const o[4]) {
-  const int full = p->act_min == -128 && p->act_max == 127;
-  if (p->packed_doubled)
-    full ? gemm_4px(p, col, nwords, ch, o, 1, 1) : gemm_4px(p, col, nwords, ch, o, 1, 0);
-  else
-    full ? gemm_4px(p, col, nwords, ch, o, 0, 1) : gemm_4px(p, col, nwords, ch, o, 0, 0);
+  gemm_4px(p, col, nwords, ch, o, p->packed_doubled != 0, p->act_min == -128 && p->act_max == 127);
 }
 
 #if !TA_S8W_ASM
@@ -82,14 +78,14 @@ static TA_NOINLINE void gemm_4px_doubled(const ta_s8w_job *job) {
   for (; ch < job->end; ch += 2, o0 += 2) {
     int32_t a[2][4];
     if (ch[0].bias == TA_CONSTANT_PAIR) {
-      for (j = 0; j < 4; ++j) o0[d[j]] = (int8_t)(ch[0].q.rqd.c >> 1), o0[d[j] + 1] = (int8_t)(ch[1].q.rqd.c >> 1);
+      for (j = 0; j < 4; ++j) o0[d[j]] = (int8_t)(ch[0].c >> 1), o0[d[j] + 1] = (int8_t)(ch[1].c >> 1);
       wp += job->pair_bytes;
       continue;
     }
     for (j = 0; j < 4; ++j) a[0][j] = ch[0].bias, a[1][j] = ch[1].bias;
     mac_2x4(&wp, job->col, job->pair_bytes / 4, a);
     for (c = 0; c < 2; ++c)
-      for (j = 0; j < 4; ++j) o0[d[j] + c] = (int8_t)ta_ssat8(ta_rqd_apply(ch[c].q.rqd, a[c][j]));
+      for (j = 0; j < 4; ++j) o0[d[j] + c] = (int8_t)ta_ssat8(conv_ch_rqd(&ch[c], a[c][j]));
   }
 }
 #endif
@@ -97,9 +93,9 @@ static TA_NOINLINE void gemm_4px_doubled(const ta_s8w_job *job) {
 /* Whether the doubled loops (assembly, or gemm_4px_doubled) can take the layer. */
 static int doubled_loop_fits(const ta_conv_params *p, const conv_ch *chs) {
   int32_t oc;
-  if (!p->packed_doubled || !p->bias || (p->out_c & 1) || p->act_min != -128 || p->act_max != 127) return 0;
+  if (!p->packed_doubled || (p->out_c & 1) || p->act_min != -128 || p->act_max != 127) return 0;
   for (oc = 0; oc < p->out_c; ++oc)
-    if (!rq_usable(&chs[oc], 1) || chs[oc].q.rqd.oo != 0) return 0;
+    if (!rq_usable(&chs[oc], 1)) return 0;
   return 1;
 }
 
@@ -141,19 +137,18 @@ void ta_conv_s8w_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
   const int32_t out_row_stride = TA_OR_DEFAULT(p->out_row_stride, p->out_w * out_pix_stride);
   const int32_t nwords = ((p->kernel_h * p->kernel_w * p->in_c + 3) & ~3) >> 1; /* SIMD words per pixel, even */
   const ta_col_geom g = {in_row_stride, in_pix_stride, p->input_offset, TA_COL_SLOTS_S8, p->packed_doubled != 0};
-  const conv_ch *const chs = p->rq_records ? (const conv_ch *)(const void *)p->rq_records
-                                            : (const conv_ch *)(void *)((uint8_t *)col + ta_conv_col_bytes(p));
+  const conv_ch *const chs = (const conv_ch *)(const void *)p->rq_records;
   ta_i32a *const end_group = (ta_i32a *)col + TA_COL_SLOTS_S8 * nwords;
   const int mode = column_mode(p);
   int32_t oy = y0, ox = 0, j;
   int fast;
   ta_s8w_job job;
-  if (!p->rq_records) ta_conv_s8_rq_records(p, (int32_t *)(void *)((uint8_t *)col + ta_conv_col_bytes(p)));
   for (j = 0; j < TA_COL_SLOTS_S8; ++j) end_group[j] = TA_COL_END_MARK;
   fast = doubled_loop_fits(p, chs);
   job.col = (const ta_i32a *)col;
   job.end = chs + p->out_c;
   job.pair_bytes = 4 * nwords;
+  job.entry = TA_S8W_STEP_BYTES * ((8 - (nwords & 7)) & 7);
   while (oy < y1) {
     int32_t py[4], px[4];
     int8_t *o[4];
@@ -173,9 +168,7 @@ void ta_conv_s8w_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
     job.wp = p->packed_s8_weights, job.ch = chs, job.o0 = o[0];
     job.d1 = (int32_t)(o[1] - o[0]), job.d2 = (int32_t)(o[2] - o[0]), job.d3 = (int32_t)(o[3] - o[0]);
 #if TA_S8W_ASM
-    ((nwords & 7) == 0   ? ta_conv_s8w_gemm_doubled16
-     : (nwords & 3) == 0 ? ta_conv_s8w_gemm_doubled8
-                         : ta_conv_s8w_gemm_doubled4)(&job);
+    ta_conv_s8w_gemm_doubled(&job);
 #else
     gemm_4px_doubled(&job);
 #endif

@@ -5,8 +5,9 @@
  *   r0..r7  accumulators: channel 0 of pixels 0..3 in r0, r2, r4, r6, channel 1 in r1, r3, r5, r7
  *   r8      weights (TA_PACKED_S8), r9 column, r10/r11 the two widened weight words, r12/lr inputs
  * and the job's fields (ta_s8w_job, conv_simd.h) copied to the stack. Per SIMD word: LDR, 2 SXTB16, 2 LDRD, 8 SMLAD
- * (13 instructions for 16 MACs); the loop runs until the next slot-0 word is TA_COL_END_MARK
- * (CMP/BNE per 2, 4 or 8 words). Per channel pair then ADD, SMMLAR, ASR, SSAT per output (ta_rqd)
+ * (13 instructions for 16 MACs); the loop, 8 words per pass, runs until the next slot-0 word is
+ * TA_COL_END_MARK (CMP/BNE per 8 words), entered past the steps a word count that is not a
+ * multiple of 8 does not fill (job->entry bytes of steps skipped: ADD PC). Per channel pair then ADD, SMMLAR, ASR, SSAT per output (ta_rqd)
  * and per pixel BFI + STRH of both channels; a constant pair (bias TA_CONSTANT_PAIR) stores
  * its two values c >> 1 and steps over its (zero) weights.
  * Invariant: the bytes equal conv_s8w.c's gemm_4px_doubled.
@@ -46,73 +47,79 @@
   "bfi " X ", " Y ", #8, #8\n\t"       \
   "strh " X ", [r10, r11]\n\t"
 
+#define TA_S8W_STEPS4 TA_S8W_STEP TA_S8W_STEP TA_S8W_STEP TA_S8W_STEP
+
 /* The frame below the saved registers: the job's fields from col on (ta_s8w_job), so that
  * col is [sp], ch [sp, #4], end [sp, #8], o0 [sp, #12], d1..d3 [sp, #16..24], pair_bytes
- * [sp, #28]; ch and o0 are kept up to date there. */
-#define TA_S8W_LOOP(NAME, STEPS)                                                        \
-  __attribute__((naked)) void NAME(const ta_s8w_job *job __attribute__((unused))) {     \
-    __asm__ volatile(                                                                   \
-        "push {r4-r11, lr}\n\t"                                                         \
-        "ldm r0, {r1-r9}\n\t"                                                           \
-        "push {r2-r9}\n\t"                                                              \
-        "mov r8, r1\n\t"                                                                \
-        "mov r9, r3\n\t"                                                                \
-        "1:\n\t" /* channel pair: r9 its records, r8 its weights */                    \
-        "ldr r0, [r9, #16]\n\t"                                                         \
-        "cmp r0, #0x80000000\n\t"                                                       \
-        "beq 3f\n\t"                                                                    \
-        "ldr r1, [r9, #36]\n\t"                                                         \
-        "str r9, [sp, #4]\n\t"                                                          \
-        "ldr r9, [sp]\n\t"                                                              \
-        "mov r2, r0\n\t"                                                                \
-        "mov r4, r0\n\t"                                                                \
-        "mov r6, r0\n\t"                                                                \
-        "mov r3, r1\n\t"                                                                \
-        "mov r5, r1\n\t"                                                                \
-        "mov r7, r1\n\t"                                                                \
-        "ldrd r12, lr, [r9]\n\t"                                                        \
-        "2:\n\t" STEPS                                                                  \
-        "cmp r12, #0x80008000\n\t"                                                      \
-        "bne 2b\n\t"                                                                    \
-        "ldr r9, [sp, #4]\n\t"                                                          \
-        "ldr lr, [r9, #8]\n\t"                                                          \
-        "ldrd r10, r11, [r9]\n\t"                                                       \
-        TA_S8W_RQD("r0") TA_S8W_RQD("r2") TA_S8W_RQD("r4") TA_S8W_RQD("r6")             \
-        "ldr lr, [r9, #28]\n\t"                                                         \
-        "ldrd r10, r11, [r9, #20]\n\t"                                                  \
-        TA_S8W_RQD("r1") TA_S8W_RQD("r3") TA_S8W_RQD("r5") TA_S8W_RQD("r7")             \
-        "ldr r10, [sp, #12]\n\t"                                                        \
-        "bfi r0, r1, #8, #8\n\t"                                                        \
-        "strh r0, [r10]\n\t"                                                            \
-        TA_S8W_STORE("r2", "r3", "16") TA_S8W_STORE("r4", "r5", "20")                   \
-        TA_S8W_STORE("r6", "r7", "24")                                                  \
-        "4:\n\t" /* next pair: r9 records, r10 o0 */                                   \
-        "adds r10, r10, #2\n\t"                                                         \
-        "str r10, [sp, #12]\n\t"                                                        \
-        "ldr r12, [sp, #8]\n\t"                                                         \
-        "adds r9, r9, #40\n\t"                                                          \
-        "cmp r9, r12\n\t"                                                               \
-        "bne 1b\n\t"                                                                    \
-        "add sp, sp, #32\n\t"                                                           \
-        "pop {r4-r11, pc}\n\t"                                                          \
-        "3:\n\t" /* constant pair: r9 records */                                       \
-        "ldr r10, [sp, #12]\n\t"                                                        \
-        "ldr r0, [r9, #4]\n\t"                                                          \
-        "asr r0, r0, #1\n\t"                                                            \
-        "ldr r1, [r9, #24]\n\t"                                                         \
-        "asr r1, r1, #1\n\t"                                                            \
-        "bfi r0, r1, #8, #8\n\t"                                                        \
-        "strh r0, [r10]\n\t"                                                            \
-        "ldr r11, [sp, #16]\n\t"                                                        \
-        "strh r0, [r10, r11]\n\t"                                                       \
-        "ldr r11, [sp, #20]\n\t"                                                        \
-        "strh r0, [r10, r11]\n\t"                                                       \
-        "ldr r11, [sp, #24]\n\t"                                                        \
-        "strh r0, [r10, r11]\n\t"                                                       \
-        "ldr r11, [sp, #28]\n\t"                                                        \
-        "add r8, r8, r11\n\t"                                                           \
-        "b 4b\n\t");                                                                    \
-  }
+ * [sp, #28], entry [sp, #32]; ch and o0 are kept up to date there. The MAC loop's first pass
+ * starts entry bytes into its 8 steps: ADD PC reads as its own address + 4, where a NOP puts the
+ * first step (each step is 13 32-bit instructions, TA_S8W_STEP_BYTES). */
+__attribute__((naked)) void ta_conv_s8w_gemm_doubled(const ta_s8w_job *job __attribute__((unused))) {
+  __asm__ volatile(
+      "push {r4-r11, lr}\n\t"
+      "ldm r0, {r1-r10}\n\t"
+      "push {r2-r10}\n\t"
+      "mov r8, r1\n\t"
+      "mov r9, r3\n\t"
+      "1:\n\t" /* channel pair: r9 its records, r8 its weights */
+      "ldr r0, [r9, #12]\n\t"
+      "cmp r0, #0x80000000\n\t"
+      "beq 3f\n\t"
+      "ldr r1, [r9, #28]\n\t"
+      "str r9, [sp, #4]\n\t"
+      "ldr r9, [sp]\n\t"
+      "mov r2, r0\n\t"
+      "mov r4, r0\n\t"
+      "mov r6, r0\n\t"
+      "mov r3, r1\n\t"
+      "mov r5, r1\n\t"
+      "mov r7, r1\n\t"
+      "ldrd r12, lr, [r9]\n\t"
+      "ldr r10, [sp, #32]\n\t"
+      "add pc, r10\n\t"
+      "nop\n\t"
+      "2:\n\t" TA_S8W_STEPS4 TA_S8W_STEPS4
+      "cmp r12, #0x80008000\n\t"
+      "bne 2b\n\t"
+      "ldr r9, [sp, #4]\n\t"
+      "ldr lr, [r9, #8]\n\t"
+      "ldrd r10, r11, [r9]\n\t"
+        TA_S8W_RQD("r0") TA_S8W_RQD("r2") TA_S8W_RQD("r4") TA_S8W_RQD("r6")
+      "ldr lr, [r9, #24]\n\t"
+      "ldrd r10, r11, [r9, #16]\n\t"
+        TA_S8W_RQD("r1") TA_S8W_RQD("r3") TA_S8W_RQD("r5") TA_S8W_RQD("r7")
+      "ldr r10, [sp, #12]\n\t"
+      "bfi r0, r1, #8, #8\n\t"
+      "strh r0, [r10]\n\t"
+        TA_S8W_STORE("r2", "r3", "16") TA_S8W_STORE("r4", "r5", "20")
+        TA_S8W_STORE("r6", "r7", "24")
+      "4:\n\t" /* next pair: r9 records, r10 o0 */
+      "adds r10, r10, #2\n\t"
+      "str r10, [sp, #12]\n\t"
+      "ldr r12, [sp, #8]\n\t"
+      "adds r9, r9, #32\n\t"
+      "cmp r9, r12\n\t"
+      "bne 1b\n\t"
+      "add sp, sp, #36\n\t"
+      "pop {r4-r11, pc}\n\t"
+      "3:\n\t" /* constant pair: r9 records */
+      "ldr r10, [sp, #12]\n\t"
+      "ldr r0, [r9, #4]\n\t"
+      "asr r0, r0, #1\n\t"
+      "ldr r1, [r9, #20]\n\t"
+      "asr r1, r1, #1\n\t"
+      "bfi r0, r1, #8, #8\n\t"
+      "strh r0, [r10]\n\t"
+      "ldr r11, [sp, #16]\n\t"
+      "strh r0, [r10, r11]\n\t"
+      "ldr r11, [sp, #20]\n\t"
+      "strh r0, [r10, r11]\n\t"
+      "ldr r11, [sp, #24]\n\t"
+      "strh r0, [r10, r11]\n\t"
+      "ldr r11, [sp, #28]\n\t"
+      "add r8, r8, r11\n\t"
+      "b 4b\n\t");
+}
 
 /* The MAC loop alone, for the C channel loop (any records, any activation range): acc[2 j + c]
  * (pixel j, channel c) += the pair's products; returns the weights past the pair's. */
@@ -133,11 +140,6 @@ __attribute__((naked)) const int8_t *ta_conv_s8w_mac(int32_t *acc __attribute__(
                    "pop {r1, r4-r11, pc}\n\t");
 }
 
-#define TA_S8W_STEPS4 TA_S8W_STEP TA_S8W_STEP TA_S8W_STEP TA_S8W_STEP
-TA_S8W_LOOP(ta_conv_s8w_gemm_doubled16, TA_S8W_STEPS4 TA_S8W_STEPS4)
-TA_S8W_LOOP(ta_conv_s8w_gemm_doubled8, TA_S8W_STEPS4)
-TA_S8W_LOOP(ta_conv_s8w_gemm_doubled4, TA_S8W_STEP TA_S8W_STEP)
-#undef TA_S8W_LOOP
 #else
 /* Nothing here without the assembly; ISO C wants a declaration in every translation unit. */
 typedef int ta_conv_s8w_asm_not_compiled;

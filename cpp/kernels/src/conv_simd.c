@@ -89,16 +89,15 @@ TA_INLINE void gemm_2px(const ta_i32a *wp, const ta_i32a *col, int32_t nwords, c
                         const conv_ch *ch, int32_t lo, int32_t hi, int full, int8_t *restrict o0, int8_t *restrict o1) {
   const ta_i32a *const col_end = col + 2 * nwords;
   const int32_t out_c = p->out_c, oo = p->output_offset, dbl = p->packed_doubled;
-  const int32_t *const mult = p->out_mult, *const shift = p->out_shift;
   int32_t oc;
   for (oc = 0; oc + 2 <= out_c; oc += 2) {
     int32_t a00 = ch[oc].bias, a01 = a00, a10 = ch[oc + 1].bias, a11 = a10; /* a<channel><pixel> */
     mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
-    o0[oc] = conv_out(&ch[oc], a00, mult[oc], shift[oc], oo, lo, hi, full, dbl);
-    o0[oc + 1] = conv_out(&ch[oc + 1], a10, mult[oc + 1], shift[oc + 1], oo, lo, hi, full, dbl);
+    o0[oc] = conv_out(&ch[oc], a00, oo, lo, hi, full, dbl);
+    o0[oc + 1] = conv_out(&ch[oc + 1], a10, oo, lo, hi, full, dbl);
     if (o1) {
-      o1[oc] = conv_out(&ch[oc], a01, mult[oc], shift[oc], oo, lo, hi, full, dbl);
-      o1[oc + 1] = conv_out(&ch[oc + 1], a11, mult[oc + 1], shift[oc + 1], oo, lo, hi, full, dbl);
+      o1[oc] = conv_out(&ch[oc], a01, oo, lo, hi, full, dbl);
+      o1[oc + 1] = conv_out(&ch[oc + 1], a11, oo, lo, hi, full, dbl);
     }
   }
   if (oc < out_c) { /* odd last channel: one weight word per k step */
@@ -107,53 +106,52 @@ TA_INLINE void gemm_2px(const ta_i32a *wp, const ta_i32a *col, int32_t nwords, c
       a0 = ta_smlad(wp[t], col[2 * t], a0);
       a1 = ta_smlad(wp[t], col[2 * t + 1], a1);
     }
-    o0[oc] = conv_out(&ch[oc], a0, mult[oc], shift[oc], oo, lo, hi, full, dbl);
-    if (o1) o1[oc] = conv_out(&ch[oc], a1, mult[oc], shift[oc], oo, lo, hi, full, dbl);
+    o0[oc] = conv_out(&ch[oc], a0, oo, lo, hi, full, dbl);
+    if (o1) o1[oc] = conv_out(&ch[oc], a1, oo, lo, hi, full, dbl);
   }
 }
 
-/* One value of rq4_store_pair: lo, hi scratch; m, c, rs, oo the channel's constants. */
-#define TA_RQ4_STEP(X, D, ADD_OO)                    \
+/* One value of rq4_store_pair: lo, hi scratch; m, c, rs the channel's constants. */
+#define TA_RQ4_STEP(X, D)                            \
   "and %[lo], %[" X "], #0x80000000\n\t"            \
   "orr %[lo], %[lo], #0x40000000\n\t"               \
   "add %[hi], %[c], %[" X "], asr #31\n\t"          \
   "smlal %[lo], %[hi], %[" X "], %[m]\n\t"          \
-  "asr %[hi], %[hi], %[rs]\n\t" ADD_OO              \
+  "asr %[hi], %[hi], %[rs]\n\t"                     \
   "ssat %[hi], #8, %[hi]\n\t"                       \
   "strb %[hi], [%[" D "]]\n\t"
 
-/* o[d1] = ta_ssat8(ta_rq4_apply(*q, x1)), then o[0] likewise from x0 (d1 may be 0: the second
- * store wins); add_oo (a constant) says whether any channel has q->oo != 0. Two LDRD of the
- * channel's constants, then AND, ORR, ADD, SMLAL, ASR, (ADD,) SSAT, STRB per value. */
-TA_INLINE void rq4_store_pair(const ta_rq4 *q, int32_t x0, int32_t x1, int8_t *o, int32_t d1, int add_oo) {
+/* o[d1] = ta_ssat8(conv_ch_rq4(ch, x1)), then o[0] likewise from x0 (d1 may be 0: the second
+ * store wins). LDRD and LDR of the channel's constants, then AND, ORR, ADD, SMLAL, ASR, SSAT,
+ * STRB per value. */
+TA_INLINE void rq4_store_pair(const conv_ch *ch, int32_t x0, int32_t x1, int8_t *o, int32_t d1) {
 #if TA_SIMD_NATIVE && defined(__OPTIMIZE__)
-  int32_t m, c_hi, rs, oo, lo, hi;
-#define TA_RQ4_PAIR(ADD_OO)                                                                  \
-  __asm__ volatile("ldrd %[m], %[c], [%[q]]\n\t"                                           \
-                   "ldrd %[rs], %[oo], [%[q], #8]\n\t" TA_RQ4_STEP("x1", "o], %[d1", ADD_OO) \
-                       TA_RQ4_STEP("x0", "o", ADD_OO)                                        \
-                   : [m] "=&r"(m), [c] "=&r"(c_hi), [rs] "=&r"(rs), [oo] "=&r"(oo), [lo] "=&r"(lo), \
-                     [hi] "=&r"(hi)                                                          \
-                   : [q] "r"(q), [x0] "r"(x0), [x1] "r"(x1), [o] "r"(o), [d1] "r"(d1)        \
-                   : "memory")
-  if (add_oo)
-    TA_RQ4_PAIR("add %[hi], %[hi], %[oo]\n\t");
-  else
-    TA_RQ4_PAIR("");
-#undef TA_RQ4_PAIR
+  int32_t m, c_hi, rs, lo, hi;
+  __asm__ volatile("ldrd %[m], %[c], [%[q]]\n\t"
+                   "ldr %[rs], [%[q], #8]\n\t" TA_RQ4_STEP("x1", "o], %[d1") TA_RQ4_STEP("x0", "o")
+                   : [m] "=&r"(m), [c] "=&r"(c_hi), [rs] "=&r"(rs), [lo] "=&r"(lo), [hi] "=&r"(hi)
+                   : [q] "r"(ch), [x0] "r"(x0), [x1] "r"(x1), [o] "r"(o), [d1] "r"(d1)
+                   : "memory");
 #else
-  (void)add_oo;
-  o[d1] = (int8_t)ta_ssat8(ta_rq4_apply(*q, x1));
-  o[0] = (int8_t)ta_ssat8(ta_rq4_apply(*q, x0));
+  o[d1] = (int8_t)ta_ssat8(conv_ch_rq4(ch, x1));
+  o[0] = (int8_t)ta_ssat8(conv_ch_rq4(ch, x0));
 #endif
 }
 
+/* The channel loops conv_simd picks from, out of line so that each owns the registers: the
+ * fast loop and the general loop for a full int8 and for a clamped activation range. */
+#define TA_GEMM_LOOP(NAME, BODY)                                                                     \
+  static TA_NOINLINE void NAME(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *chs, \
+                               int8_t *o0, int8_t *o1) {                                            \
+    BODY;                                                                                            \
+  }
+
 /* gemm_2px when the activation range is all of int8 and every channel has the fast form, with
- * an even number of channels and a bias: no per-channel test, and a single pixel (o1 == NULL)
+ * an even number of channels: no per-channel test, and a single pixel (o1 == NULL)
  * is computed as two with the second written first over the same outputs. The bias sits in
  * each channel's record (conv_ch), so the loop walks one array. */
-TA_INLINE void gemm_2px_fast(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *ch,
-                             int8_t *o0, int8_t *o1, int add_oo) {
+static TA_NOINLINE void gemm_2px_fast(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *ch,
+                                      int8_t *o0, int8_t *o1) {
   const ta_i32a *wp = (const ta_i32a *)p->packed_weights;
   const ta_i32a *const col_end = col + 2 * nwords;
   const conv_ch *const end = ch + p->out_c;
@@ -161,22 +159,11 @@ TA_INLINE void gemm_2px_fast(const ta_conv_params *p, const ta_i32a *col, int32_
   for (; ch < end; o0 += 2, ch += 2) {
     int32_t a00 = ch[0].bias, a01 = a00, a10 = ch[1].bias, a11 = a10; /* a<channel><pixel> */
     mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
-    rq4_store_pair(&ch[0].q.rq4, a00, a01, o0, d1, add_oo);
-    rq4_store_pair(&ch[1].q.rq4, a10, a11, o0 + 1, d1, add_oo);
+    rq4_store_pair(&ch[0], a00, a01, o0, d1);
+    rq4_store_pair(&ch[1], a10, a11, o0 + 1, d1);
   }
 }
 
-/* The channel loops conv_simd picks from, out of line so that each owns the registers: the
- * fast loop with the output offset folded into every channel's constants and not, and the
- * general loop for a full int8 and for a clamped activation range. */
-#define TA_GEMM_LOOP(NAME, BODY)                                                                     \
-  static TA_NOINLINE void NAME(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *chs, \
-                               int8_t *o0, int8_t *o1) {                                            \
-    BODY;                                                                                            \
-  }
-/* The signature they share. */
-TA_GEMM_LOOP(gemm_2px_fast_folded, gemm_2px_fast(p, col, nwords, chs, o0, o1, 0))
-TA_GEMM_LOOP(gemm_2px_fast_offset, gemm_2px_fast(p, col, nwords, chs, o0, o1, 1))
 TA_GEMM_LOOP(gemm_2px_full, gemm_2px((const ta_i32a *)p->packed_weights, col, nwords, p, chs, -128, 127, 1, o0, o1))
 TA_GEMM_LOOP(gemm_2px_clamped, gemm_2px((const ta_i32a *)p->packed_weights, col, nwords, p, chs, p->act_min,
                                         p->act_max, 0, o0, o1))
@@ -192,16 +179,16 @@ static TA_NOINLINE void gemm_2px_doubled8(const ta_conv_params *p, const ta_i32a
   for (; ch < end; o0 += 2, o1 += 2, ch += 2) {
     int32_t a00 = ch[0].bias, a01 = a00, a10 = ch[1].bias, a11 = a10; /* a<channel><pixel> */
     if (a00 == TA_CONSTANT_PAIR) { /* as the _skip variants */
-      o0[0] = o1[0] = (int8_t)(ch[0].q.rqd.c >> 1);
-      o0[1] = o1[1] = (int8_t)(ch[1].q.rqd.c >> 1);
+      o0[0] = o1[0] = (int8_t)(ch[0].c >> 1);
+      o0[1] = o1[1] = (int8_t)(ch[1].c >> 1);
       wp += 2 * nwords;
       continue;
     }
     mac_2x2(&wp, col, col_end, &a00, &a01, &a10, &a11);
-    o0[0] = (int8_t)ta_ssat8(ta_rqd_apply(ch[0].q.rqd, a00));
-    o1[0] = (int8_t)ta_ssat8(ta_rqd_apply(ch[0].q.rqd, a01));
-    o0[1] = (int8_t)ta_ssat8(ta_rqd_apply(ch[1].q.rqd, a10));
-    o1[1] = (int8_t)ta_ssat8(ta_rqd_apply(ch[1].q.rqd, a11));
+    o0[0] = (int8_t)ta_ssat8(conv_ch_rqd(&ch[0], a00));
+    o1[0] = (int8_t)ta_ssat8(conv_ch_rqd(&ch[0], a01));
+    o0[1] = (int8_t)ta_ssat8(conv_ch_rqd(&ch[1], a10));
+    o1[1] = (int8_t)ta_ssat8(conv_ch_rqd(&ch[1], a11));
   }
 }
 #define ta_conv_gemm_2px_doubled8 gemm_2px_doubled8
@@ -219,11 +206,10 @@ void ta_conv_s8_simd(const ta_conv_params *p, const int8_t *input, int8_t *outpu
   const int32_t nwords = ((p->kernel_h * p->kernel_w * p->in_c + 3) & ~3) >> 1; /* SIMD words per pixel, even */
   const int32_t out_c = p->out_c, out_w = p->out_w;
   const int full = p->act_min == -128 && p->act_max == 127;
-  const conv_ch *const chs = p->rq_records ? (const conv_ch *)(const void *)p->rq_records
-                                            : (const conv_ch *)(void *)((uint8_t *)col + ta_conv_col_bytes(p));
+  const conv_ch *const chs = (const conv_ch *)(const void *)p->rq_records;
   int32_t oy, ox, oc;
   const int doubled = p->packed_doubled != 0;
-  int all_fast = full && p->bias && (out_c & 1) == 0, folded = 1, constant_pairs = 0;
+  int all_fast = full && (out_c & 1) == 0, constant_pairs = 0;
   /* 1x1 over whole SIMD words, every tap inside the input: both pixels widen in one pass */
   const int pointwise_inside = p->kernel_h == 1 && p->kernel_w == 1 && (p->in_c & 3) == 0 && p->pad_top == 0 &&
                                p->pad_left == 0 && (p->out_h - 1) * p->stride_h < p->in_h &&
@@ -233,20 +219,17 @@ void ta_conv_s8_simd(const ta_conv_params *p, const int8_t *input, int8_t *outpu
       !(p->kernel_h == 1 && p->kernel_w == 1) && p->kernel_h * p->kernel_w * p->in_c <= TA_SMALL_PATCH;
   const ta_col_geom g = {in_row_stride, in_pix_stride, p->input_offset, TA_COL_SLOTS_S16, 0};
   gemm_loop *gemm, *gemm1; /* for two pixels (a doubled fast loop: also one pixel twice), for one */
-  if (!p->rq_records) ta_conv_s8_rq_records(p, (int32_t *)(void *)((uint8_t *)col + ta_conv_col_bytes(p)));
   for (oc = 0; oc < out_c; ++oc) {
     all_fast &= rq_usable(&chs[oc], doubled);
-    folded &= (doubled ? chs[oc].q.rqd.oo : chs[oc].q.rq4.oo) == 0;
     constant_pairs |= doubled && chs[oc].bias == TA_CONSTANT_PAIR;
   }
   gemm1 = full ? gemm_2px_full : gemm_2px_clamped;
   if (all_fast && doubled)
-    gemm = !folded                ? gemm1
-           : constant_pairs        ? ((nwords & 3) == 0 ? ta_conv_gemm_2px_doubled8_skip : ta_conv_gemm_2px_doubled4_skip)
-           : (nwords & 3) == 0     ? ta_conv_gemm_2px_doubled8
-                                   : ta_conv_gemm_2px_doubled4;
+    gemm = constant_pairs      ? ((nwords & 3) == 0 ? ta_conv_gemm_2px_doubled8_skip : ta_conv_gemm_2px_doubled4_skip)
+           : (nwords & 3) == 0 ? ta_conv_gemm_2px_doubled8
+                               : ta_conv_gemm_2px_doubled4;
   else
-    gemm1 = gemm = all_fast ? (folded ? gemm_2px_fast_folded : gemm_2px_fast_offset) : gemm1;
+    gemm1 = gemm = all_fast ? gemm_2px_fast : gemm1;
   /* pixels in row-major order, two at a time (a pair may span two rows) */
   for (oy = y0, ox = 0; oy < y1;) {
     const int32_t oy1 = ox + 1 < out_w ? oy : oy + 1, ox1 = ox + 1 < out_w ? ox + 1 : 0;

@@ -11,13 +11,13 @@
 #include "ta_simd.h"
 
 /* A channel's constants for the SIMD loops: requantization and bias (one array for the loop);
- * TA_CONV_RQ_WORDS int32, so a const int32_t array from the generator reads as conv_ch. With
- * doubled packed weights the accumulators are 2x: the bias is doubled and `rqd` is used. */
+ * TA_CONV_RQ_WORDS int32, so a const int32_t array from the generator reads as conv_ch. m, c, r
+ * are ta_rqd's m, c, r when packed_doubled (the accumulators are then 2x and the bias doubled),
+ * else ta_rq4's m, c_hi, rs, always with the output offset folded into c: a channel whose offset
+ * cannot be folded (ta_*_prep's oo != 0), or whose multiplier has no fast form, has r = -1 and
+ * its shift in c (the general requantization, conv_out). */
 typedef struct conv_ch {
-  union {
-    ta_rq4 rq4; /* packed_doubled == 0 */
-    ta_rqd rqd; /* packed_doubled == 1 */
-  } q;
+  int32_t m, c, r;
   int32_t bias;
 } conv_ch;
 typedef char conv_ch_is_rq_words[sizeof(conv_ch) == TA_CONV_RQ_WORDS * sizeof(int32_t) ? 1 : -1];
@@ -36,9 +36,8 @@ typedef char conv_ch_is_rq_words[sizeof(conv_ch) == TA_CONV_RQ_WORDS * sizeof(in
 #define TA_COL_END_MARK ((int32_t)0x80008000u)
 
 /* Scratch of the SIMD paths: a column buffer of slots x Kq int16 (Kq = K rounded up to a
- * multiple of 4), followed by the per-channel records unless the caller passes them. Its size is
- * the int8 layout's (4 slots and the end group) for either layout, so that a plan's scratch does
- * not depend on the layout the generator picks. */
+ * multiple of 4). Its size is the int8 layout's (4 slots and the end group) for either layout, so
+ * that a plan's scratch does not depend on the layout the generator picks. */
 static inline size_t ta_conv_col_bytes(const ta_conv_params *p) {
   const size_t kq = (size_t)((p->kernel_h * p->kernel_w * p->in_c + 3) & ~3);
   return (kq + 2) * TA_COL_SLOTS_S8 * sizeof(int16_t); /* the int8 layout's; the int16 one uses less */
@@ -69,28 +68,47 @@ TA_INLINE int32_t conv_act(int32_t v, int32_t lo, int32_t hi, int full) {
   return full ? ta_ssat8(v) : ta_clamp_act(v, lo, hi);
 }
 
-/* Whether a channel takes a fast form (q.rq4.rs >= 0, or q.rqd.r >= 0 when doubled), and the
- * build uses TFLite's double rounding (records made on the host always assume it); a doubled
- * layer's constant channels (m = 0) take it in every build. */
+/* Whether a channel takes its fast form (r >= 0), and the build uses TFLite's double rounding
+ * (records made on the host always assume it); a doubled layer's constant channels (m = 0) take
+ * it in every build. */
 TA_INLINE int rq_usable(const conv_ch *ch, int doubled) {
-  if (doubled && ch->q.rqd.m == 0) return 1; /* a constant channel: exact in either rounding */
+  if (doubled && ch->m == 0) return 1; /* a constant channel: exact in either rounding */
 #if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
   return 0;
 #else
-  return doubled ? ch->q.rqd.r >= 0 : ch->q.rq4.rs >= 0;
+  return ch->r >= 0;
 #endif
+}
+
+/* The fast forms on a record (the output offset folded in). */
+TA_INLINE int32_t conv_ch_rqd(const conv_ch *ch, int32_t doubled_acc) {
+  const ta_rqd q = {ch->m, ch->c, ch->r, 0};
+  return ta_rqd_apply(q, doubled_acc);
+}
+TA_INLINE int32_t conv_ch_rq4(const conv_ch *ch, int32_t acc) {
+  const ta_rq4 q = {ch->m, ch->c, ch->r, 0};
+  return ta_rq4_apply(q, acc);
+}
+
+/* The channel's TFLite shift, from its record alone (the SIMD paths read no out_mult /
+ * out_shift; the record keeps the multiplier m): -r (ta_rqd) or -(r + 1) (ta_rq4) where the fast
+ * form applies, else the word c holds it (ta_conv_s8_rq_records). */
+TA_INLINE int32_t conv_ch_shift(const conv_ch *ch, int doubled) {
+  if (ch->r < 0) return ch->c;
+  return doubled ? -ch->r : -(ch->r + 1);
 }
 
 /* acc (doubled: 2x the accumulator) requantized, offset added and limited to the activation
  * range: the channel's fast form when it can use it (rq_usable), else
- * ta_multiply_by_quantized_multiplier with (m, shift). */
-TA_INLINE int8_t conv_out(const conv_ch *ch, int32_t acc, int32_t m, int32_t shift, int32_t oo, int32_t lo,
-                          int32_t hi, int full, int doubled) {
+ * ta_multiply_by_quantized_multiplier with the record's multiplier and shift. */
+TA_INLINE int8_t conv_out(const conv_ch *ch, int32_t acc, int32_t oo, int32_t lo, int32_t hi, int full,
+                          int doubled) {
   int32_t v;
   if (rq_usable(ch, doubled))
-    v = doubled ? ta_rqd_apply(ch->q.rqd, acc) : ta_rq4_apply(ch->q.rq4, acc);
+    v = doubled ? conv_ch_rqd(ch, acc) : conv_ch_rq4(ch, acc);
   else
-    v = ta_offset_clamp(ta_multiply_by_quantized_multiplier(doubled ? acc >> 1 : acc, m, shift), oo, lo, hi);
+    v = ta_offset_clamp(ta_multiply_by_quantized_multiplier(doubled ? acc >> 1 : acc, ch->m, conv_ch_shift(ch, doubled)),
+                        oo, lo, hi);
   return (int8_t)conv_act(v, lo, hi, full);
 }
 
@@ -122,7 +140,8 @@ typedef void gemm_loop(const ta_conv_params *p, const ta_i32a *col, int32_t nwor
 /* One call of the int8-weight channel loops (conv_s8w.c, conv_s8w_asm.c): every channel pair
  * [ch, end) of the 4 pixels in the column, outputs at o0 + dj for pixel j (d0 = 0). The assembly
  * reads the fields at these byte offsets: wp 0, col 4, ch 8, end 12, o0 16, d1 20, d2 24, d3 28,
- * pair_bytes 32 (bytes of weights per channel pair: 4 per SIMD word). */
+ * pair_bytes 32 (bytes of weights per channel pair: 4 per SIMD word), entry 36 (bytes of its MAC
+ * loop's 8 steps the first pass skips: TA_S8W_STEP_BYTES per word of 8 - nwords % 8). */
 typedef struct ta_s8w_job {
   const int8_t *wp;
   const ta_i32a *col;
@@ -130,19 +149,19 @@ typedef struct ta_s8w_job {
   int8_t *o0;
   int32_t d1, d2, d3;
   int32_t pair_bytes;
+  int32_t entry;
 } ta_s8w_job;
-typedef char ta_s8w_job_is_36_bytes[sizeof(ta_s8w_job) == 36 || sizeof(void *) != 4 ? 1 : -1];
+typedef char ta_s8w_job_is_40_bytes[sizeof(ta_s8w_job) == 40 || sizeof(void *) != 4 ? 1 : -1];
+/* Bytes of one step (one SIMD word) of the assembly MAC loop: 13 32-bit instructions. */
+#define TA_S8W_STEP_BYTES 52
 #endif
 
-/* The int8-weight assembly channel loops (conv_s8w_asm.c) of doubled layers whose channels all
- * take ta_rqd with the output offset folded in, an even channel count and a full int8 range: 8
- * (nwords % 8 == 0), 4 (nwords % 4 == 0) or 2 SIMD words per loop test. On a DSP core (Helium cores too) in
- * optimised builds. */
+/* The int8-weight assembly channel loop (conv_s8w_asm.c) of doubled layers whose channels all
+ * take ta_rqd, an even channel count and a full int8 range: 8 SIMD words per loop test, the first
+ * pass entered job->entry bytes in. On a DSP core (Helium cores too) in optimised builds. */
 #if TA_SIMD_NATIVE && defined(__OPTIMIZE__)
 #define TA_S8W_ASM 1
-void ta_conv_s8w_gemm_doubled16(const ta_s8w_job *job);
-void ta_conv_s8w_gemm_doubled8(const ta_s8w_job *job);
-void ta_conv_s8w_gemm_doubled4(const ta_s8w_job *job);
+void ta_conv_s8w_gemm_doubled(const ta_s8w_job *job);
 const int8_t *ta_conv_s8w_mac(int32_t *acc, const int8_t *wp, const ta_i32a *col);
 #else
 #define TA_S8W_ASM 0

@@ -11,6 +11,8 @@
  * __ARM_FEATURE_MVE: Cortex-M55) the same packed weights are read 4 words per channel at a time:
  * VLD2 separates a pair's interleaved words, one VMLADAVA per channel adds 8 int16 products. The
  * sums are the same integers (int32 arithmetic wraps alike in any order), so results are identical.
+ * With simd_int8_weights the SIMD path reads the model's int8 weights instead (no packed copy):
+ * per 4 k values and 4 channels one LDRD of inputs, 4 LDR of weights, 8 SXTB16 and 8 SMLAD.
  */
 #include <math.h>
 
@@ -108,11 +110,97 @@ static void fc_portable(const ta_fc_params *p, const int8_t *input, int8_t *outp
   }
 }
 
+#if TA_SIMD && !TA_FC_MVE
+/* a[c] += row w + c * k (int8, c < channels) dotted with the widened input xw: per 4 values one
+ * weight word widened by SXTB16 into the input words' order; the last k % 4 values one by one. */
+TA_INLINE void fc_s8_dot(const int8_t *w, int32_t k, const ta_i32a *xw, int32_t *a, int channels) {
+  const int16_t *const xs = (const int16_t *)xw;
+  const int32_t k4 = k & ~3;
+  int32_t i = 0, c;
+#if TA_SIMD_NATIVE
+  if (channels == 4 && k4 > 0) {
+    /* rows 0 and 1 at w and w + k, rows 2 and 3 at w2 and w2 + k; per 4 values: LDRD of inputs,
+     * per row LDR, 2 SXTB16, 2 SMLAD (23 instructions for 16 MACs) */
+    const ta_i32a *xq = xw, *const xe = xw + k4 / 2;
+    const int8_t *w0 = w, *w2 = w + 2 * k;
+    const int32_t next_row = k - 4; /* from a row's word past the one just read to the next row's */
+    int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], x0, x1, t, u;
+    __asm__ volatile(
+        "1:\n\t"
+        "ldrd %[x0], %[x1], [%[xq]], #8\n\t"
+        "ldr %[t], [%[w0]], #4\n\t"
+        "sxtb16 %[u], %[t]\n\t"
+        "sxtb16 %[t], %[t], ror #8\n\t"
+        "smlad %[a0], %[u], %[x0], %[a0]\n\t"
+        "smlad %[a0], %[t], %[x1], %[a0]\n\t"
+        "ldr %[t], [%[w0], %[nr]]\n\t"
+        "sxtb16 %[u], %[t]\n\t"
+        "sxtb16 %[t], %[t], ror #8\n\t"
+        "smlad %[a1], %[u], %[x0], %[a1]\n\t"
+        "smlad %[a1], %[t], %[x1], %[a1]\n\t"
+        "ldr %[t], [%[w2]], #4\n\t"
+        "sxtb16 %[u], %[t]\n\t"
+        "sxtb16 %[t], %[t], ror #8\n\t"
+        "smlad %[a2], %[u], %[x0], %[a2]\n\t"
+        "smlad %[a2], %[t], %[x1], %[a2]\n\t"
+        "ldr %[t], [%[w2], %[nr]]\n\t"
+        "sxtb16 %[u], %[t]\n\t"
+        "sxtb16 %[t], %[t], ror #8\n\t"
+        "smlad %[a3], %[u], %[x0], %[a3]\n\t"
+        "smlad %[a3], %[t], %[x1], %[a3]\n\t"
+        "cmp %[xq], %[xe]\n\t"
+        "bne 1b\n\t"
+        : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [xq] "+r"(xq), [w0] "+r"(w0), [w2] "+r"(w2),
+          [x0] "=&r"(x0), [x1] "=&r"(x1), [t] "=&r"(t), [u] "=&r"(u)
+        : [xe] "r"(xe), [nr] "r"(next_row)
+        : "cc", "memory");
+    a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3;
+    xw = xe, i = k4;
+  }
+#endif
+  for (; i < k4; i += 4, xw += 2) {
+    const int32_t x0 = xw[0], x1 = xw[1];
+    for (c = 0; c < channels; ++c) {
+      const int32_t raw = ta_read32(w + c * k + i);
+      a[c] = ta_smlad(ta_sxtb16_ror8(raw), x1, ta_smlad(ta_sxtb16(raw), x0, a[c]));
+    }
+  }
+  for (; i < k; ++i)
+    for (c = 0; c < channels; ++c) a[c] += xs[2 * ta_gemm_word(i) + ta_gemm_half(i)] * w[c * k + i];
+}
+
+/* The SIMD path on int8 weights: each input row widened once, then 4 channels per pass. */
+static void fc_s8_simd(const ta_fc_params *p, const int8_t *input, int8_t *output, int16_t *xs) {
+  const int32_t K = p->in_depth, N = p->out_depth, out_row_stride = TA_OR_DEFAULT(p->out_row_stride, N);
+  int32_t b, n, c;
+  for (b = 0; b < p->batches; ++b) {
+    int8_t *const out = output + (size_t)b * out_row_stride;
+    widen_row(input + (size_t)b * K, K, p->input_offset, xs);
+    for (n = 0; n < N; n += 4) {
+      const int channels = N - n < 4 ? (int)(N - n) : 4;
+      int32_t a[4];
+      for (c = 0; c < channels; ++c) a[c] = p->bias ? p->bias[n + c] : 0;
+      if (channels == 4)
+        fc_s8_dot(p->weights + (size_t)n * K, K, (const ta_i32a *)xs, a, 4);
+      else
+        fc_s8_dot(p->weights + (size_t)n * K, K, (const ta_i32a *)xs, a, channels);
+      for (c = 0; c < channels; ++c) out[n + c] = rq(p, a[c], n + c);
+    }
+  }
+}
+#endif
+
 void ta_fully_connected_s8(const ta_fc_params *p, const int8_t *input, int8_t *output, void *scratch) {
   const int32_t K = p->in_depth, N = p->out_depth;
   const int32_t out_row_stride = TA_OR_DEFAULT(p->out_row_stride, N);
   int32_t b, n, k;
 #if TA_SIMD
+#if !TA_FC_MVE
+  if (p->simd_int8_weights && p->weights_offset == 0 && scratch) {
+    fc_s8_simd(p, input, output, (int16_t *)scratch);
+    return;
+  }
+#endif
   if (p->packed_weights && scratch) {
     int16_t *xs = (int16_t *)scratch;
     const ta_i32a *xw = (const ta_i32a *)xs;

@@ -5,6 +5,8 @@
 // DEPTHWISE_CONV_2D -> ta_depthwise_conv_s8, one call per image, or
 // ta_depthwise_conv_s8_inplace when the plan put the output over the input
 // (its scratch is the plane the kernel copies each channel to).
+#include <type_traits>
+
 #include "tinyarena/codegen/op_lowering.h"
 #include "tinyarena/common/errors.h"
 #include "tinyarena/op_params/kernel_params.h"
@@ -28,7 +30,9 @@ Fields window_fields(const Params& p) {
 
 // Weights, bias and per-channel requantization arrays. Weights in `layout`: kPlain int8 for every
 // build; kPackedInt16 int8 for the portable build and `packed` for the SIMD ones; kPackedInt8 int8
-// for the portable build only (the caller adds the SIMD builds' arrays).
+// for the portable build only (the caller adds the SIMD builds' arrays). A conv layer in a packed
+// layout has bias, multipliers and shifts in the portable build only: its SIMD builds read the
+// same values from the per-channel records (12 B per channel less flash).
 template <typename Kernel>
 void add_constants(const LoweringContext& context, KernelCall& call, Fields& fields, const graph::Op& op,
                    const Kernel& k, op_params::WeightLayout layout, const std::vector<int16_t>& packed) {
@@ -44,9 +48,13 @@ void add_constants(const LoweringContext& context, KernelCall& call, Fields& fie
   } else {
     add_weights(call, fields, op, weights, g.constant_data(weights), packed);
   }
-  add_int32_array(call, fields, op, "bias", k.bias);
-  add_int32_array(call, fields, op, "out_mult", k.requant.mult);
-  add_int32_array(call, fields, op, "out_shift", k.requant.shift);
+  // a conv layer in a packed layout: the SIMD builds read its records alone (add_rq_records)
+  const char* condition =
+      std::is_same_v<Kernel, op_params::ConvKernel> && layout != op_params::WeightLayout::kPlain ? kWhenPortable
+                                                                                                : nullptr;
+  add_int32_array(call, fields, op, "bias", k.bias, condition);
+  add_int32_array(call, fields, op, "out_mult", k.requant.mult, condition);
+  add_int32_array(call, fields, op, "out_shift", k.requant.shift, condition);
 }
 
 // The SIMD path's per-channel records as a flash array (the portable path does not read them).

@@ -2,12 +2,28 @@
 // Requantization follows TFLite's current reference kernel, which rescales
 // the int32 accumulator in double: only the `out_scale_f64` doubles are
 // emitted (the integer out_mult/out_shift of TFLite Micro stay NULL). Weights in the plan's
-// layout: packed int16 for the SIMD builds, or int8 for every build (kPlain).
+// layout: kPackedInt8 (the default) the int8 weights, which the DSP build's SIMD loop widens
+// (simd_int8_weights; Helium reads packed int16 instead); kPackedInt16 packed int16 for the SIMD
+// builds; kPlain int8 for every build, the portable loop.
 #include "tinyarena/codegen/op_lowering.h"
 #include "tinyarena/op_params/kernel_params.h"
 
 namespace tinyarena::codegen {
 namespace {
+
+// The int8 weights, read by the portable build and by the DSP build's int8 SIMD loop
+// (simd_int8_weights), and `packed` (TA_PACKED_S16) for Helium's loop, each compiled in only
+// where it is read.
+void add_int8_simd_weights(KernelCall& call, Fields& fields, const graph::Op& op, const graph::Tensor& weights,
+                           const uint8_t* data, const std::vector<int16_t>& packed) {
+  call.arrays.push_back(const_array(op, "weights", ElementType::Int8, data, static_cast<size_t>(weights.element_count)));
+  call.arrays.back().condition = kWhenNotHelium;
+  fields.add_when(kWhenNotHelium, "weights", call.arrays.back().name);
+  fields.add_when(kWhenDspNotHelium, "simd_int8_weights", "1");
+  call.arrays.push_back(const_array(op, "packed_weights", ElementType::Int16, packed.data(), packed.size()));
+  call.arrays.back().condition = kWhenHelium;
+  fields.add_when(kWhenHelium, "packed_weights", call.arrays.back().name);
+}
 
 KernelCall lower_fully_connected(const LoweringContext& context, const graph::Op& op) {
   const op_params::FullyConnectedKernel k = op_params::fully_connected_kernel(context.graph(), op);
@@ -21,13 +37,19 @@ KernelCall lower_fully_connected(const LoweringContext& context, const graph::Op
       .add("input_offset", p.input_offset).add("weights_offset", p.weights_offset)
       .add("output_offset", p.output_offset).add("act_min", p.act_min).add("act_max", p.act_max)
       .add("per_channel", p.per_channel);
-  // The packed layout folds the weights' offset into the int16 values.
-  if (context.weight_layout(op) == op_params::WeightLayout::kPlain)
+  // The packed int16 layout folds the weights' offset into the int16 values.
+  const op_params::WeightLayout layout = context.weight_layout(op);
+  const auto packed = [&] {
+    return op_params::packed_gemm_weights(reinterpret_cast<const int8_t*>(data), p.out_depth, p.in_depth,
+                                          p.weights_offset);
+  };
+  if (layout == op_params::WeightLayout::kPlain) {
     add_plain_weights(call, fields, op, weights, data);
-  else
-    add_weights(call, fields, op, weights, data,
-                op_params::packed_gemm_weights(reinterpret_cast<const int8_t*>(data), p.out_depth, p.in_depth,
-                                             p.weights_offset));
+  } else if (layout == op_params::WeightLayout::kPackedInt8) {
+    add_int8_simd_weights(call, fields, op, weights, data, packed());
+  } else {
+    add_weights(call, fields, op, weights, data, packed());
+  }
   add_int32_array(call, fields, op, "bias", k.bias);
   call.arrays.push_back(const_array(op, "out_scale_f64", ElementType::Float64, k.out_scale_f64.data(),
                                     k.out_scale_f64.size()));

@@ -114,13 +114,18 @@ void add_plain_weights(KernelCall& call, Fields& fields, const graph::Op& op, co
 }
 
 void add_int32_array(KernelCall& call, Fields& fields, const graph::Op& op, const char* name,
-                     const std::vector<int32_t>& values) {
+                     const std::vector<int32_t>& values, const char* condition) {
   if (values.empty()) {
-    fields.add(name, std::string("NULL"));
+    if (!condition) fields.add(name, std::string("NULL"));
     return;
   }
   call.arrays.push_back(int32_array(op, name, values));
-  fields.add(name, call.arrays.back().name);
+  if (!condition) {
+    fields.add(name, call.arrays.back().name);
+    return;
+  }
+  call.arrays.back().condition = condition;
+  fields.add_when(condition, name, call.arrays.back().name);
 }
 
 }  // namespace tinyarena::codegen

@@ -51,6 +51,7 @@ bool compiled_in(const std::string& condition, op_params::Build build) {
   if (condition == kWhenSimd) return build != Build::Portable;
   if (condition == kWhenDspNotHelium) return build == Build::Simd;
   if (condition == kWhenHelium) return build == Build::Helium;
+  if (condition == kWhenNotHelium) return build != Build::Helium;
   throw std::logic_error("unknown array condition '" + condition + "'");
 }
 

@@ -81,10 +81,7 @@ std::vector<int32_t> conv_rq_records(const ConvKernel& k, const int8_t* weights)
 }
 
 int64_t conv_scratch_bytes(const ta_conv_params& params) {
-  static const int32_t kRecordsGiven = 0;  // the library reads only whether rq_records is set
-  ta_conv_params p = params;
-  p.rq_records = &kRecordsGiven;
-  return static_cast<int64_t>(ta_conv_s8_scratch_bytes(&p));
+  return static_cast<int64_t>(ta_conv_s8_scratch_bytes(&params));
 }
 
 std::vector<int16_t> packed_gemm_weights(const int8_t* weights, int32_t n, int32_t k, int32_t weights_offset) {

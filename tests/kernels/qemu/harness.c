@@ -10,8 +10,8 @@
  *                               case's output on that path: the cases are the same on every core,
  *                               so H is the same on every core whose kernels are right.
  *   harness bench NAME PATH R   set up layer NAME and run its kernel R times on PATH (dsp|plain);
- *                               conv1x1 / conv3x3 on int8 weights, conv1x1_s16 / conv3x3_s16 on
- *                               int16 ones.
+ *                               conv1x1 / conv3x3 / fc on int8 weights, conv1x1_s16 /
+ *                               conv3x3_s16 / fc_s16 on int16 ones.
  *                               NAME dw:K:S:C:H[:ip] is a K x K stride S depthwise layer on an
  *                               H x H x C input (SAME padding, all of int8 as range), :ip in place.
  *                               Instruction counts of R=2 minus R=1 (QEMU insn plugin) give the
@@ -96,19 +96,31 @@ static void make_conv(ta_conv_params *p, int32_t h, int32_t w, int32_t c, int32_
   quant(oc, (int32_t **)&p->out_mult, (int32_t **)&p->out_shift);
 }
 
-/* p's packed weights, doubled (p->packed_doubled set) when `doubled` and the bound allow it. */
+/* p's per-channel records for its packed_doubled, as the generator passes them (the SIMD paths
+ * need them). */
+static void set_conv_records(ta_conv_params *p) {
+  int32_t *records = alloc((size_t)p->out_c * TA_CONV_RQ_WORDS * sizeof(int32_t));
+  ta_conv_s8_rq_records(p, records);
+  p->rq_records = records;
+}
+
+/* p's packed weights, doubled (p->packed_doubled set) when `doubled` and the bound allow it, and
+ * its records. */
 static const int16_t *pack_conv(ta_conv_params *p, int doubled) {
   int16_t *w = alloc(ta_pack_gemm_weights_s16_bytes(p->out_c, p->kernel_h * p->kernel_w * p->in_c));
   p->packed_doubled = doubled && ta_conv_s8_can_double(p);
   ta_conv_s8_pack_weights(p, w);
+  set_conv_records(p);
   return w;
 }
 
-/* p's int8 weights in the TA_PACKED_S8 layout, p->packed_doubled set as pack_conv sets it. */
+/* p's int8 weights in the TA_PACKED_S8 layout, p->packed_doubled and the records set as pack_conv
+ * sets them. */
 static const int8_t *pack_conv_s8(ta_conv_params *p, int doubled) {
   int8_t *w = alloc(ta_conv_s8_pack_weights_s8_bytes(p->out_c, p->kernel_h * p->kernel_w * p->in_c));
   p->packed_doubled = doubled && ta_conv_s8_can_double(p);
   ta_conv_s8_pack_weights_s8(p, w);
+  set_conv_records(p);
   return w;
 }
 
@@ -279,6 +291,9 @@ static int selftest(void) {
     p.packed_weights = pack_fc(&p);
     ta_fully_connected_s8(&p, x, o1, scratch);
     check("fully_connected", i, o1, o2, n);
+    p.packed_weights = NULL, p.simd_int8_weights = p.weights_offset == 0;
+    ta_fully_connected_s8(&p, x, o1, scratch);
+    check("fully_connected_int8_weights", i, o1, o2, n);
   }
   printf("simd: %d\noutputs: %08lx\n", TA_KERNELS_SIMD, (unsigned long)outputs_hash);
   printf("qemu kernels: %d passed, %d failed\n", passes, failures);
@@ -346,7 +361,7 @@ static int bench(const char *name, int dsp, int repeat) {
     }
     return 0;
   }
-  if (!strcmp(name, "fc")) {
+  if (!strcmp(name, "fc") || !strcmp(name, "fc_s16")) {
     ta_fc_params p;
     int8_t *x, *o;
     void *scratch;
@@ -354,7 +369,8 @@ static int bench(const char *name, int dsp, int repeat) {
     x = rand_i8((size_t)p.in_depth);
     o = alloc((size_t)p.out_depth);
     scratch = alloc(ta_fully_connected_s8_scratch_bytes(&p));
-    if (dsp) p.packed_weights = pack_fc(&p);
+    if (dsp && name[2]) p.packed_weights = pack_fc(&p);
+    else if (dsp) p.simd_int8_weights = 1; /* the generator's default layout */
     printf("%s MACs %ld\n", name, (long)p.in_depth * p.out_depth);
     for (r = 0; r < repeat; ++r) ta_fully_connected_s8(&p, x, o, scratch);
     return 0;

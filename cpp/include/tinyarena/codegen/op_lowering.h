@@ -97,8 +97,9 @@ void add_weights(KernelCall& call, Fields& fields, const graph::Op& op, const gr
 // SIMD builds run its portable loop).
 void add_plain_weights(KernelCall& call, Fields& fields, const graph::Op& op, const graph::Tensor& weights,
                        const uint8_t* data);
-// An int32 array field `name` (op<index>_<name>), or NULL when `values` is empty.
+// An int32 array field `name` (op<index>_<name>), or NULL when `values` is empty; with a
+// `condition` (kWhenPortable, ...) array and field exist only in the builds it selects.
 void add_int32_array(KernelCall& call, Fields& fields, const graph::Op& op, const char* name,
-                     const std::vector<int32_t>& values);
+                     const std::vector<int32_t>& values, const char* condition = nullptr);
 
 }  // namespace tinyarena::codegen

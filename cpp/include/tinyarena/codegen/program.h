@@ -25,6 +25,8 @@ constexpr const char* kWhenPortable = "!TA_KERNELS_SIMD";
 // CONV_2D's int8 weight layout is read by the DSP build, its packed int16 one by Helium's.
 constexpr const char* kWhenDspNotHelium = "TA_KERNELS_SIMD && !TA_KERNELS_HELIUM";
 constexpr const char* kWhenHelium = "TA_KERNELS_HELIUM";
+// FULLY_CONNECTED's int8 layout: the int8 weights every build but Helium's reads.
+constexpr const char* kWhenNotHelium = "!TA_KERNELS_HELIUM";
 
 // A constant array placed in flash: `static const <type> <name>[] = {...}`.
 struct ConstArray {

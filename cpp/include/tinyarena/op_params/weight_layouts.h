@@ -4,8 +4,9 @@
 // can keep its weights in one of three layouts, which decide the kernel path that reads them:
 //   kPlain        the model's int8 weights, read by the portable loop (no SIMD path; conv keeps
 //                 no per-channel records): the portable build's bytes, the slowest loop.
-//   kPackedInt8   CONV_2D only: TA_PACKED_S8 (int8, K padded to 4) and the per-channel records,
-//                 widened in the SIMD MAC loop (on the M55: packed int16, its Helium loop reads int16).
+//   kPackedInt8   CONV_2D: TA_PACKED_S8 (int8, K padded to 4) and the per-channel records instead
+//                 of bias, multipliers and shifts; FULLY_CONNECTED: the model's int8 weights; both
+//                 widened in the SIMD MAC loop (on the M55: packed int16, its Helium loops read int16).
 //   kPackedInt16  TA_PACKED_S16 (and conv's records): the fastest SIMD loops, about twice the
 //                 weight bytes (2.7x for 3x3 depthwise).
 // Without a budget the layers take default_layout(); with one, choose_weight_layouts() picks per
@@ -37,7 +38,7 @@ using WeightLayouts = std::map<int32_t, WeightLayout>;
 // FULLY_CONNECTED).
 bool has_weight_layout(const graph::Op& op);
 
-// Without a budget: CONV_2D kPackedInt8, DEPTHWISE_CONV_2D and FULLY_CONNECTED kPackedInt16,
+// Without a budget: CONV_2D and FULLY_CONNECTED kPackedInt8, DEPTHWISE_CONV_2D kPackedInt16,
 // every other op kPlain.
 WeightLayout default_layout(const graph::Op& op);
 
@@ -45,14 +46,15 @@ WeightLayout default_layout(const graph::Op& op);
 WeightLayout layout_of(const WeightLayouts& layouts, const graph::Op& op);
 
 // The layouts the op can take in `build`: {kPlain} for the portable build and for ops without a
-// layout; CONV_2D all three in the SIMD build, kPlain and kPackedInt16 in the Helium build (its
-// kPackedInt8 is int16 too); DEPTHWISE_CONV_2D and FULLY_CONNECTED kPlain and kPackedInt16.
+// layout; CONV_2D and FULLY_CONNECTED all three in the SIMD build, kPlain and kPackedInt16 in the
+// Helium build (its kPackedInt8 is int16 too); DEPTHWISE_CONV_2D kPlain and kPackedInt16.
 std::vector<WeightLayout> layout_choices(const graph::Op& op, Build build);
 
 // Predicted instructions of one call of the op's kernel in `build` with its weights in `layout`
 // (cost_model.h): kPlain runs the portable loop (the portable build's coefficients); a CONV_2D in
 // kPackedInt16 the SIMD loop at 0.95 of its kPackedInt8 figure (the calibrated default; the
-// ratio measured on Cortex-M4, weight_layouts.cpp); every other layout the build's own.
+// ratio measured on Cortex-M4, weight_layouts.cpp), a FULLY_CONNECTED in kPackedInt16 9/16
+// instructions per MAC below its kPackedInt8 figure; every other layout the build's own.
 int64_t predicted_instructions(const graph::Graph& graph, const graph::Op& op, Build build, WeightLayout layout);
 
 // `layouts` checked against the SIMD build's layout_choices: std::invalid_argument naming the op
