@@ -103,33 +103,87 @@ static dw_ctx dw_context(const ta_dwconv_params *p, const int8_t *in, int8_t *ou
 
 /* Plane rows of a group from n input rows of NHWC (s: first row's column xa, channel c0; d: the
  * first slot, channel j of a slot at + j * width), columns [xa, xb). 4 channels take two pixel
- * loads, PKHBT/PKHTB and four SXTB16 per 2 columns (channel c's pair of columns per word). */
+ * loads, PKHBT/PKHTB and four SXTB16 per 2 columns (channel c's pair of columns per word), 4
+ * columns a pass (a word pair per channel, STRD). */
+TA_INLINE void widen4(const int8_t *q, int32_t ps, int32_t *c0, int32_t *c1, int32_t *c2, int32_t *c3) {
+  const int32_t a = ta_read32(q), b = ta_read32(q + ps);
+  const int32_t lo = pack_lo16(a, b), hi = pack_hi16(a, b);
+  *c0 = ta_sxtb16(lo), *c1 = sxtb16_odd(lo), *c2 = ta_sxtb16(hi), *c3 = sxtb16_odd(hi);
+}
+
+/* `quads` passes of 4 columns from q (pixel stride ps) into channel planes d, d + w2, d + 2 w2,
+ * d + 3 w2 (words); returns q past them. Assembly on a DSP core: 24 instructions per 16 values. */
+static const int8_t *widen_quads(const int8_t *q, int32_t ps, ta_i32a *d, int32_t w2, int32_t quads) {
+#if TA_SIMD_NATIVE
+  ta_i32a *p1 = d + w2, *p2 = d + 2 * w2, *p3 = d + 3 * w2, *const end = d + 2 * quads;
+  int32_t a, b, c, e, t, u;
+  if (quads > 0)
+    __asm__ volatile(
+        "1:\n\t"
+        "ldr %[a], [%[q]]\n\t"
+        "ldr %[b], [%[q], %[ps]]\n\t"
+        "add %[q], %[q], %[ps], lsl #1\n\t"
+        "ldr %[c], [%[q]]\n\t"
+        "ldr %[e], [%[q], %[ps]]\n\t"
+        "add %[q], %[q], %[ps], lsl #1\n\t"
+        "pkhbt %[t], %[a], %[b], lsl #16\n\t"
+        "pkhtb %[a], %[b], %[a], asr #16\n\t"
+        "pkhbt %[b], %[c], %[e], lsl #16\n\t"
+        "pkhtb %[c], %[e], %[c], asr #16\n\t"
+        "sxtb16 %[e], %[t]\n\t"
+        "sxtb16 %[u], %[b]\n\t"
+        "strd %[e], %[u], [%[d]], #8\n\t"
+        "sxtb16 %[e], %[t], ror #8\n\t"
+        "sxtb16 %[u], %[b], ror #8\n\t"
+        "strd %[e], %[u], [%[p1]], #8\n\t"
+        "sxtb16 %[e], %[a]\n\t"
+        "sxtb16 %[u], %[c]\n\t"
+        "strd %[e], %[u], [%[p2]], #8\n\t"
+        "sxtb16 %[e], %[a], ror #8\n\t"
+        "sxtb16 %[u], %[c], ror #8\n\t"
+        "strd %[e], %[u], [%[p3]], #8\n\t"
+        "cmp %[d], %[end]\n\t"
+        "bne 1b\n\t"
+        : [q] "+r"(q), [d] "+r"(d), [p1] "+r"(p1), [p2] "+r"(p2), [p3] "+r"(p3), [a] "=&r"(a), [b] "=&r"(b),
+          [c] "=&r"(c), [e] "=&r"(e), [t] "=&r"(t), [u] "=&r"(u)
+        : [ps] "r"(ps), [end] "r"(end)
+        : "cc", "memory");
+#else
+  int32_t a0, a1, a2, a3, b0, b1, b2, b3;
+  for (; quads > 0; --quads, d += 2, q += 4 * ps) {
+    widen4(q, ps, &a0, &a1, &a2, &a3);
+    widen4(q + 2 * ps, ps, &b0, &b1, &b2, &b3);
+    d[0] = a0, d[1] = b0, d[w2] = a1, d[w2 + 1] = b1;
+    d[2 * w2] = a2, d[2 * w2 + 1] = b2, d[3 * w2] = a3, d[3 * w2 + 1] = b3;
+  }
+#endif
+  return q;
+}
+
 TA_NOINLINE static void build_rows4(const dw_ctx *x, const int8_t *s, int16_t *d, int32_t n, int32_t pitch) {
-  const int32_t in_pix_stride = x->in_pix_stride, width = x->width, xa = x->xa, xb = x->xb, w2 = width >> 1;
-  const int32_t pairs = (xb - xa - (xa & 1)) >> 1;
-  int32_t j;
+  const int32_t in_pix_stride = x->in_pix_stride, xa = x->xa, xb = x->xb, w2 = x->width >> 1;
+  const int32_t pairs = (xb - xa - (xa & 1)) >> 1, lead = xa & 1, last = (xb - xa - lead) & 1;
+  const int32_t zz = (int32_t)(0x01010101u * (uint8_t)-x->p->input_offset); /* 4 zero-point bytes */
+  int32_t a0, a1, a2, a3;
   for (; n > 0; --n, s += x->in_row_stride, d += pitch) {
     const int8_t *q = s;
-    int32_t col = xa;
-    if (col & 1) {
-      for (j = 0; j < 4; ++j) d[j * width + col] = q[j];
-      ++col, q += in_pix_stride;
+    ta_i32a *d0 = (ta_i32a *)(void *)(d + (xa & ~1)); /* an odd xa: the word with the zero point before it */
+    if (lead) {
+      const int32_t a = ta_read32(q), lo = pack_lo16(zz, a), hi = pack_hi16(zz, a);
+      d0[0] = ta_sxtb16(lo), d0[w2] = sxtb16_odd(lo), d0[2 * w2] = ta_sxtb16(hi), d0[3 * w2] = sxtb16_odd(hi);
+      ++d0, q += in_pix_stride;
     }
-    {
-      ta_i32a *d0 = (ta_i32a *)(void *)(d + col);
-      ta_i32a *const end = d0 + pairs;
-      for (; d0 < end; ++d0, q += 2 * in_pix_stride) {
-        const int32_t a = ta_read32(q), b = ta_read32(q + in_pix_stride);
-        const int32_t lo = pack_lo16(a, b), hi = pack_hi16(a, b);
-        d0[0] = ta_sxtb16(lo);
-        d0[w2] = sxtb16_odd(lo);
-        d0[2 * w2] = ta_sxtb16(hi);
-        d0[3 * w2] = sxtb16_odd(hi);
-      }
-      col += 2 * pairs;
+    q = widen_quads(q, in_pix_stride, d0, w2, pairs >> 1);
+    d0 += pairs & ~1;
+    if (pairs & 1) {
+      widen4(q, in_pix_stride, &a0, &a1, &a2, &a3);
+      d0[0] = a0, d0[w2] = a1, d0[2 * w2] = a2, d0[3 * w2] = a3;
+      ++d0, q += 2 * in_pix_stride;
     }
-    if (col < xb)
-      for (j = 0; j < 4; ++j) d[j * width + col] = q[j];
+    if (last) { /* the last column and the zero point after it (xb < width: xb - 1 is even) */
+      const int32_t a = ta_read32(q), lo = pack_lo16(a, zz), hi = pack_hi16(a, zz);
+      d0[0] = ta_sxtb16(lo), d0[w2] = sxtb16_odd(lo), d0[2 * w2] = ta_sxtb16(hi), d0[3 * w2] = sxtb16_odd(hi);
+    }
   }
 }
 
@@ -215,20 +269,13 @@ typedef struct dw_chan {
   int16_t fast, use_asm;
 } dw_chan;
 
-/* 3x3 weight words per stride, from the rows (w0, w1), (w2, 0) of the packed layout q:
- * stride 1: W0, z0, W1, W2, z1, z2 with Wr = (wr0, wr1), zr = (wr2, wr1);
- * stride 2: W0, W1, W2, (w02, w12), (w22, 0). */
-TA_INLINE void dw_chan_weights(dw_chan *k, const ta_i32a *q, int32_t stride) {
-  int32_t k0 = q[0], k1 = q[1], k2 = q[2], k3 = q[3], k4 = q[4], k5 = q[5];
-  if (!k->fast) {
-    k0 = half_pair(k0), k1 = half_pair(k1), k2 = half_pair(k2);
-    k3 = half_pair(k3), k4 = half_pair(k4), k5 = half_pair(k5);
-  }
-  if (stride == 1) {
-    k->w[0] = k0, k->w[1] = pack_lo16(k1, k0 >> 16), k->w[2] = k2, k->w[3] = k4;
-    k->w[4] = pack_lo16(k3, k2 >> 16), k->w[5] = pack_lo16(k5, k4 >> 16);
-  } else {
-    k->w[0] = k0, k->w[1] = k2, k->w[2] = k4, k->w[3] = pack_lo16(k1, k3), k->w[4] = k5, k->w[5] = 0;
+/* 3x3 weight words, the same for both strides, from the rows (w0, w1), (w2, 0) of the packed
+ * layout q: per kernel row r, W_r = (wr0, wr1) and z_r = (wr2, wr1). */
+TA_INLINE void dw_chan_weights(dw_chan *k, const ta_i32a *q) {
+  int32_t r;
+  for (r = 0; r < 3; ++r) {
+    const int32_t w = k->fast ? q[2 * r] : half_pair(q[2 * r]), z = k->fast ? q[2 * r + 1] : half_pair(q[2 * r + 1]);
+    k->w[2 * r] = w, k->w[2 * r + 1] = pack_lo16(z, w >> 16);
   }
 }
 
@@ -239,7 +286,7 @@ TA_NOINLINE static void dw_chan_transpose(dw_chan *k, const ta_i32a *wq) {
   ta_i32a t[6];
   int32_t i;
   for (i = 0; i < 3; ++i) t[2 * i] = ta_pair16(v[i], v[4 + i]), t[2 * i + 1] = ta_pair16(v[8 + i], 0);
-  dw_chan_weights(k, t, 1);
+  dw_chan_weights(k, t);
 }
 
 /* Whether output channel oc takes ta_rqd on the doubled accumulator (dw_chan_prepare's fast). */
@@ -264,7 +311,7 @@ static void dw_chan_prepare(const dw_ctx *x, int32_t oc, dw_chan *k) {
                     : ta_wrap_add(bias, (int32_t)((uint32_t)(sum2 / 2) * (uint32_t)p->input_offset));
   k->m = q.m, k->c = q.c, k->r = q.r, k->qoo = q.oo;
   k->use_asm = x->asm_layer && k->fast && q.oo == 0;
-  if (x->fast3x3) dw_chan_weights(k, wq, p->stride_w);
+  if (x->fast3x3) dw_chan_weights(k, wq);
   if (x->transposed) dw_chan_transpose(k, wq);
 }
 
@@ -289,50 +336,26 @@ TA_INLINE int8_t dw_requant(const dw_job *j, int32_t acc) {
   return ta_requant_acc(acc, j->mult, j->shift, j->oo, j->lo, j->hi);
 }
 
-/* 3x3 stride 1, two outputs per step from one aligned pair load per kernel row: with
- * a = (x0, x1), b = (x2, x3): out0 = SMLAD(a, W) + SMLABB(b, z), out1 = SMLATB(a, W) + SMLADX(b, z). */
-TA_NOINLINE static void dw3x3s1_rows_c(const dw_job *j) {
-  const int32_t w0 = j->w[0], z0 = j->w[1], w1 = j->w[2], w2 = j->w[3], z1 = j->w[4], z2 = j->w[5];
+/* 3x3 stride 1 and 2 (the assembly's sums, see depthwise_asm.c): output x reads the words
+ * x * stride / 2 and the next of each kernel row; at stride 1 an odd x takes the high half of the
+ * first and both halves of the second, SMLATB(a, W) + SMLADX(b, z), else SMLAD(a, W) + SMLABB(b, z). */
+TA_NOINLINE static void dw3x3_rows_c(const dw_job *j, int32_t stride) {
   const uint8_t *row = (const uint8_t *)j->row0;
   int8_t *o = j->out;
-  int32_t k, x;
+  int32_t k, x, r;
   for (k = 0; k < j->rows; ++k, row += j->in_step, o += j->out_step) {
-    const ta_i32a *r0 = (const ta_i32a *)(const void *)row, *r1 = (const ta_i32a *)(const void *)(row + j->pitch),
-                  *r2 = (const ta_i32a *)(const void *)(row + 2 * j->pitch);
-    for (x = 0; x < j->n; x += 2, ++r0, ++r1, ++r2) {
-      int32_t s0 = ta_smlad(r0[0], w0, j->bias), s1 = ta_smlatb(r0[0], w0, j->bias);
-      s0 = ta_smlabb(r0[1], z0, s0), s1 = ta_smladx(r0[1], z0, s1);
-      s0 = ta_smlad(r1[0], w1, s0), s1 = ta_smlatb(r1[0], w1, s1);
-      s0 = ta_smlabb(r1[1], z1, s0), s1 = ta_smladx(r1[1], z1, s1);
-      s0 = ta_smlad(r2[0], w2, s0), s1 = ta_smlatb(r2[0], w2, s1);
-      s0 = ta_smlabb(r2[1], z2, s0), s1 = ta_smladx(r2[1], z2, s1);
-      o[x * j->out_pix_stride] = dw_requant(j, s0);
-      if (x + 1 < j->n) o[(x + 1) * j->out_pix_stride] = dw_requant(j, s1);
-    }
-  }
-}
-
-/* 3x3 stride 2: output x reads the words x and x + 1 of each kernel row:
- * out = SMLAD(word x, W) + (low half of word x + 1) * w2. */
-TA_NOINLINE static void dw3x3s2_rows_c(const dw_job *j) {
-  const int32_t w0 = j->w[0], w1 = j->w[1], w2 = j->w[2], z01 = j->w[3], z2 = j->w[4];
-  const uint8_t *row = (const uint8_t *)j->row0;
-  int8_t *o = j->out;
-  int32_t k, x;
-  for (k = 0; k < j->rows; ++k, row += j->in_step, o += j->out_step) {
-    const ta_i32a *r0 = (const ta_i32a *)(const void *)row, *r1 = (const ta_i32a *)(const void *)(row + j->pitch),
-                  *r2 = (const ta_i32a *)(const void *)(row + 2 * j->pitch);
     for (x = 0; x < j->n; ++x) {
-      int32_t s = ta_smlad(r0[x], w0, j->bias);
-      s = ta_smlabb(r0[x + 1], z01, s);
-      s = ta_smlad(r1[x], w1, s);
-      s = ta_smlatb(z01, r1[x + 1], s); /* SMLABT: low half of the data, high half of z01 */
-      s = ta_smlad(r2[x], w2, s);
-      o[x * j->out_pix_stride] = dw_requant(j, ta_smlabb(r2[x + 1], z2, s));
+      const int32_t odd = stride == 1 && (x & 1), at = (x * stride) >> 1;
+      int32_t s = j->bias;
+      for (r = 0; r < 3; ++r) {
+        const ta_i32a *q = (const ta_i32a *)(const void *)(row + r * j->pitch) + at;
+        s = odd ? ta_smladx(q[1], j->w[2 * r + 1], ta_smlatb(q[0], j->w[2 * r], s))
+                : ta_smlabb(q[1], j->w[2 * r + 1], ta_smlad(q[0], j->w[2 * r], s));
+      }
+      o[x * j->out_pix_stride] = dw_requant(j, s);
     }
   }
 }
-
 
 /* Two outputs of one channel whose windows start `delta` plane values apart (dilation_w 1):
  * each weight word is loaded once for both SMLADs; `half`: undoubled job, weights halved. */
@@ -474,10 +497,7 @@ TA_NOINLINE static void dw_run(const dw_ctx *x, dw_job *j) {
     return;
   }
 #endif
-  if (stride1)
-    dw3x3s1_rows_c(j);
-  else
-    dw3x3s2_rows_c(j);
+  dw3x3_rows_c(j, x->fast3x3);
 }
 
 /* At most this many output channels' jobs are prepared once per group (a stack array). */
@@ -498,7 +518,7 @@ static void dw_group(const dw_ctx *x, int32_t c0, int32_t g, int32_t slots, int3
     for (j = 0; j < g * dm; ++j) dw_chan_prepare(x, c0 * dm + j, &chans[j]);
   job.out_pix_stride = x->out_pix_stride, job.oo = p->output_offset, job.lo = p->act_min, job.hi = p->act_max;
   job.pitch = pitch * 2, job.in_step = sh * pitch * 2, job.out_step = x->out_row_stride;
-  job.n = p->out_w, job.odd = p->out_w & 1, job.pair_bytes = (p->out_w >> 1) * 2 * x->out_pix_stride;
+  job.n = p->out_w, job.quad_bytes = (p->out_w >> 2) * 4 * x->out_pix_stride;
   for (yb = y0; yb < y1; yb += band) {
     const int32_t ye = ta_min32(y1, yb + band), iy = yb * sh - p->pad_top;
     const int32_t rows = (ye - yb - 1) * sh + x->span;

@@ -25,7 +25,7 @@ static inline int32_t plane_width(const ta_dwconv_params *p) {
  * DOUBLED accumulator from the doubled packed weights and requantize it with ta_rqd in
  * ADD, SMMLAR, ASR, SSAT. */
 typedef struct dw_job {
-  int32_t w[6];         /*  0: 3x3 weight words, see dw_chan_weights */
+  int32_t w[6];         /*  0: 3x3 weight words W0, z0, W1, z1, W2, z2, see dw_chan_weights */
   int32_t bias;         /* 24: accumulator start (input offset folded in; doubled when fast) */
   int32_t m, c, r;      /* 28: ta_rqd multiplier, constant, shift */
   int32_t out_pix_stride; /* 40: output pixel stride */
@@ -34,11 +34,10 @@ typedef struct dw_job {
   int8_t *out;          /* 52: first output of the first row */
   int32_t out_step;     /* 56: output row stride */
   int32_t pitch;        /* 60: bytes from one kernel row to the next */
-  int32_t pair_bytes;   /* 64: output bytes of a row's pairs, (n / 2) * 2 * out_pix_stride */
+  int32_t quad_bytes;   /* 64: output bytes of a row's blocks of four, (n / 4) * 4 * out_pix_stride */
   int32_t rows;         /* 68 */
-  int32_t odd;          /* 72: n is odd (a last single output per row) */
-  int32_t end;          /* 76: the assembly's end of a row's output pairs */
-  int32_t n;            /* outputs per row */
+  int32_t n;            /* 72: outputs per row */
+  int32_t end;          /* 76: the assembly's end of a row's blocks */
   const ta_i32a *wq;    /* the channel's packed words */
   int32_t fast;         /* ta_rqd applies (else: undoubled accumulator, ta_multiply_by_quantized_multiplier) */
   int32_t use_asm;      /* fast, 3x3, all of int8 as range, output offset folded */
