@@ -23,9 +23,10 @@
 /* The assembly reads the job at fixed offsets. */
 typedef char dw_job_layout_check[(offsetof(dw_job, bias) == 24 && offsetof(dw_job, m) == 28 &&
                                   offsetof(dw_job, r) == 36 && offsetof(dw_job, out_pix_stride) == 40 &&
-                                  offsetof(dw_job, row0) == 44 && offsetof(dw_job, out) == 52 &&
+                                  offsetof(dw_job, row0) == 44 && offsetof(dw_job, in_skip) == 48 &&
+                                  offsetof(dw_job, out_skip) == 52 && offsetof(dw_job, out) == 56 &&
                                   offsetof(dw_job, pitch) == 60 && offsetof(dw_job, quad_bytes) == 64 &&
-                                  offsetof(dw_job, rows) == 68 && offsetof(dw_job, n) == 72 &&
+                                  offsetof(dw_job, last) == 68 && offsetof(dw_job, n) == 72 &&
                                   offsetof(dw_job, end) == 76)
                                      ? 1
                                      : -1];
@@ -81,21 +82,23 @@ typedef char dw_job_layout_check[(offsetof(dw_job, bias) == 24 && offsetof(dw_jo
   "ldrd r4, r5, [lr, #28]\n\t"                                                                       \
   "add r5, r5, r9, asr #31\n\t"                                                                      \
   "smmlar r9, r9, r4, r5\n\t"                                                                        \
-  "ldr r4, [lr, #36]\n\t"                                                                            \
+  "ldrd r4, r5, [lr, #36]\n\t"                                                                       \
   "asr r9, r9, r4\n\t"                                                                               \
   "ssat r9, #8, r9\n\t"                                                                              \
-  "strb r9, [r3]\n\t"
+  "strb r9, [r3]\n\t"                                                                                \
+  "add r3, r3, r5\n\t"
 
-/* A row: r0, r3 from the job, the blocks of four up to out + quad_bytes (the end kept in the
- * job), then a pair if n & 2 and a single output if n & 1 (BLOCK4, PAIR, SINGLE: the stride's
- * code), then the next row (row0 += in_step, out += out_step) until rows is 0. */
+/* The rows: r0, r3 from the job, per row the blocks of four up to r3 + quad_bytes (the end kept
+ * in the job), a pair if n & 2 and a single output if n & 1 (BLOCK4, PAIR, SINGLE: the stride's
+ * code, each stepping r0 and r3 past what it did), then the skips to the next row, until r3 is
+ * the job's last. */
 #define DW_ROWS(BLOCK4, PAIR, SINGLE)                                                                \
   "push {r4-r11, lr}\n\t"                                                                            \
   "mov lr, r0\n\t"                                                                                   \
   "ldr r1, [lr, #60]\n\t"                                                                            \
-  "1:\n\t"                                                                                           \
   "ldr r0, [lr, #44]\n\t"                                                                            \
-  "ldr r3, [lr, #52]\n\t"                                                                            \
+  "ldr r3, [lr, #56]\n\t"                                                                            \
+  "1:\n\t"                                                                                           \
   "ldr r4, [lr, #64]\n\t"                                                                            \
   "add r4, r3, r4\n\t"                                                                               \
   "str r4, [lr, #76]\n\t"                                                                            \
@@ -114,18 +117,12 @@ typedef char dw_job_layout_check[(offsetof(dw_job, bias) == 24 && offsetof(dw_jo
   "tst r4, #1\n\t"                                                                                   \
   "beq 5f\n\t" SINGLE DW_REQ1                                                                        \
   "5:\n\t"                                                                                           \
+  "ldrd r4, r5, [lr, #48]\n\t"                                                                       \
+  "add r0, r0, r4\n\t"                                                                               \
+  "add r3, r3, r5\n\t"                                                                               \
   "ldr r4, [lr, #68]\n\t"                                                                            \
-  "subs r4, r4, #1\n\t"                                                                              \
-  "str r4, [lr, #68]\n\t"                                                                            \
-  "beq 6f\n\t"                                                                                       \
-  "ldrd r4, r5, [lr, #44]\n\t"                                                                       \
-  "add r4, r4, r5\n\t"                                                                               \
-  "str r4, [lr, #44]\n\t"                                                                            \
-  "ldrd r4, r5, [lr, #52]\n\t"                                                                       \
-  "add r4, r4, r5\n\t"                                                                               \
-  "str r4, [lr, #52]\n\t"                                                                            \
-  "b 1b\n\t"                                                                                         \
-  "6:\n\t"                                                                                           \
+  "cmp r3, r4\n\t"                                                                                   \
+  "bne 1b\n\t"                                                                                       \
   "pop {r4-r11, lr}\n\t"
 
 /* Stride 1. Row 0 of a block starts its accumulators from the bias (r12, overwritten last);
@@ -169,10 +166,10 @@ typedef char dw_job_layout_check[(offsetof(dw_job, bias) == 24 && offsetof(dw_jo
   DW_NEXT_ROW(K) "ldrd r4, r5, [r2]\n\t" DW_WEIGHTS(K)                                               \
   "smlad r9, r4, r7, r9\n\t"                                                                         \
   "smlabb r9, r5, r8, r9\n\t"
-#define DW_SINGLE                                                                                    \
+#define DW_SINGLE(STEP)                                                                              \
   S1_FIRST_ROW("ldrd r4, r5, [r0]\n\t")                                                              \
   "smlad r9, r4, r7, r12\n\t"                                                                        \
-  "smlabb r9, r5, r8, r9\n\t" S2_SINGLE_ROW(1) S2_SINGLE_ROW(2)
+  "smlabb r9, r5, r8, r9\n\t" S2_SINGLE_ROW(1) S2_SINGLE_ROW(2) "add r0, r0, #" #STEP "\n\t"
 #define S2_BLOCK_ROW(K)                                                                              \
   DW_NEXT_ROW(K) "ldm r2, {r4, r5, r6}\n\t" DW_WEIGHTS(K)                                            \
   "smlad r9, r4, r7, r9\n\t"                                                                         \
@@ -212,13 +209,13 @@ typedef char dw_job_layout_check[(offsetof(dw_job, bias) == 24 && offsetof(dw_jo
  * requantization and stores, 7 of bias, pointers and loop -- 61 instructions for 36 MACs. */
 void ta_dw3x3s1_asm(dw_job *job) {
   register dw_job *j __asm__("r0") = job;
-  __asm__ volatile(DW_ROWS(S1_BLOCK, S1_PAIR, DW_SINGLE) : "+r"(j) : : "r1", "r2", "r3", "r12", "cc", "memory");
+  __asm__ volatile(DW_ROWS(S1_BLOCK, S1_PAIR, DW_SINGLE(2)) : "+r"(j) : : "r1", "r2", "r3", "r12", "cc", "memory");
 }
 
 /* 3x3 stride 2: per 4 outputs 3 LDM, 6 LDRD, 24 multiplies, as above -- 64 for 36 MACs. */
 void ta_dw3x3s2_asm(dw_job *job) {
   register dw_job *j __asm__("r0") = job;
-  __asm__ volatile(DW_ROWS(S2_BLOCK, S2_PAIR, DW_SINGLE) : "+r"(j) : : "r1", "r2", "r3", "r12", "cc", "memory");
+  __asm__ volatile(DW_ROWS(S2_BLOCK, S2_PAIR, DW_SINGLE(4)) : "+r"(j) : : "r1", "r2", "r3", "r12", "cc", "memory");
 }
 #else
 /* Nothing here without the DSP extension; ISO C wants a declaration in every translation unit. */

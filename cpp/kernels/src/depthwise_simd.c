@@ -273,10 +273,13 @@ typedef struct dw_chan {
  * layout q: per kernel row r, W_r = (wr0, wr1) and z_r = (wr2, wr1). */
 TA_INLINE void dw_chan_weights(dw_chan *k, const ta_i32a *q) {
   int32_t r;
-  for (r = 0; r < 3; ++r) {
-    const int32_t w = k->fast ? q[2 * r] : half_pair(q[2 * r]), z = k->fast ? q[2 * r + 1] : half_pair(q[2 * r + 1]);
-    k->w[2 * r] = w, k->w[2 * r + 1] = pack_lo16(z, w >> 16);
-  }
+  if (k->fast)
+    for (r = 0; r < 3; ++r) k->w[2 * r] = q[2 * r], k->w[2 * r + 1] = pack_lo16(q[2 * r + 1], q[2 * r] >> 16);
+  else
+    for (r = 0; r < 3; ++r) {
+      const int32_t w = half_pair(q[2 * r]);
+      k->w[2 * r] = w, k->w[2 * r + 1] = pack_lo16(half_pair(q[2 * r + 1]), w >> 16);
+    }
 }
 
 /* The stride 1 weight words of the transposed 3x3 kernel: tap (r, c) of the transpose is tap
@@ -305,14 +308,17 @@ static void dw_chan_prepare(const dw_ctx *x, int32_t oc, dw_chan *k) {
   const ta_rqd q = ta_rqd_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
   const ta_i32a *const wq = (const ta_i32a *)p->packed_weights + (size_t)oc * nw;
   int32_t sum2 = 0, i;
-  for (i = 0; i < nw; ++i) sum2 = ta_smlad(wq[i], 0x00010001, sum2); /* twice the taps' sum */
+  for (i = 0; i + 1 < nw; i += 2) sum2 = ta_smlad(wq[i + 1], 0x00010001, ta_smlad(wq[i], 0x00010001, sum2));
+  if (i < nw) sum2 = ta_smlad(wq[i], 0x00010001, sum2); /* sum2: twice the taps' sum */
   k->fast = q.r >= 0 && bias < x->room && bias > -x->room; /* as chan_fast */
   k->bias = k->fast ? ta_wrap_add(ta_wrap_add(bias, bias), (int32_t)((uint32_t)sum2 * (uint32_t)p->input_offset))
                     : ta_wrap_add(bias, (int32_t)((uint32_t)(sum2 / 2) * (uint32_t)p->input_offset));
   k->m = q.m, k->c = q.c, k->r = q.r, k->qoo = q.oo;
   k->use_asm = x->asm_layer && k->fast && q.oo == 0;
-  if (x->fast3x3) dw_chan_weights(k, wq);
-  if (x->transposed) dw_chan_transpose(k, wq);
+  if (x->transposed)
+    dw_chan_transpose(k, wq);
+  else if (x->fast3x3)
+    dw_chan_weights(k, wq);
 }
 
 typedef char dw_chan_layout_check[(offsetof(dw_chan, qoo) == offsetof(dw_job, out_pix_stride) &&
@@ -490,6 +496,8 @@ TA_NOINLINE static void dw_run(const dw_ctx *x, dw_job *j) {
   }
 #if TA_SIMD_NATIVE
   if (j->use_asm) {
+    j->in_skip = j->in_step - j->n * x->fast3x3 * 2, j->out_skip = j->out_step - j->n * j->out_pix_stride;
+    j->last = j->out + j->rows * j->out_step;
     if (stride1)
       ta_dw3x3s1_asm(j);
     else

@@ -30,14 +30,17 @@ typedef struct dw_job {
   int32_t m, c, r;      /* 28: ta_rqd multiplier, constant, shift */
   int32_t out_pix_stride; /* 40: output pixel stride */
   const int16_t *row0;  /* 44: plane row of the first output row's first kernel row */
-  int32_t in_step;      /* 48: bytes from one output row's plane rows to the next's */
-  int8_t *out;          /* 52: first output of the first row */
-  int32_t out_step;     /* 56: output row stride */
+  int32_t in_skip;      /* 48: bytes from the end of a row's plane columns to the next row's start */
+  int32_t out_skip;     /* 52: bytes from the end of a row's outputs to the next row's first */
+  int8_t *out;          /* 56: first output of the first row */
   int32_t pitch;        /* 60: bytes from one kernel row to the next */
   int32_t quad_bytes;   /* 64: output bytes of a row's blocks of four, (n / 4) * 4 * out_pix_stride */
-  int32_t rows;         /* 68 */
+  int8_t *last;         /* 68: out + rows * out_step (the assembly's end) */
   int32_t n;            /* 72: outputs per row */
   int32_t end;          /* 76: the assembly's end of a row's blocks */
+  int32_t in_step;      /* bytes from one output row's plane rows to the next's */
+  int32_t out_step;     /* output row stride */
+  int32_t rows;
   const ta_i32a *wq;    /* the channel's packed words */
   int32_t fast;         /* ta_rqd applies (else: undoubled accumulator, ta_multiply_by_quantized_multiplier) */
   int32_t use_asm;      /* fast, 3x3, all of int8 as range, output offset folded */
