@@ -66,13 +66,16 @@ typedef struct dw_chan {
  * layout q: per kernel row r, W_r = (wr0, wr1) and z_r = (wr2, wr1). */
 TA_INLINE void dw_chan_weights(dw_chan *k, const ta_i32a *q) {
   int32_t r;
-  if (k->fast)
-    for (r = 0; r < 3; ++r) k->w[2 * r] = q[2 * r], k->w[2 * r + 1] = pack_lo16(q[2 * r + 1], q[2 * r] >> 16);
-  else
+  if (k->fast) {
+    const int32_t w0 = q[0], w1 = q[2], w2 = q[4];
+    k->w[0] = w0, k->w[1] = pack_lo16(q[1], w0 >> 16), k->w[2] = w1, k->w[3] = pack_lo16(q[3], w1 >> 16);
+    k->w[4] = w2, k->w[5] = pack_lo16(q[5], w2 >> 16);
+  } else {
     for (r = 0; r < 3; ++r) {
       const int32_t w = half_pair(q[2 * r]);
       k->w[2 * r] = w, k->w[2 * r + 1] = pack_lo16(half_pair(q[2 * r + 1]), w >> 16);
     }
+  }
 }
 
 /* The stride 1 weight words of the transposed 3x3 kernel: tap (r, c) of the transpose is tap
