@@ -1,6 +1,7 @@
 """DEPTHWISE_CONV_2D instructions per MAC on Cortex-M4, per kernel shape (one kernel call).
 
-    python benchmarks/dw_bench.py [--kernels 3 5 7] [--strides 1 2] [--plain] [--kernel-sources DIR]
+    python benchmarks/dw_bench.py [--kernels 3 5 7] [--strides 1 2] [--shapes C:H ...] [--plain]
+                                  [--kernel-sources DIR]
 
 Builds the kernel harness (tests/kernels/qemu/harness.c with every kernel source) for
 cortex-m4 (QEMU mps2-an386) and runs its ``bench dw:K:S:C:H[:ip]`` layer -- a K x K depthwise
@@ -24,8 +25,14 @@ KERNELS = REPO / "cpp" / "kernels"
 TARGETS = REPO / "cpp" / "targets"
 HARNESS = REPO / "tests" / "kernels" / "qemu" / "harness.c"
 M4_FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard"]
-# (channels, input height = width): a MobileNet early, middle and late layer, and odd channel counts.
-SHAPES = ((16, 40), (35, 20), (96, 10))
+# (channels, input height = width): MobileNet-like early, middle and late layers (maps 48 .. 6),
+# channel counts 8 .. 96 and one that is not a multiple of 4 (35).
+SHAPES = ((8, 48), (16, 40), (32, 24), (35, 20), (64, 12), (96, 10), (96, 6))
+
+
+def shape(text):
+    c, h = text.split(":")
+    return int(c), int(h)
 
 
 def build_plugin(work):
@@ -65,6 +72,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kernels", type=int, nargs="+", default=[3, 5, 7])
     parser.add_argument("--strides", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--shapes", type=shape, nargs="+", default=SHAPES, help="C:H input shapes (H x H x C)")
     parser.add_argument("--plain", action="store_true", help="the portable kernels (no packed weights)")
     parser.add_argument("--kernel-sources", default=KERNELS / "src", help="the kernel sources to build")
     args = parser.parse_args()
@@ -78,7 +86,7 @@ def main():
         worst = 0.0
         for k in args.kernels:
             for s in args.strides:
-                for c, h in SHAPES:
+                for c, h in args.shapes:
                     layer = f"dw:{k}:{s}:{c}:{h}"
                     n, macs = per_mac(elf, plugin, layer, path)
                     n_ip, _ = per_mac(elf, plugin, layer + ":ip", path)

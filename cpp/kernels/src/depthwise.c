@@ -21,14 +21,18 @@ static size_t plane_bytes(const ta_dwconv_params *p) {
   return (((size_t)plane_rows(p, 0, p->out_h) * (size_t)plane_width(p) + 2) * sizeof(int16_t) + 3) & ~(size_t)3;
 }
 
-/* A 3x3, 5x5 or 7x7 layer (dilation 1) whose plane has at most DW_SMALL_PLANE values gets room
- * for 4 planes: the SIMD path's group of 4 channels, whole, without bands (at most 1,200 bytes
- * more, on the small maps late in a network, where bands cost most per MAC). */
+/* A 3x3, 5x5 or 7x7 layer (dilation 1) whose plane has at most DW_SMALL_PLANE values (a map at
+ * most as tall as wide: DW_SMALL_SQUARE) gets room for 4 planes: the SIMD path's group of 4
+ * channels, whole, without bands (at most 1,548 bytes more, on the small maps late in a network,
+ * where bands cost most per MAC: 3x3 maps up to 12 x 12, 5x5 stride 1 up to 10 x 10; taller
+ * maps such as kws's 25 x 5, which run transposed, keep the smaller bound). */
 #define DW_SMALL_PLANE 200
+#define DW_SMALL_SQUARE 256
 static int small_square(const ta_dwconv_params *p) {
   const int32_t k = p->kernel_h;
+  const size_t plane = (size_t)plane_rows(p, 0, p->out_h) * (size_t)plane_width(p);
   return k == p->kernel_w && (k == 3 || k == 5 || k == 7) && p->dilation_h == 1 && p->dilation_w == 1 &&
-         p->in_c > 1 && (size_t)plane_rows(p, 0, p->out_h) * (size_t)plane_width(p) <= DW_SMALL_PLANE;
+         p->in_c > 1 && (plane <= DW_SMALL_PLANE || (plane <= DW_SMALL_SQUARE && p->out_h <= p->out_w));
 }
 
 size_t ta_depthwise_conv_s8_scratch_bytes(const ta_dwconv_params *p) {

@@ -1,9 +1,10 @@
 /*
- * DEPTHWISE_CONV_2D, the SIMD path (packed int16 weights; see depthwise.c for the semantics): per
- * input channel the input plane the requested rows need is copied once into an int16 scratch plane
- * (raw values, the zero point where the window leaves the input, and input_offset * sum(w) folded
- * into the bias, so the inner loop has no bounds checks); 3x3 stride 1/2 have two-outputs-per-step
- * and pair-reusing loops (in assembly on a DSP core: depthwise_asm.c), other kernels
+ * DEPTHWISE_CONV_2D, the SIMD path (packed int16 weights; see depthwise.c for the semantics): the
+ * input channels go in groups of up to 4 whose int16 planes (depthwise_plane.c: raw values, the
+ * zero point where the window leaves the input, input_offset * sum(w) folded into the bias, so
+ * the row loops have no bounds checks) fill a window of input rows in the scratch, whole or in
+ * bands of output rows; per output channel a job runs the rows: 3x3 stride 1/2 in blocks of four
+ * outputs (assembly on a DSP core: depthwise_asm.c), 5x5/7x7 in depthwise_wide.c, other kernels
  * kernel_h * ceil(kernel_w/2) SMLADs per output. In place, the plane copy is what frees the
  * channel, so output channel c can be written over input channel c (TinyEngine's trick;
  * depth_multiplier == 1, dense NHWC). Invariant: every path gives the bytes of the portable one.
@@ -16,58 +17,10 @@
 #include "depthwise_simd.h"
 
 #if TA_SIMD
-/* PKHBT (a.lo, b.lo), PKHTB (a.hi, b.hi) as [lo half, hi half], and SXTB16 of bytes 1 and 3. */
-#if TA_SIMD_NATIVE
-TA_INLINE int32_t pack_lo16(int32_t a, int32_t b) {
-  int32_t r;
-  __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
-TA_INLINE int32_t pack_hi16(int32_t a, int32_t b) {
-  int32_t r;
-  __asm__("pkhtb %0, %2, %1, asr #16" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
-TA_INLINE int32_t sxtb16_odd(int32_t x) {
-  int32_t r;
-  __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
-  return r;
-}
-#else
-TA_INLINE int32_t pack_lo16(int32_t a, int32_t b) { return (int32_t)(((uint32_t)a & 0xFFFFu) | ((uint32_t)b << 16)); }
-TA_INLINE int32_t pack_hi16(int32_t a, int32_t b) {
-  return (int32_t)(((uint32_t)a >> 16) | ((uint32_t)b & 0xFFFF0000u));
-}
-TA_INLINE int32_t sxtb16_odd(int32_t x) { return ta_sxtb16_ror8(x); }
-#endif
-
 /* A packed word of doubled weights halved (both halves are even, so exactly). */
 static int32_t half_pair(int32_t w) {
   return ta_pair16((int16_t)(uint16_t)((uint32_t)w & 0xFFFFu) / 2, (int16_t)(uint16_t)((uint32_t)w >> 16) / 2);
 }
-
-/* What one group of channels works on: the planes of `g` input channels for `slots` consecutive
- * input rows, slot-major: input row (first + s), channel j at plane + (s * g + j) * width. A
- * plane row holds the input row's columns -pad_left .. width - pad_left - 1 as raw int16; columns
- * outside [xa, xb) and rows outside the input hold the zero point, so (x + offset) is 0 there. */
-typedef struct dw_ctx {
-  const ta_dwconv_params *p;
-  const int8_t *in;
-  int8_t *out;
-  int32_t in_pix_stride, in_row_stride, out_pix_stride, out_row_stride;
-  int32_t fast3x3;  /* 3x3, equal strides 1 or 2, dilation 1: the row kernels below (the stride; else 0) */
-  int32_t width;    /* plane row, int16 elements (even) */
-  int32_t span;     /* input rows one output row reads */
-  int32_t xa, xb;   /* plane columns holding input columns */
-  int32_t inplace;  /* output written over the input (ta_depthwise_conv_s8_inplace) */
-  int32_t words;    /* packed weight words per output channel */
-  int32_t room;     /* |bias| below this: the doubled accumulator is exact (dw_chan_prepare) */
-  int32_t asm_layer; /* fast3x3 and all of int8 as the activation range: the assembly's form */
-  int32_t wide;     /* kernel 5 or 7 wide: ta_dw_wide_rows for channels on the doubled accumulator */
-  int32_t transposed; /* p is the layer's transpose (dw_run_layer): weights transposed too */
-  int16_t *plane;
-  size_t budget;    /* scratch bytes */
-} dw_ctx;
 
 static int32_t is_fast3x3(const ta_dwconv_params *p) {
   return p->kernel_h == 3 && p->kernel_w == 3 && p->dilation_h == 1 && p->dilation_w == 1 &&
@@ -101,112 +54,6 @@ static dw_ctx dw_context(const ta_dwconv_params *p, const int8_t *in, int8_t *ou
   return x;
 }
 
-/* Plane rows of a group from n input rows of NHWC (s: first row's column xa, channel c0; d: the
- * first slot, channel j of a slot at + j * width), columns [xa, xb). 4 channels take two pixel
- * loads, PKHBT/PKHTB and four SXTB16 per 2 columns (channel c's pair of columns per word). */
-TA_NOINLINE static void build_rows4(const dw_ctx *x, const int8_t *s, int16_t *d, int32_t n, int32_t pitch) {
-  const int32_t in_pix_stride = x->in_pix_stride, width = x->width, xa = x->xa, xb = x->xb, w2 = width >> 1;
-  const int32_t pairs = (xb - xa - (xa & 1)) >> 1;
-  int32_t j;
-  for (; n > 0; --n, s += x->in_row_stride, d += pitch) {
-    const int8_t *q = s;
-    int32_t col = xa;
-    if (col & 1) {
-      for (j = 0; j < 4; ++j) d[j * width + col] = q[j];
-      ++col, q += in_pix_stride;
-    }
-    {
-      ta_i32a *d0 = (ta_i32a *)(void *)(d + col);
-      ta_i32a *const end = d0 + pairs;
-      for (; d0 < end; ++d0, q += 2 * in_pix_stride) {
-        const int32_t a = ta_read32(q), b = ta_read32(q + in_pix_stride);
-        const int32_t lo = pack_lo16(a, b), hi = pack_hi16(a, b);
-        d0[0] = ta_sxtb16(lo);
-        d0[w2] = sxtb16_odd(lo);
-        d0[2 * w2] = ta_sxtb16(hi);
-        d0[3 * w2] = sxtb16_odd(hi);
-      }
-      col += 2 * pairs;
-    }
-    if (col < xb)
-      for (j = 0; j < 4; ++j) d[j * width + col] = q[j];
-  }
-}
-
-TA_NOINLINE static void build_rows2(const dw_ctx *x, const int8_t *s, int16_t *d, int32_t n, int32_t pitch) {
-  const int32_t in_pix_stride = x->in_pix_stride, width = x->width, xa = x->xa, xb = x->xb;
-  for (; n > 0; --n, s += x->in_row_stride, d += pitch) {
-    const int8_t *q = s;
-    int32_t col = xa;
-    if (col & 1) d[col] = q[0], d[width + col] = q[1], ++col, q += in_pix_stride;
-    for (; col + 2 <= xb; col += 2, q += 2 * in_pix_stride) {
-      uint16_t a, b;
-      int32_t v;
-      memcpy(&a, q, 2), memcpy(&b, q + in_pix_stride, 2);
-      v = pack_lo16(a, b);
-      ta_write32(d + col, ta_sxtb16(v));
-      ta_write32(d + width + col, sxtb16_odd(v));
-    }
-    if (col < xb) d[col] = q[0], d[width + col] = q[1];
-  }
-}
-
-TA_NOINLINE static void build_rows1(const dw_ctx *x, const int8_t *s, int16_t *d, int32_t n, int32_t pitch) {
-  const int32_t in_pix_stride = x->in_pix_stride, xa = x->xa, xb = x->xb;
-  for (; n > 0; --n, s += x->in_row_stride, d += pitch) {
-    const int8_t *q = s;
-    int32_t col = xa;
-    if (col & 1) d[col++] = q[0], q += in_pix_stride;
-    for (; col + 4 <= xb; col += 4, q += 4 * in_pix_stride) { /* PKHBT: the low halves of two values */
-      ta_write32(d + col, pack_lo16(q[0], q[in_pix_stride]));
-      ta_write32(d + col + 2, pack_lo16(q[2 * in_pix_stride], q[3 * in_pix_stride]));
-    }
-    for (; col + 2 <= xb; col += 2, q += 2 * in_pix_stride) ta_write32(d + col, pack_lo16(q[0], q[in_pix_stride]));
-    if (col < xb) d[col] = q[0];
-  }
-}
-
-/* Fill n int16 with the zero point (n even, d 4-byte aligned). */
-static void fill_zp(int16_t *d, int32_t n, int32_t zp) {
-  ta_i32a *w = (ta_i32a *)(void *)d, *const end = w + (n >> 1);
-  const int32_t zz = ta_pair16(zp, zp);
-  while (w < end) *w++ = zz;
-}
-
-/* Input rows iy .. iy+n-1 of channels c0 .. c0+g-1 into consecutive slots (g plane rows each):
- * rows outside the input are the zero point, the others are built in one run. */
-TA_NOINLINE static void load_rows(const dw_ctx *x, int32_t iy, int32_t n, int32_t c0, int32_t g, int16_t *slot) {
-  const ta_dwconv_params *p = x->p;
-  const int32_t pitch = g * x->width;
-  const int32_t above = ta_min32(n, ta_max32(0, -iy)), inside = ta_max32(0, ta_min32(n, p->in_h - iy) - above);
-  const int8_t *s = x->in + (iy + above) * x->in_row_stride + c0 + (x->xa - p->pad_left) * x->in_pix_stride;
-  int16_t *d = slot + above * pitch;
-  fill_zp(slot, above * pitch, -p->input_offset);
-  if (inside > 0) {
-    if (g == 4) {
-      build_rows4(x, s, d, inside, pitch);
-    } else {
-      if (g >= 2) build_rows2(x, s, d, inside, pitch);
-      if (g & 1) build_rows1(x, s + g - 1, d + (g - 1) * x->width, inside, pitch);
-    }
-  }
-  fill_zp(d + inside * pitch, (n - above - inside) * pitch, -p->input_offset);
-}
-
-/* The zero-point columns of the plane rows the scratch holds (rows written later only touch
- * [xa, xb), zero-point rows their whole width; a window's rows are plane rows of this layout
- * whatever its group size). */
-TA_NOINLINE static void fill_borders(const dw_ctx *x) {
-  const int16_t zp = (int16_t)-x->p->input_offset;
-  const int32_t nrows = (int32_t)(x->budget / ((size_t)x->width * sizeof(int16_t)));
-  int16_t *row = x->plane;
-  int32_t r, col;
-  for (r = 0; r < nrows; ++r, row += x->width) {
-    for (col = 0; col < x->xa; ++col) row[col] = zp;
-    for (col = x->xb; col < x->width; ++col) row[col] = zp;
-  }
-}
-
 /* An output channel's constants, computed once per group while at most DW_JOBS of them (a
  * stack array); its first 40 bytes are the job's. */
 typedef struct dw_chan {
@@ -215,20 +62,19 @@ typedef struct dw_chan {
   int16_t fast, use_asm;
 } dw_chan;
 
-/* 3x3 weight words per stride, from the rows (w0, w1), (w2, 0) of the packed layout q:
- * stride 1: W0, z0, W1, W2, z1, z2 with Wr = (wr0, wr1), zr = (wr2, wr1);
- * stride 2: W0, W1, W2, (w02, w12), (w22, 0). */
-TA_INLINE void dw_chan_weights(dw_chan *k, const ta_i32a *q, int32_t stride) {
-  int32_t k0 = q[0], k1 = q[1], k2 = q[2], k3 = q[3], k4 = q[4], k5 = q[5];
-  if (!k->fast) {
-    k0 = half_pair(k0), k1 = half_pair(k1), k2 = half_pair(k2);
-    k3 = half_pair(k3), k4 = half_pair(k4), k5 = half_pair(k5);
-  }
-  if (stride == 1) {
-    k->w[0] = k0, k->w[1] = pack_lo16(k1, k0 >> 16), k->w[2] = k2, k->w[3] = k4;
-    k->w[4] = pack_lo16(k3, k2 >> 16), k->w[5] = pack_lo16(k5, k4 >> 16);
+/* 3x3 weight words, the same for both strides, from the rows (w0, w1), (w2, 0) of the packed
+ * layout q: per kernel row r, W_r = (wr0, wr1) and z_r = (wr2, wr1). */
+TA_INLINE void dw_chan_weights(dw_chan *k, const ta_i32a *q) {
+  int32_t r;
+  if (k->fast) {
+    const int32_t w0 = q[0], w1 = q[2], w2 = q[4];
+    k->w[0] = w0, k->w[1] = pack_lo16(q[1], w0 >> 16), k->w[2] = w1, k->w[3] = pack_lo16(q[3], w1 >> 16);
+    k->w[4] = w2, k->w[5] = pack_lo16(q[5], w2 >> 16);
   } else {
-    k->w[0] = k0, k->w[1] = k2, k->w[2] = k4, k->w[3] = pack_lo16(k1, k3), k->w[4] = k5, k->w[5] = 0;
+    for (r = 0; r < 3; ++r) {
+      const int32_t w = half_pair(q[2 * r]);
+      k->w[2 * r] = w, k->w[2 * r + 1] = pack_lo16(half_pair(q[2 * r + 1]), w >> 16);
+    }
   }
 }
 
@@ -239,7 +85,7 @@ TA_NOINLINE static void dw_chan_transpose(dw_chan *k, const ta_i32a *wq) {
   ta_i32a t[6];
   int32_t i;
   for (i = 0; i < 3; ++i) t[2 * i] = ta_pair16(v[i], v[4 + i]), t[2 * i + 1] = ta_pair16(v[8 + i], 0);
-  dw_chan_weights(k, t, 1);
+  dw_chan_weights(k, t);
 }
 
 /* Whether output channel oc takes ta_rqd on the doubled accumulator (dw_chan_prepare's fast). */
@@ -258,14 +104,17 @@ static void dw_chan_prepare(const dw_ctx *x, int32_t oc, dw_chan *k) {
   const ta_rqd q = ta_rqd_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
   const ta_i32a *const wq = (const ta_i32a *)p->packed_weights + (size_t)oc * nw;
   int32_t sum2 = 0, i;
-  for (i = 0; i < nw; ++i) sum2 = ta_smlad(wq[i], 0x00010001, sum2); /* twice the taps' sum */
+  for (i = 0; i + 1 < nw; i += 2) sum2 = ta_smlad(wq[i + 1], 0x00010001, ta_smlad(wq[i], 0x00010001, sum2));
+  if (i < nw) sum2 = ta_smlad(wq[i], 0x00010001, sum2); /* sum2: twice the taps' sum */
   k->fast = q.r >= 0 && bias < x->room && bias > -x->room; /* as chan_fast */
   k->bias = k->fast ? ta_wrap_add(ta_wrap_add(bias, bias), (int32_t)((uint32_t)sum2 * (uint32_t)p->input_offset))
                     : ta_wrap_add(bias, (int32_t)((uint32_t)(sum2 / 2) * (uint32_t)p->input_offset));
   k->m = q.m, k->c = q.c, k->r = q.r, k->qoo = q.oo;
   k->use_asm = x->asm_layer && k->fast && q.oo == 0;
-  if (x->fast3x3) dw_chan_weights(k, wq, p->stride_w);
-  if (x->transposed) dw_chan_transpose(k, wq);
+  if (x->transposed)
+    dw_chan_transpose(k, wq);
+  else if (x->fast3x3)
+    dw_chan_weights(k, wq);
 }
 
 typedef char dw_chan_layout_check[(offsetof(dw_chan, qoo) == offsetof(dw_job, out_pix_stride) &&
@@ -289,10 +138,10 @@ TA_INLINE int8_t dw_requant(const dw_job *j, int32_t acc) {
   return ta_requant_acc(acc, j->mult, j->shift, j->oo, j->lo, j->hi);
 }
 
-/* 3x3 stride 1, two outputs per step from one aligned pair load per kernel row: with
- * a = (x0, x1), b = (x2, x3): out0 = SMLAD(a, W) + SMLABB(b, z), out1 = SMLATB(a, W) + SMLADX(b, z). */
+/* 3x3 stride 1, the assembly's sums (depthwise_asm.c) two outputs a step: with a = (x0, x1),
+ * b = (x2, x3) of each kernel row: out0 = SMLAD(a, W) + SMLABB(b, z), out1 = SMLATB(a, W) + SMLADX(b, z). */
 TA_NOINLINE static void dw3x3s1_rows_c(const dw_job *j) {
-  const int32_t w0 = j->w[0], z0 = j->w[1], w1 = j->w[2], w2 = j->w[3], z1 = j->w[4], z2 = j->w[5];
+  const int32_t w0 = j->w[0], z0 = j->w[1], w1 = j->w[2], z1 = j->w[3], w2 = j->w[4], z2 = j->w[5];
   const uint8_t *row = (const uint8_t *)j->row0;
   int8_t *o = j->out;
   int32_t k, x;
@@ -313,9 +162,9 @@ TA_NOINLINE static void dw3x3s1_rows_c(const dw_job *j) {
 }
 
 /* 3x3 stride 2: output x reads the words x and x + 1 of each kernel row:
- * out = SMLAD(word x, W) + (low half of word x + 1) * w2. */
+ * out = SMLAD(word x, W) + SMLABB(word x + 1, z). */
 TA_NOINLINE static void dw3x3s2_rows_c(const dw_job *j) {
-  const int32_t w0 = j->w[0], w1 = j->w[1], w2 = j->w[2], z01 = j->w[3], z2 = j->w[4];
+  const int32_t w0 = j->w[0], z0 = j->w[1], w1 = j->w[2], z1 = j->w[3], w2 = j->w[4], z2 = j->w[5];
   const uint8_t *row = (const uint8_t *)j->row0;
   int8_t *o = j->out;
   int32_t k, x;
@@ -323,16 +172,12 @@ TA_NOINLINE static void dw3x3s2_rows_c(const dw_job *j) {
     const ta_i32a *r0 = (const ta_i32a *)(const void *)row, *r1 = (const ta_i32a *)(const void *)(row + j->pitch),
                   *r2 = (const ta_i32a *)(const void *)(row + 2 * j->pitch);
     for (x = 0; x < j->n; ++x) {
-      int32_t s = ta_smlad(r0[x], w0, j->bias);
-      s = ta_smlabb(r0[x + 1], z01, s);
-      s = ta_smlad(r1[x], w1, s);
-      s = ta_smlatb(z01, r1[x + 1], s); /* SMLABT: low half of the data, high half of z01 */
-      s = ta_smlad(r2[x], w2, s);
-      o[x * j->out_pix_stride] = dw_requant(j, ta_smlabb(r2[x + 1], z2, s));
+      int32_t s = ta_smlabb(r0[x + 1], z0, ta_smlad(r0[x], w0, j->bias));
+      s = ta_smlabb(r1[x + 1], z1, ta_smlad(r1[x], w1, s));
+      o[x * j->out_pix_stride] = dw_requant(j, ta_smlabb(r2[x + 1], z2, ta_smlad(r2[x], w2, s)));
     }
   }
 }
-
 
 /* Two outputs of one channel whose windows start `delta` plane values apart (dilation_w 1):
  * each weight word is loaded once for both SMLADs; `half`: undoubled job, weights halved. */
@@ -467,6 +312,7 @@ TA_NOINLINE static void dw_run(const dw_ctx *x, dw_job *j) {
   }
 #if TA_SIMD_NATIVE
   if (j->use_asm) {
+    j->last = j->out + j->rows * j->out_step;
     if (stride1)
       ta_dw3x3s1_asm(j);
     else
@@ -498,7 +344,8 @@ static void dw_group(const dw_ctx *x, int32_t c0, int32_t g, int32_t slots, int3
     for (j = 0; j < g * dm; ++j) dw_chan_prepare(x, c0 * dm + j, &chans[j]);
   job.out_pix_stride = x->out_pix_stride, job.oo = p->output_offset, job.lo = p->act_min, job.hi = p->act_max;
   job.pitch = pitch * 2, job.in_step = sh * pitch * 2, job.out_step = x->out_row_stride;
-  job.n = p->out_w, job.odd = p->out_w & 1, job.pair_bytes = (p->out_w >> 1) * 2 * x->out_pix_stride;
+  job.n = p->out_w, job.quad_bytes = (p->out_w >> 2) * 4 * x->out_pix_stride;
+  job.in_skip = job.in_step - p->out_w * x->fast3x3 * 2, job.out_skip = job.out_step - p->out_w * x->out_pix_stride;
   for (yb = y0; yb < y1; yb += band) {
     const int32_t ye = ta_min32(y1, yb + band), iy = yb * sh - p->pad_top;
     const int32_t rows = (ye - yb - 1) * sh + x->span;
@@ -511,7 +358,7 @@ static void dw_group(const dw_ctx *x, int32_t c0, int32_t g, int32_t slots, int3
       else
         memmove(x->plane, x->plane + (iy - have_lo) * pitch, bytes);
     }
-    load_rows(x, iy + keep, rows - keep, c0, g, x->plane + keep * pitch);
+    ta_dw_load_rows(x, iy + keep, rows - keep, c0, g, x->plane + keep * pitch);
     have_lo = iy, have_n = rows;
     for (j = 0; j < g; ++j) {
       for (m = 0; m < dm; ++m) {
@@ -590,13 +437,13 @@ static void dw_run_layer(const ta_dwconv_params *p, const int8_t *in, int8_t *ou
     x = dw_context(&t, in, out, scratch, budget, strides[1], strides[0], strides[3], strides[2], inplace);
     if ((size_t)plane_rows(&t, 0, t.out_h) * (size_t)x.width * sizeof(int16_t) <= budget) {
       x.transposed = 1;
-      fill_borders(&x);
+      ta_dw_fill_borders(&x);
       dw_simd(&x, 0, t.out_h);
       return;
     }
   }
   x = dw_context(p, in, out, scratch, budget, strides[0], strides[1], strides[2], strides[3], inplace);
-  fill_borders(&x);
+  ta_dw_fill_borders(&x);
   dw_simd(&x, y0, y1);
 }
 

@@ -1,7 +1,8 @@
 /*
- * Internal to DEPTHWISE_CONV_2D (depthwise.c, depthwise_simd.c, depthwise_asm.c, depthwise_wide.c): the plane
- * geometry the scratch size and the SIMD path share, the job the 3x3 row kernels and their
- * assembly read, and the entry points of the SIMD path and of the assembly. Invariant: the
+ * Internal to DEPTHWISE_CONV_2D (depthwise.c, depthwise_simd.c, depthwise_plane.c, depthwise_asm.c,
+ * depthwise_wide.c): the plane geometry the scratch size and the SIMD path share, the job the 3x3
+ * row kernels and their assembly read, a group's context, and the entry points of the SIMD path,
+ * the planes and the assembly. Invariant: the
  * assembly reads dw_job at the offsets its comments give (checked at compile time).
  */
 #ifndef TA_DEPTHWISE_SIMD_H
@@ -25,25 +26,84 @@ static inline int32_t plane_width(const ta_dwconv_params *p) {
  * DOUBLED accumulator from the doubled packed weights and requantize it with ta_rqd in
  * ADD, SMMLAR, ASR, SSAT. */
 typedef struct dw_job {
-  int32_t w[6];         /*  0: 3x3 weight words, see dw_chan_weights */
+  int32_t w[6];         /*  0: 3x3 weight words W0, z0, W1, z1, W2, z2, see dw_chan_weights */
   int32_t bias;         /* 24: accumulator start (input offset folded in; doubled when fast) */
   int32_t m, c, r;      /* 28: ta_rqd multiplier, constant, shift */
   int32_t out_pix_stride; /* 40: output pixel stride */
   const int16_t *row0;  /* 44: plane row of the first output row's first kernel row */
-  int32_t in_step;      /* 48: bytes from one output row's plane rows to the next's */
-  int8_t *out;          /* 52: first output of the first row */
-  int32_t out_step;     /* 56: output row stride */
+  int32_t in_skip;      /* 48: bytes from the end of a row's plane columns to the next row's start */
+  int32_t out_skip;     /* 52: bytes from the end of a row's outputs to the next row's first */
+  int8_t *out;          /* 56: first output of the first row */
   int32_t pitch;        /* 60: bytes from one kernel row to the next */
-  int32_t pair_bytes;   /* 64: output bytes of a row's pairs, (n / 2) * 2 * out_pix_stride */
-  int32_t rows;         /* 68 */
-  int32_t odd;          /* 72: n is odd (a last single output per row) */
-  int32_t end;          /* 76: the assembly's end of a row's output pairs */
-  int32_t n;            /* outputs per row */
+  int32_t quad_bytes;   /* 64: output bytes of a row's blocks of four, (n / 4) * 4 * out_pix_stride */
+  int8_t *last;         /* 68: out + rows * out_step (the assembly's end) */
+  int32_t n;            /* 72: outputs per row */
+  int32_t end;          /* 76: the assembly's end of a row's blocks */
+  int32_t in_step;      /* bytes from one output row's plane rows to the next's */
+  int32_t out_step;     /* output row stride */
+  int32_t rows;
   const ta_i32a *wq;    /* the channel's packed words */
   int32_t fast;         /* ta_rqd applies (else: undoubled accumulator, ta_multiply_by_quantized_multiplier) */
   int32_t use_asm;      /* fast, 3x3, all of int8 as range, output offset folded */
   int32_t qoo, oo, lo, hi, mult, shift;
 } dw_job;
+
+#if TA_SIMD
+/* PKHBT (a.lo, b.lo), PKHTB (a.hi, b.hi) as [lo half, hi half], and SXTB16 of bytes 1 and 3. */
+#if TA_SIMD_NATIVE
+TA_INLINE int32_t pack_lo16(int32_t a, int32_t b) {
+  int32_t r;
+  __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+TA_INLINE int32_t pack_hi16(int32_t a, int32_t b) {
+  int32_t r;
+  __asm__("pkhtb %0, %2, %1, asr #16" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+TA_INLINE int32_t sxtb16_odd(int32_t x) {
+  int32_t r;
+  __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+  return r;
+}
+#else
+TA_INLINE int32_t pack_lo16(int32_t a, int32_t b) { return (int32_t)(((uint32_t)a & 0xFFFFu) | ((uint32_t)b << 16)); }
+TA_INLINE int32_t pack_hi16(int32_t a, int32_t b) {
+  return (int32_t)(((uint32_t)a >> 16) | ((uint32_t)b & 0xFFFF0000u));
+}
+TA_INLINE int32_t sxtb16_odd(int32_t x) { return ta_sxtb16_ror8(x); }
+#endif
+
+/* What one group of channels works on: the planes of `g` input channels for `slots` consecutive
+ * input rows, slot-major: input row (first + s), channel j at plane + (s * g + j) * width. A
+ * plane row holds the input row's columns -pad_left .. width - pad_left - 1 as raw int16; columns
+ * outside [xa, xb) and rows outside the input hold the zero point, so (x + offset) is 0 there. */
+typedef struct dw_ctx {
+  const ta_dwconv_params *p;
+  const int8_t *in;
+  int8_t *out;
+  int32_t in_pix_stride, in_row_stride, out_pix_stride, out_row_stride;
+  int32_t fast3x3;  /* 3x3, equal strides 1 or 2, dilation 1: the row kernels below (the stride; else 0) */
+  int32_t width;    /* plane row, int16 elements (even) */
+  int32_t span;     /* input rows one output row reads */
+  int32_t xa, xb;   /* plane columns holding input columns */
+  int32_t inplace;  /* output written over the input (ta_depthwise_conv_s8_inplace) */
+  int32_t words;    /* packed weight words per output channel */
+  int32_t room;     /* |bias| below this: the doubled accumulator is exact (dw_chan_prepare) */
+  int32_t asm_layer; /* fast3x3 and all of int8 as the activation range: the assembly's form */
+  int32_t wide;     /* kernel 5 or 7 wide: ta_dw_wide_rows for channels on the doubled accumulator */
+  int32_t transposed; /* p is the layer's transpose (dw_run_layer): weights transposed too */
+  int16_t *plane;
+  size_t budget;    /* scratch bytes */
+} dw_ctx;
+
+
+/* The planes (depthwise_plane.c): input rows iy .. iy+n-1 of channels c0 .. c0+g-1 into
+ * consecutive window slots (g plane rows each; rows outside the input are the zero point), and
+ * the zero-point columns of every plane row the scratch holds. */
+void ta_dw_load_rows(const dw_ctx *x, int32_t iy, int32_t n, int32_t c0, int32_t g, int16_t *slot);
+void ta_dw_fill_borders(const dw_ctx *x);
+#endif
 
 #if TA_SIMD
 /* The SIMD path (depthwise_simd.c): packed weights, rows [y0, y1) (y1 > y0), out of place or
