@@ -23,7 +23,7 @@ bool any_pinned(const Problem& problem) {
 
 HeuristicRace::HeuristicRace(const Problem& problem, WorkBudget& exact_budget, int64_t target,
                              const Problem* upside_down, bool climb_around_pins)
-    : climb_around_pins_(climb_around_pins) {
+    : climb_around_pins_(climb_around_pins), target_(target) {
   thread_ = std::thread([this, &problem, upside_down, budget = exact_budget.detached(), target]() mutable {
     budget.stop_past(&heuristic_line_);
     try {
@@ -141,10 +141,11 @@ void HeuristicRace::join() {
 bool HeuristicRace::heuristic_wins(int64_t height, int64_t work_to_plan) {
   join();
   if (error_) std::rethrow_exception(error_);
-  // A plan found past the line does not count: how far past it the thread
-  // got before it saw the line depends on timing.
-  return !plan_.method.empty() && plan_.work_to_plan <= heuristic_line_.load() &&
-         (plan_.solution.height < height || (plan_.solution.height == height && plan_.work_to_plan < work_to_plan));
+  // A plan found past the other side's line does not count: how far past it
+  // that side got before it saw the line depends on timing.
+  if (plan_.method.empty() || plan_.work_to_plan > heuristic_line_.load()) return false;
+  if (plan_.solution.height <= target_ && work_to_plan > plan_.work_to_plan) return true;  // past exact_line_
+  return plan_.solution.height < height || (plan_.solution.height == height && plan_.work_to_plan < work_to_plan);
 }
 
 }  // namespace tinyarena::allocation

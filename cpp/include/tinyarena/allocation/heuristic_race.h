@@ -61,7 +61,9 @@ class HeuristicRace {
   void stop_heuristics_past(int64_t work) { heuristic_line_.store(work); }
 
   // Waits for the second thread; true if its plan beats a plan of `height`
-  // found after `work_to_plan` units.
+  // found after `work_to_plan` units. A plan of either side found past the
+  // line the other posted never counts: where the second thread's plan met
+  // the target, the exact search's plan counts only if found with less work.
   bool heuristic_wins(int64_t height, int64_t work_to_plan);
   // The second thread's plan, once heuristic_wins() has waited for it.
   const HeuristicPlan& heuristic_plan() const { return plan_; }
@@ -82,6 +84,7 @@ class HeuristicRace {
   std::atomic<int64_t> exact_line_{WorkBudget::kUnlimited};      // the exact search stops past it
   std::atomic<int64_t> heuristic_line_{WorkBudget::kUnlimited};  // the second thread stops past it
   const bool climb_around_pins_;
+  const int64_t target_;
   HeuristicPlan plan_;
   std::exception_ptr error_;
   std::thread thread_;
