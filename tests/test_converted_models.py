@@ -201,6 +201,31 @@ def test_fused_lstm_plan_holds_one_step_not_the_sequence(name):
     assert untransformed.peak_bytes == 496 + state + 49 * 32
 
 
+def test_fused_lstm_with_float_io_quantizes_one_step_at_a_time():
+    # With the float I/O kept, zero_copy folds the input QUANTIZE into the LSTM: it reads the
+    # caller's float sequence and quantizes one step's 10 values into its scratch, so the arena
+    # holds one step's working set (scratch, hidden and cell state, the last step's output),
+    # not the 490-B int8 sequence.
+    plan = tinyarena.plan(path("lstm_kws_fused_floatio.tflite"))
+    assert [op.type for op in plan.graph.ops][0] == "UNIDIRECTIONAL_SEQUENCE_LSTM"
+    lstm = plan.graph.ops[0]
+    assert plan.graph.tensors[lstm.inputs[0]].dtype == "float32"
+    assert any("QUANTIZE of the LSTM's input" in change for report in plan.transforms for change in report.changes)
+    step = 16 + 32 + 2 * 32 + 32  # scratch (10 -> 16 B), hidden, cell, output
+    assert plan.peak_bytes == step
+    assert plan.peak_bytes < tinyarena.plan(path("lstm_kws_fused_floatio.tflite"), io="int8").peak_bytes
+    unfolded = tinyarena.plan(path("lstm_kws_fused_floatio.tflite"), transforms="fold_pads,reorder")
+    assert unfolded.peak_bytes == 496 + 32 + 2 * 32 + 49 * 32
+
+
+@pytest.mark.parametrize("target", ["host", pytest.param("cortex-m4", marks=pytest.mark.qemu)])
+def test_fused_lstm_with_its_input_quantize_folded_in_is_bit_exact(target, tmp_path):
+    plan = tinyarena.plan(path("lstm_kws_fused_floatio.tflite"))
+    assert plan.graph.ops[0].type == "UNIDIRECTIONAL_SEQUENCE_LSTM"
+    result = verify(None, plan=plan, target=target, work_dir=tmp_path)
+    assert result.bit_exact, result.summary()
+
+
 @pytest.mark.qemu
 @pytest.mark.slow
 @pytest.mark.parametrize("name", FUSED_LSTM)

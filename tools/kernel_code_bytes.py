@@ -37,7 +37,7 @@ ENTRY_POINTS = {
     "mean.c": ("ta_mean_s8",),
     "data_movement.c": ("ta_pad_s8", "ta_concat_s8", "ta_split_s8", "ta_transpose_s8", "ta_strided_slice_s8",
                         "ta_resize_nearest_s8", "ta_gather_s8", "ta_tile_s8"),
-    "lstm.c": ("ta_lstm_s8", "ta_lstm_s8_reset_state"),
+    "lstm.c": ("ta_lstm_s8", "ta_lstm_s8_float_input", "ta_lstm_s8_reset_state"),
 }
 
 

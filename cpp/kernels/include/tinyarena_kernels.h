@@ -410,6 +410,9 @@ typedef struct ta_lstm_params {
   const int8_t *recurrent_weights[4]; /* [n_cell][n_cell] */
   const int32_t *input_bias[4], *recurrent_bias[4];
   int32_t output_last_step_only;  /* 1: `output` holds only the last step's h per batch */
+  int32_t input_is_float;         /* 1: ta_lstm_s8_float_input's float32 input, quantized per step */
+  float input_scale;              /* the int8 input's scale and zero point */
+  int32_t input_zero_point;
 } ta_lstm_params;
 
 /* Runs every step. `hidden` (int8, batches * n_cell) and `cell` (int16) hold the state and are
@@ -417,6 +420,13 @@ typedef struct ta_lstm_params {
  * output: [batches][steps][n_cell] (time-major: [steps][batches][n_cell]). */
 void ta_lstm_s8(const ta_lstm_params *p, const int8_t *input, int8_t *hidden, int16_t *cell, int8_t *output);
 void ta_lstm_s8_reset_state(const ta_lstm_params *p, int8_t *hidden, int16_t *cell);
+/* The same over a float32 input sequence (the model's QUANTIZE folded in): each step's row is
+ * quantized as TFLite's QUANTIZE does (ta_quantize_f32_s8, input_scale / input_zero_point) into
+ * `step_input` (ta_lstm_s8_float_input_scratch_bytes: n_input bytes), so the int8 sequence is
+ * never stored. */
+size_t ta_lstm_s8_float_input_scratch_bytes(const ta_lstm_params *p);
+void ta_lstm_s8_float_input(const ta_lstm_params *p, const float *input, int8_t *step_input, int8_t *hidden,
+                            int16_t *cell, int8_t *output);
 
 /* ------------------------------------------------------------ weight packing (host) */
 size_t ta_pack_gemm_weights_s16_bytes(int32_t n, int32_t k);

@@ -163,7 +163,10 @@ static void lstm_step(const ta_lstm_params *p, const int8_t *x, int8_t *hidden, 
   memcpy(hidden, next, (size_t)p->n_cell);
 }
 
-void ta_lstm_s8(const ta_lstm_params *p, const int8_t *input, int8_t *hidden, int16_t *cell, int8_t *output) {
+/* Every step of every batch; a step's input row is read from `input` or, with `float_input`,
+ * quantized from it into `step_input` first. */
+static void run_sequence(const ta_lstm_params *p, const int8_t *input, const float *float_input, int8_t *step_input,
+                         int8_t *hidden, int16_t *cell, int8_t *output) {
   int32_t b, t;
   for (b = 0; b < p->batches; ++b) {
     int8_t *h = hidden + (size_t)b * (size_t)p->n_cell;
@@ -171,9 +174,23 @@ void ta_lstm_s8(const ta_lstm_params *p, const int8_t *input, int8_t *hidden, in
     for (t = 0; t < p->steps; ++t) {
       const int32_t row = p->time_major ? t * p->batches + b : b * p->steps + t;
       const int32_t out_row = p->output_last_step_only ? b : row;
-      lstm_step(p, input + (size_t)row * (size_t)p->n_input, h, c, output + (size_t)out_row * (size_t)p->n_cell);
+      const size_t first = (size_t)row * (size_t)p->n_input;
+      if (float_input)
+        ta_quantize_f32_s8(float_input + first, step_input, p->n_input, p->input_scale, p->input_zero_point);
+      lstm_step(p, float_input ? step_input : input + first, h, c, output + (size_t)out_row * (size_t)p->n_cell);
     }
   }
+}
+
+void ta_lstm_s8(const ta_lstm_params *p, const int8_t *input, int8_t *hidden, int16_t *cell, int8_t *output) {
+  run_sequence(p, input, NULL, NULL, hidden, cell, output);
+}
+
+size_t ta_lstm_s8_float_input_scratch_bytes(const ta_lstm_params *p) { return (size_t)p->n_input; }
+
+void ta_lstm_s8_float_input(const ta_lstm_params *p, const float *input, int8_t *step_input, int8_t *hidden,
+                            int16_t *cell, int8_t *output) {
+  run_sequence(p, NULL, input, step_input, hidden, cell, output);
 }
 
 void ta_lstm_s8_reset_state(const ta_lstm_params *p, int8_t *hidden, int16_t *cell) {

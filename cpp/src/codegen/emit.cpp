@@ -349,8 +349,10 @@ clean:
 
 std::set<std::string> kernel_sources_used(const Program& program) {
   // A source whose SIMD path and assembly sit in files of their own: every build compiles all of
-  // them (each holds code only where its path applies: a DSP core, an optimised build).
+  // them (each holds code only where its path applies: a DSP core, an optimised build). lstm.c
+  // calls activations.c's QUANTIZE for a float input (unused code goes with --gc-sections).
   static const std::map<std::string, std::vector<std::string>> kSplitSources = {
+      {"lstm.c", {"lstm.c", "activations.c"}},
       {"conv.c", {"conv.c", "conv_im2col.c", "conv_simd.c", "conv_asm.c", "conv_s8w.c", "conv_s8w_asm.c"}},
       {"depthwise.c", {"depthwise.c", "depthwise_simd.c", "depthwise_asm.c", "depthwise_wide.c",
                        "depthwise_plane.c"}}};

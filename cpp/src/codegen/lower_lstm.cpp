@@ -2,6 +2,8 @@
 // tensors (inputs 18 and 19, variable) are reset first, to the hidden state's
 // zero point and 0, as a freshly allocated TFLite interpreter holds them: each
 // invoke runs the sequence from reset, so the state lives only across this op.
+// With its input's QUANTIZE folded in (zero_copy), ta_lstm_s8_float_input
+// reads the float sequence and quantizes each step's row into the op's scratch.
 #include "tinyarena/codegen/op_lowering.h"
 #include "tinyarena/op_params/kernel_params.h"
 
@@ -65,12 +67,18 @@ KernelCall lower_lstm(const LoweringContext& context, const graph::Op& op) {
   fields.add("input_bias", gate_arrays(call, k, biases(k.input_bias, "bx")));
   fields.add("recurrent_bias", gate_arrays(call, k, biases(k.recurrent_bias, "bh")));
   fields.add("output_last_step_only", p.output_last_step_only);
+  if (p.input_is_float)
+    fields.add("input_is_float", 1).add("input_scale", float_literal(p.input_scale))
+        .add("input_zero_point", p.input_zero_point);
   call.params = fields.take();
   const std::string hidden = context.address(op.inputs.at(kHiddenState));
   const std::string cell = context.address(op.inputs.at(kCellState));
+  std::vector<std::string> args = {params_ref(op), operand(context, call, op, 0)};
+  if (p.input_is_float)
+    args.push_back(scratch_for(context, op, static_cast<int64_t>(ta_lstm_s8_float_input_scratch_bytes(&p))));
+  args.insert(args.end(), {hidden, cell, context.address(op.outputs[0])});
   call.call = call_text("ta_lstm_s8_reset_state", {params_ref(op), hidden, cell}) + "\n" +
-              call_text("ta_lstm_s8", {params_ref(op), operand(context, call, op, 0), hidden, cell,
-                                       context.address(op.outputs[0])});
+              call_text(p.input_is_float ? "ta_lstm_s8_float_input" : "ta_lstm_s8", args);
   return call;
 }
 

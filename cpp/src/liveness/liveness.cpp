@@ -188,7 +188,9 @@ std::vector<int32_t> caller_float_io_tensors(const Graph& graph) {
   for (int32_t t : graph.inputs) {
     const auto& readers = graph.tensors[t].consumers;
     if (plain_float(t) && !readers.empty() &&
-        std::all_of(readers.begin(), readers.end(), [&](int32_t op) { return is_op(op, kQuantize); }))
+        std::all_of(readers.begin(), readers.end(), [&](int32_t op) {
+          return is_op(op, kQuantize) || (op_params::lstm_reads_float_input(graph.ops[op]) && graph.ops[op].inputs[0] == t);
+        }))
       tensors.push_back(t);
   }
   for (int32_t t : graph.outputs) {

@@ -22,7 +22,7 @@ namespace {
 constexpr size_t kInput = 0, kInputWeights = 1, kRecurrentWeights = 5, kPeephole = 9, kBias = 12,
                  kProjectionWeights = 16, kProjectionBias = 17, kHiddenState = 18, kCellState = 19,
                  kLayerNorm = 20;
-constexpr size_t kHiddenIntermediate = 4;
+constexpr size_t kHiddenIntermediate = 4, kQuantizedInputIntermediate = 5;
 constexpr int kGates = 4;
 
 bool present(const graph::Graph& graph, const graph::Op& op, size_t position) {
@@ -85,15 +85,29 @@ int32_t cell_scale_log2(const graph::Op& op, const graph::Tensor& cell) {
   return log2;
 }
 
+// The int8 input sequence's tensor: input 0, or, once zero_copy folded the
+// input's QUANTIZE into the op, the sixth intermediate carrying its scale and
+// zero point (input 0 is then the float32 sequence the kernel quantizes).
+const graph::Tensor& quantized_input(const graph::Graph& graph, const graph::Op& op) {
+  if (!lstm_reads_float_input(op)) return int8_input(graph, op, kInput, 3);
+  const graph::Tensor& in = activation(op, graph.input(op, kInput), graph::DType::Float32,
+                                       "the input (its QUANTIZE folded into the LSTM)", 3);
+  const int32_t carrier = op.intermediates[kQuantizedInputIntermediate];
+  if (carrier < 0 || graph.tensors[carrier].dtype != graph::DType::Int8 || graph.tensors[carrier].shape != in.shape)
+    unsupported(op, "the quantized input's intermediate tensor is not int8 of the input's shape");
+  return graph.tensors[carrier];
+}
+
 // Sizes and layout from the input, the forget gate's weights and the output.
 LstmKernel lstm_geometry(const graph::Graph& graph, const graph::Op& op) {
   if (op.inputs.size() != 20 && op.inputs.size() != 24)
     unsupported(op, "has " + std::to_string(op.inputs.size()) + " inputs; the LSTM takes 20 or 24");
-  const graph::Tensor& in = int8_input(graph, op, kInput, 3);
+  const graph::Tensor& in = quantized_input(graph, op);
   const graph::Tensor& forget = constant_input(graph, op, kInputWeights + 1, graph::DType::Int8, 2);
   LstmKernel k;
   ta_lstm_params& p = k.params;
   p.time_major = op.options.time_major;
+  p.input_is_float = lstm_reads_float_input(op);
   p.steps = in.shape[p.time_major ? 0 : 1];
   p.batches = in.shape[p.time_major ? 1 : 0];
   p.n_input = in.shape[2];
@@ -110,6 +124,10 @@ LstmKernel lstm_geometry(const graph::Graph& graph, const graph::Op& op) {
 
 }  // namespace
 
+bool lstm_reads_float_input(const graph::Op& op) {
+  return op.opcode == opcode::kUnidirectionalSequenceLstm && op.intermediates.size() > kQuantizedInputIntermediate;
+}
+
 LstmKernel lstm_kernel(const graph::Graph& graph, const graph::Op& op) {
   LstmKernel k = lstm_geometry(graph, op);
   ta_lstm_params& p = k.params;
@@ -117,13 +135,13 @@ LstmKernel lstm_kernel(const graph::Graph& graph, const graph::Op& op) {
   refuse_present(graph, op, kProjectionWeights, 2, "projection weights and bias");
   refuse_present(graph, op, kLayerNorm, 4, "layer normalization coefficients");
   if (op.options.diagonal_recurrent_tensors) unsupported(op, "diagonal recurrent weights are not supported");
-  if (op.intermediates.size() != 5)
+  if (op.intermediates.size() != 5 && !(p.input_is_float && op.intermediates.size() == 6))
     unsupported(op, "has " + std::to_string(op.intermediates.size()) +
                         " intermediate tensors; TFLite's 8x8->16 integer kernel takes 5");
   const int32_t hidden_index = op.intermediates[kHiddenIntermediate];
   if (hidden_index < 0) unsupported(op, "the hidden-state intermediate tensor is missing");
   const graph::Tensor& hidden_q = graph.tensors[hidden_index];
-  const graph::Tensor& in = *graph.input(op, kInput);
+  const graph::Tensor& in = quantized_input(graph, op);
   const int64_t state_values = int64_t{p.batches} * p.n_cell;
   const graph::Tensor& hidden = state(graph, op, kHiddenState, graph::DType::Int8, state_values);
   const graph::Tensor& cell = state(graph, op, kCellState, graph::DType::Int16, state_values);
@@ -137,6 +155,8 @@ LstmKernel lstm_kernel(const graph::Graph& graph, const graph::Op& op) {
                     : 0;
   const int32_t input_zp = zero_point_of(in), hidden_zp = zero_point_of(hidden);
   const float input_scale = single_scale(op, in, "the input");
+  p.input_scale = input_scale;
+  p.input_zero_point = input_zp;
   const float hidden_scale = single_scale(op, hidden, "the hidden state");
   const float gate_scale = std::pow(2.0f, -12.0f);
   for (int g = p.use_cifg ? 1 : 0; g < kGates; ++g) {

@@ -24,6 +24,10 @@ int64_t library_scratch_bytes(const graph::Graph& graph, const graph::Op& op, bo
       const FullyConnectedKernel k = detail::fully_connected_geometry(graph, op);
       return static_cast<int64_t>(ta_fully_connected_s8_scratch_bytes(&k.params));
     }
+    case opcode::kUnidirectionalSequenceLstm: {  // the step's quantized input, with the QUANTIZE folded in
+      const LstmKernel k = lstm_kernel(graph, op);
+      return k.params.input_is_float ? static_cast<int64_t>(ta_lstm_s8_float_input_scratch_bytes(&k.params)) : 0;
+    }
 
     default: return 0;
   }

@@ -3,6 +3,7 @@
 // STRIDED_SLICE takes are read where they lie. Each slice gets a Placement
 // in the big tensor and the op is elided; liveness then plans one buffer.
 // A STRIDED_SLICE of an LSTM's last step goes: the LSTM writes just that step.
+// A QUANTIZE feeding an LSTM goes: the LSTM quantizes one step's input at a time.
 #include <algorithm>
 #include <optional>
 
@@ -136,6 +137,22 @@ int32_t lstm_writing_last_step(const Graph& graph, const Op& slice) {
   return last_step ? lstm.index : -1;
 }
 
+// A QUANTIZE (float32 -> int8) whose only reader is an LSTM's input: the LSTM
+// can read the float sequence and quantize one step's row at a time into its
+// scratch, so the int8 sequence is never stored. Returns the LSTM's index or -1.
+int32_t lstm_quantizing_its_input(const Graph& graph, const Op& quantize) {
+  if (quantize.opcode != op_code::kQuantize || quantize.outputs.size() != 1) return -1;
+  const Tensor *in = graph.input(quantize, 0), *out = graph.output(quantize, 0);
+  if (!in || !out || in->dtype != graph::DType::Float32 || in->is_constant() || in->shape != out->shape ||
+      out->consumers.size() != 1 || is_graph_output(graph, out->index))
+    return -1;
+  const Op& lstm = graph.ops[out->consumers[0]];
+  if (lstm.opcode != op_code::kUnidirectionalSequenceLstm || lstm.inputs.empty() || lstm.inputs[0] != out->index)
+    return -1;
+  const auto k = detail::kernel_params_or_nothing([&] { return op_params::lstm_kernel(graph, lstm); });
+  return k ? lstm.index : -1;
+}
+
 }  // namespace
 
 TransformResult zero_copy(const Graph& graph, const std::vector<int32_t>& only) {
@@ -159,6 +176,13 @@ TransformResult zero_copy(const Graph& graph, const std::vector<int32_t>& only) 
       g.ops[lstm].outputs[0] = op.outputs[0];
       drop[op.index] = true;
       result.rewrites.push_back({op.index, "STRIDED_SLICE of the last step: the LSTM writes only that step"});
+      continue;
+    }
+    if (const int32_t lstm = lstm_quantizing_its_input(graph, op); lstm >= 0) {
+      g.ops[lstm].inputs[0] = op.inputs[0];
+      g.ops[lstm].intermediates.push_back(op.outputs[0]);  // carries the int8 input's quantization
+      drop[op.index] = true;
+      result.rewrites.push_back({op.index, "QUANTIZE of the LSTM's input: the LSTM quantizes one step at a time"});
       continue;
     }
     std::vector<Slice> slices;

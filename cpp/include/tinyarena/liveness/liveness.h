@@ -24,9 +24,10 @@ struct LivenessOptions {
   // Plan kernel scratch buffers: what each kernel of the library asks for
   // (column buffers, widened planes, the in-place depthwise plane).
   bool scratch = true;
-  // A float32 model input that only QUANTIZE ops read, and a float32 model output that a
-  // DEQUANTIZE writes and no op reads, stay in the caller's arrays (the invoke arguments): the
-  // conversion reads or writes them there, so they take no arena bytes.
+  // A float32 model input that only QUANTIZE ops (or LSTMs with their input QUANTIZE folded in)
+  // read, and a float32 model output that a DEQUANTIZE writes and no op reads, stay in the
+  // caller's arrays (the invoke arguments): the conversion reads or writes them there, so they
+  // take no arena bytes.
   bool caller_float_io = true;
   // Ops that never write over their input, whatever the flags above say
   // (e.g. ops a tiled schedule runs on stripes).

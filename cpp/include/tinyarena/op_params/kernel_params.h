@@ -80,6 +80,10 @@ struct LstmKernel {
   std::array<int32_t, 4> input_weights_tensor{-1, -1, -1, -1}, recurrent_weights_tensor{-1, -1, -1, -1};
 };
 LstmKernel lstm_kernel(const graph::Graph& graph, const graph::Op& op);
+// An LSTM whose input's QUANTIZE the zero_copy transform folded in: input 0
+// is the float32 sequence, quantized a step at a time (its sixth intermediate
+// carries the int8 input's scale and zero point).
+bool lstm_reads_float_input(const graph::Op& op);
 // A variable tensor (an LSTM's hidden or cell state) that the generated code
 // resets at its one reader, an UNIDIRECTIONAL_SEQUENCE_LSTM, on every invoke:
 // it holds data only during that op (TFLite's state after a reset).

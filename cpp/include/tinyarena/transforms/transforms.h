@@ -49,6 +49,10 @@ TransformResult fold_pads(const graph::Graph& graph, const std::vector<int32_t>&
 // UNIDIRECTIONAL_SEQUENCE_LSTM's sequence output (its only reader, not a graph
 // output) goes instead: the LSTM writes only that step, into the slice's
 // output, and the sequence is never stored (ops after it move down one index).
+// A QUANTIZE (float32 -> int8) whose only reader is such an LSTM's input goes
+// too: the LSTM reads the float sequence and quantizes one step's row at a
+// time into its scratch (the int8 tensor stays as its last intermediate, the
+// carrier of the input's scale and zero point).
 // `only`: consider just these ops (empty = all).
 TransformResult zero_copy(const graph::Graph& graph, const std::vector<int32_t>& only = {});
 
