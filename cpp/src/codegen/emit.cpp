@@ -351,9 +351,9 @@ std::set<std::string> kernel_sources_used(const Program& program) {
   // A source whose SIMD path and assembly sit in files of their own: every build compiles all of
   // them (each holds code only where its path applies: a DSP core, an optimised build).
   static const std::map<std::string, std::vector<std::string>> kSplitSources = {
-      {"conv.c", {"conv.c", "conv_im2col.c", "conv_simd.c", "conv_asm.c", "conv_s8w.c", "conv_s8w_asm.c"}},
+      {"conv.c", {"conv.c", "conv_im2col.c", "conv_simd.c", "conv_asm.c", "conv_s8w.c", "conv_s8w_asm.c", "conv_mve.c"}},
       {"depthwise.c", {"depthwise.c", "depthwise_simd.c", "depthwise_asm.c", "depthwise_wide.c",
-                       "depthwise_plane.c"}}};
+                       "depthwise_plane.c", "depthwise_mve.c"}}};
   std::set<std::string> sources;
   for (const KernelCall& call : program.calls) {
     if (call.kernel_source.empty()) continue;

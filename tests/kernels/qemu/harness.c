@@ -115,12 +115,24 @@ static const int16_t *pack_conv(ta_conv_params *p, int doubled) {
 }
 
 /* p's int8 weights in the TA_PACKED_S8 layout, p->packed_doubled and the records set as pack_conv
- * sets them. */
+ * sets them; in a Helium build, as the generator passes them there: the TA_PACKED_MVE layout and
+ * ta_conv_s8_mve_records' records (never doubled). */
 static const int8_t *pack_conv_s8(ta_conv_params *p, int doubled) {
-  int8_t *w = alloc(ta_conv_s8_pack_weights_s8_bytes(p->out_c, p->kernel_h * p->kernel_w * p->in_c));
+  const int32_t k = p->kernel_h * p->kernel_w * p->in_c;
+#if TA_KERNELS_HELIUM
+  int8_t *w = alloc(ta_conv_s8_pack_weights_mve_bytes(p->out_c, k));
+  int32_t *records = alloc(ta_conv_s8_mve_records_words(p->out_c) * sizeof(int32_t));
+  (void)doubled;
+  p->packed_doubled = 0;
+  ta_conv_s8_pack_weights_mve(p, w);
+  ta_conv_s8_mve_records(p, records);
+  p->rq_records = records;
+#else
+  int8_t *w = alloc(ta_conv_s8_pack_weights_s8_bytes(p->out_c, k));
   p->packed_doubled = doubled && ta_conv_s8_can_double(p);
   ta_conv_s8_pack_weights_s8(p, w);
   set_conv_records(p);
+#endif
   return w;
 }
 
