@@ -80,6 +80,13 @@ static inline __attribute__((always_inline)) int32x4_t ta_mve_requantize(int32x4
   return vminq_s32(vmaxq_s32(vqaddq_s32(x, r->oo), r->lo), r->hi);
 #endif
 }
+/* The vector {a, b, c, d} (two VMOV of register pairs). */
+static inline __attribute__((always_inline)) int32x4_t ta_mve_vec4(int32_t a, int32_t b, int32_t c, int32_t d) {
+  int32x4_t v;
+  __asm__("vmov %q0[2], %q0[0], %1, %3\n\tvmov %q0[3], %q0[1], %2, %4" : "=w"(v) : "r"(a), "r"(b), "r"(c), "r"(d));
+  return v;
+}
+
 /* x's 4 lanes saturated to int8, in each lane's low byte (VQMOVNB.S32 then VQMOVNB.S16 in place:
  * the intrinsics' form keeps a second register for the lanes the narrowing leaves). */
 static inline __attribute__((always_inline)) int32x4_t ta_mve_sat8(int32x4_t x) {
