@@ -18,7 +18,8 @@
  * else gathered as int8 into scratch with the zero point in the padding) and per group of 4
  * channels: 2 input and 4 weight loads and 8 VMLADAVA per 16 k values (0.11 instructions per MAC),
  * the last K % 16 values under a tail predicate; then the four channels of a pixel requantize as
- * one vector (ta_mve_requantize: TFLite's double rounding with VQRDMULH and VRSHL).
+ * one vector (ta_mve_requantize: TFLite's double rounding with VQRDMULH and VRSHL). A 1x1 layer
+ * read in place with K <= 16 runs weights-stationary instead (small_k_rows).
  */
 #include "tinyarena_kernels.h"
 #include "ta_internal.h"
