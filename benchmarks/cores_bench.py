@@ -2,8 +2,8 @@
 
 Each model is planned and generated once, then built for every Cortex-M target -- cortex-m3
 (QEMU mps2-an385, no DSP extension: the portable kernels, int8 weights), cortex-m4 (mps2-an386),
-cortex-m7 (mps2-an500), cortex-m33 (mps2-an505), cortex-m55 (mps3-an547) (the DSP kernels,
-packed int16 weights; on the M55 conv's MAC loop and fully connected in Helium) -- and each DSP core's build again with ``-DTA_NO_SIMD`` (the portable
+cortex-m7 (mps2-an500), cortex-m33 (mps2-an505), cortex-m55 (mps3-an547) (the DSP kernels;
+on the M55 conv, depthwise and fully connected in Helium, on int8 weights) -- and each DSP core's build again with ``-DTA_NO_SIMD`` (the portable
 kernels on that core), all run under QEMU with the instruction-count plugin
 (tools/qemu_insn_count.c). Ratios are against the portable build of the same core measured in
 the same run (the M3's build is the portable one: 1.00).
@@ -28,7 +28,7 @@ from codegen_bench import bench_inputs, measure, workspace
 
 DEFAULT_MODELS = ("hello_world_int8", "ad01_int8", "kws_ref_model", "vww_96_int8")
 # The kernels each target's compiler selects: no DSP extension on the M3; Helium (MVE) on the M55
-# for conv's MAC loop and fully connected (the rest of its DSP build is the M4's).
+# for conv, depthwise and fully connected (the rest of its DSP build is the M4's).
 KERNELS = {"cortex-m3": "portable", "cortex-m55": "DSP + Helium"}
 PORTABLE = "-DTA_NO_SIMD"
 

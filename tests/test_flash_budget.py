@@ -153,7 +153,7 @@ def test_mixed_layouts_are_bit_exact_on_the_host_simd_emulation():
 
 
 @pytest.mark.qemu
-@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m55"])  # DSP loops; Helium (packed_int8 conv: int16)
+@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m55"])  # DSP loops; Helium (packed_int8 conv: TA_PACKED_MVE)
 def test_mixed_layouts_are_bit_exact_on_cortex_m(target):
     plan = _every_layout(tinyarena.plan(KWS))
     result = verify(KWS, target=target, plan=plan)

@@ -24,7 +24,7 @@
     tinyarena demo [-o DIR]
 
 TARGET is ``host``, ``cortex-m3`` (portable kernels), ``cortex-m4``, ``cortex-m7``, ``cortex-m33`` or
-``cortex-m55`` (DSP kernels; the M55's conv and fully connected in Helium); plan and compile default
+``cortex-m55`` (DSP kernels; the M55's conv, depthwise and fully connected in Helium); plan and compile default
 to ``cortex-m4``, verify to ``host``.
 
 Every command takes ``-q`` (print errors only) and ``-v`` (also the seconds each stage took);

@@ -60,10 +60,10 @@ class CompiledModel:
     @property
     def const_bytes(self):
         """Bytes of constant arrays (flash data) per build: ``{"dsp": ..., "helium": ..., "portable": ...}``.
-        The DSP build (Cortex-M4/M7/M33) holds int8 conv weights (TA_PACKED_S8), packed int16 depthwise
-        and fully connected weights and per-channel requantization records; the Helium build
-        (Cortex-M55) the same with packed int16 conv weights; the portable build (host, Cortex-M3)
-        int8 weights."""
+        The DSP build (Cortex-M4/M7/M33) holds int8 conv (TA_PACKED_S8) and fully connected weights,
+        packed int16 depthwise weights and conv's per-channel requantization records; the Helium build
+        (Cortex-M55) int8 weights throughout (conv's in TA_PACKED_MVE with records of its own); the
+        portable build (host, Cortex-M3) int8 weights."""
         builds = {"dsp": "cortex-m4", "helium": "cortex-m55", "portable": "host"}
         return {build: self.program.const_array_bytes(target) for build, target in builds.items()}
 

@@ -75,8 +75,9 @@ class Plan:
 
     @property
     def flash(self):
-        """Flash of the target's build (a ``FlashReport``): ``weights`` (in the build's layout: packed
-        int16 for Cortex-M4/M7/M33/M55, int8 for host and Cortex-M3), ``biases``, ``requant``
+        """Flash of the target's build (a ``FlashReport``): ``weights`` (in the build's layout: int8
+        conv / FC and packed int16 depthwise for Cortex-M4/M7/M33, int8 for Cortex-M55 (Helium), host
+        and Cortex-M3), ``biases``, ``requant``
         (per-channel multipliers and shifts, CONV_2D records in SIMD builds, FULLY_CONNECTED scales),
         ``tables`` (lookup tables, copy sizes), ``constants`` (their sum: what ``compile`` reports as
         const data for the target),
@@ -308,8 +309,8 @@ def plan(
       the one with ``inplace=False`` (when the transforms and order chosen without in-place ops end
       lower, those are kept and ``plan.transforms`` reports that path).
     - ``target``: the build whose flash ``plan.flash`` reports (``"cortex-m4"``, ``"cortex-m7"``,
-      ``"cortex-m33"``, ``"cortex-m55"``: SIMD kernels, int8 conv and packed int16 depthwise / FC
-      weights; ``"host"``,
+      ``"cortex-m33"``: SIMD kernels, int8 conv / FC and packed int16 depthwise weights;
+      ``"cortex-m55"``: Helium kernels, int8 weights; ``"host"``,
       ``"cortex-m3"``: portable kernels, int8 weights).
     - ``flash``: a flash budget for the ``target`` build (bytes or a size string, as ``sram``;
       ``None``: every layer at its default weight layout). Each CONV_2D, DEPTHWISE_CONV_2D and

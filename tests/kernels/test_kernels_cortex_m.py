@@ -12,7 +12,7 @@
   build's. The portable path is the one the host tests check against TFLite's reference kernels.
 - With the QEMU instruction-count plugin (tools/qemu_insn_count.c) it measures instructions
   per MAC of one kernel call (count with 2 calls minus count with 1 call), DSP vs plain C, and
-  that the M55 runs conv's and FULLY_CONNECTED's Helium (MVE) loops.
+  that the M55 runs conv's, depthwise's and FULLY_CONNECTED's Helium (MVE) loops.
 Marked `qemu`: skipped without arm-none-eabi-gcc / qemu-system-arm, except in CI, where that fails.
 """
 
@@ -149,16 +149,25 @@ def test_instructions_per_mac(m4_elf, tmp_path, record_property):
         assert dsp < ceiling and dsp < plain, line
 
 
-# Ceilings of the Helium (MVE) loops on the M55 (measured: conv 3x3 0.70, fc 0.46 instructions/MAC;
-# the M4's SMLAD loops take 1.21 and 1.08, the M55's plain C 2.57 and 3.38).
-HELIUM_CEILINGS = {"conv3x3_s16": 0.9, "fc_s16": 0.6}  # Helium conv and fc read int16 weights (TA_PACKED_S16)
+# Ceilings of the Helium (MVE) loops on the M55, instructions/MAC (measured: conv 1x1 / 3x3 on int8
+# weights 0.40 / 0.25 (VMLADAVA.S8), on int16 0.66 (conv3x3_s16); fc 0.40 / 0.46 (int8 / int16);
+# the M55's plain C 3.70, 2.57 and 3.38).
+HELIUM_CEILINGS = {"conv1x1": 0.5, "conv3x3": 0.35, "conv3x3_s16": 0.9, "fc": 0.5, "fc_s16": 0.6}
+# Depthwise runs its Helium path on the int8 weights with or without packed ones (the harness's
+# "plain" is the same path), so its ceilings stand alone (measured: dw3x3 1.38, dw3x3s2 1.90,
+# 5x5 / 7x7 stride 1 1.16 / 0.98; the M4's SMLAD paths 2.80, 3.19, 1.59, 1.30).
+HELIUM_DW_CEILINGS = {"dw3x3": 1.6, "dw3x3s2": 2.2, "dw:5:1:16:40": 1.4, "dw:7:1:16:40": 1.2}
 
 
 def test_helium_loops_on_cortex_m55(tmp_path):
-    """On the M55 (MVE) conv's 2x2 MAC loop on int16 weights and FULLY_CONNECTED run on vectors (VLD2 + VMLADAVA,
-    8 MACs an instruction), far below the SMLAD loops' cost (CEILINGS) and a third of the portable path's."""
+    """On the M55 (MVE) conv (VMLADAVA.S8 on int8 weights, 16 MACs an instruction; VLD2 + VMLADAVA.S16 on int16)
+    and FULLY_CONNECTED run on vectors, a third of the portable path's cost or less; depthwise (VMLA on int32
+    lanes) below the M4's SMLAD paths."""
     elf = _harness("cortex-m55", tmp_path / "harness.elf")
     plugin = _plugin(tmp_path)
     for bench, ceiling in HELIUM_CEILINGS.items():
         helium, plain = (_per_mac(elf, plugin, bench, path, "cortex-m55") for path in ("dsp", "plain"))
         assert helium < ceiling and helium < plain / 3, (bench, helium, plain)
+    for bench, ceiling in HELIUM_DW_CEILINGS.items():
+        helium = _per_mac(elf, plugin, bench, "dsp", "cortex-m55")
+        assert helium < ceiling, (bench, helium)

@@ -2,8 +2,10 @@
 offset folded in; ta_rqd_apply: ADD, SMMLAR, ASR on the doubled accumulator) must equal
 TFLite's MultiplyByQuantizedMultiplier (ta_multiply_by_quantized_multiplier) + the output offset
 for every input; checked on about 12 million random and edge (x, multiplier, shift) triples by a small C program, on the
-host and, for the DSP build of SMMLAR, on Cortex-M4 under QEMU."""
+host and, for the DSP build of SMMLAR, on Cortex-M4 under QEMU; the Helium kernels' vector forms
+(ta_mve.h) on Cortex-M55 under QEMU."""
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -15,6 +17,9 @@ TARGETS = HERE.parents[1] / "cpp" / "targets"
 M4 = ["-mcpu=cortex-m4", "-mthumb", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard"]
 QEMU = ["qemu-system-arm", "-M", "mps2-an386", "-nographic", "-monitor", "none",
         "-semihosting-config", "enable=on,target=native"]
+M55 = ["-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"]
+QEMU55 = ["qemu-system-arm", "-M", "mps3-an547", "-nographic", "-monitor", "none",
+          "-semihosting-config", "enable=on,target=native"]
 
 
 def counts(stdout):
@@ -43,3 +48,19 @@ def test_smmlar_requantization_on_cortex_m4(tmp_path):
     assert r.returncode == 0 and "mismatches 0" in r.stdout, r.stdout + r.stderr
     four_word, doubled = counts(r.stdout)
     assert four_word > 80_000 and doubled > 80_000, r.stdout
+
+
+@pytest.mark.qemu
+@pytest.mark.parametrize("rounding", ["", "-DTA_SINGLE_ROUNDING=1"])
+def test_helium_requantization_on_cortex_m55(tmp_path, rounding):
+    """The Helium kernels' vector requantizations (ta_mve.h: VQRDMULH, the sign fix-up, VRSHL, the
+    saturating narrowings) equal the reference on the M55, in both roundings."""
+    elf = tmp_path / "requant_check.elf"
+    subprocess.run(["arm-none-eabi-gcc", "-std=c99", *M55, "-O2", "-Wall", "-Wextra", "-Werror", "-I", str(INCLUDE),
+                    "-I", str(INCLUDE.parent / "src"), *([rounding] if rounding else []),
+                    "-DMULTIPLIERS_PER_SHIFT=300", "--specs=rdimon.specs", "-T", str(TARGETS / "board_mps3-an547.ld"),
+                    "-T", str(TARGETS / "cortexm.ld"), str(TARGETS / "cortexm_startup.c"), str(HERE / "requant_check.c"),
+                    "-o", str(elf)], check=True)
+    r = subprocess.run([*QEMU55, "-kernel", str(elf)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and "mismatches 0" in r.stdout, r.stdout + r.stderr
+    assert int(re.search(r"helium forms: (\d+)", r.stdout).group(1)) > 150_000, r.stdout

@@ -33,8 +33,9 @@
  *   kernel only ever tests input bounds), so asymmetric padding from a folded PAD works.
  * - DSP: with __ARM_FEATURE_DSP (Cortex-M4/M7/M33/M55) conv, depthwise and fully connected use
  *   2-MAC SIMD instructions when the params carry packed weights (see "Packed weights"); with
- *   Helium (__ARM_FEATURE_MVE: Cortex-M55) conv and fully connected read the same packed weights
- *   with 8-MAC vector instructions.
+ *   Helium (__ARM_FEATURE_MVE: Cortex-M55) conv runs 16-MAC VMLADAVA.S8 on int8 weights
+ *   (TA_PACKED_MVE), depthwise VMLA on int32 lanes on the model's int8 weights, and fully
+ *   connected reads the packed int16 weights with 8-MAC vector instructions.
  *   Results are identical to the portable path. Define TA_NO_SIMD to force the portable path,
  *   TA_SIMD_EMULATE to run the SIMD-structured code with C emulation of the intrinsics (tests).
  *
@@ -81,7 +82,7 @@ extern "C" {
 #define TA_KERNELS_SIMD 0
 #endif
 /* 1 on a core with Helium (__ARM_FEATURE_MVE: Cortex-M55) running native SIMD paths: CONV_2D
- * then reads packed int16 weights (`packed_weights`, its vector MAC loop), never int8 ones. */
+ * (ta_conv_s8) then reads int8 weights in the TA_PACKED_MVE layout and its own records. */
 #if TA_KERNELS_SIMD && defined(__ARM_FEATURE_MVE) && !defined(TA_SIMD_EMULATE)
 #define TA_KERNELS_HELIUM 1
 #else
@@ -118,8 +119,10 @@ typedef struct ta_conv_params {
   const int8_t *packed_s8_weights;
 } ta_conv_params;
 
-/* The SIMD path runs on packed_s8_weights when set, on packed_weights in a Helium build, either
- * with rq_records (else the portable path). */
+/* The SIMD path runs on packed_s8_weights when set, with rq_records (else the portable path). In a
+ * Helium build (TA_KERNELS_HELIUM) those two are the TA_PACKED_MVE layout
+ * (ta_conv_s8_pack_weights_mve) and ta_conv_s8_mve_records' records; without packed_s8_weights a
+ * Helium build runs ta_conv_s8_packed16. */
 void ta_conv_s8(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                 void *scratch);
 /* The same for int16 weights: the SIMD path runs on packed_weights and rq_records when set (else
@@ -450,6 +453,17 @@ void ta_conv_s8_pack_weights(const ta_conv_params *p, int16_t *packed);
  * p->packed_doubled, as ta_conv_s8_pack_weights) are 0; never doubled. */
 size_t ta_conv_s8_pack_weights_s8_bytes(int32_t n, int32_t k);
 void ta_conv_s8_pack_weights_s8(const ta_conv_params *p, int8_t *packed);
+/* TA_PACKED_MVE (CONV_2D in a Helium build, conv_mve.c): int8 weights in groups of 4 output
+ * channels (N padded to a multiple of 4 with zero channels); per group the K / 16 full blocks as
+ * [block][channel][16 bytes], then each channel's last K % 16 bytes ([channel][K % 16]). */
+size_t ta_conv_s8_pack_weights_mve_bytes(int32_t n, int32_t k);
+void ta_conv_s8_pack_weights_mve(const ta_conv_params *p, int8_t *packed);
+/* The Helium path's records: per group of 4 channels 4 bias' (bias + input_offset * sum of the
+ * channel's weights, wrapping), 4 multipliers, 4 TFLite shifts (0 for padded channels):
+ * ta_conv_s8_mve_records_words(N) int32 (TA_CONV_MVE_RQ_WORDS per channel, N rounded up to 4). */
+#define TA_CONV_MVE_RQ_WORDS 3
+size_t ta_conv_s8_mve_records_words(int32_t n);
+void ta_conv_s8_mve_records(const ta_conv_params *p, int32_t *records);
 size_t ta_pack_dw_weights_s16_bytes(int32_t out_c, int32_t kernel_h, int32_t kernel_w);
 /* w: TFLite depthwise [1][kh][kw][out_c]. */
 void ta_pack_dw_weights_s16(const int8_t *w, int32_t out_c, int32_t kernel_h, int32_t kernel_w, int16_t *packed);

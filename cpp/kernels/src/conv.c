@@ -14,6 +14,7 @@
 #include "ta_chan_rq.h"
 #include "ta_simd.h"
 #include "conv_simd.h"
+#include "conv_mve.h"
 
 /*
  * The portable path (no DSP extension, or TA_NO_SIMD): the patches of two output pixels, as int32
@@ -167,7 +168,11 @@ size_t ta_conv_s8_scratch_bytes(const ta_conv_params *p) { return ta_conv_col_by
 
 void ta_conv_s8(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                 void *scratch) {
-#if TA_KERNELS_HELIUM
+#if TA_MVE
+  if (p->packed_s8_weights && p->rq_records && scratch) {
+    ta_conv_s8_mve(p, input, output, y0, y1, (int8_t *)scratch);
+    return;
+  }
   ta_conv_s8_packed16(p, input, output, y0, y1, scratch);
   return;
 #elif TA_SIMD

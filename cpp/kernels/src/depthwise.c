@@ -14,6 +14,7 @@
 #include "ta_chan_rq.h"
 #include "ta_simd.h"
 #include "depthwise_simd.h"
+#include "depthwise_mve.h"
 
 /* SIMD scratch: the int16 plane (+2 slack values, rounded to 4 bytes; 4 of them for
  * small_square layers), then out_w + 1 words the SIMD path also fills with plane rows. */
@@ -196,6 +197,12 @@ static void dw_planes(const ta_dwconv_params *p, const int8_t *input, int8_t *ou
 
 void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                           void *scratch) {
+#if TA_MVE
+  if (scratch && y1 > y0 && p->out_w > 0 && ta_depthwise_mve_supported(p)) {
+    ta_depthwise_mve(p, input, output, y0, y1, (int16_t *)scratch);
+    return;
+  }
+#endif
 #if TA_SIMD
   if (p->packed_weights && scratch && y1 > y0) {
     ta_depthwise_conv_s8_simd(p, input, output, y0, y1, scratch, ta_depthwise_conv_s8_scratch_bytes(p));
@@ -206,6 +213,12 @@ void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t
 }
 
 void ta_depthwise_conv_s8_inplace(const ta_dwconv_params *p, int8_t *buf, void *scratch) {
+#if TA_MVE
+  if (p->out_h > 0 && p->out_w > 0 && ta_depthwise_mve_supported(p)) {
+    ta_depthwise_mve(p, buf, buf, 0, p->out_h, (int16_t *)scratch);
+    return;
+  }
+#endif
 #if TA_SIMD
   if (p->packed_weights) {
     ta_depthwise_conv_s8_inplace_simd(p, buf, scratch, ta_depthwise_conv_s8_inplace_scratch_bytes(p));

@@ -12,7 +12,9 @@
  * VLD2 separates a pair's interleaved words, one VMLADAVA per channel adds 8 int16 products. The
  * sums are the same integers (int32 arithmetic wraps alike in any order), so results are identical.
  * With simd_int8_weights the SIMD path reads the model's int8 weights instead (no packed copy):
- * per 4 k values and 4 channels one LDRD of inputs, 4 LDR of weights, 8 SXTB16 and 8 SMLAD.
+ * per 4 k values and 4 channels one LDRD of inputs, 4 LDR of weights, 8 SXTB16 and 8 SMLAD; on
+ * Helium per 8 k values and 4 channels one input load, 4 widening weight loads (VLDRB.S16) and
+ * 4 VMLADAVA.S16 (fc_s8_mve).
  */
 #include <math.h>
 
@@ -110,6 +112,52 @@ static void fc_portable(const ta_fc_params *p, const int8_t *input, int8_t *outp
   }
 }
 
+#if TA_FC_MVE
+/* a[0..3] += rows w, w + k, w + 2k, w + 3k (int8; a missing row repeats the last one, its sum
+ * unused) dotted with xs (x + input_offset as int16, natural order): per 8 values one input load
+ * and per row a widening weight load (VLDRB.S16) and one VMLADAVA.S16; the last k % 8 under a
+ * tail predicate (no reads past the row). */
+static TA_ALWAYS_INLINE void fc_mve_dot4(const int8_t *w, int32_t k, int32_t channels, const int16_t *xs, int32_t *a) {
+  const int8_t *const w1 = w + (channels > 1 ? k : 0), *const w2 = w + (channels > 2 ? 2 * k : (w1 - w));
+  const int8_t *const w3 = w + (channels > 3 ? 3 * k : (w2 - w));
+  int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], i;
+  for (i = 0; i + 8 <= k; i += 8) {
+    const int16x8_t x = vld1q_s16(xs + i);
+    a0 = vmladavaq_s16(a0, vldrbq_s16(w + i), x), a1 = vmladavaq_s16(a1, vldrbq_s16(w1 + i), x);
+    a2 = vmladavaq_s16(a2, vldrbq_s16(w2 + i), x), a3 = vmladavaq_s16(a3, vldrbq_s16(w3 + i), x);
+  }
+  if (i < k) {
+    const mve_pred16_t t = vctp16q((uint32_t)(k - i));
+    const int16x8_t x = vldrhq_z_s16(xs + i, t);
+    a0 = vmladavaq_s16(a0, vldrbq_z_s16(w + i, t), x), a1 = vmladavaq_s16(a1, vldrbq_z_s16(w1 + i, t), x);
+    a2 = vmladavaq_s16(a2, vldrbq_z_s16(w2 + i, t), x), a3 = vmladavaq_s16(a3, vldrbq_z_s16(w3 + i, t), x);
+  }
+  a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3;
+}
+
+/* The Helium path on int8 weights (weights_offset 0): each input row widened once (8 values a
+ * step), then 4 channels per pass (fc_mve_dot4). */
+static TA_NOINLINE void fc_s8_mve(const ta_fc_params *p, const int8_t *input, int8_t *output, int16_t *xs) {
+  const int32_t K = p->in_depth, N = p->out_depth, out_row_stride = TA_OR_DEFAULT(p->out_row_stride, N);
+  int32_t b, n, c;
+  for (b = 0; b < p->batches; ++b) {
+    int8_t *const out = output + (size_t)b * out_row_stride;
+    const int8_t *const in = input + (size_t)b * K;
+    for (c = 0; c < K; c += 8) { /* the row widened, offset added: 8 values a step */
+      const mve_pred16_t t = vctp16q((uint32_t)(K - c));
+      vstrhq_p_s16(xs + c, vaddq_n_s16(vldrbq_z_s16(in + c, t), (int16_t)p->input_offset), t);
+    }
+    for (n = 0; n < N; n += 4) {
+      const int channels = N - n < 4 ? (int)(N - n) : 4;
+      int32_t a[4] = {0, 0, 0, 0};
+      for (c = 0; c < channels; ++c) a[c] = p->bias ? p->bias[n + c] : 0;
+      fc_mve_dot4(p->weights + (size_t)n * K, K, channels, xs, a);
+      for (c = 0; c < channels; ++c) out[n + c] = rq(p, a[c], n + c);
+    }
+  }
+}
+#endif
+
 #if TA_SIMD && !TA_FC_MVE
 /* a[c] += row w + c * k (int8, c < channels) dotted with the widened input xw: per 4 values one
  * weight word widened by SXTB16 into the input words' order; the last k % 4 values one by one. */
@@ -195,12 +243,14 @@ void ta_fully_connected_s8(const ta_fc_params *p, const int8_t *input, int8_t *o
   const int32_t out_row_stride = TA_OR_DEFAULT(p->out_row_stride, N);
   int32_t b, n, k;
 #if TA_SIMD
-#if !TA_FC_MVE
   if (p->simd_int8_weights && p->weights_offset == 0 && scratch) {
+#if TA_FC_MVE
+    fc_s8_mve(p, input, output, (int16_t *)scratch);
+#else
     fc_s8_simd(p, input, output, (int16_t *)scratch);
+#endif
     return;
   }
-#endif
   if (p->packed_weights && scratch) {
     int16_t *xs = (int16_t *)scratch;
     const ta_i32a *xw = (const ta_i32a *)xs;

@@ -1,7 +1,8 @@
 // CONV_2D -> ta_conv_s8 (its per-channel records precomputed into flash; the SIMD build's weights
 // in the plan's op_params::WeightLayout -- int8 TA_PACKED_S8 by default -- doubled where
-// ta_conv_s8_can_double allows: the int16 weights, or the int8 layout's column; kPlain: the int8
-// weights and the portable loop in every build, no records) and
+// ta_conv_s8_can_double allows: the int16 weights, or the int8 layout's column; a Helium build's
+// int8 layout: TA_PACKED_MVE weights and its own records; kPlain: the int8 weights and the
+// portable loop in every build, no records) and
 // DEPTHWISE_CONV_2D -> ta_depthwise_conv_s8, one call per image, or
 // ta_depthwise_conv_s8_inplace when the plan put the output over the input
 // (its scratch is the plane the kernel copies each channel to).
@@ -46,7 +47,8 @@ void add_constants(const LoweringContext& context, KernelCall& call, Fields& fie
     call.arrays.back().condition = kWhenPortable;
     fields.add_when(kWhenPortable, "weights", call.arrays.back().name);
   } else {
-    add_weights(call, fields, op, weights, g.constant_data(weights), packed);
+    add_weights(call, fields, op, weights, g.constant_data(weights), packed,
+                std::is_same_v<Kernel, op_params::DepthwiseKernel>);  // Helium's depthwise reads int8
   }
   // a conv layer in a packed layout: the SIMD builds read its records alone (add_rq_records)
   const char* condition =
@@ -57,11 +59,30 @@ void add_constants(const LoweringContext& context, KernelCall& call, Fields& fie
   add_int32_array(call, fields, op, "out_shift", k.requant.shift, condition);
 }
 
-// The SIMD path's per-channel records as a flash array (the portable path does not read them).
-void add_rq_records(KernelCall& call, Fields& fields, const graph::Op& op, const std::vector<int32_t>& records) {
-  call.arrays.push_back(int32_array(op, "rq_records", records));
-  call.arrays.back().condition = kWhenSimd;
-  fields.add_when(kWhenSimd, "rq_records", call.arrays.back().name);
+// The SIMD path's per-channel records as a flash array (the portable path does not read them),
+// in the builds `condition` selects, under the array name `name`.
+void add_rq_records(KernelCall& call, Fields& fields, const graph::Op& op, const std::vector<int32_t>& records,
+                    const char* condition, const char* name = "rq_records") {
+  call.arrays.push_back(int32_array(op, name, records));
+  call.arrays.back().condition = condition;
+  fields.add_when(condition, "rq_records", call.arrays.back().name);
+}
+
+// An int8 conv layer's SIMD constants: the DSP build's TA_PACKED_S8 weights and ta_rq4/ta_rqd
+// records, the Helium build's TA_PACKED_MVE weights and records (input offset folded in).
+void add_int8_simd_constants(KernelCall& call, Fields& fields, const graph::Op& op, const op_params::ConvKernel& k,
+                             const int8_t* weight_values) {
+  add_rq_records(call, fields, op, op_params::conv_rq_records(k, weight_values), kWhenDspNotHelium);
+  if (k.params.packed_doubled) fields.add_when(kWhenDspNotHelium, "packed_doubled", "1");
+  const std::vector<int8_t> packed = op_params::packed_conv_weights_s8(k, weight_values);
+  call.arrays.push_back(const_array(op, "packed_s8_weights", ElementType::Int8, packed.data(), packed.size()));
+  call.arrays.back().condition = kWhenDspNotHelium;
+  fields.add_when(kWhenDspNotHelium, "packed_s8_weights", call.arrays.back().name);
+  add_rq_records(call, fields, op, op_params::conv_mve_records(k, weight_values), kWhenHelium, "mve_records");
+  const std::vector<int8_t> mve = op_params::packed_conv_weights_mve(k, weight_values);
+  call.arrays.push_back(const_array(op, "mve_weights", ElementType::Int8, mve.data(), mve.size()));
+  call.arrays.back().condition = kWhenHelium;
+  fields.add_when(kWhenHelium, "packed_s8_weights", call.arrays.back().name);
 }
 
 KernelCall lower_conv(const LoweringContext& context, const graph::Op& op) {
@@ -78,20 +99,11 @@ KernelCall lower_conv(const LoweringContext& context, const graph::Op& op) {
   add_constants(context, call, fields, op, k, layout,
                 layout == op_params::WeightLayout::kPackedInt16 ? op_params::packed_conv_weights(k, weight_values)
                                                                 : std::vector<int16_t>{});
-  if (layout != op_params::WeightLayout::kPlain) {  // kPlain: the portable loop, no records, not doubled
-    add_rq_records(call, fields, op, op_params::conv_rq_records(k, weight_values));
+  if (layout == op_params::WeightLayout::kPackedInt8) {
+    add_int8_simd_constants(call, fields, op, k, weight_values);
+  } else if (layout == op_params::WeightLayout::kPackedInt16) {  // kPlain: the portable loop, no records
+    add_rq_records(call, fields, op, op_params::conv_rq_records(k, weight_values), kWhenSimd);
     if (p.packed_doubled) fields.add_when(kWhenSimd, "packed_doubled", "1");
-  }
-  const bool int8_layout = layout == op_params::WeightLayout::kPackedInt8;
-  if (int8_layout) {  // a Helium build's conv reads packed int16 weights whatever the layout
-    const std::vector<int8_t> packed = op_params::packed_conv_weights_s8(k, weight_values);
-    call.arrays.push_back(const_array(op, "packed_s8_weights", ElementType::Int8, packed.data(), packed.size()));
-    call.arrays.back().condition = kWhenDspNotHelium;
-    fields.add_when(kWhenDspNotHelium, "packed_s8_weights", call.arrays.back().name);
-    const std::vector<int16_t> packed16 = op_params::packed_conv_weights(k, weight_values);
-    call.arrays.push_back(const_array(op, "packed_weights", ElementType::Int16, packed16.data(), packed16.size()));
-    call.arrays.back().condition = kWhenHelium;
-    fields.add_when(kWhenHelium, "packed_weights", call.arrays.back().name);
   }
   call.params = fields.take();
   const std::string scratch = scratch_for(context, op, op_params::conv_scratch_bytes(p));

@@ -2,24 +2,31 @@
 // Requantization follows TFLite's current reference kernel, which rescales
 // the int32 accumulator in double: only the `out_scale_f64` doubles are
 // emitted (the integer out_mult/out_shift of TFLite Micro stay NULL). Weights in the plan's
-// layout: kPackedInt8 (the default) the int8 weights, which the DSP build's SIMD loop widens
-// (simd_int8_weights; Helium reads packed int16 instead); kPackedInt16 packed int16 for the SIMD
-// builds; kPlain int8 for every build, the portable loop.
+// layout: kPackedInt8 (the default) the int8 weights, which the SIMD builds' loops widen
+// (simd_int8_weights; with a weights offset Helium reads packed int16 instead); kPackedInt16
+// packed int16 for the SIMD builds; kPlain int8 for every build, the portable loop.
 #include "tinyarena/codegen/op_lowering.h"
 #include "tinyarena/op_params/kernel_params.h"
 
 namespace tinyarena::codegen {
 namespace {
 
-// The int8 weights, read by the portable build and by the DSP build's int8 SIMD loop
-// (simd_int8_weights), and `packed` (TA_PACKED_S16) for Helium's loop, each compiled in only
-// where it is read.
+// The int8 weights, read by the portable build and by the SIMD builds' int8 loops
+// (simd_int8_weights: the DSP build's SXTB16 loop, Helium's VMLADAVA.S16 one); with a weights
+// offset (asymmetric weights, which the int8 loops do not take) Helium reads `packed`
+// (TA_PACKED_S16, the offset folded in) instead, each array compiled in only where it is read.
 void add_int8_simd_weights(KernelCall& call, Fields& fields, const graph::Op& op, const graph::Tensor& weights,
-                           const uint8_t* data, const std::vector<int16_t>& packed) {
+                           const uint8_t* data, int32_t weights_offset, const std::vector<int16_t>& packed) {
+  const char* const int8_builds = weights_offset == 0 ? "" : kWhenNotHelium;
+  const char* const int8_loops = weights_offset == 0 ? kWhenSimd : kWhenDspNotHelium;
   call.arrays.push_back(const_array(op, "weights", ElementType::Int8, data, static_cast<size_t>(weights.element_count)));
-  call.arrays.back().condition = kWhenNotHelium;
-  fields.add_when(kWhenNotHelium, "weights", call.arrays.back().name);
-  fields.add_when(kWhenDspNotHelium, "simd_int8_weights", "1");
+  call.arrays.back().condition = int8_builds;
+  if (weights_offset == 0)
+    fields.add("weights", call.arrays.back().name);
+  else
+    fields.add_when(int8_builds, "weights", call.arrays.back().name);
+  fields.add_when(int8_loops, "simd_int8_weights", "1");
+  if (weights_offset == 0) return;
   call.arrays.push_back(const_array(op, "packed_weights", ElementType::Int16, packed.data(), packed.size()));
   call.arrays.back().condition = kWhenHelium;
   fields.add_when(kWhenHelium, "packed_weights", call.arrays.back().name);
@@ -46,7 +53,8 @@ KernelCall lower_fully_connected(const LoweringContext& context, const graph::Op
   if (layout == op_params::WeightLayout::kPlain) {
     add_plain_weights(call, fields, op, weights, data);
   } else if (layout == op_params::WeightLayout::kPackedInt8) {
-    add_int8_simd_weights(call, fields, op, weights, data, packed());
+    add_int8_simd_weights(call, fields, op, weights, data, p.weights_offset,
+                          p.weights_offset == 0 ? std::vector<int16_t>{} : packed());
   } else {
     add_weights(call, fields, op, weights, data, packed());
   }

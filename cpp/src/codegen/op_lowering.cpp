@@ -97,14 +97,16 @@ std::string scratch_for(const LoweringContext& context, const graph::Op& op, int
 }
 
 void add_weights(KernelCall& call, Fields& fields, const graph::Op& op, const graph::Tensor& weights,
-                 const uint8_t* data, const std::vector<int16_t>& packed) {
+                 const uint8_t* data, const std::vector<int16_t>& packed, bool helium_int8) {
+  const char* const int8_builds = helium_int8 ? kWhenPortableOrHelium : kWhenPortable;
+  const char* const packed_builds = helium_int8 ? kWhenDspNotHelium : kWhenSimd;
   call.arrays.push_back(const_array(op, "weights", ElementType::Int8, data, static_cast<size_t>(weights.element_count)));
-  call.arrays.back().condition = kWhenPortable;
+  call.arrays.back().condition = int8_builds;
   call.arrays.push_back(const_array(op, "packed_weights", ElementType::Int16, packed.data(), packed.size()));
-  call.arrays.back().condition = kWhenSimd;
+  call.arrays.back().condition = packed_builds;
   const std::string prefix = "op" + std::to_string(op.index);
-  fields.add_when(kWhenPortable, "weights", prefix + "_weights");
-  fields.add_when(kWhenSimd, "packed_weights", prefix + "_packed_weights");
+  fields.add_when(int8_builds, "weights", prefix + "_weights");
+  fields.add_when(packed_builds, "packed_weights", prefix + "_packed_weights");
 }
 
 void add_plain_weights(KernelCall& call, Fields& fields, const graph::Op& op, const graph::Tensor& weights,

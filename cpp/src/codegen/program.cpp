@@ -52,6 +52,7 @@ bool compiled_in(const std::string& condition, op_params::Build build) {
   if (condition == kWhenDspNotHelium) return build == Build::Simd;
   if (condition == kWhenHelium) return build == Build::Helium;
   if (condition == kWhenNotHelium) return build != Build::Helium;
+  if (condition == kWhenPortableOrHelium) return build != Build::Simd;
   throw std::logic_error("unknown array condition '" + condition + "'");
 }
 

@@ -47,19 +47,24 @@ void add_channel_arrays(const Kernel& k, ConstantBytes& bytes) {
   bytes.requant += int32s(k.requant.mult.size()) + int32s(k.requant.shift.size());
 }
 
-// The layout a build stores: the portable build kPlain, the Helium build int16 for kPackedInt8
-// (conv and fully connected).
-WeightLayout stored_layout(Build build, WeightLayout layout) {
+// The layout a build stores: the portable build kPlain; the Helium build's depthwise the model's
+// int8 weights (its conv: conv_bytes; fully connected: fully_connected_bytes).
+WeightLayout stored_layout(Build build, WeightLayout layout, int32_t op_code) {
   if (build == Build::Portable) return WeightLayout::kPlain;
-  if (build == Build::Helium && layout == WeightLayout::kPackedInt8) return WeightLayout::kPackedInt16;
+  if (build == Build::Helium && op_code == opcode::kDepthwiseConv2D) return WeightLayout::kPlain;  // depthwise_mve.c
   return layout;
 }
 
-ConstantBytes conv_bytes(const graph::Graph& graph, const graph::Op& op, WeightLayout layout) {
+ConstantBytes conv_bytes(const graph::Graph& graph, const graph::Op& op, WeightLayout layout, Build build) {
   const ConvKernel k = conv_kernel(graph, op);
   const ta_conv_params& p = k.params;
   ConstantBytes bytes;
   const int32_t taps = p.kernel_h * p.kernel_w * p.in_c;
+  if (build == Build::Helium && layout == WeightLayout::kPackedInt8) {  // conv_mve.c's weights and records
+    bytes.weights = static_cast<int64_t>(ta_conv_s8_pack_weights_mve_bytes(p.out_c, taps));
+    bytes.requant += int32s(ta_conv_s8_mve_records_words(p.out_c));
+    return bytes;
+  }
   if (layout == WeightLayout::kPlain)
     bytes.weights = graph.input(op, 1)->element_count;
   else if (layout == WeightLayout::kPackedInt8)
@@ -85,10 +90,13 @@ ConstantBytes depthwise_bytes(const graph::Graph& graph, const graph::Op& op, We
   return bytes;
 }
 
-ConstantBytes fully_connected_bytes(const graph::Graph& graph, const graph::Op& op, WeightLayout layout) {
+ConstantBytes fully_connected_bytes(const graph::Graph& graph, const graph::Op& op, WeightLayout layout, Build build) {
   const FullyConnectedKernel k = fully_connected_kernel(graph, op);
   const ta_fc_params& p = k.params;
   ConstantBytes bytes;
+  // Helium reads int8 weights where the int8 loops apply (no weights offset), else packed int16
+  if (build == Build::Helium && layout == WeightLayout::kPackedInt8 && p.weights_offset != 0)
+    layout = WeightLayout::kPackedInt16;
   bytes.weights = layout == WeightLayout::kPackedInt16
                       ? static_cast<int64_t>(ta_pack_gemm_weights_s16_bytes(p.out_depth, p.in_depth))
                       : graph.input(op, 1)->element_count;
@@ -109,12 +117,12 @@ ConstantBytes lstm_bytes(const graph::Graph& graph, const graph::Op& op) {
 }
 
 // The op's own arrays, besides constant data inputs; throws UnsupportedError as the builders do.
-ConstantBytes call_arrays(const graph::Graph& graph, const graph::Op& op, WeightLayout layout) {
+ConstantBytes call_arrays(const graph::Graph& graph, const graph::Op& op, WeightLayout layout, Build build) {
   ConstantBytes bytes;
   switch (op.opcode) {
-    case opcode::kConv2D: return conv_bytes(graph, op, layout);
+    case opcode::kConv2D: return conv_bytes(graph, op, layout, build);
     case opcode::kDepthwiseConv2D: return depthwise_bytes(graph, op, layout);
-    case opcode::kFullyConnected: return fully_connected_bytes(graph, op, layout);
+    case opcode::kFullyConnected: return fully_connected_bytes(graph, op, layout, build);
     case opcode::kUnidirectionalSequenceLstm: return lstm_bytes(graph, op);
     case opcode::kLogistic: case opcode::kTanh: lut(graph, op); bytes.tables = kLutBytes; return bytes;
     case opcode::kConcatenation: bytes.tables = int32s(concat_plan(graph, op).copy_sizes.size()); return bytes;
@@ -137,7 +145,7 @@ ConstantBytes constant_bytes(const graph::Graph& graph, const graph::Op& op, Bui
   if (emits_no_call(op)) return {};
   if (kernel_function(graph, op, false).function.empty()) return raw_constants(graph, op);
   try {
-    ConstantBytes bytes = call_arrays(graph, op, stored_layout(build, layout));
+    ConstantBytes bytes = call_arrays(graph, op, stored_layout(build, layout, op.opcode), build);
     bytes.weights += constant_operand_bytes(graph, op);
     return bytes;
   } catch (const UnsupportedError&) {

@@ -77,6 +77,20 @@ std::vector<int8_t> packed_conv_weights_s8(const ConvKernel& k, const int8_t* we
   return packed;
 }
 
+std::vector<int8_t> packed_conv_weights_mve(const ConvKernel& k, const int8_t* weights) {
+  const ta_conv_params p = conv_params_with_constants(k, weights);
+  std::vector<int8_t> packed(ta_conv_s8_pack_weights_mve_bytes(p.out_c, p.kernel_h * p.kernel_w * p.in_c));
+  ta_conv_s8_pack_weights_mve(&p, packed.data());
+  return packed;
+}
+
+std::vector<int32_t> conv_mve_records(const ConvKernel& k, const int8_t* weights) {
+  const ta_conv_params p = conv_params_with_constants(k, weights);
+  std::vector<int32_t> records(ta_conv_s8_mve_records_words(p.out_c));
+  ta_conv_s8_mve_records(&p, records.data());
+  return records;
+}
+
 std::vector<int32_t> conv_rq_records(const ConvKernel& k, const int8_t* weights) {
   const ta_conv_params p = conv_params_with_constants(k, weights);
   std::vector<int32_t> records(static_cast<size_t>(p.out_c) * TA_CONV_RQ_WORDS);

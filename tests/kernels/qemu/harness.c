@@ -11,7 +11,8 @@
  *                               so H is the same on every core whose kernels are right.
  *   harness bench NAME PATH R   set up layer NAME and run its kernel R times on PATH (dsp|plain);
  *                               conv1x1 / conv3x3 / fc on int8 weights, conv1x1_s16 /
- *                               conv3x3_s16 / fc_s16 on int16 ones.
+ *                               conv3x3_s16 / fc_s16 on int16 ones; conv3x3c3 / conv1x1c8 vww's
+ *                               first two conv layers (small K).
  *                               NAME dw:K:S:C:H[:ip] is a K x K stride S depthwise layer on an
  *                               H x H x C input (SAME padding, all of int8 as range), :ip in place.
  *                               Instruction counts of R=2 minus R=1 (QEMU insn plugin) give the
@@ -115,12 +116,24 @@ static const int16_t *pack_conv(ta_conv_params *p, int doubled) {
 }
 
 /* p's int8 weights in the TA_PACKED_S8 layout, p->packed_doubled and the records set as pack_conv
- * sets them. */
+ * sets them; in a Helium build, as the generator passes them there: the TA_PACKED_MVE layout and
+ * ta_conv_s8_mve_records' records (never doubled). */
 static const int8_t *pack_conv_s8(ta_conv_params *p, int doubled) {
-  int8_t *w = alloc(ta_conv_s8_pack_weights_s8_bytes(p->out_c, p->kernel_h * p->kernel_w * p->in_c));
+  const int32_t k = p->kernel_h * p->kernel_w * p->in_c;
+#if TA_KERNELS_HELIUM
+  int8_t *w = alloc(ta_conv_s8_pack_weights_mve_bytes(p->out_c, k));
+  int32_t *records = alloc(ta_conv_s8_mve_records_words(p->out_c) * sizeof(int32_t));
+  (void)doubled;
+  p->packed_doubled = 0;
+  ta_conv_s8_pack_weights_mve(p, w);
+  ta_conv_s8_mve_records(p, records);
+  p->rq_records = records;
+#else
+  int8_t *w = alloc(ta_conv_s8_pack_weights_s8_bytes(p->out_c, k));
   p->packed_doubled = doubled && ta_conv_s8_can_double(p);
   ta_conv_s8_pack_weights_s8(p, w);
   set_conv_records(p);
+#endif
   return w;
 }
 
@@ -309,7 +322,11 @@ static int bench(const char *name, int dsp, int repeat) {
     int8_t *x, *o;
     void *scratch;
     const int s16 = strstr(name, "_s16") != NULL;
-    if (name[4] == '1')
+    if (!strcmp(name, "conv3x3c3")) { /* vww's first two layers, full int8 range */
+      make_conv(&p, 96, 96, 3, 8, 3, 2, 1), p.act_min = -128, p.act_max = 127;
+    } else if (!strcmp(name, "conv1x1c8")) {
+      make_conv(&p, 48, 48, 8, 16, 1, 1, 1), p.act_min = -128, p.act_max = 127;
+    } else if (name[4] == '1')
       make_conv(&p, 24, 24, 32, 64, 1, 1, 1);
     else
       make_conv(&p, 16, 16, 16, 32, 3, 1, 1);

@@ -90,9 +90,10 @@ std::string scratch_for(const LoweringContext& context, const graph::Op& op, int
 // The weights of a CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED call: the
 // int8 `weights` the portable paths read and the packed int16 `packed_weights`
 // (TA_PACKED_S16) the SIMD paths read, each compiled in only where it is read
-// (kWhenPortable / kWhenSimd), so flash holds one copy.
+// (kWhenPortable / kWhenSimd), so flash holds one copy. helium_int8: the Helium build reads the
+// int8 weights too (DEPTHWISE_CONV_2D: kWhenPortableOrHelium / kWhenDspNotHelium).
 void add_weights(KernelCall& call, Fields& fields, const graph::Op& op, const graph::Tensor& weights,
-                 const uint8_t* data, const std::vector<int16_t>& packed);
+                 const uint8_t* data, const std::vector<int16_t>& packed, bool helium_int8 = false);
 // The int8 `weights` alone, read by every build (a layer in op_params::WeightLayout::kPlain: the
 // SIMD builds run its portable loop).
 void add_plain_weights(KernelCall& call, Fields& fields, const graph::Op& op, const graph::Tensor& weights,

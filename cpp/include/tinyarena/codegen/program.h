@@ -27,6 +27,9 @@ constexpr const char* kWhenDspNotHelium = "TA_KERNELS_SIMD && !TA_KERNELS_HELIUM
 constexpr const char* kWhenHelium = "TA_KERNELS_HELIUM";
 // FULLY_CONNECTED's int8 layout: the int8 weights every build but Helium's reads.
 constexpr const char* kWhenNotHelium = "!TA_KERNELS_HELIUM";
+// DEPTHWISE_CONV_2D's int8 weights: read by the portable build and Helium's (depthwise_mve.c);
+// the DSP build reads the packed int16 ones.
+constexpr const char* kWhenPortableOrHelium = "!TA_KERNELS_SIMD || TA_KERNELS_HELIUM";
 
 // A constant array placed in flash: `static const <type> <name>[] = {...}`.
 struct ConstArray {

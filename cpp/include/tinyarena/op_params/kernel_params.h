@@ -166,6 +166,10 @@ std::vector<int16_t> packed_conv_weights(const ConvKernel& k, const int8_t* weig
 // k's weights in the TA_PACKED_S8 layout (ta_conv_s8_pack_weights_s8: constant channels zeroed
 // when params.packed_doubled).
 std::vector<int8_t> packed_conv_weights_s8(const ConvKernel& k, const int8_t* weights);
+// The Helium build's CONV_2D constants on int8 weights: the weights in the TA_PACKED_MVE layout
+// (ta_conv_s8_pack_weights_mve) and its records (ta_conv_s8_mve_records: input offset folded in).
+std::vector<int8_t> packed_conv_weights_mve(const ConvKernel& k, const int8_t* weights);
+std::vector<int32_t> conv_mve_records(const ConvKernel& k, const int8_t* weights);
 int64_t conv_scratch_bytes(const ta_conv_params& params);
 
 // Weights in the library's TA_PACKED_S16 layouts (for the SIMD paths).

@@ -11,8 +11,9 @@ namespace tinyarena::op_params {
 // Which kernels a build compiles: the SIMD build (cores with the DSP extension,
 // __ARM_FEATURE_DSP: Cortex-M4/M7/M33) stores CONV_2D's weights as int8 (widened in its MAC
 // loop), the other layers' as packed int16, and CONV_2D's per-channel records; the Helium build
-// (Cortex-M55) is the SIMD one with CONV_2D's weights packed int16 too (its vector MAC loop);
-// the portable one (host, Cortex-M3) int8 weights.
+// (Cortex-M55) keeps int8 weights everywhere (CONV_2D's in TA_PACKED_MVE with records of its
+// own, depthwise and fully connected the model's; packed int16 only for fully connected with a
+// weights offset and kPackedInt16 conv layers); the portable one (host, Cortex-M3) int8 weights.
 enum class Build { Portable, Simd, Helium };
 
 struct Target {

@@ -6,9 +6,11 @@
 //                 no per-channel records): the portable build's bytes, the slowest loop.
 //   kPackedInt8   CONV_2D: TA_PACKED_S8 (int8, K padded to 4) and the per-channel records instead
 //                 of bias, multipliers and shifts; FULLY_CONNECTED: the model's int8 weights; both
-//                 widened in the SIMD MAC loop (on the M55: packed int16, its Helium loops read int16).
+//                 widened in the SIMD MAC loop (on the M55: conv TA_PACKED_MVE, fully connected the
+//                 int8 weights, in Helium loops).
 //   kPackedInt16  TA_PACKED_S16 (and conv's records): the fastest SIMD loops, about twice the
 //                 weight bytes (2.7x for 3x3 depthwise).
+// The M55's depthwise reads the model's int8 weights in every layout (depthwise_mve.c).
 // Without a budget the layers take default_layout(); with one, choose_weight_layouts() picks per
 // layer the layouts that minimize predicted instructions within it. The portable build (host,
 // Cortex-M3) always reads kPlain weights.

@@ -1,0 +1,26 @@
+/*
+ * Internal to DEPTHWISE_CONV_2D: the Helium (MVE) path on the int8 weights (depthwise_mve.c), which
+ * a Helium build's entry points take for every layer it supports, with the scratch the other
+ * paths use (it reads the portable path's plane of it).
+ */
+#ifndef TA_DEPTHWISE_MVE_H
+#define TA_DEPTHWISE_MVE_H
+
+#include "tinyarena_kernels.h"
+#include "ta_mve.h"
+
+/* Kernels of at most this many taps (their weights sit on the stack per channel). */
+#define TA_DW_MVE_TAPS 64
+/* Input pixel strides of at most this many bytes: the plane's gathers take 16-bit offsets 0..7 P. */
+#define TA_DW_MVE_MAX_PIX 9362
+
+#if TA_MVE
+/* Whether the path runs p: int8 weights, TA_DW_MVE_TAPS, TA_DW_MVE_MAX_PIX. */
+int ta_depthwise_mve_supported(const ta_dwconv_params *p);
+/* Output rows [y0, y1) (y1 > y0, out_w > 0); `output` may be `input` (in place: dense,
+ * multiplier 1). */
+void ta_depthwise_mve(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                      int16_t *scratch);
+#endif
+
+#endif /* TA_DEPTHWISE_MVE_H */
