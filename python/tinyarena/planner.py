@@ -134,8 +134,8 @@ class Plan:
     @property
     def weight_layouts(self):
         """``{op index: layout}`` of the layers whose weights are not in their default layout
-        (``plain``, ``packed_int8`` or ``packed_int16``; default: conv ``packed_int8``, depthwise and
-        fully connected ``packed_int16``)."""
+        (``plain``, ``packed_int8`` or ``packed_int16``; default ``packed_int8`` for conv, depthwise
+        and fully connected)."""
         return dict(self.core.weight_layouts.layouts)
 
     def weight_layout(self, op):

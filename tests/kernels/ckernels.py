@@ -66,7 +66,8 @@ class DwConvParams(C.Structure):
         "in_h", "in_w", "in_c", "out_h", "out_w", "depth_multiplier", "kernel_h", "kernel_w", "stride_h",
         "stride_w", "dilation_h", "dilation_w", "pad_top", "pad_left", "pad_bottom", "pad_right", "in_row_stride",
         "in_pix_stride", "out_row_stride", "out_pix_stride", "input_offset", "output_offset", "act_min", "act_max",
-    ) + [("weights", P8), ("packed_weights", P16), ("bias", P32), ("out_mult", P32), ("out_shift", P32)]
+    ) + [("weights", P8), ("packed_weights", P16), ("bias", P32), ("out_mult", P32), ("out_shift", P32),
+         ("simd_int8_weights", i32)]
 
 
 class FcParams(C.Structure):

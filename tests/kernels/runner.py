@@ -63,9 +63,9 @@ def run_op(k, case, stripes=1, inplace=False, out_pix_pad=0, doubled=True, conv_
       per-channel records precomputed (and no bias, multipliers or shifts), as generated code.
     doubled: the SIMD conv runs on doubled packed weights where ta_conv_s8_can_double allows
       (as generated code does); False keeps them single (the ta_rq4 requantization).
-    conv_weights: the SIMD conv's and fully connected's weight layout, "s8" (int8 widened in the MAC
-      loop, the generator's default: conv TA_PACKED_S8, fully connected the model's int8 weights)
-      or "s16" (TA_PACKED_S16).
+    conv_weights: the SIMD conv's, depthwise's and fully connected's weight layout, "s8" (int8
+      widened in the SIMD path, the generator's default: conv TA_PACKED_S8, depthwise and fully
+      connected the model's int8 weights) or "s16" (TA_PACKED_S16).
     """
     t = case.op_type
     keep = []
@@ -99,7 +99,9 @@ def run_op(k, case, stripes=1, inplace=False, out_pix_pad=0, doubled=True, conv_
             conv = k.ta_conv_s8_packed16 if conv_weights == "s16" else k.ta_conv_s8
             fn = lambda xi, oi, y0, y1: conv(C.byref(s), ptr(xi, C.c_int8), ptr(oi, C.c_int8), y0, y1, sp)
         elif t == "DEPTHWISE_CONV_2D":
-            if k.simd:
+            if k.simd and conv_weights == "s8":
+                p["simd_int8_weights"] = 1
+            elif k.simd:
                 p["packed_weights"] = k.pack_dw(p["weights"])
             s = _struct(DwConvParams, p, keep)
             if inplace and p["depth_multiplier"] == 1 and not out_pix_pad and out_h * out_w <= x.shape[1] * x.shape[2]:

@@ -26,9 +26,11 @@ def test_single_op_bit_exact(kernel_libs, family, i):
     failures = []
     for case in run_model(model, f"{family}-{i}", seed=i):
         for k in kernel_libs.values():
-            # the SIMD conv also on single weights (ta_rq4) and on the int16 layout, fully connected on it
+            # the SIMD conv also on single weights (ta_rq4) and on the int16 layout, depthwise and
+            # fully connected on it
             single = (({"doubled": False}, {"conv_weights": "s16"}) if k.simd and case.op_type == "CONV_2D"
-                      else ({"conv_weights": "s16"},) if k.simd and case.op_type == "FULLY_CONNECTED" else ())
+                      else ({"conv_weights": "s16"},)
+                      if k.simd and case.op_type in ("DEPTHWISE_CONV_2D", "FULLY_CONNECTED") else ())
             for m in (({}, mode) if mode else ({},)) + single:
                 err = compare(k, case, **m)
                 if err:

@@ -161,7 +161,13 @@ typedef struct ta_dwconv_params {
   const int16_t *packed_weights; /* TA_PACKED_S16 depthwise layout or NULL */
   const int32_t *bias;           /* [out_c] or NULL */
   const int32_t *out_mult, *out_shift; /* [out_c] */
+  /* 1: with packed_weights NULL the DSP SIMD path reads the int8 `weights`, widening one output
+   * channel's kernel into TA_PACKED_S16 words on the stack each time it prepares the channel
+   * (kernels of at most TA_DW_INT8_MAX_WORDS words, kernel_h * ceil(kernel_w / 2): up to 7x7;
+   * larger ones run the portable path); 0: the SIMD path needs packed_weights. */
+  int32_t simd_int8_weights;
 } ta_dwconv_params;
+#define TA_DW_INT8_MAX_WORDS 28
 
 void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                           void *scratch);

@@ -5,7 +5,8 @@
  *
  * This file: the portable path (per-channel planes in scratch, below), also in place, and the
  * scratch sizes; the entry points take the SIMD path (depthwise_simd.c, its assembly in
- * depthwise_asm.c) when it is compiled and the params have packed weights.
+ * depthwise_asm.c) when it is compiled and the params have weights it reads (ta_dw_simd_weights:
+ * packed, or int8 with simd_int8_weights).
  */
 #include <string.h>
 
@@ -204,7 +205,7 @@ void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t
   }
 #endif
 #if TA_SIMD
-  if (p->packed_weights && scratch && y1 > y0) {
+  if (ta_dw_simd_weights(p) && scratch && y1 > y0) {
     ta_depthwise_conv_s8_simd(p, input, output, y0, y1, scratch, ta_depthwise_conv_s8_scratch_bytes(p));
     return;
   }
@@ -220,7 +221,7 @@ void ta_depthwise_conv_s8_inplace(const ta_dwconv_params *p, int8_t *buf, void *
   }
 #endif
 #if TA_SIMD
-  if (p->packed_weights) {
+  if (ta_dw_simd_weights(p)) {
     ta_depthwise_conv_s8_inplace_simd(p, buf, scratch, ta_depthwise_conv_s8_inplace_scratch_bytes(p));
     return;
   }

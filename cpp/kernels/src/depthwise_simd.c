@@ -60,6 +60,8 @@ typedef struct dw_chan {
   int32_t w[6], bias, m, c, r;
   int32_t qoo;
   int16_t fast, use_asm;
+  const ta_i32a *wq;                /* the channel's packed words: in packed_weights, or `own` */
+  ta_i32a own[TA_DW_INT8_MAX_WORDS]; /* widened from int8 weights (no packed_weights) */
 } dw_chan;
 
 /* 3x3 weight words, the same for both strides, from the rows (w0, w1), (w2, 0) of the packed
@@ -96,13 +98,22 @@ static int32_t chan_fast(const dw_ctx *x, int32_t oc) {
          bias > -x->room;
 }
 
+/* Output channel oc's packed words: its part of packed_weights, or its int8 weights widened into
+ * k->own (once per prepare: the kernel's taps against the channel's MACs over a band of rows). */
+static const ta_i32a *chan_words(const dw_ctx *x, int32_t oc, dw_chan *k) {
+  const ta_dwconv_params *p = x->p;
+  if (p->packed_weights) return k->wq = (const ta_i32a *)p->packed_weights + (size_t)oc * x->words;
+  ta_dw_pack_channel(p->weights, p->in_c * p->depth_multiplier, oc, p->kernel_h, p->kernel_w, (int16_t *)k->own);
+  return k->wq = k->own;
+}
+
 /* Constants of output channel oc. The doubled accumulator is exact when |acc| < 2^30, which
  * |bias| < room = 2^30 - 255 * 128 * taps guarantees; otherwise the channel runs undoubled. */
 static void dw_chan_prepare(const dw_ctx *x, int32_t oc, dw_chan *k) {
   const ta_dwconv_params *p = x->p;
   const int32_t nw = x->words, bias = p->bias ? p->bias[oc] : 0;
   const ta_rqd q = ta_rqd_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
-  const ta_i32a *const wq = (const ta_i32a *)p->packed_weights + (size_t)oc * nw;
+  const ta_i32a *const wq = chan_words(x, oc, k);
   int32_t sum2 = 0, i;
   for (i = 0; i + 1 < nw; i += 2) sum2 = ta_smlad(wq[i + 1], 0x00010001, ta_smlad(wq[i], 0x00010001, sum2));
   if (i < nw) sum2 = ta_smlad(wq[i], 0x00010001, sum2); /* sum2: twice the taps' sum */
@@ -126,7 +137,7 @@ typedef char dw_chan_layout_check[(offsetof(dw_chan, qoo) == offsetof(dw_job, ou
 static void dw_job_load(const dw_ctx *x, const dw_chan *k, int32_t oc, dw_job *j) {
   memcpy(j, k, offsetof(dw_chan, qoo));
   j->qoo = k->qoo, j->fast = k->fast, j->use_asm = k->use_asm;
-  j->wq = (const ta_i32a *)x->p->packed_weights + (size_t)oc * x->words;
+  j->wq = k->wq, j->oc = oc;
   j->mult = x->p->out_mult[oc], j->shift = x->p->out_shift[oc];
 }
 
@@ -221,7 +232,7 @@ TA_NOINLINE static void generic_store4(const dw_job *j, const dw_chan *k2, const
                                        int8_t *o, int32_t ostep, int32_t kh, int32_t kwp2, int32_t kstep) {
   int32_t s[4];
   s[0] = s[1] = j->bias, s[2] = s[3] = k2->bias;
-  generic_quad(a, delta, j->wq, j->wq + kh * kwp2, kh, kwp2, kstep, s);
+  generic_quad(a, delta, j->wq, k2->wq, kh, kwp2, kstep, s);
   o[ostep + 1] = chan_requant(k2, j, s[3]), o[1] = chan_requant(k2, j, s[2]);
   o[ostep] = dw_requant(j, s[1]), o[0] = dw_requant(j, s[0]);
 }
@@ -277,7 +288,7 @@ TA_NOINLINE static void dw_generic_rows(const dw_ctx *x, const dw_job *j) {
   dw_chan next;
   const dw_chan *k2 = NULL;
   if (p->depth_multiplier > 1 && p->dilation_w == 1) { /* multipliers m, m + 1 (m even) together if both fast */
-    const int32_t oc = (int32_t)(j->wq - (const ta_i32a *)p->packed_weights) / x->words;
+    const int32_t oc = j->oc;
     const int32_t m = oc % p->depth_multiplier;
     if (m & 1) {
       if (j->fast && chan_fast(x, oc - 1)) return; /* ran along channel oc - 1 */

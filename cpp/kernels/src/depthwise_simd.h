@@ -21,6 +21,22 @@ static inline int32_t plane_width(const ta_dwconv_params *p) {
   return ((p->out_w - 1) * p->stride_w + (kw_padded(p) - 1) * p->dilation_w + 2) & ~1;
 }
 
+/* Output channel oc's TA_PACKED_S16 depthwise words (per kernel row, kw_padded doubled int16
+ * values, the last 0 for an odd kernel_w) from the TFLite layout [1][kh][kw][out_c]. */
+static inline void ta_dw_pack_channel(const int8_t *w, int32_t out_c, int32_t oc, int32_t kernel_h, int32_t kernel_w,
+                                      int16_t *d) {
+  const int32_t kwp = (kernel_w + 1) & ~1;
+  int32_t y, x;
+  for (y = 0; y < kernel_h; ++y)
+    for (x = 0; x < kwp; ++x) *d++ = (int16_t)(x < kernel_w ? 2 * w[(y * kernel_w + x) * out_c + oc] : 0);
+}
+
+/* Whether the SIMD path has weights it can read: packed ones, or int8 ones it widens per channel. */
+static inline int32_t ta_dw_simd_weights(const ta_dwconv_params *p) {
+  return p->packed_weights != 0 ||
+         (p->simd_int8_weights && p->kernel_h * (kw_padded(p) >> 1) <= TA_DW_INT8_MAX_WORDS);
+}
+
 /* One output channel's work for a run of output rows: constants, then where to read and write.
  * The 3x3 row kernels (and their assembly, which reads the fields at these offsets) compute the
  * DOUBLED accumulator from the doubled packed weights and requantize it with ta_rqd in
@@ -46,6 +62,7 @@ typedef struct dw_job {
   int32_t fast;         /* ta_rqd applies (else: undoubled accumulator, ta_multiply_by_quantized_multiplier) */
   int32_t use_asm;      /* fast, 3x3, all of int8 as range, output offset folded */
   int32_t qoo, oo, lo, hi, mult, shift;
+  int32_t oc;           /* the output channel */
 } dw_job;
 
 #if TA_SIMD

@@ -5,6 +5,7 @@
  */
 #include "tinyarena_kernels.h"
 #include "ta_simd.h"
+#include "depthwise_simd.h"
 
 size_t ta_pack_gemm_weights_s16_bytes(int32_t n, int32_t k) {
   return (size_t)n * (size_t)((k + 3) & ~3) * sizeof(int16_t);
@@ -84,10 +85,7 @@ size_t ta_pack_dw_weights_s16_bytes(int32_t out_c, int32_t kernel_h, int32_t ker
 }
 
 void ta_pack_dw_weights_s16(const int8_t *w, int32_t out_c, int32_t kernel_h, int32_t kernel_w, int16_t *packed) {
-  const int32_t kwp = (kernel_w + 1) & ~1;
-  int32_t c, y, x;
-  int16_t *d = packed;
-  for (c = 0; c < out_c; ++c)
-    for (y = 0; y < kernel_h; ++y)
-      for (x = 0; x < kwp; ++x) *d++ = (int16_t)(x < kernel_w ? 2 * w[(y * kernel_w + x) * out_c + c] : 0);
+  const int32_t words = kernel_h * (((kernel_w + 1) & ~1) >> 1);
+  int32_t c;
+  for (c = 0; c < out_c; ++c) ta_dw_pack_channel(w, out_c, c, kernel_h, kernel_w, packed + (size_t)c * words * 2);
 }

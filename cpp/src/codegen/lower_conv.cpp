@@ -30,8 +30,9 @@ Fields window_fields(const Params& p) {
 }
 
 // Weights, bias and per-channel requantization arrays. Weights in `layout`: kPlain int8 for every
-// build; kPackedInt16 int8 for the portable build and `packed` for the SIMD ones; kPackedInt8 int8
-// for the portable build only (the caller adds the SIMD builds' arrays). A conv layer in a packed
+// build; kPackedInt16 int8 for the portable build and `packed` for the SIMD ones; kPackedInt8: a
+// depthwise layer's int8 for every build (simd_int8_weights: the DSP path widens them per
+// channel), a conv layer's int8 for the portable build only (the caller adds the SIMD builds' arrays). A conv layer in a packed
 // layout has bias, multipliers and shifts in the portable build only: its SIMD builds read the
 // same values from the per-channel records (12 B per channel less flash).
 template <typename Kernel>
@@ -41,6 +42,9 @@ void add_constants(const LoweringContext& context, KernelCall& call, Fields& fie
   const graph::Tensor& weights = *g.input(op, 1);
   if (layout == op_params::WeightLayout::kPlain) {
     add_plain_weights(call, fields, op, weights, g.constant_data(weights));
+  } else if (layout == op_params::WeightLayout::kPackedInt8 && std::is_same_v<Kernel, op_params::DepthwiseKernel>) {
+    add_plain_weights(call, fields, op, weights, g.constant_data(weights));  // every build reads them
+    fields.add("simd_int8_weights", 1);
   } else if (layout == op_params::WeightLayout::kPackedInt8) {
     call.arrays.push_back(const_array(op, "weights", ElementType::Int8, g.constant_data(weights),
                                       static_cast<size_t>(weights.element_count)));
@@ -135,7 +139,7 @@ KernelCall lower_depthwise(const LoweringContext& context, const graph::Op& op) 
   add_output_stride(context, fields, op, k.images);
   const op_params::WeightLayout layout = context.weight_layout(op);
   add_constants(context, call, fields, op, k, layout,
-                layout == op_params::WeightLayout::kPlain ? std::vector<int16_t>{} : op_params::packed_depthwise_weights(
+                layout != op_params::WeightLayout::kPackedInt16 ? std::vector<int16_t>{} : op_params::packed_depthwise_weights(
                     reinterpret_cast<const int8_t*>(context.graph().constant_data(weights)), out_c, p.kernel_h,
                     p.kernel_w));
   call.params = fields.take();

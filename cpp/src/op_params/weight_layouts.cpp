@@ -141,8 +141,7 @@ bool has_weight_layout(const graph::Op& op) {
 }
 
 WeightLayout default_layout(const graph::Op& op) {
-  if (!has_weight_layout(op)) return WeightLayout::kPlain;
-  return op.opcode == opcode::kDepthwiseConv2D ? WeightLayout::kPackedInt16 : WeightLayout::kPackedInt8;
+  return has_weight_layout(op) ? WeightLayout::kPackedInt8 : WeightLayout::kPlain;
 }
 
 WeightLayout layout_of(const WeightLayouts& layouts, const graph::Op& op) {
@@ -152,13 +151,21 @@ WeightLayout layout_of(const WeightLayouts& layouts, const graph::Op& op) {
 
 std::vector<WeightLayout> layout_choices(const graph::Op& op, Build build) {
   if (build == Build::Portable || !has_weight_layout(op)) return {WeightLayout::kPlain};
-  if (op.opcode != opcode::kDepthwiseConv2D && build == Build::Simd)
-    return {WeightLayout::kPlain, WeightLayout::kPackedInt8, WeightLayout::kPackedInt16};
+  if (build == Build::Simd) return {WeightLayout::kPlain, WeightLayout::kPackedInt8, WeightLayout::kPackedInt16};
   return {WeightLayout::kPlain, WeightLayout::kPackedInt16};
 }
 
+// A depthwise layer in kPackedInt8 whose kernel is too large for the SIMD path's per-channel
+// widening (more than TA_DW_INT8_MAX_WORDS packed words) runs the portable loop.
+bool depthwise_int8_runs_portable(const graph::Graph& graph, const graph::Op& op, Build build, WeightLayout layout) {
+  if (op.opcode != opcode::kDepthwiseConv2D || layout != WeightLayout::kPackedInt8 || build != Build::Simd)
+    return false;
+  const ta_dwconv_params& p = depthwise_kernel(graph, op).params;
+  return p.kernel_h * ((p.kernel_w + 1) / 2) > TA_DW_INT8_MAX_WORDS;
+}
+
 int64_t predicted_instructions(const graph::Graph& graph, const graph::Op& op, Build build, WeightLayout layout) {
-  if (layout == WeightLayout::kPlain && has_weight_layout(op))
+  if ((layout == WeightLayout::kPlain && has_weight_layout(op)) || depthwise_int8_runs_portable(graph, op, build, layout))
     return op_params::predicted_instructions(graph, op, Build::Portable);
   const int64_t own = op_params::predicted_instructions(graph, op, build);
   if (layout == WeightLayout::kPackedInt16 && op.opcode == opcode::kConv2D && build == Build::Simd)

@@ -190,7 +190,8 @@ static void check(const char *what, int i, const int8_t *a, const int8_t *b, siz
   }
 }
 
-/* One depthwise case: DSP vs portable, also in two row stripes and in place where valid. */
+/* One depthwise case: DSP on packed weights vs portable, also in two row stripes; DSP on int8
+ * weights (simd_int8_weights) the same, and in place where valid. */
 static void dw_case(ta_dwconv_params *pp, int i) {
   ta_dwconv_params p = *pp;
   int8_t *x, *o1, *o2;
@@ -208,6 +209,14 @@ static void dw_case(ta_dwconv_params *pp, int i) {
   ta_depthwise_conv_s8(&p, x, o1, 0, p.out_h / 2, scratch);
   ta_depthwise_conv_s8(&p, x, o1, p.out_h / 2, p.out_h, scratch);
   check("depthwise_stripes", i, o1, o2, n);
+  p.packed_weights = NULL, p.simd_int8_weights = 1;
+  memset(o1, 0, n);
+  ta_depthwise_conv_s8(&p, x, o1, 0, p.out_h, scratch);
+  check("depthwise_int8", i, o1, o2, n);
+  memset(o1, 0, n);
+  ta_depthwise_conv_s8(&p, x, o1, 0, p.out_h / 2, scratch);
+  ta_depthwise_conv_s8(&p, x, o1, p.out_h / 2, p.out_h, scratch);
+  check("depthwise_int8_stripes", i, o1, o2, n);
   if (p.depth_multiplier == 1 && p.out_h * p.out_w <= p.in_h * p.in_w) {
     int8_t *buf = alloc((size_t)p.in_h * p.in_w * p.in_c);
     memcpy(buf, x, (size_t)p.in_h * p.in_w * p.in_c);

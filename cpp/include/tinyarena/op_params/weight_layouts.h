@@ -7,7 +7,9 @@
 //   kPackedInt8   CONV_2D: TA_PACKED_S8 (int8, K padded to 4) and the per-channel records instead
 //                 of bias, multipliers and shifts; FULLY_CONNECTED: the model's int8 weights; both
 //                 widened in the SIMD MAC loop (on the M55: conv TA_PACKED_MVE, fully connected the
-//                 int8 weights, in Helium loops).
+//                 int8 weights, in Helium loops). DEPTHWISE_CONV_2D: the model's int8 weights, one
+//                 channel's kernel widened to TA_PACKED_S16 words on the stack as the SIMD path
+//                 prepares it (kernels up to 7x7; larger ones run the portable loop).
 //   kPackedInt16  TA_PACKED_S16 (and conv's records): the fastest SIMD loops, about twice the
 //                 weight bytes (2.7x for 3x3 depthwise).
 // The M55's depthwise reads the model's int8 weights in every layout (depthwise_mve.c).
@@ -40,23 +42,23 @@ using WeightLayouts = std::map<int32_t, WeightLayout>;
 // FULLY_CONNECTED).
 bool has_weight_layout(const graph::Op& op);
 
-// Without a budget: CONV_2D and FULLY_CONNECTED kPackedInt8, DEPTHWISE_CONV_2D kPackedInt16,
-// every other op kPlain.
+// Without a budget: CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED kPackedInt8, every other op kPlain.
 WeightLayout default_layout(const graph::Op& op);
 
 // The op's layout in `layouts` (its default when absent).
 WeightLayout layout_of(const WeightLayouts& layouts, const graph::Op& op);
 
 // The layouts the op can take in `build`: {kPlain} for the portable build and for ops without a
-// layout; CONV_2D and FULLY_CONNECTED all three in the SIMD build, kPlain and kPackedInt16 in the
-// Helium build (its kPackedInt8 is int16 too); DEPTHWISE_CONV_2D kPlain and kPackedInt16.
+// layout; all three in the SIMD build; kPlain and kPackedInt16 in the Helium build (its
+// kPackedInt8 is the same as its kPackedInt16).
 std::vector<WeightLayout> layout_choices(const graph::Op& op, Build build);
 
 // Predicted instructions of one call of the op's kernel in `build` with its weights in `layout`
 // (cost_model.h): kPlain runs the portable loop (the portable build's coefficients); a CONV_2D in
 // kPackedInt16 the SIMD loop at 0.95 of its kPackedInt8 figure (the calibrated default; the
 // ratio measured on Cortex-M4, weight_layouts.cpp), a FULLY_CONNECTED in kPackedInt16 9/16
-// instructions per MAC below its kPackedInt8 figure; every other layout the build's own.
+// instructions per MAC below its kPackedInt8 figure; a DEPTHWISE_CONV_2D in kPackedInt8 with a
+// kernel above 7x7 the portable loop; every other layout the build's own.
 int64_t predicted_instructions(const graph::Graph& graph, const graph::Op& op, Build build, WeightLayout layout);
 
 // `layouts` checked against the SIMD build's layout_choices: std::invalid_argument naming the op
