@@ -7,7 +7,9 @@ writes the output to a file) is replaced by an empty one. The instruction-count 
 ``tinyarena_trace`` (``mark=ADDR``): the instructions between two marks are one op's (its
 kernel call, its argument set-up and the trace call's few instructions; the first op's also
 include copying the inputs into the arena). An op the generated code runs as no call (an
-elided, zero-copy op) has no trace and counts 0. Only untiled plans (one call per op).
+elided, zero-copy op) has no trace and counts 0. ``op_counts`` takes untiled plans only (one call
+per op); ``tiled_op_counts`` any plan (segment loops replay their calls: each call is marked with
+its op, see ``mark_op_calls``).
 
 ``op_counts(...)`` is shared by tools/calibrate_cost_model.py and benchmarks/cost_model_bench.py.
 """
@@ -105,3 +107,76 @@ def invoke_count(out_dir, plugin, build):
         run(["make", "-s", f"TARGET={target}", f"EXTRA_CFLAGS=-DTINYARENA_RUNS={runs}"], out_dir)
         totals.append(count(out_dir / f"model_{target}.elf", plugin, None, target)[0])
     return totals[1] - totals[0]
+
+
+# Tiled plans: a segment replays its kernel calls in a loop, so TA_TRACE's straight-line order no
+# longer names the op. Each op call (and each TA_TRACE) calls ta_mark(op) instead, whose own
+# instructions encode the op: 2 op + 4 from its entry to ta_mark_done's (both marked, so the
+# plugin needs 3 addresses with invoke's). ta_mark's instructions are no op's.
+_MARK_FUNCTIONS = """
+__attribute__((naked, noinline)) void ta_mark_done(void) { __asm__ volatile("bx lr"); }
+__attribute__((naked, noinline)) void ta_mark(int op) {
+  __asm__ volatile("adds r0, r0, #1\\n1:\\n\\tsubs r0, r0, #1\\n\\tbne 1b\\n\\tb ta_mark_done");
+}
+"""
+_TRACE_DEFINE = re.compile(r"#define TA_TRACE\(op, (offset|address), bytes\) tinyarena_trace\(.*\)")
+_CASE = re.compile(r"^\s*case \d+: /\* op (\d+) ")  # a row segment's op call: up to its `break;`
+_BLOCK = re.compile(r"^(\s*)/\* op (\d+) [A-Z0-9_]+ \*/$")  # a patch segment's op call: the block after it
+
+
+def mark_op_calls(out_dir):
+    """Rewrites model.c so every op call of a segment's loop and every TA_TRACE calls ta_mark(op);
+    a loop's ring shifts and input loads count to the op call that follows them."""
+    model_c = out_dir / "model.c"
+    text, n = _TRACE_DEFINE.subn("#define TA_TRACE(op, location, bytes) ta_mark(op)", model_c.read_text())
+    if n == 0:
+        raise RuntimeError(f"{model_c}: no TA_TRACE definition")
+    lines, op, block = [], None, None
+    for line in text.splitlines():
+        case, opened = _CASE.match(line), _BLOCK.match(line)
+        if case:
+            op = int(case.group(1))
+        elif opened:
+            block = (opened.group(1) + "}", int(opened.group(2)))
+        elif op is not None and line.strip() == "break;":
+            lines.append(line.replace("break;", f"ta_mark({op});"))
+            op = None
+        elif line.lstrip().startswith("case "):
+            op = None
+        lines.append(line)
+        if block and line == block[0]:
+            lines.append(line.replace("}", f"ta_mark({block[1]});"))
+            block = None
+    text = "\n".join(lines) + "\n"
+    anchor = '#include "tinyarena_kernels.h"\n'
+    end = text.index(anchor) + len(anchor)
+    model_c.write_text(text[:end] + _MARK_FUNCTIONS + text[end:])
+
+
+def tiled_op_counts(plan, out_dir, plugin, build):
+    """{op index: instructions} of one inference of a plan, tiled or not (compile_for_counts first):
+    a segment op's count holds all its calls, the loop's dispatch and the ring shifts and input
+    loads before them."""
+    target = BUILD_TARGETS[build]
+    silence_trace(out_dir)
+    mark_op_calls(out_dir)
+    run(["make", "-s", "clean"], out_dir)
+    run(["make", "-s", f"TARGET={target}", "TRACE=1", "EXTRA_CFLAGS=-DTINYARENA_RUNS=1"], out_dir)
+    elf = out_dir / f"model_{target}.elf"
+    invoke, mark, done = (symbol_range(elf, name)[0] for name in ("tinyarena_model_invoke", "ta_mark", "ta_mark_done"))
+    found = marks(elf, plugin, (invoke, mark, done), target)
+    start = [i for i, (a, _) in enumerate(found) if a == invoke]
+    if len(start) != 1:
+        raise RuntimeError(f"{elf}: invoke ran {len(start)} times")
+    counts = {op.index: 0 for op in plan.ops}
+    previous, entry = found[start[0]][1], None
+    for address, n in found[start[0] + 1:]:
+        if address == mark:
+            entry = n
+        elif address == done and entry is not None:
+            op = (n - entry - 4) // 2
+            if op not in counts or n - entry - 4 != 2 * op:
+                raise RuntimeError(f"{elf}: a mark names op {op}")
+            counts[op] += entry - previous
+            previous, entry = n, None
+    return counts

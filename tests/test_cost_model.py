@@ -168,3 +168,77 @@ def test_refitting_the_committed_counts_gives_the_committed_table(tmp_path):
     out = tmp_path / "cost_model.csv"
     calibrate_cost_model.main(["--counts", str(REPO / "tools" / "cost_model_counts.json"), "--out", str(out)])
     assert out.read_text() == CSV.read_text()
+
+
+CALLS_CSV = REPO / "cpp" / "data" / "cost_model_calls.csv"
+CALL_TERMS = ("calls", "channels", "window", "leftover_macs", "strip_macs", "strip_channels")
+
+
+def committed_call_table():
+    """{(build, kernel): [coefficient per CALL_TERMS]} of the committed per-call CSV."""
+    lines = [line for line in CALLS_CSV.read_text().splitlines() if line and not line.startswith("#")]
+    rows = list(csv.DictReader(lines))
+    assert rows and list(rows[0])[:8] == ["build", "kernel", *CALL_TERMS]
+    return {(r["build"], r["kernel"]): [float(r[t]) for t in CALL_TERMS] for r in rows}
+
+
+def test_tiled_predictions_add_the_call_table_to_the_scaled_untiled_ones():
+    """A segment op: its untiled prediction with the work scaled by tiled / untiled MACs, plus the
+    call terms of its calls beyond the first times the committed per-call coefficients."""
+    sys.path.insert(0, str(REPO / "tools"))
+    from calibrate_cost_model import segment_op_calls
+
+    path = MODEL_DIR / "vww_96_int8.tflite"
+    plan = tiling.search(path, tiling="auto", max_mac_overhead=1.15).best
+    assert any(s.column_strips > 1 for s in plan.segments)
+    table, calls_table = committed_table(), committed_call_table()
+    graph = plan.graph
+    reports = {r.index: r for r in plan.ops}
+    for op, (calls, share, macs) in segment_op_calls(plan).items():
+        kernel = _core.cost_kernel(graph, op)
+        row = next(table[("simd", k)] for k in (kernel, kernel.split("/")[0], "*") if ("simd", k) in table)
+        call_row = next((calls_table[("simd", k)] for k in (kernel, kernel.split("/")[0], "*")
+                         if ("simd", k) in calls_table), [0.0] * len(CALL_TERMS))
+        scale = macs / graph.ops[op].macs if graph.ops[op].macs else 1.0
+        terms = _core.cost_terms(graph, op)
+        call_terms = _core.call_terms(graph, op, calls, share, scale)
+        work = sum(c * getattr(terms, t) for c, t in zip(row[:-1], TERMS[:-1]))
+        expected = work * scale + row[-1] + sum(c * getattr(call_terms, t) for c, t in zip(call_row, CALL_TERMS))
+        assert abs(reports[op].predicted_instructions - expected) <= 1, (op, kernel)
+
+
+def test_call_terms_are_zero_for_one_call_and_grow_with_calls():
+    plan = tinyarena.plan(MODEL_DIR / "vww_96_int8.tflite")
+    graph = plan.graph
+    op = next(r.index for r in plan.ops if r.type == "DEPTHWISE_CONV_2D")
+    one = _core.call_terms(graph, op, 1.0, 1.0)
+    assert all(getattr(one, t) == 0 for t in CALL_TERMS)
+    rows, strips = _core.call_terms(graph, op, 48.0, 1.0), _core.call_terms(graph, op, 96.0, 0.5, 1.1)
+    assert rows.calls == 47 and rows.channels > 0 and rows.window > 0 and rows.strip_macs == 0
+    assert strips.calls == 95 and strips.strip_macs > 0 and strips.strip_channels == strips.channels
+
+
+@pytest.mark.qemu
+def test_tiled_prediction_within_10_percent_of_the_counted_instructions():
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from codegen_bench import build_plugin
+    from op_counts import compile_for_counts, invoke_count
+
+    plan = tiling.search(MODEL_DIR / "kws_ref_model.tflite", tiling="rows").best
+    assert plan.segments
+    with tempfile.TemporaryDirectory() as tmp:
+        work = pathlib.Path(tmp)
+        compile_for_counts(plan, work / "kws", "simd")
+        counted = invoke_count(work / "kws", build_plugin(work), "simd")
+    assert abs(plan.predicted_instructions - counted) <= 0.10 * counted, (plan.predicted_instructions, counted)
+
+
+@pytest.mark.slow  # plans the tiled calibration's 21 plans
+def test_refitting_the_committed_tiled_counts_gives_the_committed_call_table(tmp_path):
+    sys.path.insert(0, str(REPO / "tools"))
+    import calibrate_cost_model
+
+    out = tmp_path / "cost_model_calls.csv"
+    calibrate_cost_model.main(["--tiled", "--counts", str(REPO / "tools" / "cost_model_tiled_counts.json"),
+                               "--out", str(out)])
+    assert out.read_text() == CALLS_CSV.read_text()

@@ -30,6 +30,22 @@ void bind_op_params(py::module_& m) {
       .def_readonly("outputs", &op_params::CostTerms::outputs)
       .def_readonly("pixels", &op_params::CostTerms::pixels)
       .def_readonly("calls", &op_params::CostTerms::calls);
+  py::class_<op_params::CallTerms>(m, "CallTerms",
+                                   "What a tiled op's kernel calls beyond the first repeat (op_params/cost_model.h).")
+      .def_readonly("calls", &op_params::CallTerms::calls)
+      .def_readonly("channels", &op_params::CallTerms::channels)
+      .def_readonly("window", &op_params::CallTerms::window)
+      .def_readonly("leftover_macs", &op_params::CallTerms::leftover_macs)
+      .def_readonly("strip_macs", &op_params::CallTerms::strip_macs)
+      .def_readonly("strip_channels", &op_params::CallTerms::strip_channels);
+  m.def(
+      "call_terms",
+      [](const GraphPtr& graph, int32_t op, double calls, double width_share, double work_scale) {
+        return op_params::call_terms(*graph, graph->ops.at(op), calls, width_share, work_scale);
+      },
+      py::arg("graph"), py::arg("op"), py::arg("calls"), py::arg("width_share") = 1.0, py::arg("work_scale") = 1.0,
+      "The call terms of op `op` run as `calls` kernel calls, each over `width_share` of the output's width,\n"
+      "doing `work_scale` times its untiled MACs.");
   m.def(
       "cost_kernel", [](const GraphPtr& graph, int32_t op) { return op_params::cost_kernel(*graph, graph->ops.at(op)); },
       py::arg("graph"), py::arg("op"), "The kernel variant whose cost-model coefficients op `op` uses.");

@@ -192,14 +192,16 @@ void bind_tiling(py::module_& m) {
   py::class_<SearchOptions>(m, "TilingSearchOptions")
       .def(py::init([](const TilingOptions& tiling, bool rows, bool patches, double max_mac_overhead,
                        std::vector<int32_t> stripe_rows, std::vector<int32_t> patch_grids, int32_t max_front,
-                       std::vector<int32_t> column_strips, double max_latency_overhead) {
+                       std::vector<int32_t> column_strips, double max_latency_overhead, const std::string& objective) {
              return SearchOptions{tiling,      rows, patches, max_mac_overhead, std::move(stripe_rows),
-                                  std::move(patch_grids), max_front, std::move(column_strips), max_latency_overhead};
+                                  std::move(patch_grids), max_front, std::move(column_strips), max_latency_overhead,
+                                  tiling::parse_objective(objective)};
            }),
            py::arg("tiling") = TilingOptions{}, py::arg("rows") = true, py::arg("patches") = false,
            py::arg("max_mac_overhead") = 1.0, py::arg("stripe_rows") = SearchOptions{}.stripe_rows,
            py::arg("patch_grids") = SearchOptions{}.patch_grids, py::arg("max_front") = SearchOptions{}.max_front,
-           py::arg("column_strips") = SearchOptions{}.column_strips, py::arg("max_latency_overhead") = 0.0);
+           py::arg("column_strips") = SearchOptions{}.column_strips, py::arg("max_latency_overhead") = 0.0,
+           py::arg("objective") = "size");
   py::class_<ParetoPoint>(m, "CoreParetoPoint",
                           "A point of the search's front; tinyarena.tiling.ParetoPoint wraps it with a plan of the graph.")
       .def_readonly("peak_bytes", &ParetoPoint::peak_bytes)

@@ -3,6 +3,7 @@
     tinyarena plan MODEL [--sram SIZE] [--flash SIZE] [--alignment N] [--allocator NAME] [--seconds S] [--inplace|--no-inplace]
                          [--transforms LIST | --no-transforms]
                          [--tiling none|auto|rows|patches] [--max-mac-overhead X] [--max-latency-overhead X]
+                         [--objective size|speed]
                          [--no-stream-input] [--stripe-rows LIST] [--patch-grids LIST] [--column-strips LIST]
                          [--io model|int8] [--input-layout model|nhwc]
                          [--no-scratch] [--target TARGET]
@@ -67,7 +68,7 @@ from .memories import (
     parse_pin,
 )
 from .sizes import check_alignment, parse_limit
-from .tiling import COLUMN_STRIPS, MAX_MAC_OVERHEAD, PATCH_GRIDS, STRIPE_ROWS
+from .tiling import COLUMN_STRIPS, MAX_MAC_OVERHEAD, OBJECTIVES, PATCH_GRIDS, STRIPE_ROWS
 
 EXIT_BAD_MODEL = 1
 EXIT_DOES_NOT_FIT = 2
@@ -126,8 +127,11 @@ def _add_tiling_options(p):
                    help=f"with --tiling: MACs at most X times the untiled model's, X >= 1 (default {MAX_MAC_OVERHEAD})")
     p.add_argument("--max-latency-overhead", type=number(1.0), metavar="X",
                    help="with --tiling: instructions predicted by the cost model at most X times the untiled "
-                        "model's, X >= 1 (default: no limit; the per-stripe cost is not yet calibrated on tiled "
-                        "programs)")
+                        "model's, X >= 1 (default: no limit)")
+    p.add_argument("--objective", choices=OBJECTIVES,
+                   help="with --tiling: what the search minimizes within the budgets: size (default) the peak "
+                        "SRAM (with --sram: the fewest MACs that fit), speed the instructions predicted by the "
+                        "cost model among plans that fit --sram")
     p.add_argument("--no-stream-input", action="store_true",
                    help="with --tiling: keep the model input whole in SRAM (default: pulled row by row)")
     p.add_argument("--stripe-rows", type=positive_ints, metavar="LIST",
@@ -144,7 +148,8 @@ def _add_tiling_options(p):
 
 def _tiling_keywords(args):
     return dict(tiling=args.tiling, max_mac_overhead=args.max_mac_overhead,
-                max_latency_overhead=args.max_latency_overhead, stream_input=not args.no_stream_input,
+                max_latency_overhead=args.max_latency_overhead, objective=args.objective,
+                stream_input=not args.no_stream_input,
                 stripe_rows=args.stripe_rows, patch_grids=args.patch_grids, column_strips=args.column_strips)
 
 
@@ -324,6 +329,7 @@ def _check_tiling_options(args):
     if args.tiling == "none":
         given = [flag for flag, value in (("--max-mac-overhead", args.max_mac_overhead),
                                           ("--max-latency-overhead", args.max_latency_overhead),
+                                          ("--objective", args.objective),
                                           ("--no-stream-input", args.no_stream_input),
                                           ("--stripe-rows", args.stripe_rows),
                                           ("--patch-grids", args.patch_grids),
@@ -332,6 +338,7 @@ def _check_tiling_options(args):
             verb = "apply" if len(given) > 1 else "applies"
             raise ValueError(f"{' and '.join(given)} {verb} to tiled schedules only: give --tiling or drop it")
     args.max_mac_overhead = MAX_MAC_OVERHEAD if args.max_mac_overhead is None else args.max_mac_overhead
+    args.objective = args.objective or "size"
     args.stripe_rows = args.stripe_rows or STRIPE_ROWS
     args.patch_grids = args.patch_grids or PATCH_GRIDS
     args.column_strips = args.column_strips or COLUMN_STRIPS

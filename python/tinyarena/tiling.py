@@ -39,10 +39,13 @@ from .reader import load_model
 from .sizes import parse_size
 from .transforms import io_boundary, parse_transforms
 
-__all__ = ["COLUMN_STRIPS", "MODES", "ParetoPoint", "Segment", "TiledPlan", "TilingResult", "SweepRecord", "input_range",
+__all__ = ["COLUMN_STRIPS", "MODES", "OBJECTIVES", "ParetoPoint", "Segment", "TiledPlan", "TilingResult", "SweepRecord", "input_range",
            "plot_pareto", "search", "sweep", "tile", "transformed_graph"]
 
 MODES = ("none", "auto", "rows", "patches")
+OBJECTIVES = ("size", "speed")
+"""What :func:`search` minimizes within its budgets: peak SRAM (``size``, the default) or the
+predicted instructions of a plan that fits ``sram`` (``speed``)."""
 Segment = _core.Segment
 PATCH_GRIDS = (2, 3, 4, 5, 6)
 """The n x n patch grids the search tries by default."""
@@ -222,11 +225,15 @@ def _check_grid(name, values):
 def search(model, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, stream_input=True, sram=None, alignment=16,
            allocator="auto", inplace=True, scratch=True, stripe_rows=STRIPE_ROWS, patch_grids=PATCH_GRIDS,
            column_strips=COLUMN_STRIPS, transforms=None, seconds=0.3, target="cortex-m4", io="model",
-           input_layout="model", max_latency_overhead=None):
+           input_layout="model", max_latency_overhead=None, objective="size"):
     """Choose segments for ``model`` with MACs at most ``max_mac_overhead`` times the untiled
-    model's (default 1.0, see ``MAX_MAC_OVERHEAD``): the smallest peak SRAM, or with ``sram`` the
-    fewest MACs whose peak fits (the smallest peak when none fits; ``best.fits`` tells).
-    Returns a :class:`TilingResult` whose ``front`` points carry their plans.
+    model's (default 1.0, see ``MAX_MAC_OVERHEAD``). ``objective="size"`` (default): the smallest
+    peak SRAM, or with ``sram`` the fewest MACs whose peak fits; ``objective="speed"``: the fewest
+    instructions predicted by the cost model for ``target`` (``best.predicted_instructions``) whose
+    peak fits ``sram`` (any peak without a limit; the search then keeps peak against predicted
+    instructions, not MACs, so it finds plans that tile only what the limit needs). Either way the
+    smallest peak when none fits (``best.fits`` tells). The policy is the C++ search's
+    (``tiling::choose_point``). Returns a :class:`TilingResult` whose ``front`` points carry their plans.
 
     ``tiling``: ``"rows"`` (row streaming only, 1.00x MACs), ``"patches"`` (patches only),
     ``"auto"`` (both, mixed; patches only when the budget allows more MACs), ``"none"``.
@@ -246,6 +253,8 @@ def search(model, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, stream_input
         raise ValueError(f"the MAC overhead budget must be at least 1.0, got {max_mac_overhead}")
     if max_latency_overhead is not None and max_latency_overhead < 1.0:
         raise ValueError(f"the latency overhead budget must be at least 1.0, got {max_latency_overhead}")
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {objective!r}: use one of {', '.join(OBJECTIVES)}")
     stripe_rows, patch_grids = _check_grid("stripe_rows", stripe_rows), _check_grid("patch_grids", patch_grids)
     column_strips = _check_grid("column_strips", column_strips)
     graph, reports = transformed_graph(model, transforms, alignment, allocator, inplace, scratch, seconds, io,
@@ -259,6 +268,7 @@ def search(model, tiling="auto", max_mac_overhead=MAX_MAC_OVERHEAD, stream_input
         patch_grids=list(patch_grids),
         column_strips=list(column_strips),
         max_latency_overhead=float(max_latency_overhead or 0.0),
+        objective=objective,
     )
     found = _core.search_tiling(graph, options)
     tile_options = dict(sram=sram, alignment=alignment, allocator=allocator, inplace=inplace, scratch=scratch,

@@ -1,6 +1,7 @@
 #include "tinyarena/op_params/cost_model.h"
 
 #include <climits>
+#include <cmath>
 #include <map>
 #include <vector>
 #include <sstream>
@@ -9,7 +10,7 @@
 
 #include "tinyarena/graph/op_metrics.h"
 #include "tinyarena/op_params/kernel_params.h"
-#include "tinyarena_cost_model_data.h"  // kCostModelCsv: cpp/data/cost_model.csv, embedded by CMake
+#include "tinyarena_cost_model_data.h"  // kCostModelCsv, kCostModelCallsCsv: cpp/data/*.csv, embedded by CMake
 
 namespace tinyarena::op_params {
 namespace {
@@ -108,9 +109,54 @@ const Table& table() {
   return parsed;
 }
 
+using CallTable = std::map<std::pair<std::string, std::string>, CallCoefficients>;  // (build, kernel)
+
+// Rows "build,kernel,calls,channels,window,leftover_macs,strip_macs,strip_channels[,...]"; the
+// header and '#' lines are skipped.
+CallTable parse_call_table(const std::string& csv) {
+  CallTable calls;
+  std::istringstream lines(csv);
+  std::string line;
+  for (int number = 1; std::getline(lines, line); ++number) {
+    if (line.empty() || line[0] == '#' || line.rfind("build,", 0) == 0) continue;
+    std::vector<std::string> fields;
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(cell);
+    if (fields.size() < 8)
+      throw std::logic_error("cost_model_calls.csv line " + std::to_string(number) + ": too few fields");
+    calls[{fields[0], fields[1]}] = {parse_number(fields[2], number), parse_number(fields[3], number),
+                                     parse_number(fields[4], number), parse_number(fields[5], number),
+                                     parse_number(fields[6], number), parse_number(fields[7], number)};
+  }
+  return calls;
+}
+
+const CallTable& call_table() {
+  static const CallTable parsed = parse_call_table(kCostModelCallsCsv);
+  return parsed;
+}
+
 bool has_rows(const std::string& build) {
   auto it = table().lower_bound({build, ""});
   return it != table().end() && it->first.first == build;
+}
+
+// The build whose rows `build` uses: its own, else (Helium until it is calibrated) the SIMD build's.
+std::string table_build(Build build) {
+  const std::string name = build_name(build);
+  return !has_rows(name) && build == Build::Helium ? build_name(Build::Simd) : name;
+}
+
+// The kernel, then its op type (the part before '/'), then "*": the keys a row is looked up by.
+std::vector<std::string> lookup_keys(const std::string& kernel) {
+  return {kernel, kernel.substr(0, kernel.find('/')), std::string("*")};
+}
+
+// The kernel rows' window: kernel rows of a convolution or pooling window, else 1.
+double window_rows(const graph::Graph& graph, const graph::Op& op) {
+  if (op.type == "CONV_2D" || op.type == "DEPTHWISE_CONV_2D") return std::max(1, weight_dim(graph, op, 1));
+  if (op.type == "AVERAGE_POOL_2D" || op.type == "MAX_POOL_2D") return std::max(1, op.options.filter_h);
+  return 1.0;
 }
 
 }  // namespace
@@ -155,13 +201,49 @@ const char* build_name(Build build) {
 }
 
 const CostCoefficients& cost_coefficients(Build build, const std::string& kernel) {
-  std::string name = build_name(build);
-  if (!has_rows(name)) name = build == Build::Helium ? build_name(Build::Simd) : name;
-  for (const std::string& key : {kernel, kernel.substr(0, kernel.find('/')), std::string("*")}) {
+  const std::string name = table_build(build);
+  for (const std::string& key : lookup_keys(kernel)) {
     auto it = table().find({name, key});
     if (it != table().end()) return it->second;
   }
   throw std::logic_error(std::string("cost_model.csv has no '*' row for the ") + name + " build");
+}
+
+const CallCoefficients& call_coefficients(Build build, const std::string& kernel) {
+  static const CallCoefficients none;
+  const std::string name = table_build(build);
+  for (const std::string& key : lookup_keys(kernel)) {
+    auto it = call_table().find({name, key});
+    if (it != call_table().end()) return it->second;
+  }
+  return none;
+}
+
+CallTerms call_terms(const graph::Graph& graph, const graph::Op& op, double calls, double width_share,
+                     double work_scale) {
+  CallTerms terms;
+  const double extra = calls - 1.0;
+  if (extra <= 0) return terms;
+  const graph::Tensor* output = graph.output(op, 0);
+  const graph::Tensor* input = nullptr;
+  for (int32_t t : op.inputs)
+    if (t >= 0 && !graph.tensors[t].is_constant() && !input) input = &graph.tensors[t];
+  const auto rank4 = [](const graph::Tensor* t) { return t && t->shape.size() == 4; };
+  terms.calls = extra;
+  terms.channels = output && !output->shape.empty() ? extra * output->shape.back() : 0.0;
+  if (rank4(input))
+    terms.window = extra * static_cast<double>(input->shape[2]) * input->shape[3] * window_rows(graph, op) * width_share;
+  const double macs = static_cast<double>(graph::op_macs(graph, op));
+  if (rank4(output) && op.type == "CONV_2D") {
+    const double pixels = static_cast<double>(output->shape[1]) * output->shape[2];
+    const double per_call = std::round(pixels / calls);
+    if (pixels > 0 && std::fmod(per_call, 2.0) == 1.0) terms.leftover_macs = extra * macs / pixels;
+  }
+  if (width_share < 1.0) {
+    terms.strip_macs = macs * work_scale;
+    terms.strip_channels = terms.channels;
+  }
+  return terms;
 }
 
 int64_t predicted_instructions(const graph::Graph& graph, const graph::Op& op, Build build) {
@@ -169,13 +251,19 @@ int64_t predicted_instructions(const graph::Graph& graph, const graph::Op& op, B
 }
 
 int64_t predicted_instructions(const graph::Graph& graph, const graph::Op& op, Build build, double calls,
-                               double work_scale) {
+                               double work_scale, double width_share) {
   if (op.elided) return 0;
-  const CostCoefficients& c = cost_coefficients(build, cost_kernel(graph, op));
+  const std::string kernel = cost_kernel(graph, op);
+  const CostCoefficients& c = cost_coefficients(build, kernel);
   const CostTerms t = cost_terms(graph, op);
   const double work = c.macs * t.macs + c.live_macs * t.live_macs + c.clamped_macs * t.clamped_macs +
                       c.inputs * t.inputs + c.outputs * t.outputs + c.pixels * t.pixels;
-  return static_cast<int64_t>(work * work_scale + c.calls * t.calls * calls + 0.5);
+  const CallCoefficients& k = call_coefficients(build, kernel);
+  const CallTerms x = call_terms(graph, op, calls, width_share, work_scale);
+  const double repeated = k.calls * x.calls + k.channels * x.channels + k.window * x.window +
+                          k.leftover_macs * x.leftover_macs + k.strip_macs * x.strip_macs +
+                          k.strip_channels * x.strip_channels;
+  return static_cast<int64_t>(work * work_scale + c.calls * t.calls + repeated + 0.5);
 }
 
 }  // namespace tinyarena::op_params

@@ -7,6 +7,7 @@
 
 #include "tinyarena/allocation/problem.h"
 #include "tinyarena/graph/op_metrics.h"
+#include "tinyarena/op_params/cost_model.h"
 #include "tinyarena/schedule/schedule.h"
 #include "tinyarena/common/stopwatch.h"
 
@@ -23,6 +24,7 @@ struct Choice {
   int64_t peak_inplace = 0;  // likewise, a plain op written over its input where that is lower, a row
                              // segment's outputs written over its dying inputs when smaller too
   int64_t extra_macs = 0;  // over the untiled ops
+  int64_t extra_instructions = 0;  // predicted, over the untiled ops (Objective::Speed only; else 0)
   int64_t own_bytes = 0;   // the segment's own buffers (rings or per-patch buffers, scratch)
   bool segment = false;
   Segment seg;
@@ -45,6 +47,7 @@ constexpr int64_t kFirstSpan = 16;
 // A Pareto point of the schedule up to a position, with the way back.
 struct State {
   int64_t peak = 0, extra_macs = 0;
+  int64_t extra_instructions = 0;  // Objective::Speed only
   int64_t tiled_ops = 0;    // ops inside segments (fewer is simpler code: the tie-break)
   int32_t prev_index = -1;  // state in the front at `choice.begin`
   int32_t choice = -1;      // index into the choices ending here
@@ -78,6 +81,12 @@ class Evaluator {
       dead_by_[std::min<size_t>(b.last + 1, steps)] += aligned(b.size);
     }
     step_live_ = live_per_step(base_);
+    if (options.objective == Objective::Speed) {  // each op's untiled prediction, for extra_instructions
+      build_ = op_params::target_build(options.tiling.plan.target);
+      untiled_instructions_.resize(graph.ops.size());
+      for (const graph::Op& op : graph.ops)
+        untiled_instructions_[op.index] = op_params::predicted_instructions(graph, op, build_);
+    }
     // A plain op may write over its input (make_plan keeps that where it does not raise the
     // peak). Its steps are costed both ways: without in-place ops, and at each step the lower
     // of the two (optimistic: in place, the input's buffer lives on to the output's end).
@@ -179,6 +188,13 @@ class Evaluator {
     }
     choice.extra_macs = macs - untiled_macs(ops);
     choice.seg = Segment{ops, Mode::Rows, stripe, 1, 1, split ? split->strips : 1};
+    choice.extra_instructions = 0;
+    const int32_t strips = split ? split->strips : 1;
+    for (size_t i = run.ops.size() - ops.size(); i < run.ops.size() && !untiled_instructions_.empty(); ++i) {
+      const int64_t op_macs = split ? split->macs(graph_, run.ops[i], run.op_macs[i]) : run.op_macs[i];
+      choice.extra_instructions += extra_instructions(run.ops[i], stream_calls(run, run.ops[i], strips), op_macs,
+                                                      1.0 / strips);
+    }
   }
 
   // The column strips of steps [begin, end), or nullopt when they cannot be split so.
@@ -213,11 +229,18 @@ class Evaluator {
     choice.peak_inplace = choice.peak;
     choice.extra_macs = run.macs - untiled_macs(ops);
     choice.seg = Segment{ops, Mode::Patches, 1, grid, grid};
+    choice.extra_instructions = 0;
+    for (size_t i = 0; i < ops.size() && !untiled_instructions_.empty(); ++i)
+      choice.extra_instructions += extra_instructions(ops[i], static_cast<double>(grid) * grid, run.op_macs[i], 1.0 / grid);
     return true;
   }
 
  private:
   int64_t aligned(int64_t bytes) const { return align_up(bytes, align_); }
+  // Predicted instructions of `op` run in a segment so, less its untiled prediction.
+  int64_t extra_instructions(int32_t op, double calls, int64_t macs, double width_share) const {
+    return segment_op_instructions(graph_, op, calls, macs, width_share, build_) - untiled_instructions_[op];
+  }
   // The aligned bytes of `live`'s buffers (scratch included) at each step (a difference array).
   std::vector<int64_t> live_per_step(const liveness::Liveness& live) const {
     const size_t steps = live.order.size();
@@ -263,6 +286,8 @@ class Evaluator {
   std::vector<int64_t> dead_by_;  // per step s: bytes of the buffers (scratch aside) with first <= last < s
   std::vector<int32_t> odd_;      // buffers (scratch aside) with a negative first step or last before first
   std::vector<int32_t> step_of_;  // per op: its step
+  op_params::Build build_ = op_params::Build::Simd;  // the target's build (Objective::Speed)
+  std::vector<int64_t> untiled_instructions_;       // per op, predicted untiled (Objective::Speed only)
   mutable std::vector<bool> owned_;    // scratch flags of crossing_bytes, all false between calls
   mutable std::vector<bool> counted_;  // per buffer: likewise
 };
@@ -274,10 +299,12 @@ std::vector<int32_t> eval_order(const Evaluator& eval, int32_t begin, int32_t en
   return ops;
 }
 
-// Keeps the Pareto-optimal states (MACs ascending, peak strictly falling), at most `limit` spread over them.
-std::vector<State> pareto(std::vector<State> states, int32_t limit) {
-  std::sort(states.begin(), states.end(), [](const State& a, const State& b) {
-    if (a.extra_macs != b.extra_macs) return a.extra_macs < b.extra_macs;
+// Keeps the Pareto-optimal states (cost ascending, peak strictly falling; the cost is the extra MACs,
+// with `speed` the extra predicted instructions), at most `limit` spread over them.
+std::vector<State> pareto(std::vector<State> states, int32_t limit, bool speed) {
+  std::sort(states.begin(), states.end(), [speed](const State& a, const State& b) {
+    const int64_t cost_a = speed ? a.extra_instructions : a.extra_macs, cost_b = speed ? b.extra_instructions : b.extra_macs;
+    if (cost_a != cost_b) return cost_a < cost_b;
     return a.peak != b.peak ? a.peak < b.peak : a.tiled_ops < b.tiled_ops;
   });
   std::vector<State> kept;
@@ -338,7 +365,7 @@ constexpr size_t kInplaceEstimate = 1;
 
 // The Pareto states at a position from the choices ending there and the fronts where they begin.
 std::vector<State> front_at(const std::vector<std::vector<State>>& fronts, const std::vector<Choice>& choices,
-                            double budget_extra, bool optimistic, int32_t max_front) {
+                            double budget_extra, bool optimistic, int32_t max_front, bool speed) {
   std::vector<State> states;
   for (size_t ci = 0; ci < choices.size(); ++ci) {
     const Choice& c = choices[ci];
@@ -348,11 +375,11 @@ std::vector<State> front_at(const std::vector<std::vector<State>>& fronts, const
       const int64_t extra = before[si].extra_macs + c.extra_macs;
       if (static_cast<double>(extra) > budget_extra + 0.5) continue;
       const int64_t tiled_ops = before[si].tiled_ops + static_cast<int64_t>(c.seg.ops.size());
-      states.push_back({std::max(before[si].peak, peak), extra, tiled_ops, static_cast<int32_t>(si),
-                        static_cast<int32_t>(ci)});
+      states.push_back({std::max(before[si].peak, peak), extra, before[si].extra_instructions + c.extra_instructions,
+                        tiled_ops, static_cast<int32_t>(si), static_cast<int32_t>(ci)});
     }
   }
-  return pareto(std::move(states), max_front);
+  return pareto(std::move(states), max_front, speed);
 }
 
 // The segments of the schedule that ends in state `index` of the front at position `n`.
@@ -369,19 +396,33 @@ std::vector<Segment> segments_of(const std::vector<std::vector<State>>& fronts,
   return segments;
 }
 
+Objective parse_objective(const std::string& name) {
+  if (name == "size") return Objective::Size;
+  if (name == "speed") return Objective::Speed;
+  throw std::invalid_argument("objective must be 'size' or 'speed', got '" + name + "'");
+}
+
+const char* objective_name(Objective objective) { return objective == Objective::Speed ? "speed" : "size"; }
+
 int32_t choose_point(const std::vector<ParetoPoint>& front, double max_mac_overhead, int64_t sram_limit,
-                     double max_latency_overhead) {
-  int32_t lowest = -1;
+                     double max_latency_overhead, Objective objective) {
+  int32_t lowest = -1, fastest = -1;  // the lowest peak; Speed: the fewest instructions that fit
+  const auto instructions = [&](int32_t i) { return front[i].plan.plan.predicted_instructions; };
   for (size_t i = 0; i < front.size(); ++i) {
     if (front[i].mac_overhead > max_mac_overhead + 1e-12) continue;
     if (max_latency_overhead > 0 && !front[i].plan.segments.empty() &&
         front[i].plan.latency_overhead() > max_latency_overhead + 1e-12)
       continue;
-    if (sram_limit > 0 && front[i].peak_bytes <= sram_limit) return static_cast<int32_t>(i);  // fewest MACs that fit
+    const bool fits = sram_limit <= 0 || front[i].peak_bytes <= sram_limit;
+    if (objective == Objective::Speed && fits &&
+        (fastest < 0 || instructions(i) < instructions(fastest) ||
+         (instructions(i) == instructions(fastest) && front[i].peak_bytes < front[fastest].peak_bytes)))
+      fastest = static_cast<int32_t>(i);
+    if (objective == Objective::Size && sram_limit > 0 && fits) return static_cast<int32_t>(i);  // fewest MACs that fit
     if (lowest < 0 || front[i].peak_bytes < front[lowest].peak_bytes) lowest = static_cast<int32_t>(i);
   }
   if (lowest < 0) throw std::logic_error("no tiling point within the MAC budget (the untiled one always is)");
-  return lowest;
+  return fastest >= 0 ? fastest : lowest;
 }
 
 TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& options) {
@@ -396,6 +437,7 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
   const double budget_extra = (options.max_mac_overhead - 1.0) * static_cast<double>(untiled_macs);
 
   const size_t n = eval.steps();
+  const bool speed = options.objective == Objective::Speed;
   // No segment whose own buffers exceed the all-plain schedule's peak can help; a segment's
   // rings (per-patch buffers) only grow as it extends backwards, so the extension stops there.
   int64_t plain_bound = 0;
@@ -404,7 +446,7 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
   std::vector<std::vector<State>> fronts[kEstimates];  // per estimate, the Pareto states at each position
   for (auto& front : fronts) {
     front.resize(n + 1);
-    front[0].push_back({0, 0, 0, -1, -1});
+    front[0].push_back({0, 0, 0, 0, -1, -1});
   }
   size_t run_begin = 0;  // the first step of the run of tileable steps ending at `end` - 1
   std::vector<int64_t> spans(options.stripe_rows.size(), kFirstSpan);  // per stripe height: steps a tail streams
@@ -475,7 +517,7 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
       patches_open = patches_open && (least_own == INT64_MAX || least_own < plain_bound);
     }
     for (size_t e = 0; e < kEstimates; ++e)
-      fronts[e][end] = front_at(fronts[e], choices[end], budget_extra, e == kInplaceEstimate, options.max_front);
+      fronts[e][end] = front_at(fronts[e], choices[end], budget_extra, e == kInplaceEstimate, options.max_front, speed);
   }
 
   plan::Plan untiled = untiled_plan(graph, options.tiling.plan);
@@ -506,10 +548,10 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
     if (planned[a].peak_bytes != planned[b].peak_bytes) return planned[a].peak_bytes < planned[b].peak_bytes;
     return planned[a].segments.size() < planned[b].segments.size();
   });
-  // With a latency budget the predicted instructions are a third objective: a point stays
-  // unless one with no more MACs has no more peak and no more instructions (so the untiled
-  // point, the fewest instructions, always stays).
-  const bool latency = options.max_latency_overhead > 0;
+  // With a latency budget or the speed objective the predicted instructions are a third
+  // objective: a point stays unless one with no more MACs has no more peak and no more
+  // instructions (so the untiled point, usually the fewest instructions, stays).
+  const bool latency = options.max_latency_overhead > 0 || speed;
   for (size_t i : order) {
     const ParetoPoint& point = planned[i];
     const bool dominated = std::any_of(result.front.begin(), result.front.end(), [&](const ParetoPoint& kept) {
@@ -519,7 +561,7 @@ TilingSearch search_tiling(const graph::Graph& graph, const SearchOptions& optio
     if (!dominated) result.front.push_back(std::move(planned[i]));
   }
   result.best_point = choose_point(result.front, options.max_mac_overhead, options.tiling.plan.sram_limit,
-                                   options.max_latency_overhead);
+                                   options.max_latency_overhead, options.objective);
   result.seconds = clock.seconds();
   return result;
 }

@@ -165,27 +165,33 @@ Liveness tiled_liveness(const graph::Graph& graph, const Liveness& base, const s
 
 
 // Predicted instructions of op `i` of segment `s`: its kernel calls (a row segment: its run
-// steps, replayed per column strip; patches: one per patch) doing its tiled MACs (the untiled
-// op's work scaled by tiled / untiled MACs; 1 for an op without MACs).
-int64_t segment_op_instructions(const graph::Graph& graph, const TiledPlan& tiled, size_t s, size_t i,
-                                const std::string& target) {
-  const bool rows = tiled.segments[s].mode == Mode::Rows;
-  const int32_t op = tiled.segments[s].ops[i];
-  double calls = 0;
-  if (rows) {
-    const RowStream& stream = tiled.streams[s];
-    for (const StreamStep& step : stream.steps) calls += step.kind == StepKind::Run && step.target == op;
-    calls = std::max(1.0, calls) * std::max(1, stream.column_strips);
-  } else {
-    calls = static_cast<double>(tiled.patch_runs[s].grid_h) * tiled.patch_runs[s].grid_w;
-  }
-  const int64_t untiled = graph::op_macs(graph, graph.ops[op]);
+// steps, replayed per column strip; patches: one per patch) doing its tiled MACs.
+int64_t segment_instructions(const graph::Graph& graph, const TiledPlan& tiled, size_t s, size_t i,
+                             const std::string& target) {
+  const Segment& seg = tiled.segments[s];
+  const bool rows = seg.mode == Mode::Rows;
+  const int32_t op = seg.ops[i];
+  const double calls = rows ? stream_calls(tiled.streams[s], op, tiled.streams[s].column_strips)
+                            : static_cast<double>(tiled.patch_runs[s].grid_h) * tiled.patch_runs[s].grid_w;
+  const double width_share = 1.0 / std::max(1, rows ? tiled.streams[s].column_strips : tiled.patch_runs[s].grid_w);
   const int64_t macs = rows ? tiled.streams[s].op_macs[i] : tiled.patch_runs[s].op_macs[i];
-  const double work_scale = untiled > 0 ? static_cast<double>(macs) / untiled : 1.0;
-  return op_params::predicted_instructions(graph, graph.ops[op], op_params::target_build(target), calls, work_scale);
+  return segment_op_instructions(graph, op, calls, macs, width_share, op_params::target_build(target));
 }
 
 }  // namespace
+
+double stream_calls(const RowStream& stream, int32_t op, int32_t column_strips) {
+  double calls = 0;
+  for (const StreamStep& step : stream.steps) calls += step.kind == StepKind::Run && step.target == op;
+  return std::max(1.0, calls) * std::max(1, column_strips);
+}
+
+int64_t segment_op_instructions(const graph::Graph& graph, int32_t op, double calls, int64_t tiled_macs,
+                                double width_share, op_params::Build build) {
+  const int64_t untiled = graph::op_macs(graph, graph.ops[op]);
+  const double work_scale = untiled > 0 ? static_cast<double>(tiled_macs) / untiled : 1.0;
+  return op_params::predicted_instructions(graph, graph.ops[op], build, calls, work_scale, width_share);
+}
 
 Mode parse_mode(const std::string& name) {
   if (name == "rows") return Mode::Rows;
@@ -314,7 +320,7 @@ TiledPlan make_tiled_plan(const graph::Graph& graph, const std::vector<Segment>&
     const std::vector<int32_t>& ops = segments[s].ops;
     const size_t i = static_cast<size_t>(std::find(ops.begin(), ops.end(), report.index) - ops.begin());
     report.metrics.macs = rows ? tiled.streams[s].op_macs[i] : tiled.patch_runs[s].op_macs[i];
-    report.predicted_instructions = segment_op_instructions(graph, tiled, s, i, plan_options.target);
+    report.predicted_instructions = segment_instructions(graph, tiled, s, i, plan_options.target);
   }
   tiled.untiled_predicted_instructions = tiled.plan.predicted_instructions;
   tiled.plan.predicted_instructions = 0;

@@ -52,9 +52,44 @@ const CostCoefficients& cost_coefficients(Build build, const std::string& kernel
 // Predicted instructions of one call of the op's kernel in `build` (0 for an elided op), rounded.
 int64_t predicted_instructions(const graph::Graph& graph, const graph::Op& op, Build build);
 
-// The same op run as `calls` kernel calls (a tiled segment's stripes or patches) that together
-// do `work_scale` times the untiled op's work (MACs, elements: > 1 where halos are recomputed).
+// A tiled op (row stripes, column strips, patches) runs its kernel as several calls. Each call
+// beyond the first repeats the kernel's set-up, and a call over part of the width (column strips,
+// patches) runs the kernels' general path (its rows are not contiguous): these terms, with their
+// own coefficients per (build, kernel) (cpp/data/cost_model_calls.csv, fitted to QEMU counts of
+// tiled programs by tools/calibrate_cost_model.py --tiled). Every term is >= 0; all are 0 for
+// one call.
+struct CallTerms {
+  double calls = 0;     // extra calls
+  double channels = 0;  // output channels (innermost dimension) per extra call: per-channel set-up
+  // input elements of the rows one call's window reads (input row elements x kernel rows x the
+  // call's share of the width) per extra call: depthwise planes, ring shifts
+  double window = 0;
+  // CONV_2D: MACs of the odd pixel a call ends on (the SIMD conv computes pixels in pairs; a pair
+  // never spans two calls): extra calls x (pixels per call mod 2) x MACs per pixel
+  double leftover_macs = 0;
+  double strip_macs = 0;     // calls over part of the width: the op's tiled MACs
+  double strip_channels = 0;  // calls over part of the width: output channels per extra call
+};
+
+struct CallCoefficients {
+  double calls = 0, channels = 0, window = 0, leftover_macs = 0, strip_macs = 0, strip_channels = 0;
+};
+
+// The call terms of the op run as `calls` kernel calls, each over `width_share` of the output's
+// width (1 for row stripes, 1 / strips for column strips, 1 / grid columns for patches), doing
+// `work_scale` times the untiled op's MACs in all.
+CallTerms call_terms(const graph::Graph& graph, const graph::Op& op, double calls, double width_share,
+                     double work_scale = 1.0);
+
+// The call coefficients of (build, kernel), found as cost_coefficients finds its row; all 0 when
+// the table has none for the build.
+const CallCoefficients& call_coefficients(Build build, const std::string& kernel);
+
+// The same op run as `calls` kernel calls (a tiled segment's stripes or patches, each over
+// `width_share` of the width) that together do `work_scale` times the untiled op's work (MACs,
+// elements: > 1 where halos are recomputed): the untiled prediction with its work scaled, plus
+// the call terms of the calls beyond the first. calls = 1, work_scale = 1 is the untiled op.
 int64_t predicted_instructions(const graph::Graph& graph, const graph::Op& op, Build build, double calls,
-                               double work_scale);
+                               double work_scale, double width_share = 1.0);
 
 }  // namespace tinyarena::op_params

@@ -14,6 +14,7 @@
 
 #include "tinyarena/graph/graph.h"
 #include "tinyarena/liveness/liveness.h"
+#include "tinyarena/op_params/targets.h"
 #include "tinyarena/plan/plan.h"
 #include "tinyarena/tiling/patches.h"
 #include "tinyarena/tiling/row_stream.h"
@@ -71,6 +72,15 @@ struct TiledPlan {
 // without `smaller_outputs`).
 std::vector<Overwrite> segment_overwrites(const liveness::Liveness& base, const RowStream& stream, int32_t first,
                                           int32_t last, bool smaller_outputs = false, bool* took_smaller = nullptr);
+
+// The kernel calls op `op` of a row stream makes: its run steps (at least 1) on each of `column_strips`.
+double stream_calls(const RowStream& stream, int32_t op, int32_t column_strips);
+
+// Predicted instructions of `op` run in a segment (op_params/cost_model.h): `calls` kernel calls,
+// each over `width_share` of the output's width (1 / column strips, 1 / patch grid columns),
+// doing `tiled_macs` MACs in all (the untiled op's work scaled by tiled / untiled MACs).
+int64_t segment_op_instructions(const graph::Graph& graph, int32_t op, double calls, int64_t tiled_macs,
+                                double width_share, op_params::Build build);
 
 // Row segments take their overwrites over smaller outputs too where that lowers the plan's peak
 // (every segment both ways at once: the lower of the two plans).
