@@ -25,10 +25,12 @@ static inline int32_t plane_width(const ta_dwconv_params *p) {
  * values, the last 0 for an odd kernel_w) from the TFLite layout [1][kh][kw][out_c]. */
 static inline void ta_dw_pack_channel(const int8_t *w, int32_t out_c, int32_t oc, int32_t kernel_h, int32_t kernel_w,
                                       int16_t *d) {
-  const int32_t kwp = (kernel_w + 1) & ~1;
+  const int8_t *tap = w + oc; /* taps are out_c apart, row after row */
   int32_t y, x;
-  for (y = 0; y < kernel_h; ++y)
-    for (x = 0; x < kwp; ++x) *d++ = (int16_t)(x < kernel_w ? 2 * w[(y * kernel_w + x) * out_c + oc] : 0);
+  for (y = 0; y < kernel_h; ++y) {
+    for (x = 0; x < kernel_w; ++x, tap += out_c) *d++ = (int16_t)(2 * *tap);
+    if (kernel_w & 1) *d++ = 0;
+  }
 }
 
 /* Whether the SIMD path has weights it can read: packed ones, or int8 ones it widens per channel. */
