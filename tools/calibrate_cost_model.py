@@ -129,9 +129,14 @@ def fit(samples):
     return x / scale
 
 
+def stored_counts(counts_file, remeasure):
+    """The counts ``counts_file`` holds ({} without one, or when everything is to be remeasured)."""
+    return json.loads(counts_file.read_text()) if counts_file and counts_file.exists() and not remeasure else {}
+
+
 def measure(paths, builds, counts_file, remeasure):
     """{build: {model path: {op index: count}}}, from ``counts_file`` where it has them."""
-    counts = json.loads(counts_file.read_text()) if counts_file and counts_file.exists() and not remeasure else {}
+    counts = stored_counts(counts_file, remeasure)
     with tempfile.TemporaryDirectory(prefix="tinyarena-calibrate-") as tmp:
         work = pathlib.Path(tmp)
         plugin = build_plugin(work)
@@ -179,7 +184,7 @@ def tiled_plan(path, search, target, segments=None):
 
 def measure_tiled(configurations, builds, counts_file, remeasure):
     """{build: {"model:search": {"segments": [...], "counts": {op: count}, "total": n}}}."""
-    counts = json.loads(counts_file.read_text()) if counts_file and counts_file.exists() and not remeasure else {}
+    counts = stored_counts(counts_file, remeasure)
     with tempfile.TemporaryDirectory(prefix="tinyarena-calibrate-") as tmp:
         work = pathlib.Path(tmp)
         plugin = build_plugin(work)

@@ -80,9 +80,11 @@ double parse_number(const std::string& field, int line) {
   return value;
 }
 
-// Rows "build,kernel,macs,live_macs,clamped_macs,inputs,outputs,pixels,calls[,...]"; the header and '#' lines are skipped.
-Table parse_table(const std::string& csv) {
-  Table table;
+// A coefficient table's data rows as (line number, comma-separated fields), each with at least
+// `min_fields`; the header ("build,...") and '#' lines are skipped. `name` is the file, for errors.
+std::vector<std::pair<int, std::vector<std::string>>> csv_rows(const std::string& csv, const char* name,
+                                                               size_t min_fields) {
+  std::vector<std::pair<int, std::vector<std::string>>> rows;
   std::istringstream lines(csv);
   std::string line;
   for (int number = 1; std::getline(lines, line); ++number) {
@@ -90,7 +92,17 @@ Table parse_table(const std::string& csv) {
     std::vector<std::string> fields;
     std::istringstream cells(line);
     for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(cell);
-    if (fields.size() < 9) throw std::logic_error("cost_model.csv line " + std::to_string(number) + ": too few fields");
+    if (fields.size() < min_fields)
+      throw std::logic_error(std::string(name) + " line " + std::to_string(number) + ": too few fields");
+    rows.emplace_back(number, std::move(fields));
+  }
+  return rows;
+}
+
+// Rows "build,kernel,macs,live_macs,clamped_macs,inputs,outputs,pixels,calls[,...]".
+Table parse_table(const std::string& csv) {
+  Table table;
+  for (const auto& [number, fields] : csv_rows(csv, "cost_model.csv", 9)) {
     CostCoefficients c;
     c.macs = parse_number(fields[2], number);
     c.live_macs = parse_number(fields[3], number);
@@ -111,19 +123,10 @@ const Table& table() {
 
 using CallTable = std::map<std::pair<std::string, std::string>, CallCoefficients>;  // (build, kernel)
 
-// Rows "build,kernel,calls,channels,window,leftover_macs,strip_macs,strip_channels[,...]"; the
-// header and '#' lines are skipped.
+// Rows "build,kernel,calls,channels,window,leftover_macs,strip_macs,strip_channels[,...]".
 CallTable parse_call_table(const std::string& csv) {
   CallTable calls;
-  std::istringstream lines(csv);
-  std::string line;
-  for (int number = 1; std::getline(lines, line); ++number) {
-    if (line.empty() || line[0] == '#' || line.rfind("build,", 0) == 0) continue;
-    std::vector<std::string> fields;
-    std::istringstream cells(line);
-    for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(cell);
-    if (fields.size() < 8)
-      throw std::logic_error("cost_model_calls.csv line " + std::to_string(number) + ": too few fields");
+  for (const auto& [number, fields] : csv_rows(csv, "cost_model_calls.csv", 8)) {
     calls[{fields[0], fields[1]}] = {parse_number(fields[2], number), parse_number(fields[3], number),
                                      parse_number(fields[4], number), parse_number(fields[5], number),
                                      parse_number(fields[6], number), parse_number(fields[7], number)};
