@@ -8,12 +8,16 @@ kernels on that core), all run under QEMU with the instruction-count plugin
 (tools/qemu_insn_count.c). Ratios are against the portable build of the same core measured in
 the same run (the M3's build is the portable one: 1.00).
 
-    python benchmarks/cores_bench.py [--models NAME ...] [--targets TARGET ...] [--work DIR]
+    python benchmarks/cores_bench.py [--models NAME|PATH ...] [--targets TARGET ...] [--work DIR]
+
+Models are names in tests/data/models or tests/data/converted (the MCUNet-style corpus models,
+e.g. mcunet_se_80_int8io) or .tflite paths.
 
 Instructions are exact: a build that invokes twice minus one that invokes once (every kernel,
 ``memcpy`` and soft-float call included; see codegen_bench.py, whose build and count this
 reuses). Flash is ``arm-none-eabi-size`` text of the whole image (start-up, harness and newlib
-included), the arena the size of ``ta_arena`` in the linked image.
+included), the arena the size of ``ta_arena`` in the linked image, the stack the harness's
+high-water mark of one run (the model's call depth plus its kernels' frames).
 """
 
 import argparse
@@ -23,7 +27,7 @@ import tinyarena
 from tinyarena.boards import QEMU_MACHINES
 from tinyarena.codegen import compile as compile_model
 
-from bench_paths import MODELS_DIR
+from bench_paths import model_path
 from codegen_bench import bench_inputs, measure, workspace
 
 DEFAULT_MODELS = ("hello_world_int8", "ad01_int8", "kws_ref_model", "vww_96_int8")
@@ -53,24 +57,22 @@ def row(name, macs, target, native, portable):
     return (f"| {name} | {macs:,} | {target} ({QEMU_MACHINES[target]}) | {kernels} | {native['insns']:,} "
             f"| {per_mac:.2f} | {native['insns'] / portable['insns']:.2f}x | {native['text']:,} "
             f"| {native['text'] / portable['text']:.2f}x | {native['arena']:,} "
-            f"| {native['arena'] / portable['arena']:.2f}x |")
+            f"| {native['arena'] / portable['arena']:.2f}x | {native['stack']:,} |")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=list(DEFAULT_MODELS),
-                        help=f"model names in tests/data/models (default: {' '.join(DEFAULT_MODELS)})")
+                        help=f"model names in tests/data/models or tests/data/converted, or .tflite paths "
+                             f"(default: {' '.join(DEFAULT_MODELS)})")
     parser.add_argument("--targets", nargs="+", default=list(QEMU_MACHINES), choices=list(QEMU_MACHINES),
                         help="Cortex-M targets (default: all)")
     parser.add_argument("--work", type=pathlib.Path, help="keep the generated programs here")
     args = parser.parse_args()
-    paths = [MODELS_DIR / f"{name}.tflite" for name in args.models]
-    missing = [str(p) for p in paths if not p.exists()]
-    if missing:
-        raise SystemExit(f"no such model: {', '.join(missing)}")
+    paths = [model_path(name) for name in args.models]
     print("| model | MACs | target (board) | kernels | instructions | instr/MAC | vs portable | flash (text) B "
-          "| vs portable | arena B | vs portable |")
-    print("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|")
+          "| vs portable | arena B | vs portable | stack B |")
+    print("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     with workspace(args.work, "tinyarena-cores-") as (work, plugin):
         for path in paths:
             plan, results = bench_model(path, args.targets, work, plugin)

@@ -18,7 +18,7 @@ import argparse
 import pathlib
 import sys
 
-from bench_paths import MODELS_DIR, REPO
+from bench_paths import CORPUS_DIR, MODELS_DIR, REPO, model_path
 from codegen_bench import workspace
 from op_counts import BUILD_TARGETS, compile_for_counts, invoke_count
 
@@ -28,13 +28,10 @@ from tinyarena import tiling
 sys.path.insert(0, str(REPO / "tools"))
 from calibrate_cost_model import CALIBRATION_MODELS, TILED_CONFIGURATIONS  # noqa: E402
 
-CORPUS_DIR = REPO / "tests" / "data" / "converted"
-
-
 def model_paths(names):
     if not names:
         return sorted(MODELS_DIR.glob("*.tflite")) + sorted(CORPUS_DIR.glob("*.tflite"))
-    return [pathlib.Path(n) if n.endswith(".tflite") else MODELS_DIR / f"{n}.tflite" for n in names]
+    return [model_path(n) for n in names]
 
 
 def main():

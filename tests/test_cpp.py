@@ -1,5 +1,5 @@
 """Builds the C++ core with AddressSanitizer + UBSan and runs its unit tests, the
-reader fuzz driver over the real models (truncations and 25,000 mutants each,
+reader fuzz driver over the real models (truncations and 10,000 mutants each,
 seeded from each file's bytes, so every checkout fuzzes the same mutants) and the
 C++ example that plans a model as tinyarena.plan does."""
 
@@ -25,8 +25,12 @@ def sanitized_build():
         if shutil.which(tool) is None:
             pytest.fail(f"{tool} is needed to build the C++ tests")
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+    # -O1 with line tables: under ASan+UBSan it compiles about 3x faster than RelWithDebInfo's -O2 -g
+    # (tiling/search.cpp: 26 s against 76 s), and line tables are all a sanitizer report needs.
+    flags = "-O1 -g1 -DNDEBUG"
     subprocess.run(["cmake", "-S", str(REPO), "-B", str(BUILD_DIR), *generator, "-DTINYARENA_PYTHON=OFF",
-                    "-DTINYARENA_TESTS=ON", "-DTINYARENA_SANITIZE=ON", "-DCMAKE_BUILD_TYPE=RelWithDebInfo"],
+                    "-DTINYARENA_TESTS=ON", "-DTINYARENA_SANITIZE=ON", "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+                    f"-DCMAKE_C_FLAGS_RELWITHDEBINFO={flags}", f"-DCMAKE_CXX_FLAGS_RELWITHDEBINFO={flags}"],
                    check=True, capture_output=True)
     build = subprocess.run(["cmake", "--build", str(BUILD_DIR), "-j", str(os.cpu_count() or 2)],
                            capture_output=True, text=True)
@@ -48,7 +52,7 @@ def test_cpp_unit_tests_pass_under_sanitizers(sanitized_build):
     assert failed == 0 and passed >= 10
 
 
-MUTANTS = 25_000
+MUTANTS = 10_000
 
 
 @pytest.mark.fuzz

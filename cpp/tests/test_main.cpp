@@ -1,3 +1,4 @@
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -27,12 +28,15 @@ int main(int argc, char** argv) {
   for (const TestCase& test : registry()) {
     if (argc > 1 && test.name.find(argv[1]) == std::string::npos) continue;
     current_failures = 0;
+    const auto start = std::chrono::steady_clock::now();
     try {
       test.body();
     } catch (const std::exception& e) {
       record_failure(__FILE__, __LINE__, std::string("unexpected exception: ") + e.what());
     }
-    std::printf("%s %s\n", current_failures ? "FAIL" : "ok  ", test.name.c_str());
+    const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+    std::printf("%s %s (%lld ms)\n", current_failures ? "FAIL" : "ok  ", test.name.c_str(),
+                static_cast<long long>(elapsed.count()));
     (current_failures ? failed : passed) += 1;
   }
   std::printf("%d passed, %d failed\n", passed, failed);
