@@ -87,16 +87,16 @@ def test_same_budget_same_c(tmp_path):
     texts = []
     for run in range(2):
         plan = tinyarena.plan(PERSON)
-        compile_model(plan, tmp_path / str(run), target="cortex-m4", name="model", flash="265K")
+        compile_model(plan, tmp_path / str(run), target="cortex-m4", name="model", flash="250K")
         texts.append((tmp_path / str(run) / "model.c").read_text())
     assert texts[0] == texts[1]
-    plain = [op for op, layout in plan.with_flash("265K").weight_layouts.items() if layout == "plain"]
+    plain = [op for op, layout in plan.with_flash("250K").weight_layouts.items() if layout == "plain"]
     assert plain and all(f"op{op}_weights[" in texts[0] and f"op{op}_packed" not in texts[0] for op in plain)
 
 
 def test_compile_flash_chooses_layouts_the_c_follows(person_plan, tmp_path):
-    compiled = compile_model(person_plan, tmp_path, target="cortex-m4", name="model", flash="265K")
-    plan = person_plan.with_flash("265K")
+    compiled = compile_model(person_plan, tmp_path, target="cortex-m4", name="model", flash="250K")
+    plan = person_plan.with_flash("250K")
     text = (tmp_path / "model.c").read_text()
     for op, layout in plan.weight_layouts.items():
         if layout == "plain":
@@ -120,11 +120,11 @@ def test_too_small_a_budget_gives_needed_and_allowed(person_plan, tmp_path):
 
 
 def test_cli_plan_flash_reports_layouts_and_limit():
-    result = subprocess.run([sys.executable, "-m", "tinyarena.cli", "plan", str(PERSON), "--flash", "264K"],
+    result = subprocess.run([sys.executable, "-m", "tinyarena.cli", "plan", str(PERSON), "--flash", "250K"],
                             capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert " CONV_2D [plain]" in result.stdout and "DEPTHWISE_CONV_2D [packed_int8]" in result.stdout
-    assert "flash limit   270,336 B: fits" in result.stdout
+    assert "flash limit   256,000 B: fits" in result.stdout
 
 
 def test_layouts_without_a_kernel_path_are_refused(person_plan):

@@ -273,17 +273,34 @@ def test_kernel_code_estimate_is_the_measured_size():
     sys.path.insert(0, str(REPO / "tools"))
     from kernel_code_bytes import measure
 
-    functions, sources = measure()
+    functions, sources, variants = measure()
     # hello_world: three FULLY_CONNECTED ops, one kernel.
     assert tinyarena.plan(real_model("hello_world_int8")).flash.code == functions["ta_fully_connected_s8"]
     # DS-CNN-L (the first depthwise out of place, the others in place): both depthwise kernels,
-    # which share most of depthwise.c.
+    # which share most of depthwise.c, and of its variant families only the 3x3 rows (all its
+    # depthwise layers are 3x3) with the SIMD path they share.
     plan = tinyarena.plan(ds_cnn_large())
-    depthwise = min(functions["ta_depthwise_conv_s8"] + functions["ta_depthwise_conv_s8_inplace"],
-                    sources["depthwise.c"])
+    depthwise = (min(functions["ta_depthwise_conv_s8"] + functions["ta_depthwise_conv_s8_inplace"],
+                     sources["depthwise.c"]) + variants["TA_DW_3X3"] + variants["depthwise.c SIMD path"])
     expected = (functions["ta_conv_s8"] + depthwise + functions["ta_avg_pool_s8"] +
                 functions["ta_fully_connected_s8"] + functions["ta_softmax_s8"])
     assert plan.flash.code == expected  # else: python tools/kernel_code_bytes.py --write
+
+
+def test_the_makefile_compiles_only_the_depthwise_families_the_layers_reach(tmp_path):
+    """kws_ref_model's convs have packed int8 weights and its depthwise layers are all 3x3 (SIMD
+    path, int8 weights): its Makefile leaves conv's portable path and the 5x5/7x7, generic and
+    portable depthwise rows out; a 5x5 layer brings its family and the generic rows back."""
+    tinyarena.compile(tinyarena.plan(real_model("kws_ref_model")), tmp_path / "kws")
+    makefile = (tmp_path / "kws" / "Makefile").read_text()
+    assert ("KERNEL_VARIANTS := -DTA_CONV_PORTABLE=0 -DTA_DW_WIDE5=0 -DTA_DW_WIDE7=0 -DTA_DW_GENERIC=0 "
+            "-DTA_DW_PORTABLE=0\n") in makefile
+    assert "$(KERNEL_VARIANTS) $(EXTRA_CFLAGS)" in makefile
+    mb = ModelBuilder("dw5", seed=0)
+    x = mb.depthwise_conv2d(mb.input([1, 12, 12, 8]), kernel=5, stride=1, activation="RELU")
+    mb.output(mb.depthwise_conv2d(x, kernel=3, stride=2))
+    tinyarena.compile(tinyarena.plan(mb.build()), tmp_path / "dw5")
+    assert "KERNEL_VARIANTS := -DTA_DW_WIDE7=0 -DTA_DW_PORTABLE=0\n" in (tmp_path / "dw5" / "Makefile").read_text()
 
 
 def test_compile_and_verify_are_top_level_and_results_print_what_they_hold(tmp_path):

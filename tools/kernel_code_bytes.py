@@ -9,8 +9,8 @@ reaches (libc and libgcc helpers are not counted). The planner's
 table (cpp/src/op_params/flash.cpp) holds these figures; tests/test_planner.py
 re-measures them when arm-none-eabi-gcc is installed.
 
-    python tools/kernel_code_bytes.py          prints "function bytes" and "source bytes" lines
-    python tools/kernel_code_bytes.py --write  rewrites the two tables in cpp/src/op_params/flash.cpp
+    python tools/kernel_code_bytes.py          prints "function bytes", "source bytes", "variant bytes" lines
+    python tools/kernel_code_bytes.py --write  rewrites the three tables in cpp/src/op_params/flash.cpp
 """
 
 import pathlib
@@ -41,6 +41,16 @@ ENTRY_POINTS = {
 }
 
 
+# A source's kernel variant families: the compile-time guards the generated Makefile sets to 0
+# for the families no layer reaches (conv.c, depthwise_simd.h), and the name under which the code
+# several families share is counted (once, with the first of them a model uses; None: no such code).
+VARIANTS = {
+    "conv.c": (("TA_CONV_PORTABLE",), None),
+    "depthwise.c": (("TA_DW_3X3", "TA_DW_WIDE5", "TA_DW_WIDE7", "TA_DW_GENERIC", "TA_DW_PORTABLE"),
+                    "depthwise.c SIMD path"),
+}
+
+
 def _run(args):
     subprocess.run(args, check=True, capture_output=True, text=True)
 
@@ -64,26 +74,54 @@ def source_files(source):
     return [KERNELS / "src" / source, *sorted((KERNELS / "src").glob(f"{stem}_*.c"))]
 
 
+def _objects(gcc, source, tmp, off=()):
+    """The source's files compiled with the variant families `off` set to 0."""
+    folder = tmp / "_".join(("obj",) + tuple(off))
+    folder.mkdir(exist_ok=True)
+    objs = [folder / (path.name + ".o") for path in source_files(source)]
+    for path, obj in zip(source_files(source), objs):
+        _run([gcc, *CFLAGS, *ARM_FLAGS, *(f"-D{m}=0" for m in off), "-c", str(path), "-o", str(obj)])
+    return objs
+
+
+def _variant_bytes(gcc, source, entries, tmp):
+    """{variant: code bytes} of a source with variant families, all its entries linked: each
+    family what leaving it out saves from the whole, the shared SIMD path the rest above the
+    entries with every family left out."""
+    families, shared = VARIANTS[source]
+    whole = _linked_bytes(gcc, _objects(gcc, source, tmp), list(entries), tmp / "whole.elf")
+    bare = _linked_bytes(gcc, _objects(gcc, source, tmp, families), list(entries), tmp / "bare.elf")
+    sizes = {}
+    for family in families:
+        objs = _objects(gcc, source, tmp, (family,))
+        sizes[family] = whole - _linked_bytes(gcc, objs, list(entries), tmp / (family + ".elf"))
+    if shared:
+        sizes[shared] = whole - bare - sum(sizes.values())
+    return sizes
+
+
 def measure(gcc="arm-none-eabi-gcc"):
-    """{kernel function: code bytes} for every function of ENTRY_POINTS, and {source: code bytes
-    of all its entry points linked together} (what a model calling several of them links)."""
-    functions, sources = {}, {}
+    """{kernel function: code bytes} for every function of ENTRY_POINTS, {source: code bytes of
+    all its entry points linked together} (what a model calling several of them links) and
+    {variant: code bytes}. A source with variant families (VARIANTS) is measured with every
+    family left out (its entries' own code); a model links the families it uses on top."""
+    functions, sources, variants = {}, {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
         for source, entries in ENTRY_POINTS.items():
-            objs = [tmp / (path.name + ".o") for path in source_files(source)]
-            for path, obj in zip(source_files(source), objs):
-                _run([gcc, *CFLAGS, *ARM_FLAGS, "-c", str(path), "-o", str(obj)])
+            objs = _objects(gcc, source, tmp, VARIANTS.get(source, ((),))[0])
             for function in entries:
                 functions[function] = _linked_bytes(gcc, objs, [function], tmp / (function + ".elf"))
             sources[source] = _linked_bytes(gcc, objs, list(entries), tmp / (source + ".elf"))
-    return functions, sources
+            if source in VARIANTS:
+                variants.update(_variant_bytes(gcc, source, entries, tmp))
+    return functions, sources, variants
 
 
-def write_tables(functions, sources, path=FLASH_CPP):
-    """Replaces the bodies of flash.cpp's two `kBytes` tables (functions first, then sources)."""
+def write_tables(functions, sources, variants, path=FLASH_CPP):
+    """Replaces the bodies of flash.cpp's three `kBytes` tables (functions, sources, variants)."""
     text = path.read_text()
-    for sizes in (functions, sources):
+    for sizes in (functions, sources, variants):
         body = ",\n".join(f'      {{"{name}", {size}}}' for name, size in sizes.items())
         text, count = re.subn(r"(static const std::map<std::string, int64_t> kBytes = \{\n)(?!// written)(.*?)(\};)",
                               lambda m: m.group(1) + "// written\n" + body + m.group(3), text, count=1, flags=re.S)
@@ -93,8 +131,8 @@ def write_tables(functions, sources, path=FLASH_CPP):
 
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if a != "--write"]
-    functions, sources = measure(*args[:1])
+    functions, sources, variants = measure(*args[:1])
     if "--write" in sys.argv:
-        write_tables(functions, sources)
-    for name, size in {**functions, **sources}.items():
+        write_tables(functions, sources, variants)
+    for name, size in {**functions, **sources, **variants}.items():
         print(name, size)

@@ -166,6 +166,14 @@ void ta_conv_s8_rq_records(const ta_conv_params *p, int32_t *records) {
 
 size_t ta_conv_s8_scratch_bytes(const ta_conv_params *p) { return ta_conv_col_bytes(p); }
 
+/* Whether this build compiles the portable path: always but in a DSP build without Helium whose
+ * generated Makefile set TA_CONV_PORTABLE to 0 (no layer of the model in int8 weights without
+ * records: every call takes a SIMD path, as op_params::kernel_variants decides). */
+#ifndef TA_CONV_PORTABLE
+#define TA_CONV_PORTABLE 1
+#endif
+#define CONV_PORTABLE (!TA_SIMD || TA_MVE || TA_CONV_PORTABLE)
+
 void ta_conv_s8(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                 void *scratch) {
 #if TA_MVE
@@ -181,7 +189,7 @@ void ta_conv_s8(const ta_conv_params *p, const int8_t *input, int8_t *output, in
     return;
   }
 #endif
-  if (y1 > y0 && p->out_w > 0) conv_portable(p, input, output, y0, y1, (int32_t *)scratch);
+  if (CONV_PORTABLE && y1 > y0 && p->out_w > 0) conv_portable(p, input, output, y0, y1, (int32_t *)scratch);
 }
 
 void ta_conv_s8_packed16(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
@@ -192,5 +200,5 @@ void ta_conv_s8_packed16(const ta_conv_params *p, const int8_t *input, int8_t *o
     return;
   }
 #endif
-  if (y1 > y0 && p->out_w > 0) conv_portable(p, input, output, y0, y1, (int32_t *)scratch);
+  if (CONV_PORTABLE && y1 > y0 && p->out_w > 0) conv_portable(p, input, output, y0, y1, (int32_t *)scratch);
 }

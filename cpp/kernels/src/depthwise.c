@@ -5,8 +5,9 @@
  *
  * This file: the portable path (per-channel planes in scratch, below), also in place, and the
  * scratch sizes; the entry points take the SIMD path (depthwise_simd.c, its assembly in
- * depthwise_asm.c) when it is compiled and the params have weights it reads (ta_dw_simd_weights:
- * packed, or int8 with simd_int8_weights).
+ * depthwise_asm.c) when it is compiled, the params have weights it reads (ta_dw_simd_weights:
+ * packed, or int8 with simd_int8_weights) and its compiled row families run the layer
+ * (ta_dw_simd_covers; the families: depthwise_simd.h).
  */
 #include <string.h>
 
@@ -196,6 +197,10 @@ static void dw_planes(const ta_dwconv_params *p, const int8_t *input, int8_t *ou
   }
 }
 
+/* Whether this build compiles the portable path: always but in a DSP build without Helium whose
+ * generated Makefile set TA_DW_PORTABLE to 0 (every layer runs the SIMD path there). */
+#define DW_PLANES (!TA_SIMD || TA_MVE || TA_DW_PORTABLE)
+
 void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                           void *scratch) {
 #if TA_MVE
@@ -205,12 +210,12 @@ void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t
   }
 #endif
 #if TA_SIMD
-  if (ta_dw_simd_weights(p) && scratch && y1 > y0) {
+  if (ta_dw_simd_weights(p) && ta_dw_simd_covers(p) && scratch && y1 > y0) {
     ta_depthwise_conv_s8_simd(p, input, output, y0, y1, scratch, ta_depthwise_conv_s8_scratch_bytes(p));
     return;
   }
 #endif
-  if (y1 > y0 && p->out_w > 0) dw_planes(p, input, output, y0, y1, (int16_t *)scratch);
+  if (DW_PLANES && y1 > y0 && p->out_w > 0) dw_planes(p, input, output, y0, y1, (int16_t *)scratch);
 }
 
 void ta_depthwise_conv_s8_inplace(const ta_dwconv_params *p, int8_t *buf, void *scratch) {
@@ -221,10 +226,10 @@ void ta_depthwise_conv_s8_inplace(const ta_dwconv_params *p, int8_t *buf, void *
   }
 #endif
 #if TA_SIMD
-  if (ta_dw_simd_weights(p)) {
+  if (ta_dw_simd_weights(p) && ta_dw_simd_covers(p)) {
     ta_depthwise_conv_s8_inplace_simd(p, buf, scratch, ta_depthwise_conv_s8_inplace_scratch_bytes(p));
     return;
   }
 #endif
-  if (p->out_h > 0 && p->out_w > 0) dw_planes(p, buf, buf, 0, p->out_h, (int16_t *)scratch);
+  if (DW_PLANES && p->out_h > 0 && p->out_w > 0) dw_planes(p, buf, buf, 0, p->out_h, (int16_t *)scratch);
 }

@@ -22,11 +22,6 @@ static int32_t half_pair(int32_t w) {
   return ta_pair16((int16_t)(uint16_t)((uint32_t)w & 0xFFFFu) / 2, (int16_t)(uint16_t)((uint32_t)w >> 16) / 2);
 }
 
-static int32_t is_fast3x3(const ta_dwconv_params *p) {
-  return p->kernel_h == 3 && p->kernel_w == 3 && p->dilation_h == 1 && p->dilation_w == 1 &&
-         p->stride_h == p->stride_w && (p->stride_w == 1 || p->stride_w == 2);
-}
-
 static dw_ctx dw_context(const ta_dwconv_params *p, const int8_t *in, int8_t *out, void *scratch, size_t budget,
                          int32_t in_pix_stride, int32_t in_row_stride, int32_t out_pix_stride, int32_t out_row_stride,
                          int32_t inplace) {
@@ -34,7 +29,7 @@ static dw_ctx dw_context(const ta_dwconv_params *p, const int8_t *in, int8_t *ou
   x.p = p, x.in = in, x.out = out;
   x.in_pix_stride = in_pix_stride, x.in_row_stride = in_row_stride;
   x.out_pix_stride = out_pix_stride, x.out_row_stride = out_row_stride;
-  x.fast3x3 = is_fast3x3(p) ? p->stride_w : 0;
+  x.fast3x3 = ta_dw_fast3x3(p) ? p->stride_w : 0;
   /* stride 1 reads columns up to out_w + 2 (a last odd output reads one pair further) */
   x.width = x.fast3x3 && p->stride_w == 1 ? (p->out_w + 3) & ~1 : plane_width(p);
   x.span = (p->kernel_h - 1) * p->dilation_h + 1;
@@ -47,7 +42,7 @@ static dw_ctx dw_context(const ta_dwconv_params *p, const int8_t *in, int8_t *ou
     x.room = room > 0 ? (int32_t)room : 0;
   }
   x.asm_layer = TA_SIMD_NATIVE && x.fast3x3 && p->act_min == -128 && p->act_max == 127;
-  x.wide = !x.fast3x3 && ta_dw_wide_applies(p);
+  x.wide = (TA_DW_WIDE5 || TA_DW_WIDE7) && !x.fast3x3 && ta_dw_wide_applies(p);
   x.transposed = 0;
   x.plane = (int16_t *)scratch;
   x.budget = budget;
@@ -122,9 +117,9 @@ static void dw_chan_prepare(const dw_ctx *x, int32_t oc, dw_chan *k) {
                     : ta_wrap_add(bias, (int32_t)((uint32_t)(sum2 / 2) * (uint32_t)p->input_offset));
   k->m = q.m, k->c = q.c, k->r = q.r, k->qoo = q.oo;
   k->use_asm = x->asm_layer && k->fast && q.oo == 0;
-  if (x->transposed)
+  if (TA_DW_3X3 && x->transposed)
     dw_chan_transpose(k, wq);
-  else if (x->fast3x3)
+  else if (TA_DW_3X3 && x->fast3x3)
     dw_chan_weights(k, wq);
 }
 
@@ -314,10 +309,10 @@ TA_NOINLINE static void dw_generic_rows(const dw_ctx *x, const dw_job *j) {
 
 TA_NOINLINE static void dw_run(const dw_ctx *x, dw_job *j) {
   const int32_t stride1 = x->fast3x3 == 1;
-  if (!x->fast3x3) {
+  if (!TA_DW_3X3 || !x->fast3x3) {
     if (x->wide && j->fast)
       ta_dw_wide_rows(x->p, j);
-    else
+    else if (TA_DW_GENERIC) /* without it, ta_dw_simd_covers keeps such layers out */
       dw_generic_rows(x, j);
     return;
   }
@@ -441,7 +436,7 @@ static void dw_run_layer(const ta_dwconv_params *p, const int8_t *in, int8_t *ou
                          const int32_t strides[4], int32_t inplace, int32_t y0, int32_t y1) {
   ta_dwconv_params t;
   dw_ctx x;
-  if (y0 == 0 && y1 == p->out_h && is_fast3x3(p) && p->stride_w == 1 && p->out_w <= 8 && p->out_h >= 2 * p->out_w) {
+  if (y0 == 0 && y1 == p->out_h && ta_dw_fast3x3(p) && p->stride_w == 1 && p->out_w <= 8 && p->out_h >= 2 * p->out_w) {
     t = *p;
     t.in_h = p->in_w, t.in_w = p->in_h, t.out_h = p->out_w, t.out_w = p->out_h;
     t.pad_top = p->pad_left, t.pad_left = p->pad_top, t.pad_bottom = p->pad_right, t.pad_right = p->pad_bottom;

@@ -33,6 +33,39 @@ static inline void ta_dw_pack_channel(const int8_t *w, int32_t out_c, int32_t oc
   }
 }
 
+/* The row-kernel families the DSP build compiles. The generated Makefile sets a family to 0
+ * (-DTA_DW_WIDE5=0, ...) when no layer of the model reaches it, so --gc-sections drops its code
+ * (op_params::kernel_variants decides, from the same conditions as below); unset, a family is
+ * compiled. A family compiled out hands its layers on to a more general one, so every set of
+ * families gives the same bytes: 3x3 stride 1/2 (TA_DW_3X3) and 5x5/7x7 (TA_DW_WIDE5/7) to the
+ * generic rows (TA_DW_GENERIC), and a layer the SIMD families left cannot run (ta_dw_simd_covers)
+ * to the portable path (TA_DW_PORTABLE: in a DSP build without Helium only; 0 when every layer
+ * runs the SIMD path). The portable and Helium builds compile their own paths whatever is set. */
+#ifndef TA_DW_3X3
+#define TA_DW_3X3 1
+#endif
+#ifndef TA_DW_WIDE5
+#define TA_DW_WIDE5 1
+#endif
+#ifndef TA_DW_WIDE7
+#define TA_DW_WIDE7 1
+#endif
+#ifndef TA_DW_GENERIC
+#define TA_DW_GENERIC 1
+#endif
+#ifndef TA_DW_PORTABLE
+#define TA_DW_PORTABLE 1
+#endif
+
+/* 3x3, equal strides 1 or 2, dilation 1: the 3x3 row kernels (when TA_DW_3X3). */
+static inline int32_t ta_dw_fast3x3(const ta_dwconv_params *p) {
+  return TA_DW_3X3 && p->kernel_h == 3 && p->kernel_w == 3 && p->dilation_h == 1 && p->dilation_w == 1 &&
+         p->stride_h == p->stride_w && (p->stride_w == 1 || p->stride_w == 2);
+}
+
+/* Whether the SIMD families compiled run every channel of the layer (the generic rows run any). */
+static inline int32_t ta_dw_simd_covers(const ta_dwconv_params *p) { return TA_DW_GENERIC || ta_dw_fast3x3(p); }
+
 /* Whether the SIMD path has weights it can read: packed ones, or int8 ones it widens per channel. */
 static inline int32_t ta_dw_simd_weights(const ta_dwconv_params *p) {
   return p->packed_weights != 0 ||

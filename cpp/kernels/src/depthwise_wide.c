@@ -236,15 +236,16 @@ TA_NOINLINE static void wide5_s2(const dw_job *j) { wide_rows(j, 2, 2); }
 TA_NOINLINE static void wide7_s1(const dw_job *j) { wide_rows(j, 3, 1); }
 TA_NOINLINE static void wide7_s2(const dw_job *j) { wide_rows(j, 3, 2); }
 
+/* Only the families compiled (TA_DW_WIDE5, TA_DW_WIDE7: depthwise_simd.h) apply. */
 int32_t ta_dw_wide_applies(const ta_dwconv_params *p) {
-  return (p->kernel_w == 5 || p->kernel_w == 7) && p->kernel_h == p->kernel_w && (p->stride_w == 1 || p->stride_w == 2) &&
-         p->dilation_w == 1 && p->dilation_h == 1 && p->out_w >= 2;
+  return ((TA_DW_WIDE5 && p->kernel_w == 5) || (TA_DW_WIDE7 && p->kernel_w == 7)) && p->kernel_h == p->kernel_w &&
+         (p->stride_w == 1 || p->stride_w == 2) && p->dilation_w == 1 && p->dilation_h == 1 && p->out_w >= 2;
 }
 
 void ta_dw_wide_rows(const ta_dwconv_params *p, const dw_job *j) {
-  if (p->kernel_w == 5)
+  if (TA_DW_WIDE5 && (!TA_DW_WIDE7 || p->kernel_w == 5))
     (p->stride_w == 1 ? wide5_s1 : wide5_s2)(j);
-  else
+  else if (TA_DW_WIDE7)
     (p->stride_w == 1 ? wide7_s1 : wide7_s2)(j);
 }
 #else

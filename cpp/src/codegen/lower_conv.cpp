@@ -10,6 +10,7 @@
 
 #include "tinyarena/codegen/op_lowering.h"
 #include "tinyarena/common/errors.h"
+#include "tinyarena/op_params/flash.h"
 #include "tinyarena/op_params/kernel_params.h"
 
 namespace tinyarena::codegen {
@@ -110,6 +111,7 @@ KernelCall lower_conv(const LoweringContext& context, const graph::Op& op) {
     if (p.packed_doubled) fields.add_when(kWhenSimd, "packed_doubled", "1");
   }
   call.params = fields.take();
+  call.variants = op_params::kernel_variants(context.graph(), op, layout);
   const std::string scratch = scratch_for(context, op, op_params::conv_scratch_bytes(p));
   call.window_kernel = layout == op_params::WeightLayout::kPackedInt16 ? "ta_conv_s8_packed16" : "ta_conv_s8";
   call.call = per_image_call(op, call.window_kernel, k.images, operand(context, call, op, 0), int64_t{p.in_h} * p.in_w * p.in_c,
@@ -143,6 +145,7 @@ KernelCall lower_depthwise(const LoweringContext& context, const graph::Op& op) 
                     reinterpret_cast<const int8_t*>(context.graph().constant_data(weights)), out_c, p.kernel_h,
                     p.kernel_w));
   call.params = fields.take();
+  call.variants = op_params::kernel_variants(context.graph(), op, layout);
   if (context.in_place(op)) {
     check_in_place(op, k);
     const std::string scratch =

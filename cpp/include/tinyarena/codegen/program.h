@@ -75,6 +75,9 @@ struct KernelCall {
   // A windowed call's kernel function (CONV_2D: ta_conv_s8 or ta_conv_s8_packed16, by the layer's
   // weight layout), which tiled schedules call on stripes and regions; empty for other calls.
   std::string window_kernel;
+  // The variant families of kernel_source the call reaches (op_params::kernel_variants); the
+  // Makefile leaves out the families no call of the model reaches.
+  std::vector<std::string> variants;
 };
 
 struct ModelIO {

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "tinyarena/graph/graph.h"
 #include "tinyarena/op_params/targets.h"
@@ -39,9 +40,20 @@ ConstantBytes constant_bytes(const graph::Graph& graph, const graph::Op& op, Bui
 // file; empty for ops that emit no call.
 struct KernelFunction {
   std::string function, source;
+  std::vector<std::string> variants;  // kernel_variants: the families of `source` the call reaches
 };
 KernelFunction kernel_function(const graph::Graph& graph, const graph::Op& op, bool in_place,
                                WeightLayout layout = WeightLayout::kPlain);
+
+// The variant families of its source's code an op's call reaches in the DSP build with its weights
+// in `layout` (kernel_variants.cpp): CONV_2D TA_CONV_PORTABLE (conv.c) or none; DEPTHWISE_CONV_2D
+// the guards of depthwise_simd.h (TA_DW_3X3, TA_DW_WIDE5, TA_DW_WIDE7, TA_DW_GENERIC,
+// TA_DW_PORTABLE), with the code the SIMD ones share ("depthwise.c SIMD path"); empty for other
+// ops. The generated Makefile sets every guard of a source that no call reaches to 0, so the
+// build links only the families the model uses.
+std::vector<std::string> kernel_variants(const graph::Graph& graph, const graph::Op& op, WeightLayout layout);
+// The guard macros of a source's variant families (empty for a source without them).
+const std::vector<std::string>& kernel_variant_guards(const std::string& source);
 
 // Code bytes of a kernel function, and of all the functions of a source file
 // linked together: measured with arm-none-eabi-gcc as the generated Makefile
@@ -49,16 +61,20 @@ KernelFunction kernel_function(const graph::Graph& graph, const graph::Op& op, b
 // counted) by tools/kernel_code_bytes.py. 0 for unknown names.
 int64_t kernel_code_bytes(const std::string& function);
 int64_t kernel_source_code_bytes(const std::string& source);
+// Code bytes of a variant family (what leaving it out of the whole source saves), measured the
+// same way; a source with families has its function and source bytes measured with none of them.
+int64_t kernel_variant_code_bytes(const std::string& variant);
 
 // The kernel code a build links, counted at each kernel's first caller; the
-// functions of one source together never above what that whole source links.
+// functions of one source together never above what that whole source links;
+// each variant family counted at its first caller.
 class KernelCodeTally {
  public:
   // The bytes `kernel` adds to what the calls before it link (0 if already linked).
   int64_t add(const KernelFunction& kernel);
 
  private:
-  std::set<std::string> functions_;
+  std::set<std::string> functions_, variants_;
   std::map<std::string, int64_t> by_source_;
 };
 
