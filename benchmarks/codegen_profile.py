@@ -34,7 +34,10 @@ CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "ta_conv_s8_simd", "gemm_2px_double
                   "ta_conv_s8w_mac", "gemm_4px_general", "gemm_4px_doubled",
                   "group_columns", "doubled_loop_fits", "ta_conv_im2col_pixel", "ta_conv_widen_pair",
                   "ta_conv_small_patch_pair", "ta_conv_s8_simd", "conv_portable", "conv_direct", "dot_s8",
-                  "conv_gemm", "column_pixel", "gemm_pixel_pair")
+                  "conv_gemm", "column_pixel", "gemm_pixel_pair",
+                  # Helium (conv_mve.c)
+                  "ta_conv_s8_mve", "gemm_pair_fast", "gemm_pair_general", "small_k_fast", "small_k_general",
+                  "mve_im2col", "pick_gemm")
 DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "ta_depthwise_conv_s8_simd",
                        "ta_depthwise_conv_s8_inplace_simd", "ta_depthwise_conv_s8_scratch_bytes", "dw_simd", "dw_group", "dw_run",
                        "dw_chan_prepare", "dw_chan_weights", "chan_fast", "dw_job_load", "dw3x3s1_asm",
@@ -44,7 +47,10 @@ DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "
                        "fill_zp", "fill_borders", "bands_inplace_ok", "dw_slots", "dw_context", "half_pair",
                        "plane_width", "plane_bytes", "ta_dw_wide_applies", "ta_dw_wide_rows", "wide5_s1",
                        "wide5_s2", "wide7_s1", "wide7_s2", "dw_planes", "fill_plane", "rows_3x3_s1",
-                       "rows_3x3_s2", "rows_any")
+                       "rows_3x3_s2", "rows_any",
+                       # Helium (depthwise_mve.c)
+                       "ta_depthwise_mve", "ta_depthwise_mve_supported", "dw3_s1_rows", "dw3_s2_rows",
+                       "rows_5x5_s1", "rows_5x5_s2", "rows_7x7_s1", "rows_7x7_s2")
 
 
 
@@ -120,8 +126,8 @@ def main():
                                                          "pretrainedResnet_quant"])
     parser.add_argument("--plain", action="store_true", help="profile the plain C build (-DTA_NO_SIMD)")
     parser.add_argument("--kernel-sources", help="build with the kernel sources of this folder instead")
-    parser.add_argument("--target", default="cortex-m4", choices=("cortex-m3", "cortex-m4"),
-                        help="the core (default cortex-m4; cortex-m3 builds the portable kernels)")
+    parser.add_argument("--target", default="cortex-m4", choices=("cortex-m3", "cortex-m4", "cortex-m55"),
+                        help="the core (default cortex-m4; cortex-m3 builds the portable kernels, cortex-m55 the Helium ones)")
     args = parser.parse_args()
     cflags = VARIANTS["plain C" if args.plain else "DSP"]
     with tempfile.TemporaryDirectory(prefix="tinyarena-profile-") as tmp:

@@ -278,6 +278,183 @@ static void fill_plane(const ta_dwconv_params *p, const int8_t *input, int32_t i
   }
 }
 
+/* ---- channel-parallel path (dw_chan8): 8 channels of NHWC per vector, no planes ----
+ * Per output pixel and 8 consecutive channels: per tap inside the input (TFLite skips the others)
+ * one VLDRB.S16 of the input's 8 channels and VADD of the input offset (|x + offset| <= 255, so
+ * the product with an int8 weight fits int16 and VMULL.S16 is exact), one VLDRH of the tap's 8
+ * weights (widened once per channel group onto the stack), VMULLB / VMULLT (the even and odd
+ * channels' int32 products) and two VADD; then the even and odd channels requantize as two
+ * vectors and narrow back into channel order (VMOVNB / VMOVNT), one VSTRB.16. A last group of
+ * C % 8 channels reruns channels C - 8 .. C - 1 (the same bytes written twice: the output is not
+ * the input). No per-channel plane or row set-up, which is what small maps pay for on the plane
+ * path (out_w < 8: its 8-output groups are all partial). */
+
+/* The geometry dw_chan8 reads, copied out of the params (the byte stores could alias them). */
+typedef struct chan8_geom {
+  int32_t in_h, in_w, kh, kw, dh, dw, sh, sw, pad_top, pad_left, P, irs, out_w, o_pix, o_row;
+  int32_t off;
+} chan8_geom;
+
+/* [*k0, *k1): the taps k of a kernel extent n (dilation d) whose coordinate i0 + k d lies in [0, len). */
+static TA_ALWAYS_INLINE void valid_taps(int32_t i0, int32_t n, int32_t d, int32_t len, int32_t *k0, int32_t *k1) {
+  int32_t a, b;
+  if (d == 1) a = i0 < 0 ? -i0 : 0, b = len - i0;
+  else a = i0 < 0 ? (-i0 + d - 1) / d : 0, b = len - i0 <= 0 ? 0 : (len - i0 + d - 1) / d;
+  *k0 = a, *k1 = b < n ? b : n;
+}
+
+/* One tap of 8 channels in assembly: the input bytes at [xa] plus the offset (int16), times the
+ * 8 weights (int16) loaded by WLOAD, the even channels' products added to e, the odd ones' to o;
+ * xa steps to the next tap. */
+#define TA_CHAN8_HALF(XOFF, WLOAD, E, O)                                                            \
+  "vldrb.s16 q2, [%[xa]" XOFF "]\n\t" WLOAD "\n\tvadd.i16 q2, q2, %[off]\n\t"                         \
+  "vmullb.s16 q4, q2, q3\n\tvmullt.s16 q5, q2, q3\n\t"                                               \
+  "vadd.i32 %q[" E "], %q[" E "], q4\n\tvadd.i32 %q[" O "], %q[" O "], q5\n\t"
+#define TA_CHAN8_TAP(WLOAD0, WLOAD1)                                                                \
+  TA_CHAN8_HALF("", WLOAD0, "e0", "o0") TA_CHAN8_HALF(", #8", WLOAD1, "e1", "o1") "add %[xa], %[xa], %[cs]\n\t"
+
+/* The 8 channels of one output pixel added to *acc_e (channels c, c+2, ..) and *acc_o (c+1, ..):
+ * ny > 0 kernel rows of nx > 0 taps, the first at xr (input bytes; rows rs apart, taps cs apart)
+ * and wr (the group's widened weights, ws bytes a kernel row); a row of 3 taps unrolled (8
+ * instructions a tap), other widths in a loop. */
+static TA_ALWAYS_INLINE void chan16_pixel(const int8_t *xr, const int16_t *wr, int32_t ny, int32_t nx, int32_t cs,
+                                         int32_t rs, int32_t ws, int32_t off, int32x4_t *a) {
+  const int8_t *xa;
+  const int16_t *wa;
+  int32_t n;
+  if (nx == 3)
+    __asm__ volatile("1:\n\tmov %[xa], %[xr]\n\t"
+                     TA_CHAN8_TAP("vldrh.16 q3, [%[wr]]", "vldrh.16 q3, [%[wr], #16]")
+                     TA_CHAN8_TAP("vldrh.16 q3, [%[wr], #32]", "vldrh.16 q3, [%[wr], #48]")
+                     TA_CHAN8_TAP("vldrh.16 q3, [%[wr], #64]", "vldrh.16 q3, [%[wr], #80]")
+                     "add %[xr], %[xr], %[rs]\n\tadd %[wr], %[wr], %[ws]\n\tsubs %[ny], %[ny], #1\n\tbne 1b"
+                     : [xr] "+r"(xr), [wr] "+r"(wr), [ny] "+r"(ny), [xa] "=&l"(xa), [e0] "+w"(a[0]), [o0] "+w"(a[1]), [e1] "+w"(a[2]),
+                       [o1] "+w"(a[3])
+                     : [cs] "r"(cs), [rs] "r"(rs), [ws] "r"(ws), [off] "r"(off)
+                     : "q2", "q3", "q4", "q5", "cc", "memory");
+  else
+    __asm__ volatile("1:\n\tmov %[xa], %[xr]\n\tmov %[wa], %[wr]\n\tldr %[n], %[nx]\n\t"
+                     "2:\n\t" TA_CHAN8_TAP("vldrh.16 q3, [%[wa]], #16", "vldrh.16 q3, [%[wa]], #16") "subs %[n], %[n], #1\n\tbne 2b\n\t"
+                     "ldr %[n], %[rs]\n\tadd %[xr], %[xr], %[n]\n\tldr %[n], %[ws]\n\tadd %[wr], %[wr], %[n]\n\t"
+                     "subs %[ny], %[ny], #1\n\tbne 1b"
+                     : [xr] "+r"(xr), [wr] "+r"(wr), [ny] "+r"(ny), [xa] "=&l"(xa), [wa] "=&l"(wa), [n] "=&r"(n),
+                       [e0] "+w"(a[0]), [o0] "+w"(a[1]), [e1] "+w"(a[2]), [o1] "+w"(a[3])
+                     : [nx] "m"(nx), [cs] "r"(cs), [rs] "m"(rs), [ws] "m"(ws), [off] "r"(off)
+                     : "q2", "q3", "q4", "q5", "cc", "memory");
+}
+#undef TA_CHAN8_TAP
+#undef TA_CHAN8_HALF
+
+/* The group's requantization: per 4 channels (c, c+2, c+4, c+6; c+1, ..; c+8, ..; c+9, ..) the
+ * multipliers and shifts as ta_mve_rq. */
+typedef struct chan16_rq {
+  ta_mve_rq q[4];
+} chan16_rq;
+
+/* 8 channels' outputs (sums e of the even channels, o of the odd; constants q[0], q[1])
+ * requantized and stored at out. fast (every shift <= 0, the range all of int8):
+ * ta_mve_requantize_s8's steps, VQMOVN saturating to int8; else ta_mve_requantize (the values are
+ * already inside [lo, hi]: VMOVN keeps them). */
+static TA_ALWAYS_INLINE void chan8_store(int32x4_t e, int32x4_t o, const ta_mve_rq *q, const ta_mve_rq_range *range,
+                                         int fast, int8_t *out) {
+  int16x8_t v = vdupq_n_s16(0);
+#if !(defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING)
+  if (fast) {
+    int32x4_t a = vqrdmulhq_s32(e, q[0].m), b = vqrdmulhq_s32(o, q[1].m);
+    a = vqaddq_n_s32(vrshlq_s32(vqaddq_s32(a, vshrq_n_s32(vandq_s32(a, q[0].right), 31)), q[0].right), range->oo_s);
+    b = vqaddq_n_s32(vrshlq_s32(vqaddq_s32(b, vshrq_n_s32(vandq_s32(b, q[1].right), 31)), q[1].right), range->oo_s);
+    v = vqmovnbq_s32(v, a), v = vqmovntq_s32(v, b);
+    v = vreinterpretq_s16_s8(vqmovnbq_s16(vreinterpretq_s8_s16(v), v));
+    vstrbq_s16(out, v);
+    return;
+  }
+#else
+  (void)fast;
+#endif
+  v = vmovnbq_s32(v, ta_mve_requantize(e, &q[0], range));
+  v = vmovntq_s32(v, ta_mve_requantize(o, &q[1], range));
+  vstrbq_s16(out, v);
+}
+
+/* Output row oy of the group at channel c (x: the input at channel c, w16: its widened weights,
+ * 16 per tap; bias: its 4 bias vectors in chan16_rq's order). */
+static TA_ALWAYS_INLINE void chan16_row(const chan8_geom *g, const int8_t *x, const int16_t *w16,
+                                        const int32x4_t *bias, const chan16_rq *q, const ta_mve_rq_range *range,
+                                        int fast, int32_t oy, int8_t *out) {
+  const int32_t iy0 = oy * g->sh - g->pad_top, cs = g->dw * g->P, rs = g->dh * g->irs, ws = g->kw * 32;
+  int32_t ky0, ky1, ox;
+  valid_taps(iy0, g->kh, g->dh, g->in_h, &ky0, &ky1);
+  x += (iy0 + ky0 * g->dh) * g->irs, w16 += ky0 * g->kw * 16;
+  for (ox = 0; ox < g->out_w; ++ox, out += g->o_pix) {
+    const int32_t ix0 = ox * g->sw - g->pad_left;
+    int32x4_t a[4];
+    int32_t kx0, kx1;
+    a[0] = bias[0], a[1] = bias[1], a[2] = bias[2], a[3] = bias[3];
+    valid_taps(ix0, g->kw, g->dw, g->in_w, &kx0, &kx1);
+    if (ky1 > ky0 && kx1 > kx0)
+      chan16_pixel(x + (ix0 + kx0 * g->dw) * g->P, w16 + kx0 * 16, ky1 - ky0, kx1 - kx0, cs, rs, ws, g->off, a);
+    chan8_store(a[0], a[1], q->q, range, fast, out);
+    chan8_store(a[2], a[3], q->q + 2, range, fast, out + 8);
+  }
+}
+
+/* Rows [y0, y1) of every channel, 16 channels a step (in_c >= 16, depth multiplier 1, not in place). */
+static TA_ALWAYS_INLINE void chan16_rows(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0,
+                                         int32_t y1, int fast) {
+  const int32_t C = p->in_c, taps = p->kernel_h * p->kernel_w;
+  const ta_mve_rq_range range = ta_mve_rq_range_of(p->output_offset, p->act_min, p->act_max);
+  chan8_geom g;
+  int16_t w16[TA_DW_MVE_TAPS * 16];
+  int32_t c = 0, t, h, oy;
+  g.in_h = p->in_h, g.in_w = p->in_w, g.kh = p->kernel_h, g.kw = p->kernel_w, g.dh = p->dilation_h;
+  g.dw = p->dilation_w, g.sh = p->stride_h, g.sw = p->stride_w, g.pad_top = p->pad_top, g.pad_left = p->pad_left;
+  g.P = TA_OR_DEFAULT(p->in_pix_stride, C), g.irs = TA_OR_DEFAULT(p->in_row_stride, p->in_w * g.P);
+  g.out_w = p->out_w, g.o_pix = TA_OR_DEFAULT(p->out_pix_stride, C);
+  g.o_row = TA_OR_DEFAULT(p->out_row_stride, p->out_w * g.o_pix), g.off = p->input_offset;
+  for (;;) {
+    chan16_rq q;
+    int32x4_t bias[4];
+    for (h = 0; h < 2; ++h) { /* channels c + 8h .. c + 8h + 7: even ones, odd ones */
+      int32_t b[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      const int32x4x2_t m = vld2q_s32(p->out_mult + c + 8 * h), s = vld2q_s32(p->out_shift + c + 8 * h);
+      int32x4x2_t bv;
+      q.q[2 * h] = ta_mve_rq_of(m.val[0], s.val[0]), q.q[2 * h + 1] = ta_mve_rq_of(m.val[1], s.val[1]);
+      if (p->bias) memcpy(b, p->bias + c + 8 * h, sizeof b);
+      bv = vld2q_s32(b);
+      bias[2 * h] = bv.val[0], bias[2 * h + 1] = bv.val[1];
+    }
+    for (t = 0; t < taps; ++t) {
+      vst1q_s16(w16 + 16 * t, vldrbq_s16(p->weights + t * C + c));
+      vst1q_s16(w16 + 16 * t + 8, vldrbq_s16(p->weights + t * C + c + 8));
+    }
+    for (oy = y0; oy < y1; ++oy)
+      chan16_row(&g, input + c, w16, bias, &q, &range, fast, oy, output + oy * g.o_row + c);
+    if (c + 16 == C) break;
+    c = c + 32 <= C ? c + 16 : C - 16; /* the last group ends at channel C - 1 */
+  }
+}
+
+TA_NOINLINE static void dw_chan16_fast(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0,
+                                       int32_t y1) {
+  chan16_rows(p, input, output, y0, y1, 1);
+}
+TA_NOINLINE static void dw_chan16_general(const ta_dwconv_params *p, const int8_t *input, int8_t *output,
+                                          int32_t y0, int32_t y1) {
+  chan16_rows(p, input, output, y0, y1, 0);
+}
+
+/* dw_chan16_fast when every shift is <= 0 and the range is all of int8 (TFLite's double
+ * rounding), else dw_chan16_general. */
+static void dw_chan16(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1) {
+  int fast = p->act_min == -128 && p->act_max == 127;
+  int32_t c;
+#if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
+  fast = 0;
+#endif
+  for (c = 0; fast && c < p->in_c; ++c) fast = p->out_shift[c] <= 0;
+  (fast ? dw_chan16_fast : dw_chan16_general)(p, input, output, y0, y1);
+}
+
 int ta_depthwise_mve_supported(const ta_dwconv_params *p) {
   const int32_t P = TA_OR_DEFAULT(p->in_pix_stride, p->in_c);
   return p->weights && p->kernel_h * p->kernel_w <= TA_DW_MVE_TAPS && (p->stride_w == 1 || p->stride_w == 2) &&
@@ -305,6 +482,10 @@ void ta_depthwise_mve(const ta_dwconv_params *p, const int8_t *input, int8_t *ou
   rows_fn *const fast = fast_rows(p);
   int32_t ic, m, t, w[TA_DW_MVE_TAPS], tap[TA_DW_MVE_TAPS];
   mve_dw_job j;
+  if (dm == 1 && p->in_c >= 16 && output != input && p->out_w < TA_DW_CHAN_MAX_W) {
+    dw_chan16(p, input, output, y0, y1);
+    return;
+  }
   j.phase_len = (width + S - 1) / S, j.row_len = j.phase_len * S; /* within plane_width(p) for S <= 2 */
   j.o_row = TA_OR_DEFAULT(p->out_row_stride, p->out_w * o_pix), j.o_pix = o_pix;
   j.o_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)o_pix);
