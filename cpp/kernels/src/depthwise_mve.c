@@ -376,23 +376,37 @@ static TA_ALWAYS_INLINE void chan8_store(int32x4_t e, int32x4_t o, const ta_mve_
   vstrbq_s16(out, v);
 }
 
+/* Per output column ox (out_w < TA_DW_CHAN_MAX_W): its first tap inside the input across, as
+ * the input byte offset from the row's start (x) and the weight offset (w, int16 values), and
+ * how many taps across are inside (n; 0: none). The same for every row and channel group. */
+typedef struct chan16_cols {
+  int32_t x[TA_DW_CHAN_MAX_W], w[TA_DW_CHAN_MAX_W], n[TA_DW_CHAN_MAX_W];
+} chan16_cols;
+
+static void chan16_cols_of(const chan8_geom *g, chan16_cols *cols) {
+  int32_t ox, kx0, kx1;
+  for (ox = 0; ox < g->out_w; ++ox) {
+    const int32_t ix0 = ox * g->sw - g->pad_left;
+    valid_taps(ix0, g->kw, g->dw, g->in_w, &kx0, &kx1);
+    cols->x[ox] = (ix0 + kx0 * g->dw) * g->P, cols->w[ox] = kx0 * 16, cols->n[ox] = kx1 > kx0 ? kx1 - kx0 : 0;
+  }
+}
+
 /* Output row oy of the group at channel c (x: the input at channel c, w16: its widened weights,
  * 16 per tap; bias: its 4 bias vectors in chan16_rq's order). */
-static TA_ALWAYS_INLINE void chan16_row(const chan8_geom *g, const int8_t *x, const int16_t *w16,
-                                        const int32x4_t *bias, const chan16_rq *q, const ta_mve_rq_range *range,
-                                        int fast, int32_t oy, int8_t *out) {
+static TA_ALWAYS_INLINE void chan16_row(const chan8_geom *g, const chan16_cols *cols, const int8_t *x,
+                                        const int16_t *w16, const int32x4_t *bias, const chan16_rq *q,
+                                        const ta_mve_rq_range *range, int fast, int32_t oy, int8_t *out) {
   const int32_t iy0 = oy * g->sh - g->pad_top, cs = g->dw * g->P, rs = g->dh * g->irs, ws = g->kw * 32;
+  const int32_t out_w = g->out_w, o_pix = g->o_pix, off = g->off;
   int32_t ky0, ky1, ox;
   valid_taps(iy0, g->kh, g->dh, g->in_h, &ky0, &ky1);
   x += (iy0 + ky0 * g->dh) * g->irs, w16 += ky0 * g->kw * 16;
-  for (ox = 0; ox < g->out_w; ++ox, out += g->o_pix) {
-    const int32_t ix0 = ox * g->sw - g->pad_left;
+  for (ox = 0; ox < out_w; ++ox, out += o_pix) {
     int32x4_t a[4];
-    int32_t kx0, kx1;
+    const int32_t n = cols->n[ox];
     a[0] = bias[0], a[1] = bias[1], a[2] = bias[2], a[3] = bias[3];
-    valid_taps(ix0, g->kw, g->dw, g->in_w, &kx0, &kx1);
-    if (ky1 > ky0 && kx1 > kx0)
-      chan16_pixel(x + (ix0 + kx0 * g->dw) * g->P, w16 + kx0 * 16, ky1 - ky0, kx1 - kx0, cs, rs, ws, g->off, a);
+    if (ky1 > ky0 && n > 0) chan16_pixel(x + cols->x[ox], w16 + cols->w[ox], ky1 - ky0, n, cs, rs, ws, off, a);
     chan8_store(a[0], a[1], q->q, range, fast, out);
     chan8_store(a[2], a[3], q->q + 2, range, fast, out + 8);
   }
@@ -404,6 +418,7 @@ static TA_ALWAYS_INLINE void chan16_rows(const ta_dwconv_params *p, const int8_t
   const int32_t C = p->in_c, taps = p->kernel_h * p->kernel_w;
   const ta_mve_rq_range range = ta_mve_rq_range_of(p->output_offset, p->act_min, p->act_max);
   chan8_geom g;
+  chan16_cols cols;
   int16_t w16[TA_DW_MVE_TAPS * 16];
   int32_t c = 0, t, h, oy;
   g.in_h = p->in_h, g.in_w = p->in_w, g.kh = p->kernel_h, g.kw = p->kernel_w, g.dh = p->dilation_h;
@@ -411,6 +426,7 @@ static TA_ALWAYS_INLINE void chan16_rows(const ta_dwconv_params *p, const int8_t
   g.P = TA_OR_DEFAULT(p->in_pix_stride, C), g.irs = TA_OR_DEFAULT(p->in_row_stride, p->in_w * g.P);
   g.out_w = p->out_w, g.o_pix = TA_OR_DEFAULT(p->out_pix_stride, C);
   g.o_row = TA_OR_DEFAULT(p->out_row_stride, p->out_w * g.o_pix), g.off = p->input_offset;
+  chan16_cols_of(&g, &cols);
   for (;;) {
     chan16_rq q;
     int32x4_t bias[4];
@@ -428,7 +444,7 @@ static TA_ALWAYS_INLINE void chan16_rows(const ta_dwconv_params *p, const int8_t
       vst1q_s16(w16 + 16 * t + 8, vldrbq_s16(p->weights + t * C + c + 8));
     }
     for (oy = y0; oy < y1; ++oy)
-      chan16_row(&g, input + c, w16, bias, &q, &range, fast, oy, output + oy * g.o_row + c);
+      chan16_row(&g, &cols, input + c, w16, bias, &q, &range, fast, oy, output + oy * g.o_row + c);
     if (c + 16 == C) break;
     c = c + 32 <= C ? c + 16 : C - 16; /* the last group ends at channel C - 1 */
   }
