@@ -278,22 +278,24 @@ static void fill_plane(const ta_dwconv_params *p, const int8_t *input, int32_t i
   }
 }
 
-/* ---- channel-parallel path (dw_chan8): 8 channels of NHWC per vector, no planes ----
- * Per output pixel and 8 consecutive channels: per tap inside the input (TFLite skips the others)
- * one VLDRB.S16 of the input's 8 channels and VADD of the input offset (|x + offset| <= 255, so
- * the product with an int8 weight fits int16 and VMULL.S16 is exact), one VLDRH of the tap's 8
- * weights (widened once per channel group onto the stack), VMULLB / VMULLT (the even and odd
- * channels' int32 products) and two VADD; then the even and odd channels requantize as two
- * vectors and narrow back into channel order (VMOVNB / VMOVNT), one VSTRB.16. A last group of
- * C % 8 channels reruns channels C - 8 .. C - 1 (the same bytes written twice: the output is not
- * the input). No per-channel plane or row set-up, which is what small maps pay for on the plane
- * path (out_w < 8: its 8-output groups are all partial). */
+/* ---- channel-parallel path (dw_chan16): NHWC, 16 channels a step, no planes ----
+ * Per output pixel and 16 consecutive channels, per tap inside the input (TFLite skips the
+ * others), in assembly: two VLDRB.S16 of the input's channels and two VADD of the input offset
+ * (|x + offset| <= 255, so the product with an int8 weight fits int16 and VMULL.S16 is exact), two
+ * VLDRB.S16 of the tap's int8 weights (read where the model keeps them: no copy), VMULLB / VMULLT
+ * (the even and odd channels' int32 products) and VADD into 4 accumulators: 16 instructions for
+ * 16 MACs. Then each 8 channels requantize as two vectors (even, odd) and narrow back into channel
+ * order (VQMOVNB / VQMOVNT), one VSTRB.16. A last group of C % 16 channels reruns channels
+ * C - 16 .. C - 1 (the same bytes written twice: the output is not the input). Nothing is set up
+ * per channel or per row but the tap range, which is what small maps pay for on the plane path
+ * (below TA_DW_CHAN_MAX_W its 8-output groups are mostly partial): 1.83-1.93 instructions/MAC on
+ * 3x3 layers of 6 x 6 down to 3 x 3 maps, 1.28 on a 5x5 layer of 12 x 12. */
 
-/* The geometry dw_chan8 reads, copied out of the params (the byte stores could alias them). */
-typedef struct chan8_geom {
-  int32_t in_h, in_w, kh, kw, dh, dw, sh, sw, pad_top, pad_left, P, irs, out_w, o_pix, o_row;
+/* The geometry dw_chan16 reads, copied out of the params (the byte stores could alias them). */
+typedef struct chan16_geom {
+  int32_t in_h, in_w, C, kh, kw, dh, dw, sh, sw, pad_top, pad_left, P, irs, out_w, o_pix, o_row;
   int32_t off;
-} chan8_geom;
+} chan16_geom;
 
 /* [*k0, *k1): the taps k of a kernel extent n (dilation d) whose coordinate i0 + k d lies in [0, len). */
 static TA_ALWAYS_INLINE void valid_taps(int32_t i0, int32_t n, int32_t d, int32_t len, int32_t *k0, int32_t *k1) {
@@ -303,47 +305,48 @@ static TA_ALWAYS_INLINE void valid_taps(int32_t i0, int32_t n, int32_t d, int32_
   *k0 = a, *k1 = b < n ? b : n;
 }
 
-/* One tap of 8 channels in assembly: the input bytes at [xa] plus the offset (int16), times the
- * 8 weights (int16) loaded by WLOAD, the even channels' products added to e, the odd ones' to o;
- * xa steps to the next tap. */
-#define TA_CHAN8_HALF(XOFF, WLOAD, E, O)                                                            \
-  "vldrb.s16 q2, [%[xa]" XOFF "]\n\t" WLOAD "\n\tvadd.i16 q2, q2, %[off]\n\t"                         \
+/* Half a tap (8 channels) in assembly: the input bytes at [xa + XOFF] plus the offset and the
+ * weights at [wa + XOFF], both widened to int16 (VLDRB.S16), multiplied into int32: the even
+ * channels' products added to E, the odd ones' to O. */
+#define TA_CHAN16_HALF(XOFF, E, O)                                                                  \
+  "vldrb.s16 q2, [%[xa]" XOFF "]\n\tvldrb.s16 q3, [%[wa]" XOFF "]\n\tvadd.i16 q2, q2, %[off]\n\t"         \
   "vmullb.s16 q4, q2, q3\n\tvmullt.s16 q5, q2, q3\n\t"                                               \
   "vadd.i32 %q[" E "], %q[" E "], q4\n\tvadd.i32 %q[" O "], %q[" O "], q5\n\t"
-#define TA_CHAN8_TAP(WLOAD0, WLOAD1)                                                                \
-  TA_CHAN8_HALF("", WLOAD0, "e0", "o0") TA_CHAN8_HALF(", #8", WLOAD1, "e1", "o1") "add %[xa], %[xa], %[cs]\n\t"
+/* A tap of 16 channels, then xa and wa step to the next tap (16 instructions). */
+#define TA_CHAN16_TAP                                                                               \
+  TA_CHAN16_HALF("", "e0", "o0") TA_CHAN16_HALF(", #8", "e1", "o1")                                 \
+  "add %[xa], %[xa], %[cs]\n\tadd %[wa], %[wa], %[wc]\n\t"
+/* After a kernel row: xr and wr to the next one (rs, ws in memory, xa the scratch), ny counted. */
+#define TA_CHAN16_NEXT_ROW                                                                          \
+  "ldr %[xa], %[rs]\n\tadd %[xr], %[xr], %[xa]\n\tldr %[xa], %[ws]\n\tadd %[wr], %[wr], %[xa]\n\t"     \
+  "subs %[ny], %[ny], #1\n\tbne 1b"
 
-/* The 8 channels of one output pixel added to *acc_e (channels c, c+2, ..) and *acc_o (c+1, ..):
- * ny > 0 kernel rows of nx > 0 taps, the first at xr (input bytes; rows rs apart, taps cs apart)
- * and wr (the group's widened weights, ws bytes a kernel row); a row of 3 taps unrolled (8
- * instructions a tap), other widths in a loop. */
-static TA_ALWAYS_INLINE void chan16_pixel(const int8_t *xr, const int16_t *wr, int32_t ny, int32_t nx, int32_t cs,
-                                         int32_t rs, int32_t ws, int32_t off, int32x4_t *a) {
-  const int8_t *xa;
-  const int16_t *wa;
+/* The 16 channels of one output pixel added to a[0] (channels c, c+2, .., c+6), a[1] (c+1, ..,
+ * c+7), a[2] (c+8, ..), a[3] (c+9, ..): ny > 0 kernel rows of nx > 0 taps, the first at xr (input
+ * bytes; rows rs apart, taps cs apart) and wr (the int8 weights at channel c; taps wc = C apart,
+ * rows ws); a row of 3 taps unrolled, other widths in a loop. */
+static TA_ALWAYS_INLINE void chan16_pixel(const int8_t *xr, const int8_t *wr, int32_t ny, int32_t nx, int32_t cs,
+                                          int32_t wc, int32_t rs, int32_t ws, int32_t off, int32x4_t *a) {
+  const int8_t *xa, *wa;
   int32_t n;
   if (nx == 3)
-    __asm__ volatile("1:\n\tmov %[xa], %[xr]\n\t"
-                     TA_CHAN8_TAP("vldrh.16 q3, [%[wr]]", "vldrh.16 q3, [%[wr], #16]")
-                     TA_CHAN8_TAP("vldrh.16 q3, [%[wr], #32]", "vldrh.16 q3, [%[wr], #48]")
-                     TA_CHAN8_TAP("vldrh.16 q3, [%[wr], #64]", "vldrh.16 q3, [%[wr], #80]")
-                     "add %[xr], %[xr], %[rs]\n\tadd %[wr], %[wr], %[ws]\n\tsubs %[ny], %[ny], #1\n\tbne 1b"
-                     : [xr] "+r"(xr), [wr] "+r"(wr), [ny] "+r"(ny), [xa] "=&l"(xa), [e0] "+w"(a[0]), [o0] "+w"(a[1]), [e1] "+w"(a[2]),
-                       [o1] "+w"(a[3])
-                     : [cs] "r"(cs), [rs] "r"(rs), [ws] "r"(ws), [off] "r"(off)
+    __asm__ volatile("1:\n\tmov %[xa], %[xr]\n\tmov %[wa], %[wr]\n\t" TA_CHAN16_TAP TA_CHAN16_TAP TA_CHAN16_TAP
+                     TA_CHAN16_NEXT_ROW
+                     : [xr] "+r"(xr), [wr] "+r"(wr), [ny] "+r"(ny), [xa] "=&l"(xa), [wa] "=&l"(wa),
+                       [e0] "+w"(a[0]), [o0] "+w"(a[1]), [e1] "+w"(a[2]), [o1] "+w"(a[3])
+                     : [cs] "r"(cs), [wc] "r"(wc), [rs] "m"(rs), [ws] "m"(ws), [off] "r"(off)
                      : "q2", "q3", "q4", "q5", "cc", "memory");
   else
     __asm__ volatile("1:\n\tmov %[xa], %[xr]\n\tmov %[wa], %[wr]\n\tldr %[n], %[nx]\n\t"
-                     "2:\n\t" TA_CHAN8_TAP("vldrh.16 q3, [%[wa]], #16", "vldrh.16 q3, [%[wa]], #16") "subs %[n], %[n], #1\n\tbne 2b\n\t"
-                     "ldr %[n], %[rs]\n\tadd %[xr], %[xr], %[n]\n\tldr %[n], %[ws]\n\tadd %[wr], %[wr], %[n]\n\t"
-                     "subs %[ny], %[ny], #1\n\tbne 1b"
+                     "2:\n\t" TA_CHAN16_TAP "subs %[n], %[n], #1\n\tbne 2b\n\t" TA_CHAN16_NEXT_ROW
                      : [xr] "+r"(xr), [wr] "+r"(wr), [ny] "+r"(ny), [xa] "=&l"(xa), [wa] "=&l"(wa), [n] "=&r"(n),
                        [e0] "+w"(a[0]), [o0] "+w"(a[1]), [e1] "+w"(a[2]), [o1] "+w"(a[3])
-                     : [nx] "m"(nx), [cs] "r"(cs), [rs] "m"(rs), [ws] "m"(ws), [off] "r"(off)
+                     : [nx] "m"(nx), [cs] "r"(cs), [wc] "r"(wc), [rs] "m"(rs), [ws] "m"(ws), [off] "r"(off)
                      : "q2", "q3", "q4", "q5", "cc", "memory");
 }
-#undef TA_CHAN8_TAP
-#undef TA_CHAN8_HALF
+#undef TA_CHAN16_TAP
+#undef TA_CHAN16_HALF
+#undef TA_CHAN16_NEXT_ROW
 
 /* The group's requantization: per 4 channels (c, c+2, c+4, c+6; c+1, ..; c+8, ..; c+9, ..) the
  * multipliers and shifts as ta_mve_rq. */
@@ -383,30 +386,30 @@ typedef struct chan16_cols {
   int32_t x[TA_DW_CHAN_MAX_W], w[TA_DW_CHAN_MAX_W], n[TA_DW_CHAN_MAX_W];
 } chan16_cols;
 
-static void chan16_cols_of(const chan8_geom *g, chan16_cols *cols) {
+static void chan16_cols_of(const chan16_geom *g, chan16_cols *cols) {
   int32_t ox, kx0, kx1;
   for (ox = 0; ox < g->out_w; ++ox) {
     const int32_t ix0 = ox * g->sw - g->pad_left;
     valid_taps(ix0, g->kw, g->dw, g->in_w, &kx0, &kx1);
-    cols->x[ox] = (ix0 + kx0 * g->dw) * g->P, cols->w[ox] = kx0 * 16, cols->n[ox] = kx1 > kx0 ? kx1 - kx0 : 0;
+    cols->x[ox] = (ix0 + kx0 * g->dw) * g->P, cols->w[ox] = kx0 * g->C, cols->n[ox] = kx1 > kx0 ? kx1 - kx0 : 0;
   }
 }
 
-/* Output row oy of the group at channel c (x: the input at channel c, w16: its widened weights,
- * 16 per tap; bias: its 4 bias vectors in chan16_rq's order). */
-static TA_ALWAYS_INLINE void chan16_row(const chan8_geom *g, const chan16_cols *cols, const int8_t *x,
-                                        const int16_t *w16, const int32x4_t *bias, const chan16_rq *q,
+/* Output row oy of the group at channel c (x: the input at channel c, w: the weights at channel
+ * c; bias: its 4 bias vectors in chan16_rq's order). */
+static TA_ALWAYS_INLINE void chan16_row(const chan16_geom *g, const chan16_cols *cols, const int8_t *x,
+                                        const int8_t *w, const int32x4_t *bias, const chan16_rq *q,
                                         const ta_mve_rq_range *range, int fast, int32_t oy, int8_t *out) {
-  const int32_t iy0 = oy * g->sh - g->pad_top, cs = g->dw * g->P, rs = g->dh * g->irs, ws = g->kw * 32;
+  const int32_t iy0 = oy * g->sh - g->pad_top, cs = g->dw * g->P, rs = g->dh * g->irs, ws = g->kw * g->C;
   const int32_t out_w = g->out_w, o_pix = g->o_pix, off = g->off;
   int32_t ky0, ky1, ox;
   valid_taps(iy0, g->kh, g->dh, g->in_h, &ky0, &ky1);
-  x += (iy0 + ky0 * g->dh) * g->irs, w16 += ky0 * g->kw * 16;
+  x += (iy0 + ky0 * g->dh) * g->irs, w += ky0 * ws;
   for (ox = 0; ox < out_w; ++ox, out += o_pix) {
     int32x4_t a[4];
     const int32_t n = cols->n[ox];
     a[0] = bias[0], a[1] = bias[1], a[2] = bias[2], a[3] = bias[3];
-    if (ky1 > ky0 && n > 0) chan16_pixel(x + cols->x[ox], w16 + cols->w[ox], ky1 - ky0, n, cs, rs, ws, off, a);
+    if (ky1 > ky0 && n > 0) chan16_pixel(x + cols->x[ox], w + cols->w[ox], ky1 - ky0, n, cs, g->C, rs, ws, off, a);
     chan8_store(a[0], a[1], q->q, range, fast, out);
     chan8_store(a[2], a[3], q->q + 2, range, fast, out + 8);
   }
@@ -415,13 +418,12 @@ static TA_ALWAYS_INLINE void chan16_row(const chan8_geom *g, const chan16_cols *
 /* Rows [y0, y1) of every channel, 16 channels a step (in_c >= 16, depth multiplier 1, not in place). */
 static TA_ALWAYS_INLINE void chan16_rows(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0,
                                          int32_t y1, int fast) {
-  const int32_t C = p->in_c, taps = p->kernel_h * p->kernel_w;
+  const int32_t C = p->in_c;
   const ta_mve_rq_range range = ta_mve_rq_range_of(p->output_offset, p->act_min, p->act_max);
-  chan8_geom g;
+  chan16_geom g;
   chan16_cols cols;
-  int16_t w16[TA_DW_MVE_TAPS * 16];
-  int32_t c = 0, t, h, oy;
-  g.in_h = p->in_h, g.in_w = p->in_w, g.kh = p->kernel_h, g.kw = p->kernel_w, g.dh = p->dilation_h;
+  int32_t c = 0, h, oy;
+  g.in_h = p->in_h, g.in_w = p->in_w, g.C = C, g.kh = p->kernel_h, g.kw = p->kernel_w, g.dh = p->dilation_h;
   g.dw = p->dilation_w, g.sh = p->stride_h, g.sw = p->stride_w, g.pad_top = p->pad_top, g.pad_left = p->pad_left;
   g.P = TA_OR_DEFAULT(p->in_pix_stride, C), g.irs = TA_OR_DEFAULT(p->in_row_stride, p->in_w * g.P);
   g.out_w = p->out_w, g.o_pix = TA_OR_DEFAULT(p->out_pix_stride, C);
@@ -439,12 +441,8 @@ static TA_ALWAYS_INLINE void chan16_rows(const ta_dwconv_params *p, const int8_t
       bv = vld2q_s32(b);
       bias[2 * h] = bv.val[0], bias[2 * h + 1] = bv.val[1];
     }
-    for (t = 0; t < taps; ++t) {
-      vst1q_s16(w16 + 16 * t, vldrbq_s16(p->weights + t * C + c));
-      vst1q_s16(w16 + 16 * t + 8, vldrbq_s16(p->weights + t * C + c + 8));
-    }
     for (oy = y0; oy < y1; ++oy)
-      chan16_row(&g, &cols, input + c, w16, bias, &q, &range, fast, oy, output + oy * g.o_row + c);
+      chan16_row(&g, &cols, input + c, p->weights + c, bias, &q, &range, fast, oy, output + oy * g.o_row + c);
     if (c + 16 == C) break;
     c = c + 32 <= C ? c + 16 : C - 16; /* the last group ends at channel C - 1 */
   }
