@@ -395,16 +395,16 @@ static void chan16_cols_of(const chan16_geom *g, chan16_cols *cols) {
   }
 }
 
-/* Output row oy of the group at channel c (x: the input at channel c, w: the weights at channel
- * c; bias: its 4 bias vectors in chan16_rq's order). */
+/* Output row oy of the group at channel c (x: input row x_row at channel c, the rows g->irs
+ * apart; w: the weights at channel c; bias: its 4 bias vectors in chan16_rq's order). */
 static TA_ALWAYS_INLINE void chan16_row(const chan16_geom *g, const chan16_cols *cols, const int8_t *x,
-                                        const int8_t *w, const int32x4_t *bias, const chan16_rq *q,
+                                        int32_t x_row, const int8_t *w, const int32x4_t *bias, const chan16_rq *q,
                                         const ta_mve_rq_range *range, int fast, int32_t oy, int8_t *out) {
   const int32_t iy0 = oy * g->sh - g->pad_top, cs = g->dw * g->P, rs = g->dh * g->irs, ws = g->kw * g->C;
   const int32_t out_w = g->out_w, o_pix = g->o_pix, off = g->off;
   int32_t ky0, ky1, ox;
   valid_taps(iy0, g->kh, g->dh, g->in_h, &ky0, &ky1);
-  x += (iy0 + ky0 * g->dh) * g->irs, w += ky0 * ws;
+  x += (iy0 + ky0 * g->dh - x_row) * g->irs, w += ky0 * ws;
   for (ox = 0; ox < out_w; ++ox, out += o_pix) {
     int32x4_t a[4];
     const int32_t n = cols->n[ox];
@@ -415,23 +415,57 @@ static TA_ALWAYS_INLINE void chan16_row(const chan16_geom *g, const chan16_cols 
   }
 }
 
-/* Rows [y0, y1) of every channel, 16 channels a step (in_c >= 16, depth multiplier 1, not in place). */
+/* In place (the output overwrites the input): the input rows a group's output row reads,
+ * [iy0, iy0 + span), its 16 channels copied into `window` (dense: 16 bytes a pixel) before the row
+ * is written -- the rows kept from the previous output row moved down, the new ones copied from
+ * buf (rows outside the input are never read). Valid when every row is copied before the group's
+ * outputs overwrite it (chan16_inplace_ok). */
+static void chan16_window(const ta_dwconv_params *p, const int8_t *buf, int32_t c, int32_t iy0, int32_t prev,
+                          int32_t span, int8_t *window) {
+  const int32_t in_w = p->in_w, row = in_w * 16, C = p->in_c;
+  const int32_t kept = prev + span > iy0 && prev <= iy0 ? prev + span - iy0 : 0;
+  int32_t iy, ix;
+  if (kept > 0) memmove(window, window + (iy0 - prev) * row, (size_t)kept * (size_t)row);
+  for (iy = iy0 + kept; iy < iy0 + span; ++iy)
+    if (iy >= 0 && iy < p->in_h)
+      for (ix = 0; ix < in_w; ++ix) vst1q_s8(window + (iy - iy0) * row + ix * 16, vld1q_s8(buf + (iy * in_w + ix) * C + c));
+}
+
+/* Whether chan16_window keeps ta_depthwise_conv_s8_inplace exact: 16 | C (no overlapping last
+ * group: it would read outputs), the window fits the in-place scratch, and at every output row
+ * the rows first copied then are not yet overwritten by the oy * out_w outputs written before. */
+static int chan16_inplace_ok(const ta_dwconv_params *p) {
+  const int32_t span = (p->kernel_h - 1) * p->dilation_h + 1;
+  int32_t oy;
+  if (p->in_c % 16 || (size_t)span * (size_t)p->in_w * 16u > ta_depthwise_conv_s8_inplace_scratch_bytes(p)) return 0;
+  for (oy = 1; oy < p->out_h; ++oy) {
+    const int32_t first_new = (oy - 1) * p->stride_h - p->pad_top + span; /* the first row not copied before */
+    if (first_new < p->in_h && first_new * p->in_w < oy * p->out_w) return 0;
+  }
+  return 1;
+}
+
+/* Rows [y0, y1) of every channel, 16 channels a step (in_c >= 16, depth multiplier 1); window:
+ * NULL, or in place (output == input, rows 0 .. out_h, chan16_inplace_ok) the scratch for
+ * chan16_window. */
 static TA_ALWAYS_INLINE void chan16_rows(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0,
-                                         int32_t y1, int fast) {
-  const int32_t C = p->in_c;
+                                         int32_t y1, int8_t *window, int fast) {
+  const int32_t C = p->in_c, span = (p->kernel_h - 1) * p->dilation_h + 1;
   const ta_mve_rq_range range = ta_mve_rq_range_of(p->output_offset, p->act_min, p->act_max);
   chan16_geom g;
   chan16_cols cols;
   int32_t c = 0, h, oy;
   g.in_h = p->in_h, g.in_w = p->in_w, g.C = C, g.kh = p->kernel_h, g.kw = p->kernel_w, g.dh = p->dilation_h;
   g.dw = p->dilation_w, g.sh = p->stride_h, g.sw = p->stride_w, g.pad_top = p->pad_top, g.pad_left = p->pad_left;
-  g.P = TA_OR_DEFAULT(p->in_pix_stride, C), g.irs = TA_OR_DEFAULT(p->in_row_stride, p->in_w * g.P);
+  g.P = window ? 16 : TA_OR_DEFAULT(p->in_pix_stride, C);
+  g.irs = window ? p->in_w * 16 : TA_OR_DEFAULT(p->in_row_stride, p->in_w * g.P);
   g.out_w = p->out_w, g.o_pix = TA_OR_DEFAULT(p->out_pix_stride, C);
   g.o_row = TA_OR_DEFAULT(p->out_row_stride, p->out_w * g.o_pix), g.off = p->input_offset;
   chan16_cols_of(&g, &cols);
   for (;;) {
     chan16_rq q;
     int32x4_t bias[4];
+    int32_t prev = INT32_MIN / 2;
     for (h = 0; h < 2; ++h) { /* channels c + 8h .. c + 8h + 7: even ones, odd ones */
       int32_t b[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       const int32x4x2_t m = vld2q_s32(p->out_mult + c + 8 * h), s = vld2q_s32(p->out_shift + c + 8 * h);
@@ -441,32 +475,41 @@ static TA_ALWAYS_INLINE void chan16_rows(const ta_dwconv_params *p, const int8_t
       bv = vld2q_s32(b);
       bias[2 * h] = bv.val[0], bias[2 * h + 1] = bv.val[1];
     }
-    for (oy = y0; oy < y1; ++oy)
-      chan16_row(&g, &cols, input + c, p->weights + c, bias, &q, &range, fast, oy, output + oy * g.o_row + c);
+    for (oy = y0; oy < y1; ++oy) {
+      const int32_t iy0 = oy * g.sh - g.pad_top;
+      if (window) {
+        chan16_window(p, input, c, iy0, prev, span, window);
+        prev = iy0;
+        chan16_row(&g, &cols, window, iy0, p->weights + c, bias, &q, &range, fast, oy, output + oy * g.o_row + c);
+      } else {
+        chan16_row(&g, &cols, input + c, 0, p->weights + c, bias, &q, &range, fast, oy, output + oy * g.o_row + c);
+      }
+    }
     if (c + 16 == C) break;
     c = c + 32 <= C ? c + 16 : C - 16; /* the last group ends at channel C - 1 */
   }
 }
 
 TA_NOINLINE static void dw_chan16_fast(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0,
-                                       int32_t y1) {
-  chan16_rows(p, input, output, y0, y1, 1);
+                                       int32_t y1, int8_t *window) {
+  chan16_rows(p, input, output, y0, y1, window, 1);
 }
 TA_NOINLINE static void dw_chan16_general(const ta_dwconv_params *p, const int8_t *input, int8_t *output,
-                                          int32_t y0, int32_t y1) {
-  chan16_rows(p, input, output, y0, y1, 0);
+                                          int32_t y0, int32_t y1, int8_t *window) {
+  chan16_rows(p, input, output, y0, y1, window, 0);
 }
 
 /* dw_chan16_fast when every shift is <= 0 and the range is all of int8 (TFLite's double
  * rounding), else dw_chan16_general. */
-static void dw_chan16(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1) {
+static void dw_chan16(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                      int8_t *window) {
   int fast = p->act_min == -128 && p->act_max == 127;
   int32_t c;
 #if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
   fast = 0;
 #endif
   for (c = 0; fast && c < p->in_c; ++c) fast = p->out_shift[c] <= 0;
-  (fast ? dw_chan16_fast : dw_chan16_general)(p, input, output, y0, y1);
+  (fast ? dw_chan16_fast : dw_chan16_general)(p, input, output, y0, y1, window);
 }
 
 int ta_depthwise_mve_supported(const ta_dwconv_params *p) {
@@ -496,8 +539,9 @@ void ta_depthwise_mve(const ta_dwconv_params *p, const int8_t *input, int8_t *ou
   rows_fn *const fast = fast_rows(p);
   int32_t ic, m, t, w[TA_DW_MVE_TAPS], tap[TA_DW_MVE_TAPS];
   mve_dw_job j;
-  if (dm == 1 && p->in_c >= 16 && output != input && p->out_w < TA_DW_CHAN_MAX_W) {
-    dw_chan16(p, input, output, y0, y1);
+  if (dm == 1 && p->in_c >= 16 && p->out_w < TA_DW_CHAN_MAX_W && 
+      (output != input || (y0 == 0 && y1 == p->out_h && chan16_inplace_ok(p)))) {
+    dw_chan16(p, input, output, y0, y1, output == input ? (int8_t *)scratch : NULL);
     return;
   }
   j.phase_len = (width + S - 1) / S, j.row_len = j.phase_len * S; /* within plane_width(p) for S <= 2 */
