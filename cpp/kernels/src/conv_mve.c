@@ -15,7 +15,9 @@
  * 4 multipliers, 4 TFLite shifts (TA_CONV_MVE_RQ_WORDS int32 per channel).
  *
  * Per pair of output pixels (their patches read in place for a 1x1 layer whose taps are all inside,
- * else gathered as int8 into scratch with the zero point in the padding) and per group of 4
+ * else gathered as int8 into scratch with the zero point in the padding; kernel rows of at most 16
+ * bytes, as in vww's and person_detect's first layers, take one predicated load and store each,
+ * both pixels of a pair in one assembly loop when all their taps are inside) and per group of 4
  * channels: 2 input and 4 weight loads and 8 VMLADAVA per 16 k values (0.11 instructions per MAC),
  * the last K % 16 values under a tail predicate; then the four channels of a pixel requantize as
  * one vector (ta_mve_requantize: TFLite's double rounding with VQRDMULH and VRSHL). A 1x1 layer

@@ -1,6 +1,9 @@
 /*
  * DEPTHWISE_CONV_2D on Helium (MVE, Cortex-M55), on the model's int8 weights (see depthwise.c for
- * the semantics). As the portable path: per input channel its padded plane of x + input_offset as
+ * the semantics). Two paths: maps narrower than TA_DW_CHAN_MAX_W with depth multiplier 1 and at
+ * least 16 channels run channel-parallel on NHWC (dw_chan16, below: no per-channel set-up, which
+ * dominates small maps; in place through a sliding window of input rows); the rest run on planes.
+ * The plane path, as the portable one: per input channel its padded plane of x + input_offset as
  * int16 in scratch (0 outside the input: the zeroes written once per call, the same for every
  * channel), then per output channel its rows, the outputs of a row in int32 lanes:
  *   - a plane row of stride S (1 or 2) across is stored in S phases (plane column c at phase
