@@ -451,7 +451,7 @@ static int chan16_inplace_ok(const ta_dwconv_params *p) {
 /* Rows [y0, y1) of every channel, 16 channels a step (in_c >= 16, depth multiplier 1); window:
  * NULL, or in place (output == input, rows 0 .. out_h, chan16_inplace_ok) the scratch for
  * chan16_window. */
-static TA_ALWAYS_INLINE void chan16_rows(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0,
+static void chan16_rows(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0,
                                          int32_t y1, int8_t *window, int fast) {
   const int32_t C = p->in_c, span = (p->kernel_h - 1) * p->dilation_h + 1;
   const ta_mve_rq_range range = ta_mve_rq_range_of(p->output_offset, p->act_min, p->act_max);
@@ -480,39 +480,27 @@ static TA_ALWAYS_INLINE void chan16_rows(const ta_dwconv_params *p, const int8_t
     }
     for (oy = y0; oy < y1; ++oy) {
       const int32_t iy0 = oy * g.sh - g.pad_top;
-      if (window) {
-        chan16_window(p, input, c, iy0, prev, span, window);
-        prev = iy0;
-        chan16_row(&g, &cols, window, iy0, p->weights + c, bias, &q, &range, fast, oy, output + oy * g.o_row + c);
-      } else {
-        chan16_row(&g, &cols, input + c, 0, p->weights + c, bias, &q, &range, fast, oy, output + oy * g.o_row + c);
-      }
+      if (window) chan16_window(p, input, c, iy0, prev, span, window), prev = iy0;
+      chan16_row(&g, &cols, window ? window : input + c, window ? iy0 : 0, p->weights + c, bias, &q, &range, fast,
+                 oy, output + oy * g.o_row + c);
     }
     if (c + 16 == C) break;
     c = c + 32 <= C ? c + 16 : C - 16; /* the last group ends at channel C - 1 */
   }
 }
 
-TA_NOINLINE static void dw_chan16_fast(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0,
-                                       int32_t y1, int8_t *window) {
-  chan16_rows(p, input, output, y0, y1, window, 1);
-}
-TA_NOINLINE static void dw_chan16_general(const ta_dwconv_params *p, const int8_t *input, int8_t *output,
-                                          int32_t y0, int32_t y1, int8_t *window) {
-  chan16_rows(p, input, output, y0, y1, window, 0);
-}
-
-/* dw_chan16_fast when every shift is <= 0 and the range is all of int8 (TFLite's double
- * rounding), else dw_chan16_general. */
-static void dw_chan16(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
-                      int8_t *window) {
+/* The channel-parallel path over rows [y0, y1) (window: as chan16_rows), in the fast
+ * requantization form when every shift is <= 0 and the range is all of int8 (TFLite's double
+ * rounding). */
+TA_NOINLINE static void dw_chan16(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0,
+                                  int32_t y1, int8_t *window) {
   int fast = p->act_min == -128 && p->act_max == 127;
   int32_t c;
 #if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
   fast = 0;
 #endif
   for (c = 0; fast && c < p->in_c; ++c) fast = p->out_shift[c] <= 0;
-  (fast ? dw_chan16_fast : dw_chan16_general)(p, input, output, y0, y1, window);
+  chan16_rows(p, input, output, y0, y1, window, fast);
 }
 
 int ta_depthwise_mve_supported(const ta_dwconv_params *p) {
