@@ -37,7 +37,7 @@ CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "ta_conv_s8_simd", "gemm_2px_double
                   "conv_gemm", "column_pixel", "gemm_pixel_pair",
                   # Helium (conv_mve.c)
                   "ta_conv_s8_mve", "gemm_pair_fast", "gemm_pair_general", "small_k_fast", "small_k_general",
-                  "mve_im2col", "pick_gemm")
+                  "mve_im2col", "pick_gemm", "mve_patch_short_rows", "mve_patch_pair_inside")
 DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "ta_depthwise_conv_s8_simd",
                        "ta_depthwise_conv_s8_inplace_simd", "ta_depthwise_conv_s8_scratch_bytes", "dw_simd", "dw_group", "dw_run",
                        "dw_chan_prepare", "dw_chan_weights", "chan_fast", "dw_job_load", "dw3x3s1_asm",
@@ -50,7 +50,8 @@ DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "
                        "rows_3x3_s2", "rows_any",
                        # Helium (depthwise_mve.c)
                        "ta_depthwise_mve", "ta_depthwise_mve_supported", "dw3_s1_rows", "dw3_s2_rows",
-                       "rows_5x5_s1", "rows_5x5_s2", "rows_7x7_s1", "rows_7x7_s2")
+                       "rows_5x5_s1", "rows_5x5_s2", "rows_7x7_s1", "rows_7x7_s2", "dw_chan16", "chan16_rows",
+                       "chan16_cols_of", "chan16_window")
 
 
 
@@ -73,7 +74,8 @@ def kernel_functions(elf, kernel_dir, target):
     names = set(LIBC)
     for src in sorted((kernel_dir / "src").glob("*.c")):
         obj = elf.parent / (src.stem + ".prof.o")
-        run(["arm-none-eabi-gcc", "-std=c99", f"-mcpu={target}", "-mthumb", "-O2", "-ffp-contract=off", "-I", str(kernel_dir / "include"),
+        abi = ["-mfloat-abi=hard"] if target == "cortex-m55" else []  # arm_mve.h needs the FP registers
+        run(["arm-none-eabi-gcc", "-std=c99", f"-mcpu={target}", "-mthumb", *abi, "-O2", "-ffp-contract=off", "-I", str(kernel_dir / "include"),
              "-c", str(src), "-o", str(obj)])
         names |= {line.split()[-1] for line in run(["arm-none-eabi-nm", str(obj)]).stdout.splitlines()
                   if line.split()[-2] in ("t", "T")}

@@ -428,7 +428,11 @@ static void chan16_window(const ta_dwconv_params *p, const int8_t *buf, int32_t 
   const int32_t in_w = p->in_w, row = in_w * 16, C = p->in_c;
   const int32_t kept = prev + span > iy0 && prev <= iy0 ? prev + span - iy0 : 0;
   int32_t iy, ix;
-  if (kept > 0) memmove(window, window + (iy0 - prev) * row, (size_t)kept * (size_t)row);
+  if (kept > 0) { /* down by whole rows (16-byte pixels), ascending: the source lies above */
+    const int8_t *src = window + (iy0 - prev) * row;
+    int8_t *dst = window;
+    for (ix = kept * in_w; ix > 0; --ix, src += 16, dst += 16) vst1q_s8(dst, vld1q_s8(src));
+  }
   for (iy = iy0 + kept; iy < iy0 + span; ++iy)
     if (iy >= 0 && iy < p->in_h)
       for (ix = 0; ix < in_w; ++ix) vst1q_s8(window + (iy - iy0) * row + ix * 16, vld1q_s8(buf + (iy * in_w + ix) * C + c));
