@@ -253,27 +253,30 @@ static void mve_patch_geom_of(const ta_conv_params *p, const int8_t *input, int3
   g->dense = ips == p->in_c && (p->kernel_w == 1 || p->dilation_w == 1);
 }
 
-/* The patch of a pixel whose kernel rows are each one run of at most 16 bytes inside the input
- * across (src: its first kernel row's first byte, were that row inside; iy0: that row): per
- * kernel row one predicated load (or the zero point, for a row outside) and store. */
-static TA_NOINLINE void mve_patch_short_rows(const mve_patch_geom *g, int32_t iy0, const int8_t *src, int8_t *col) {
-  const int32_t row = g->row, kh = g->kh, dh = g->dh, in_h = g->in_h, step = dh * g->irs;
-  const mve_pred16_t t = vctp8q((uint32_t)row);
+/* The patch of a pixel (first tap at input row iy0, column ix0) of a layer whose kernel rows are
+ * each one run of at most 16 bytes (g->dense, g->row <= 16): per kernel row one load predicated
+ * on the bytes inside the input, the zero point selected into the others (VPSEL), one store. The
+ * load's base may lie before the row (ix0 < 0): the lanes there are off and read nothing. */
+static TA_NOINLINE void mve_patch_short_rows(const mve_patch_geom *g, int32_t iy0, int32_t ix0, int8_t *col) {
+  const int32_t row = g->row, kh = g->kh, dh = g->dh, in_h = g->in_h, step = dh * g->irs, in_c = g->in_c;
+  const int32_t lo = ix0 < 0 ? -ix0 * in_c : 0, hi = ta_clamp32((g->in_w - ix0) * in_c, 0, row);
+  const mve_pred16_t t = vctp8q((uint32_t)row), in = (mve_pred16_t)(vctp8q((uint32_t)hi) & ~vctp8q((uint32_t)lo));
   const int8x16_t z = vdupq_n_s8(g->zp);
+  uintptr_t src = (uintptr_t)g->input + (uintptr_t)(iy0 * g->irs + ix0 * in_c); /* wraps as the address does */
   int32_t ky, iy = iy0;
-  for (ky = 0; ky < kh; ++ky, col += row, src += step, iy += dh)
-    vstrbq_p_s8(col, iy < 0 || iy >= in_h ? z : vldrbq_z_s8(src, t), t);
+  for (ky = 0; ky < kh; ++ky, col += row, src += (uintptr_t)step, iy += dh)
+    vstrbq_p_s8(col, iy < 0 || iy >= in_h ? z : vpselq_s8(vldrbq_z_s8((const int8_t *)src, in), z, in), t);
 }
 
 /* Output pixel (oy, ox)'s patch as K int8 into col, taps outside the input = the zero point; a
- * kernel row inside the input (dense pixels, no dilation across) is one copy
- * (mve_patch_short_rows when at most 16 bytes). */
+ * kernel row inside the input (dense pixels, no dilation across) is one copy; kernel rows of at
+ * most 16 bytes take mve_patch_short_rows. */
 static void mve_im2col(const mve_patch_geom *g, int32_t oy, int32_t ox, int8_t *col) {
   const int32_t iy0 = oy * g->sh - g->pad_top, ix0 = ox * g->sw - g->pad_left;
   const int dense_row = g->dense && ix0 >= 0 && ix0 + (g->kw - 1) * g->dw < g->in_w;
   int32_t ky, kx;
-  if (dense_row && g->row <= 16) {
-    mve_patch_short_rows(g, iy0, g->input + iy0 * g->irs + ix0 * g->in_c, col);
+  if (g->dense && g->row <= 16) {
+    mve_patch_short_rows(g, iy0, ix0, col);
     return;
   }
   {
