@@ -291,8 +291,8 @@ static void fill_plane(const ta_dwconv_params *p, const int8_t *input, int32_t i
  * order (VQMOVNB / VQMOVNT), one VSTRB.16. A last group of C % 16 channels reruns channels
  * C - 16 .. C - 1 (the same bytes written twice: the output is not the input). Nothing is set up
  * per channel or per row but the tap range, which is what small maps pay for on the plane path
- * (below TA_DW_CHAN_MAX_W its 8-output groups are mostly partial): 1.83-1.93 instructions/MAC on
- * 3x3 layers of 6 x 6 down to 3 x 3 maps, 1.28 on a 5x5 layer of 12 x 12. */
+ * (below TA_DW_CHAN_MAX_W its 8-output groups are mostly partial): 1.92-2.06 instructions/MAC on
+ * 3x3 layers of 12 x 12 down to 3 x 3 maps, 1.31 on a 5x5 layer of 12 x 12. */
 
 /* The geometry dw_chan16 reads, copied out of the params (the byte stores could alias them). */
 typedef struct chan16_geom {
