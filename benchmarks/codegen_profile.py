@@ -3,7 +3,8 @@
     python benchmarks/codegen_profile.py [--models NAME|PATH ...] [--plain] [--target TARGET] [--kernel-sources DIR]
 
 Builds each real model's generated program for cortex-m4 (DSP paths, or plain C with
-``--plain``; ``--target cortex-m3`` for the M3, whose build is the portable one) and runs it once under QEMU per function with the instruction-count plugin
+``--plain``; ``--target cortex-m3`` for the M3, whose build is the portable one; ``--target
+cortex-m55`` for the Helium paths) and runs it once under QEMU per function with the instruction-count plugin
 restricted to that function's address range (``arm-none-eabi-nm -S``), once in a build that
 invokes the model twice and once in one that invokes it once (``-DTINYARENA_RUNS``): the
 difference is one inference. A function's count is its own body (inlined helpers included,
