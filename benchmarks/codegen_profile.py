@@ -3,7 +3,8 @@
     python benchmarks/codegen_profile.py [--models NAME|PATH ...] [--plain] [--target TARGET] [--kernel-sources DIR]
 
 Builds each real model's generated program for cortex-m4 (DSP paths, or plain C with
-``--plain``; ``--target cortex-m3`` for the M3, whose build is the portable one) and runs it once under QEMU per function with the instruction-count plugin
+``--plain``; ``--target cortex-m3`` for the M3, whose build is the portable one; ``--target
+cortex-m55`` for the Helium paths) and runs it once under QEMU per function with the instruction-count plugin
 restricted to that function's address range (``arm-none-eabi-nm -S``), once in a build that
 invokes the model twice and once in one that invokes it once (``-DTINYARENA_RUNS``): the
 difference is one inference. A function's count is its own body (inlined helpers included,
@@ -34,7 +35,10 @@ CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "ta_conv_s8_simd", "gemm_2px_double
                   "ta_conv_s8w_mac", "gemm_4px_general", "gemm_4px_doubled",
                   "group_columns", "doubled_loop_fits", "ta_conv_im2col_pixel", "ta_conv_widen_pair",
                   "ta_conv_small_patch_pair", "ta_conv_s8_simd", "conv_portable", "conv_direct", "dot_s8",
-                  "conv_gemm", "column_pixel", "gemm_pixel_pair")
+                  "conv_gemm", "column_pixel", "gemm_pixel_pair",
+                  # Helium (conv_mve.c)
+                  "ta_conv_s8_mve", "gemm_pair_fast", "gemm_pair_general", "small_k_fast", "small_k_general",
+                  "mve_im2col", "pick_gemm", "mve_patch_short_rows", "mve_patch_pair_inside")
 DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "ta_depthwise_conv_s8_simd",
                        "ta_depthwise_conv_s8_inplace_simd", "ta_depthwise_conv_s8_scratch_bytes", "dw_simd", "dw_group", "dw_run",
                        "dw_chan_prepare", "dw_chan_weights", "chan_fast", "dw_job_load", "dw3x3s1_asm",
@@ -44,7 +48,11 @@ DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "
                        "fill_zp", "fill_borders", "bands_inplace_ok", "dw_slots", "dw_context", "half_pair",
                        "plane_width", "plane_bytes", "ta_dw_wide_applies", "ta_dw_wide_rows", "wide5_s1",
                        "wide5_s2", "wide7_s1", "wide7_s2", "dw_planes", "fill_plane", "rows_3x3_s1",
-                       "rows_3x3_s2", "rows_any")
+                       "rows_3x3_s2", "rows_any",
+                       # Helium (depthwise_mve.c)
+                       "ta_depthwise_mve", "ta_depthwise_mve_supported", "dw3_s1_rows", "dw3_s2_rows",
+                       "rows_5x5_s1", "rows_5x5_s2", "rows_7x7_s1", "rows_7x7_s2", "dw_chan16", "chan16_rows",
+                       "chan16_cols_of", "chan16_window")
 
 
 
@@ -67,7 +75,8 @@ def kernel_functions(elf, kernel_dir, target):
     names = set(LIBC)
     for src in sorted((kernel_dir / "src").glob("*.c")):
         obj = elf.parent / (src.stem + ".prof.o")
-        run(["arm-none-eabi-gcc", "-std=c99", f"-mcpu={target}", "-mthumb", "-O2", "-ffp-contract=off", "-I", str(kernel_dir / "include"),
+        abi = ["-mfloat-abi=hard"] if target == "cortex-m55" else []  # arm_mve.h needs the FP registers
+        run(["arm-none-eabi-gcc", "-std=c99", f"-mcpu={target}", "-mthumb", *abi, "-O2", "-ffp-contract=off", "-I", str(kernel_dir / "include"),
              "-c", str(src), "-o", str(obj)])
         names |= {line.split()[-1] for line in run(["arm-none-eabi-nm", str(obj)]).stdout.splitlines()
                   if line.split()[-2] in ("t", "T")}
@@ -120,8 +129,8 @@ def main():
                                                          "pretrainedResnet_quant"])
     parser.add_argument("--plain", action="store_true", help="profile the plain C build (-DTA_NO_SIMD)")
     parser.add_argument("--kernel-sources", help="build with the kernel sources of this folder instead")
-    parser.add_argument("--target", default="cortex-m4", choices=("cortex-m3", "cortex-m4"),
-                        help="the core (default cortex-m4; cortex-m3 builds the portable kernels)")
+    parser.add_argument("--target", default="cortex-m4", choices=("cortex-m3", "cortex-m4", "cortex-m55"),
+                        help="the core (default cortex-m4; cortex-m3 builds the portable kernels, cortex-m55 the Helium ones)")
     args = parser.parse_args()
     cflags = VARIANTS["plain C" if args.plain else "DSP"]
     with tempfile.TemporaryDirectory(prefix="tinyarena-profile-") as tmp:

@@ -15,7 +15,9 @@
  * 4 multipliers, 4 TFLite shifts (TA_CONV_MVE_RQ_WORDS int32 per channel).
  *
  * Per pair of output pixels (their patches read in place for a 1x1 layer whose taps are all inside,
- * else gathered as int8 into scratch with the zero point in the padding) and per group of 4
+ * else gathered as int8 into scratch with the zero point in the padding; kernel rows of at most 16
+ * bytes, as in vww's and person_detect's first layers, take one predicated load and store each,
+ * both pixels of a pair in one assembly loop when all their taps are inside) and per group of 4
  * channels: 2 input and 4 weight loads and 8 VMLADAVA per 16 k values (0.11 instructions per MAC),
  * the last K % 16 values under a tail predicate; then the four channels of a pixel requantize as
  * one vector (ta_mve_requantize: TFLite's double rounding with VQRDMULH and VRSHL). A 1x1 layer
@@ -232,31 +234,96 @@ static TA_ALWAYS_INLINE void mve_fill(int8_t *dst, int8_t v, int32_t n) {
   for (; n > 0; n -= 16, dst += 16) vstrbq_p_s8(dst, x, vctp8q((uint32_t)n));
 }
 
-/* Output pixel (oy, ox)'s patch as K int8 into col, taps outside the input = the zero point;
- * a kernel row inside the input (and dense pixels, no dilation) is one copy. */
-static TA_NOINLINE void mve_im2col(const ta_conv_params *p, const int8_t *input, int32_t in_row_stride,
-                                   int32_t in_pix_stride, int32_t oy, int32_t ox, int8_t *col) {
-  const int32_t in_c = p->in_c, kw = p->kernel_w, row = kw * in_c;
-  const int8_t zp = (int8_t)(-p->input_offset);
-  const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
-  const int dense_row = in_pix_stride == in_c && (kw == 1 || p->dilation_w == 1) && ix0 >= 0 &&
-                        ix0 + (kw - 1) * p->dilation_w < p->in_w;
+/* What mve_im2col reads, copied once per call out of the params (the byte stores could alias
+ * them, which would make every read a load after each store). */
+typedef struct mve_patch_geom {
+  const int8_t *input;
+  int32_t irs, ips, in_h, in_w, in_c, kh, kw, sh, sw, dh, dw, pad_top, pad_left;
+  int32_t row;   /* kw * in_c: the bytes of a kernel row */
+  int8_t zp;     /* the input zero point: what the taps outside read */
+  int dense;     /* pixels dense (ips == in_c) and no dilation across: a kernel row inside is one copy */
+} mve_patch_geom;
+
+static void mve_patch_geom_of(const ta_conv_params *p, const int8_t *input, int32_t irs, int32_t ips,
+                              mve_patch_geom *g) {
+  g->input = input, g->irs = irs, g->ips = ips, g->in_h = p->in_h, g->in_w = p->in_w, g->in_c = p->in_c;
+  g->kh = p->kernel_h, g->kw = p->kernel_w, g->sh = p->stride_h, g->sw = p->stride_w;
+  g->dh = p->dilation_h, g->dw = p->dilation_w, g->pad_top = p->pad_top, g->pad_left = p->pad_left;
+  g->row = p->kernel_w * p->in_c, g->zp = (int8_t)(-p->input_offset);
+  g->dense = ips == p->in_c && (p->kernel_w == 1 || p->dilation_w == 1);
+}
+
+/* The patch of a pixel (first tap at input row iy0, column ix0) of a layer whose kernel rows are
+ * each one run of at most 16 bytes (g->dense, g->row <= 16): per kernel row one load predicated
+ * on the bytes inside the input, the zero point selected into the others (VPSEL), one store. The
+ * load's base may lie before the row (ix0 < 0): the lanes there are off and read nothing. */
+static TA_NOINLINE void mve_patch_short_rows(const mve_patch_geom *g, int32_t iy0, int32_t ix0, int8_t *col) {
+  const int32_t row = g->row, kh = g->kh, dh = g->dh, in_h = g->in_h, step = dh * g->irs, in_c = g->in_c;
+  const int32_t lo = ix0 < 0 ? -ix0 * in_c : 0, hi = ta_clamp32((g->in_w - ix0) * in_c, 0, row);
+  const mve_pred16_t t = vctp8q((uint32_t)row), in = (mve_pred16_t)(vctp8q((uint32_t)hi) & ~vctp8q((uint32_t)lo));
+  const int8x16_t z = vdupq_n_s8(g->zp);
+  uintptr_t src = (uintptr_t)g->input + (uintptr_t)(iy0 * g->irs + ix0 * in_c); /* wraps as the address does */
+  int32_t ky, iy = iy0;
+  for (ky = 0; ky < kh; ++ky, col += row, src += (uintptr_t)step, iy += dh)
+    vstrbq_p_s8(col, iy < 0 || iy >= in_h ? z : vpselq_s8(vldrbq_z_s8((const int8_t *)src, in), z, in), t);
+}
+
+/* Output pixel (oy, ox)'s patch as K int8 into col, taps outside the input = the zero point; a
+ * kernel row inside the input (dense pixels, no dilation across) is one copy; kernel rows of at
+ * most 16 bytes take mve_patch_short_rows. */
+static void mve_im2col(const mve_patch_geom *g, int32_t oy, int32_t ox, int8_t *col) {
+  const int32_t iy0 = oy * g->sh - g->pad_top, ix0 = ox * g->sw - g->pad_left;
+  const int dense_row = g->dense && ix0 >= 0 && ix0 + (g->kw - 1) * g->dw < g->in_w;
   int32_t ky, kx;
-  for (ky = 0; ky < p->kernel_h; ++ky, col += row) {
-    const int32_t iy = iy0 + ky * p->dilation_h;
-    const int8_t *const src = input + iy * in_row_stride;
-    if (iy < 0 || iy >= p->in_h) {
-      mve_fill(col, zp, row);
-    } else if (dense_row) {
-      mve_copy(col, src + ix0 * in_c, row);
-    } else {
-      for (kx = 0; kx < kw; ++kx) {
-        const int32_t ix = ix0 + kx * p->dilation_w;
-        if (ix < 0 || ix >= p->in_w) mve_fill(col + kx * in_c, zp, in_c);
-        else mve_copy(col + kx * in_c, src + ix * in_pix_stride, in_c);
+  if (g->dense && g->row <= 16) {
+    mve_patch_short_rows(g, iy0, ix0, col);
+    return;
+  }
+  {
+    const int32_t in_c = g->in_c, kw = g->kw, row = g->row, kh = g->kh, dh = g->dh, in_h = g->in_h;
+    const int32_t irs = g->irs, ips = g->ips, dw = g->dw, in_w = g->in_w;
+    const int8_t zp = g->zp;
+    for (ky = 0; ky < kh; ++ky, col += row) {
+      const int32_t iy = iy0 + ky * dh;
+      const int8_t *const src = g->input + iy * irs;
+      if (iy < 0 || iy >= in_h) {
+        mve_fill(col, zp, row);
+      } else if (dense_row) {
+        mve_copy(col, src + ix0 * in_c, row);
+      } else {
+        for (kx = 0; kx < kw; ++kx) {
+          const int32_t ix = ix0 + kx * dw;
+          if (ix < 0 || ix >= in_w) mve_fill(col + kx * in_c, zp, in_c);
+          else mve_copy(col + kx * in_c, src + ix * ips, in_c);
+        }
       }
     }
   }
+}
+
+/* The patches of output pixels (oy, ox0) and (oy, ox1) of one row into col0 and col1, for a
+ * layer whose kernel rows are single runs of at most 16 bytes (g->short_rows), when all their taps
+ * are inside the input: per kernel row two predicated loads and stores, 12 instructions a row for
+ * the pair in assembly (VPR kept: the compiler may hold a predicate there). 0 when the taps are
+ * not all inside (nothing written). */
+static TA_NOINLINE int mve_patch_pair_inside(const mve_patch_geom *g, int32_t oy, int32_t ox0, int32_t ox1,
+                                             int8_t *col0, int8_t *col1) {
+  const int32_t iy0 = oy * g->sh - g->pad_top, ix0 = ox0 * g->sw - g->pad_left, ix1 = ox1 * g->sw - g->pad_left;
+  const int32_t row = g->row, step = g->dh * g->irs;
+  const int8_t *s0, *s1;
+  int32_t n = g->kh, vpr;
+  if (iy0 < 0 || iy0 + (n - 1) * g->dh >= g->in_h || ix0 < 0 || ix1 + (g->kw - 1) * g->dw >= g->in_w) return 0;
+  s0 = g->input + iy0 * g->irs + ix0 * g->in_c, s1 = s0 + (ix1 - ix0) * g->in_c;
+  __asm__ volatile("vmrs %[vpr], p0\n\tvctp.8 %[row]\n\t"
+                   "1:\n\tvpstt\n\tvldrbt.8 q0, [%[s0]]\n\tvstrbt.8 q0, [%[c0]]\n\t"
+                   "vpstt\n\tvldrbt.8 q1, [%[s1]]\n\tvstrbt.8 q1, [%[c1]]\n\t"
+                   "add %[s0], %[s0], %[step]\n\tadd %[s1], %[s1], %[step]\n\t"
+                   "add %[c0], %[c0], %[row]\n\tadd %[c1], %[c1], %[row]\n\tsubs %[n], %[n], #1\n\tbne 1b\n\t"
+                   "vmsr p0, %[vpr]"
+                   : [s0] "+r"(s0), [s1] "+r"(s1), [c0] "+r"(col0), [c1] "+r"(col1), [n] "+r"(n), [vpr] "=&r"(vpr)
+                   : [row] "r"(row), [step] "r"(step)
+                   : "q0", "q1", "cc", "memory");
+  return 1;
 }
 
 void ta_conv_s8_mve(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
@@ -271,13 +338,17 @@ void ta_conv_s8_mve(const ta_conv_params *p, const int8_t *input, int8_t *output
                        (p->out_h - 1) * p->stride_h < p->in_h && (out_w - 1) * p->stride_w < p->in_w;
   const int32_t last = y1 * out_w - 1;
   gemm_pair_fn *const gemm = pick_gemm(p);
+  mve_patch_geom g;
   int32_t i;
+  int short_rows;
   if (in_place && k <= 16) {
     (gemm == gemm_pair_fast ? small_k_fast : small_k_general)(p, input, output, y0, y1, p->stride_h * in_row_stride,
                                                               p->stride_w * in_pix_stride, out_row_stride,
                                                               out_pix_stride);
     return;
   }
+  mve_patch_geom_of(p, input, in_row_stride, in_pix_stride, &g);
+  short_rows = g.dense && g.row <= 16;
   for (i = y0 * out_w; i <= last; i += 2) {
     const int32_t j = i < last ? i + 1 : i; /* a lone last pixel: both slots */
     const int32_t oy0 = i / out_w, ox0 = i % out_w, oy1 = j / out_w, ox1 = j % out_w;
@@ -286,8 +357,10 @@ void ta_conv_s8_mve(const ta_conv_params *p, const int8_t *input, int8_t *output
       x0 = input + oy0 * p->stride_h * in_row_stride + ox0 * p->stride_w * in_pix_stride;
       x1 = input + oy1 * p->stride_h * in_row_stride + ox1 * p->stride_w * in_pix_stride;
     } else {
-      mve_im2col(p, input, in_row_stride, in_pix_stride, oy0, ox0, col);
-      if (j != i) mve_im2col(p, input, in_row_stride, in_pix_stride, oy1, ox1, col + k);
+      if (!(short_rows && j != i && oy0 == oy1 && mve_patch_pair_inside(&g, oy0, ox0, ox1, col, col + k))) {
+        mve_im2col(&g, oy0, ox0, col);
+        if (j != i) mve_im2col(&g, oy1, ox1, col + k);
+      }
       x0 = col, x1 = j != i ? col + k : col;
     }
     gemm(p, x0, x1, output + oy0 * out_row_stride + ox0 * out_pix_stride,

@@ -13,6 +13,13 @@
 #define TA_DW_MVE_TAPS 64
 /* Input pixel strides of at most this many bytes: the plane's gathers take 16-bit offsets 0..7 P. */
 #define TA_DW_MVE_MAX_PIX 9362
+/* Maps narrower than this (out_w) with depth multiplier 1 and at least 16 channels run
+ * channel-parallel (16 channels a step, no planes; in place when 16 | C and the window of input
+ * rows fits the scratch). Measured on the M55 (instructions/MAC, planes -> channel-parallel):
+ * 3x3 stride 1 on 12 x 12 2.13 -> 1.92, 6 x 6 3.31 -> 1.93, 3 x 3 8.72 -> 2.06; stride 2 from
+ * 24 x 24 3.19 -> 1.98, from 12 x 12 4.63 -> 2.04; 5x5 / 7x7 on 12 x 12 1.98 / 1.65 -> 1.31 / 1.05;
+ * the planes stay ahead from 16 across (3x3 at 16 x 16: 1.50 against 1.88). */
+#define TA_DW_CHAN_MAX_W 16
 
 #if TA_MVE
 /* Whether the path runs p: int8 weights, TA_DW_MVE_TAPS, TA_DW_MVE_MAX_PIX. */

@@ -295,6 +295,18 @@ static int selftest(void) {
     if (i % 8 == 3) ((int32_t *)p.bias)[0] = -1073500000; /* undoubled */
     dw_case(&p, 200 + i);
   }
+  for (i = 0; i < 60; ++i) { /* 16-40 channels: Helium's channel-parallel path (16 channels a step;
+                               * in place only for multiples of 16, every other case here) */
+    ta_dwconv_params p;
+    static const int32_t hi[6] = {9, 9, 25, 5, 2, 2};
+    int32_t v[6];
+    arena_used = 0;
+    draw(v, hi, 6);
+    make_dw(&p, v[0], v[1], i & 2 ? 16 * (1 + v[2] % 2) : 15 + v[2], 1, v[3], v[4], v[5]);
+    if (i & 1) p.act_min = -128, p.act_max = 127;
+    if (i % 8 == 5) ((int32_t *)p.out_shift)[3] = -26;
+    dw_case(&p, 300 + i);
+  }
   for (i = 0; i < 40; ++i) {
     ta_fc_params p;
     int8_t *x, *o1, *o2;
