@@ -16,6 +16,15 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 CORTEX_M_TOOLS = ("arm-none-eabi-gcc", "qemu-system-arm")
 
 
+# Files whose set-up takes minutes (test_cpp.py's sanitizer build) are collected first, so that
+# pytest-xdist starts them first rather than leaving them last on the critical path.
+SLOWEST_FILES_FIRST = ("test_cpp.py",)
+
+
+def pytest_collection_modifyitems(items):
+    items.sort(key=lambda item: item.path.name not in SLOWEST_FILES_FIRST)  # stable: the rest keep their order
+
+
 def pytest_runtest_setup(item):
     _require_cortex_m_tools(item)
     _require_executorch(item)
