@@ -278,29 +278,35 @@ def test_kernel_code_estimate_is_the_measured_size():
     assert tinyarena.plan(real_model("hello_world_int8")).flash.code == functions["ta_fully_connected_s8"]
     # DS-CNN-L (the first depthwise out of place, the others in place): both depthwise kernels,
     # which share most of depthwise.c, and of its variant families only the 3x3 rows (all its
-    # depthwise layers are 3x3) with the SIMD path they share.
+    # depthwise layers are 3x3) with their assembly and the SIMD path they share.
     plan = tinyarena.plan(ds_cnn_large())
     depthwise = (min(functions["ta_depthwise_conv_s8"] + functions["ta_depthwise_conv_s8_inplace"],
-                     sources["depthwise.c"]) + variants["TA_DW_3X3"] + variants["depthwise.c SIMD path"])
+                     sources["depthwise.c"]) + variants["TA_DW_3X3"] + variants["TA_DW_3X3_ASM"] +
+                 variants["depthwise.c SIMD path"])
     expected = (functions["ta_conv_s8"] + depthwise + functions["ta_avg_pool_s8"] +
                 functions["ta_fully_connected_s8"] + functions["ta_softmax_s8"])
     assert plan.flash.code == expected  # else: python tools/kernel_code_bytes.py --write
 
 
-def test_the_makefile_compiles_only_the_depthwise_families_the_layers_reach(tmp_path):
-    """kws_ref_model's convs have packed int8 weights and its depthwise layers are all 3x3 (SIMD
-    path, int8 weights): its Makefile leaves conv's portable path and the 5x5/7x7, generic and
-    portable depthwise rows out; a 5x5 layer brings its family and the generic rows back."""
+def test_the_makefile_compiles_only_the_kernel_families_the_layers_reach(tmp_path):
+    """kws_ref_model's convs have packed int8 weights, its depthwise layers are all 3x3 (SIMD path,
+    int8 weights; ReLU with output zero point -128: all of int8 as range, their channels run the
+    assembly) and its fully connected layer has int8 weights without offset: its Makefile leaves
+    conv's portable path, the 5x5/7x7, generic and portable depthwise rows and fully connected's
+    packed int16 quads and portable path out; a 5x5 layer brings its family and the generic rows
+    back, and 3x3 layers whose activation range is not all of int8 leave the assembly out."""
     tinyarena.compile(tinyarena.plan(real_model("kws_ref_model")), tmp_path / "kws")
     makefile = (tmp_path / "kws" / "Makefile").read_text()
     assert ("KERNEL_VARIANTS := -DTA_CONV_PORTABLE=0 -DTA_DW_WIDE5=0 -DTA_DW_WIDE7=0 -DTA_DW_GENERIC=0 "
-            "-DTA_DW_PORTABLE=0\n") in makefile
+            "-DTA_DW_PORTABLE=0 -DTA_FC_PACKED16=0 -DTA_FC_PORTABLE=0\n") in makefile
     assert "$(KERNEL_VARIANTS) $(EXTRA_CFLAGS)" in makefile
     mb = ModelBuilder("dw5", seed=0)
     x = mb.depthwise_conv2d(mb.input([1, 12, 12, 8]), kernel=5, stride=1, activation="RELU")
-    mb.output(mb.depthwise_conv2d(x, kernel=3, stride=2))
+    x = mb.depthwise_conv2d(x, kernel=3, stride=2, activation="RELU_N1_TO_1")  # act_min -127
+    mb.output(mb.fully_connected(x, units=8))
     tinyarena.compile(tinyarena.plan(mb.build()), tmp_path / "dw5")
-    assert "KERNEL_VARIANTS := -DTA_DW_WIDE7=0 -DTA_DW_PORTABLE=0\n" in (tmp_path / "dw5" / "Makefile").read_text()
+    assert ("KERNEL_VARIANTS := -DTA_DW_3X3_ASM=0 -DTA_DW_WIDE7=0 -DTA_DW_PORTABLE=0 -DTA_FC_PACKED16=0 "
+            "-DTA_FC_PORTABLE=0\n" in (tmp_path / "dw5" / "Makefile").read_text())
 
 
 def test_compile_and_verify_are_top_level_and_results_print_what_they_hold(tmp_path):

@@ -41,7 +41,7 @@ static dw_ctx dw_context(const ta_dwconv_params *p, const int8_t *in, int8_t *ou
     const int64_t room = ((int64_t)1 << 30) - (int64_t)p->kernel_h * p->kernel_w * 32640;
     x.room = room > 0 ? (int32_t)room : 0;
   }
-  x.asm_layer = TA_SIMD_NATIVE && x.fast3x3 && p->act_min == -128 && p->act_max == 127;
+  x.asm_layer = TA_SIMD_NATIVE && TA_DW_3X3_ASM && x.fast3x3 && p->act_min == -128 && p->act_max == 127;
   x.wide = (TA_DW_WIDE5 || TA_DW_WIDE7) && !x.fast3x3 && ta_dw_wide_applies(p);
   x.transposed = 0;
   x.plane = (int16_t *)scratch;
@@ -316,7 +316,7 @@ TA_NOINLINE static void dw_run(const dw_ctx *x, dw_job *j) {
       dw_generic_rows(x, j);
     return;
   }
-#if TA_SIMD_NATIVE
+#if TA_SIMD_NATIVE && TA_DW_3X3_ASM
   if (j->use_asm) {
     j->last = j->out + j->rows * j->out_step;
     if (stride1)

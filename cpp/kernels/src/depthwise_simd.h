@@ -40,9 +40,14 @@ static inline void ta_dw_pack_channel(const int8_t *w, int32_t out_c, int32_t oc
  * families gives the same bytes: 3x3 stride 1/2 (TA_DW_3X3) and 5x5/7x7 (TA_DW_WIDE5/7) to the
  * generic rows (TA_DW_GENERIC), and a layer the SIMD families left cannot run (ta_dw_simd_covers)
  * to the portable path (TA_DW_PORTABLE: in a DSP build without Helium only; 0 when every layer
- * runs the SIMD path). The portable and Helium builds compile their own paths whatever is set. */
+ * runs the SIMD path). TA_DW_3X3_ASM: the 3x3 rows' assembly (depthwise_asm.c), reached only by
+ * layers with all of int8 as the activation range (dw_ctx.asm_layer); 0 hands them to the same
+ * sums in C. The portable and Helium builds compile their own paths whatever is set. */
 #ifndef TA_DW_3X3
 #define TA_DW_3X3 1
+#endif
+#ifndef TA_DW_3X3_ASM
+#define TA_DW_3X3_ASM 1
 #endif
 #ifndef TA_DW_WIDE5
 #define TA_DW_WIDE5 1

@@ -29,6 +29,21 @@
 #define TA_FC_MVE 0
 #endif
 
+/* The paths the DSP build compiles: the generated Makefile sets a guard to 0 when no layer of the
+ * model reaches it (op_params::kernel_variants decides, from the same conditions as the dispatch
+ * in ta_fully_connected_s8), so --gc-sections drops its code; unset, a path is compiled. Either
+ * setting gives the same bytes: TA_FC_PACKED16 the packed int16 path's 4-channel loop (0: its
+ * channels run as pairs, the same sums), TA_FC_PORTABLE fc_portable (0: the plain loop, the same
+ * integers). The portable and Helium builds compile their own paths whatever is set. */
+#ifndef TA_FC_PACKED16
+#define TA_FC_PACKED16 1
+#endif
+#ifndef TA_FC_PORTABLE
+#define TA_FC_PORTABLE 1
+#endif
+#define FC_PACKED_QUADS (TA_FC_MVE || TA_FC_PACKED16)
+#define FC_PORTABLE (!TA_SIMD || TA_FC_MVE || TA_FC_PORTABLE)
+
 static int8_t rq(const ta_fc_params *p, int32_t acc, int32_t n) {
   const int32_t i = p->per_channel ? n : 0;
   if (p->out_scale_f64) { /* limited in double first: the rounded product may lie outside int32 */
@@ -260,7 +275,7 @@ void ta_fully_connected_s8(const ta_fc_params *p, const int8_t *input, int8_t *o
       int8_t *out = output + (size_t)b * out_row_stride;
       const ta_i32a *wp = (const ta_i32a *)p->packed_weights;
       widen_row(in, K, p->input_offset, xs);
-      for (n = 0; n + 4 <= N; n += 4) {
+      for (n = 0; FC_PACKED_QUADS && n + 4 <= N; n += 4) {
         const ta_i32a *wa = wp, *wb = wp + 2 * kpairs;
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, kk;
         if (p->bias) {
@@ -318,7 +333,7 @@ void ta_fully_connected_s8(const ta_fc_params *p, const int8_t *input, int8_t *o
         out[n + 3] = rq(p, a3, n + 3);
         wp += 4 * kpairs;
       }
-      if (n + 2 <= N) {
+      for (; n + 2 <= N; n += 2) { /* a quad's words are two pairs' in a row */
         int32_t a0 = p->bias ? p->bias[n] : 0, a1 = p->bias ? p->bias[n + 1] : 0, kk = 0;
 #if TA_FC_MVE
         kk = kpairs & ~3;
@@ -332,7 +347,6 @@ void ta_fully_connected_s8(const ta_fc_params *p, const int8_t *input, int8_t *o
         out[n] = rq(p, a0, n);
         out[n + 1] = rq(p, a1, n + 1);
         wp += 2 * kpairs;
-        n += 2;
       }
       if (n < N) {
         int32_t a0 = p->bias ? p->bias[n] : 0, kk;
@@ -343,7 +357,7 @@ void ta_fully_connected_s8(const ta_fc_params *p, const int8_t *input, int8_t *o
     return;
   }
 #endif
-  if (scratch && K > 0) {
+  if (FC_PORTABLE && scratch && K > 0) {
     fc_portable(p, input, output, (int16_t *)scratch);
     return;
   }

@@ -194,7 +194,7 @@ int64_t kernel_code_bytes(const std::string& function) {
       {"ta_conv_s8_packed16", 8884},
       {"ta_depthwise_conv_s8", 4},
       {"ta_depthwise_conv_s8_inplace", 4},
-      {"ta_fully_connected_s8", 2420},
+      {"ta_fully_connected_s8", 1724},
       {"ta_avg_pool_s8", 452},
       {"ta_max_pool_s8", 368},
       {"ta_add_s8", 1132},
@@ -232,7 +232,7 @@ int64_t kernel_source_code_bytes(const std::string& source) {
   static const std::map<std::string, int64_t> kBytes = {
       {"conv.c", 11064},
       {"depthwise.c", 8},
-      {"fully_connected.c", 2420},
+      {"fully_connected.c", 1724},
       {"pooling.c", 820},
       {"elementwise.c", 4876},
       {"softmax.c", 2868},
@@ -249,11 +249,14 @@ int64_t kernel_variant_code_bytes(const std::string& variant) {
   static const std::map<std::string, int64_t> kBytes = {
       {"TA_CONV_PORTABLE", 1676},
       {"TA_DW_3X3", 2872},
+      {"TA_DW_3X3_ASM", 1184},
       {"TA_DW_WIDE5", 3776},
       {"TA_DW_WIDE7", 5020},
       {"TA_DW_GENERIC", 2340},
       {"TA_DW_PORTABLE", 2800},
-      {"depthwise.c SIMD path", 3952}};
+      {"depthwise.c SIMD path", 2768},
+      {"TA_FC_PACKED16", 364},
+      {"TA_FC_PORTABLE", 396}};
   const auto found = kBytes.find(variant);
   return found == kBytes.end() ? 0 : found->second;
 }

@@ -1,8 +1,12 @@
 // The kernel variant families a layer reaches in the DSP build (conv.c: its portable path;
-// depthwise.c: its row-kernel families and portable path): the generated Makefile compiles
-// only the families some layer of the model reaches (the others' guards set to 0), and the
-// planner counts each family's code once per model. The conditions mirror the kernels'
-// dispatch (cpp/kernels/src/depthwise_simd.h and depthwise.c, depthwise_wide.c).
+// depthwise.c: its row-kernel families, the 3x3 rows' assembly and portable path;
+// fully_connected.c: the packed int16 path's 4-channel loop and the portable path): the
+// generated Makefile compiles only the families some layer of the model reaches (the others'
+// guards set to 0), and the planner counts each family's code once per model. The conditions
+// mirror the kernels' dispatch (cpp/kernels/src/depthwise_simd.h and depthwise.c, depthwise_wide.c,
+// depthwise_simd.c's asm_layer; fully_connected.c's ta_fully_connected_s8).
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -33,15 +37,49 @@ bool dw_wide(const ta_dwconv_params& p) {
          p.dilation_w == 1 && p.dilation_h == 1 && p.out_w >= 2;
 }
 
-// A depthwise layer: the portable path without weights the SIMD path reads; else 3x3 rows, or the
+// A channel the 3x3 assembly runs (dw_chan_prepare's use_asm, in a layer with all of int8 as the
+// activation range): the doubled accumulator's requantization (ta_rqd_prep: a dead channel, or
+// m > 2^30 with r = -shift in [1, 31]) with the output offset folded (r <= 22, or offset 0) and
+// |bias| below the doubling room. (A TA_SINGLE_ROUNDING build runs no channel there: the
+// assembly is then linked but unreached.)
+bool dw_asm_channel(const DepthwiseKernel& k, size_t c) {
+  const ta_dwconv_params& p = k.params;
+  const int64_t room = std::max<int64_t>(0, (int64_t{1} << 30) - int64_t{p.kernel_h} * p.kernel_w * 32640);
+  const int64_t m = k.requant.mult.at(c), bias = k.bias.empty() ? 0 : k.bias.at(c);
+  const int64_t r = m == 0 ? 1 : -int64_t{k.requant.shift.at(c)};
+  const bool doubled = (m == 0 || m > (int64_t{1} << 30)) && r >= 1 && r <= 31;
+  return doubled && bias < room && bias > -room && (r <= 22 || p.output_offset == 0);
+}
+
+bool dw_asm_layer(const DepthwiseKernel& k) {
+  if (k.params.act_min != -128 || k.params.act_max != 127) return false;
+  for (size_t c = 0; c < k.requant.mult.size(); ++c)
+    if (dw_asm_channel(k, c)) return true;
+  return false;
+}
+
+// A depthwise layer: the portable path without weights the SIMD path reads; else 3x3 rows (with
+// their assembly when some channel runs it: dw_asm_layer), or the
 // 5x5/7x7 rows with the generic ones (channels off the doubled accumulator), or the generic rows.
 // A tiled schedule's stripes and patches keep kernel, strides and dilation (a 5x5/7x7 patch one
 // output wide runs the generic rows, which its layer has anyway).
-std::vector<std::string> depthwise_variants(const ta_dwconv_params& p, WeightLayout layout) {
+std::vector<std::string> depthwise_variants(const DepthwiseKernel& k, WeightLayout layout) {
+  const ta_dwconv_params& p = k.params;
   if (!dw_simd_weights(p, layout)) return {"TA_DW_PORTABLE"};
+  if (dw_fast3x3(p) && dw_asm_layer(k)) return {kDwSimdPath, "TA_DW_3X3", "TA_DW_3X3_ASM"};
   if (dw_fast3x3(p)) return {kDwSimdPath, "TA_DW_3X3"};
   if (dw_wide(p)) return {kDwSimdPath, p.kernel_w == 5 ? "TA_DW_WIDE5" : "TA_DW_WIDE7", "TA_DW_GENERIC"};
   return {kDwSimdPath, "TA_DW_GENERIC"};
+}
+
+// A FULLY_CONNECTED layer: int8 weights with no offset (kPackedInt8) the SXTB16 loop; with an
+// offset, or in kPlain, the portable path (K > 0; the plain loop otherwise); kPackedInt16 the
+// packed path, whose 4-channel loop runs with 4 output channels or more.
+std::vector<std::string> fully_connected_variants(const ta_fc_params& p, WeightLayout layout) {
+  if (layout == WeightLayout::kPackedInt16) return p.out_depth >= 4 ? std::vector<std::string>{"TA_FC_PACKED16"}
+                                                                    : std::vector<std::string>{};
+  if (layout == WeightLayout::kPackedInt8 && p.weights_offset == 0) return {};
+  return p.in_depth > 0 ? std::vector<std::string>{"TA_FC_PORTABLE"} : std::vector<std::string>{};
 }
 
 }  // namespace
@@ -50,9 +88,11 @@ std::vector<std::string> kernel_variants(const graph::Graph& graph, const graph:
   // CONV_2D: int8 weights without records (kPlain) run the portable path, the packed layouts theirs
   if (op.opcode == opcode::kConv2D) return layout == WeightLayout::kPlain ? std::vector<std::string>{"TA_CONV_PORTABLE"}
                                                                           : std::vector<std::string>{};
-  if (op.opcode != opcode::kDepthwiseConv2D) return {};
+  if (op.opcode != opcode::kDepthwiseConv2D && op.opcode != opcode::kFullyConnected) return {};
   try {
-    return depthwise_variants(depthwise_kernel(graph, op).params, layout);
+    if (op.opcode == opcode::kFullyConnected)
+      return fully_connected_variants(fully_connected_kernel(graph, op).params, layout);
+    return depthwise_variants(depthwise_kernel(graph, op), layout);
   } catch (const UnsupportedError&) {  // no call the library runs: no code either
     return {};
   }
@@ -61,7 +101,8 @@ std::vector<std::string> kernel_variants(const graph::Graph& graph, const graph:
 const std::vector<std::string>& kernel_variant_guards(const std::string& source) {
   static const std::map<std::string, std::vector<std::string>> kGuards = {
       {"conv.c", {"TA_CONV_PORTABLE"}},
-      {"depthwise.c", {"TA_DW_3X3", "TA_DW_WIDE5", "TA_DW_WIDE7", "TA_DW_GENERIC", "TA_DW_PORTABLE"}}};
+      {"depthwise.c", {"TA_DW_3X3", "TA_DW_3X3_ASM", "TA_DW_WIDE5", "TA_DW_WIDE7", "TA_DW_GENERIC", "TA_DW_PORTABLE"}},
+      {"fully_connected.c", {"TA_FC_PACKED16", "TA_FC_PORTABLE"}}};
   static const std::vector<std::string> kNone;
   const auto found = kGuards.find(source);
   return found == kGuards.end() ? kNone : found->second;

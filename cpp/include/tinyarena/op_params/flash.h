@@ -47,8 +47,9 @@ KernelFunction kernel_function(const graph::Graph& graph, const graph::Op& op, b
 
 // The variant families of its source's code an op's call reaches in the DSP build with its weights
 // in `layout` (kernel_variants.cpp): CONV_2D TA_CONV_PORTABLE (conv.c) or none; DEPTHWISE_CONV_2D
-// the guards of depthwise_simd.h (TA_DW_3X3, TA_DW_WIDE5, TA_DW_WIDE7, TA_DW_GENERIC,
-// TA_DW_PORTABLE), with the code the SIMD ones share ("depthwise.c SIMD path"); empty for other
+// the guards of depthwise_simd.h (TA_DW_3X3, TA_DW_3X3_ASM, TA_DW_WIDE5, TA_DW_WIDE7,
+// TA_DW_GENERIC, TA_DW_PORTABLE), with the code the SIMD ones share ("depthwise.c SIMD path");
+// FULLY_CONNECTED TA_FC_PACKED16 or TA_FC_PORTABLE (fully_connected.c) or none; empty for other
 // ops. The generated Makefile sets every guard of a source that no call reaches to 0, so the
 // build links only the families the model uses.
 std::vector<std::string> kernel_variants(const graph::Graph& graph, const graph::Op& op, WeightLayout layout);
