@@ -8,6 +8,7 @@ the accessed bytes, whether tinyarena's plan is proven optimal, and whether ever
 run by ExecuTorch's portable runtime, gives outputs identical to the default plan's.
 
     python benchmarks/executorch_planners.py [--models unet,ds-cnn] [--float-only] [--opt-level 2]
+    python benchmarks/executorch_planners.py --chain 230   # planning time of a 1,000-node program
 
 Needs the [executorch] extra (pip install .[executorch]).
 """
@@ -96,13 +97,38 @@ def markdown(rows):
     return "\n".join(lines)
 
 
+def chain_planning_seconds(ops, sizes=CONFIGS["64K+512K+8M"]):
+    """(graph nodes, seconds) of tinyarena planning a chain program of `ops` ops (about 4.4 nodes each)."""
+    from tinyarena.executorch import MemoryPlanning
+
+    edge, _ = em.chain_edge_program(ops=ops)
+    planning = MemoryPlanning(sizes)
+    seconds = []
+
+    def timed(*args, **kwargs):
+        start = time.perf_counter()
+        result = planning(*args, **kwargs)
+        seconds.append(time.perf_counter() - start)
+        return result
+
+    timed.__name__ = "timed"
+    program = em.copy_lower(edge, timed)
+    return len(program.exported_program().graph_module.graph.nodes), sum(seconds)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=",".join(em.MODELS), help="comma-separated, of " + ", ".join(em.MODELS))
     parser.add_argument("--float-only", action="store_true", help="skip the int8 (PT2E Q/DQ) variants")
     parser.add_argument("--opt-level", type=int, default=em.CADENCE_OPT_LEVEL,
                         help="Cadence's constraint level, for Cadence and tinyarena (2: cat/slice no-ops, not run)")
+    parser.add_argument("--chain", type=int, metavar="OPS",
+                        help="only time tinyarena planning a chain program of OPS ops (three memories)")
     args = parser.parse_args(argv)
+    if args.chain:
+        nodes, seconds = chain_planning_seconds(args.chain)
+        print(f"chain of {args.chain} ops: {nodes:,} graph nodes planned in {seconds:.2f} s")
+        return 0
     start = time.perf_counter()
     variants = (False,) if args.float_only else (False, True)
     rows = [r for name in args.models.split(",") for q in variants
