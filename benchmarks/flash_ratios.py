@@ -18,24 +18,13 @@ import subprocess
 import tempfile
 
 import tinyarena
-from bench_paths import MODELS_DIR, REPO
+from bench_paths import model_path
 from codegen_bench import TARGET, VARIANTS, bench_inputs, build_plugin, measure
 from tinyarena.codegen import compile as compile_model
 
-CONVERTED_DIR = REPO / "tests" / "data" / "converted"
 DEFAULT_MODELS = ("vww_96_int8", "person_detect", "kws_ref_model", "pretrainedResnet_quant", "mcunet_se_80_int8io",
                   "mcunet_se_224_int8io")
 ARM_FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard"]
-
-
-def model_path(name):
-    path = pathlib.Path(name)
-    if path.suffix == ".tflite":
-        return path
-    for folder in (MODELS_DIR, CONVERTED_DIR):
-        if (folder / f"{name}.tflite").exists():
-            return folder / f"{name}.tflite"
-    raise SystemExit(f"no model {name} in {MODELS_DIR} or {CONVERTED_DIR}")
 
 
 def nm(path):

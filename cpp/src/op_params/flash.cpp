@@ -139,6 +139,12 @@ ConstantBytes raw_constants(const graph::Graph& graph, const graph::Op& op) {
   return bytes;
 }
 
+// A code-size table's figure for `name`; 0 for code the table does not hold.
+int64_t bytes_or_zero(const std::map<std::string, int64_t>& table, const std::string& name) {
+  const auto found = table.find(name);
+  return found == table.end() ? 0 : found->second;
+}
+
 }  // namespace
 
 ConstantBytes constant_bytes(const graph::Graph& graph, const graph::Op& op, Build build, WeightLayout layout) {
@@ -223,8 +229,7 @@ int64_t kernel_code_bytes(const std::string& function) {
       {"ta_lstm_s8", 2012},
       {"ta_lstm_s8_float_input", 2012},
       {"ta_lstm_s8_reset_state", 40}};
-  const auto found = kBytes.find(function);
-  return found == kBytes.end() ? 0 : found->second;
+  return bytes_or_zero(kBytes, function);
 }
 
 int64_t kernel_source_code_bytes(const std::string& source) {
@@ -240,8 +245,7 @@ int64_t kernel_source_code_bytes(const std::string& source) {
       {"mean.c", 748},
       {"data_movement.c", 2344},
       {"lstm.c", 2080}};
-  const auto found = kBytes.find(source);
-  return found == kBytes.end() ? 0 : found->second;
+  return bytes_or_zero(kBytes, source);
 }
 
 int64_t kernel_variant_code_bytes(const std::string& variant) {
@@ -257,8 +261,7 @@ int64_t kernel_variant_code_bytes(const std::string& variant) {
       {"depthwise.c SIMD path", 2768},
       {"TA_FC_PACKED16", 364},
       {"TA_FC_PORTABLE", 396}};
-  const auto found = kBytes.find(variant);
-  return found == kBytes.end() ? 0 : found->second;
+  return bytes_or_zero(kBytes, variant);
 }
 
 }  // namespace tinyarena::op_params
