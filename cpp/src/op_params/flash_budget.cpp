@@ -193,7 +193,7 @@ State compact_state(const std::vector<Layer>& layers) {
   return state;
 }
 
-// Every layer at default_layout; empty when some layer cannot take it (the Helium build).
+// Every layer at default_layout (empty if some layer could not take it; every build's can).
 State default_state(const std::vector<Layer>& layers) {
   State state;
   for (const Layer& layer : layers) {

@@ -66,8 +66,7 @@ WeightLayout layout_of(const WeightLayouts& layouts, const graph::Op& op) {
 
 std::vector<WeightLayout> layout_choices(const graph::Op& op, Build build) {
   if (build == Build::Portable || !has_weight_layout(op)) return {WeightLayout::kPlain};
-  if (build == Build::Simd) return {WeightLayout::kPlain, WeightLayout::kPackedInt8, WeightLayout::kPackedInt16};
-  return {WeightLayout::kPlain, WeightLayout::kPackedInt16};
+  return {WeightLayout::kPlain, WeightLayout::kPackedInt8, WeightLayout::kPackedInt16};
 }
 
 // A depthwise layer in kPackedInt8 whose kernel is too large for the SIMD path's per-channel

@@ -49,8 +49,8 @@ WeightLayout default_layout(const graph::Op& op);
 WeightLayout layout_of(const WeightLayouts& layouts, const graph::Op& op);
 
 // The layouts the op can take in `build`: {kPlain} for the portable build and for ops without a
-// layout; all three in the SIMD build; kPlain and kPackedInt16 in the Helium build (its
-// kPackedInt8 is the same as its kPackedInt16).
+// layout; all three in the SIMD and Helium builds (on the M55 a conv's kPackedInt8 is
+// TA_PACKED_MVE, the default and smaller than its kPackedInt16).
 std::vector<WeightLayout> layout_choices(const graph::Op& op, Build build);
 
 // Predicted instructions of one call of the op's kernel in `build` with its weights in `layout`
@@ -79,7 +79,7 @@ struct LayoutChoice {
 // planner's report does; `in_place_ops`, ascending, run the in-place depthwise kernel) <= budget
 // (flash_budget.cpp):
 //   1. Two starts: every layer at its smallest layout (ties: the faster), and the default build
-//      (every layer at default_layout; not in the Helium build, whose layers lack kPackedInt8).
+//      (every layer at default_layout).
 //      The smaller one's flash is compact_flash_bytes (kws_ref_model: the default, as the plain
 //      layers link the portable kernel code). When both are above the budget the result keeps
 //      the smaller and says fits = false.
