@@ -59,6 +59,38 @@ def test_budgets_are_respected_and_buy_fewer_predicted_instructions(person_plan)
     assert {fastest.weight_layout(i) for i in _layer_indices(fastest, "DEPTHWISE_CONV_2D")} == {"packed_int8"}
 
 
+@pytest.mark.parametrize("model, target", [("person_detect", "cortex-m4"), ("kws_ref_model", "cortex-m4"),
+                                           ("vww_96_int8", "cortex-m4"), ("person_detect", "cortex-m55")])
+def test_the_default_flash_buys_the_default_build(model, target):
+    """Shared kernel code is priced per family: at the default's own flash the budget predicts no
+    more instructions than the default (person_detect: before, 2 convs stayed plain, since the
+    portable conv code falls away only when the last plain conv leaves it; on the M55 the budget
+    could not pick the conv's default TA_PACKED_MVE layout)."""
+    default = tinyarena.plan(real_model(model), target=target)
+    for budget in (default.flash_bytes, default.flash_bytes + 1, default.flash_bytes + 10_000):
+        plan = default.with_flash(budget)
+        assert plan.flash_fits and plan.flash_bytes <= budget
+        assert plan.predicted_instructions <= default.predicted_instructions, (budget, plan.weight_layouts)
+    assert "plain" not in default.with_flash(default.flash_bytes).weight_layouts.values()
+
+
+@pytest.mark.parametrize("model", ["person_detect", "kws_ref_model"])
+def test_more_budget_never_predicts_more_instructions(model):
+    default = tinyarena.plan(real_model(model))
+    compact = default.with_flash(1).compact_flash_bytes
+    fastest = default.with_layouts({i: "packed_int16" for t in ("CONV_2D", "FULLY_CONNECTED")
+                                    for i in _layer_indices(default, t)}).flash_bytes
+    budgets = sorted({compact + (default.flash_bytes - compact) * i // 24 for i in range(25)}
+                     | {default.flash_bytes + (fastest - default.flash_bytes) * i // 12 for i in range(13)})
+    predicted = []
+    for budget in budgets:
+        plan = default.with_flash(budget)
+        assert plan.flash_fits and plan.flash_bytes <= budget, (budget, plan.flash_bytes)
+        predicted.append(plan.core.weight_layouts.predicted_instructions)
+    assert all(a >= b for a, b in zip(predicted, predicted[1:])), list(zip(budgets, predicted))
+    assert predicted[0] > predicted[-1]
+
+
 def test_per_layer_flash_sums_to_the_total(person_plan):
     plan = person_plan.with_flash(person_plan.with_flash(1).compact_flash_bytes + 2_000)
     assert "plain" in plan.weight_layouts.values()  # a mixed build

@@ -408,8 +408,8 @@ def _does_not_fit(plan, searched):
 
 
 def _flash_does_not_fit(plan):
-    print(f"error: the {plan.target} build needs {plan.compact_flash_bytes:,} bytes of flash with every layer's "
-          f"weights compact but the flash limit is {plan.flash_limit:,} bytes", file=sys.stderr)
+    print(f"error: the {plan.target} build needs {plan.compact_flash_bytes:,} bytes of flash in its most compact "
+          f"weight layouts but the flash limit is {plan.flash_limit:,} bytes", file=sys.stderr)
     return EXIT_DOES_NOT_FIT
 
 

@@ -146,8 +146,8 @@ def compile(plan, out_dir, target="cortex-m4", name=None, memories=None, flash=N
     if flash is not None:
         plan = plan.with_flash(flash, target)
         if not plan.flash_fits:
-            raise ValueError(f"the {target} build needs {plan.compact_flash_bytes:,} bytes of flash with every "
-                             f"layer's weights compact but the flash limit is {plan.flash_limit:,} bytes")
+            raise ValueError(f"the {target} build needs {plan.compact_flash_bytes:,} bytes of flash in its most "
+                             f"compact weight layouts but the flash limit is {plan.flash_limit:,} bytes")
     program = lower(plan, name, memories)
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -123,12 +123,14 @@ class Plan:
 
     @property
     def flash_fits(self):
-        """False when even every layer at its smallest weight layout is above ``flash_limit``."""
+        """False when even the most compact build (``compact_flash_bytes``) is above ``flash_limit``."""
         return self.core.flash_fits
 
     @property
     def compact_flash_bytes(self):
-        """Flash of the target's build with every layer at its smallest layout (with a budget; else None)."""
+        """Flash of the target's most compact build the budget starts from: every layer at its smallest
+        layout, or the default build when that is smaller (op_params::choose_weight_layouts; with a
+        budget, else None)."""
         return self.core.weight_layouts.compact_flash_bytes if self.flash_limit else None
 
     @property

@@ -54,9 +54,9 @@ def summary_lines(plan):
         verdict = "fits" if plan.fits else f"DOES NOT FIT: needs {plan.peak_bytes:,} B, limit {plan.sram_limit:,} B"
         lines.append(f"SRAM limit    {plan.sram_limit:,} B: {verdict}")
     if getattr(plan, "flash_limit", None):
-        verdict = (f"fits ({len(plan.weight_layouts)} layers off their default weight layout; every layer "
-                   f"compact: {plan.compact_flash_bytes:,} B)" if plan.flash_fits else
-                   f"DOES NOT FIT: needs {plan.compact_flash_bytes:,} B with every layer compact, "
+        verdict = (f"fits ({len(plan.weight_layouts)} layers off their default weight layout; most compact "
+                   f"build: {plan.compact_flash_bytes:,} B)" if plan.flash_fits else
+                   f"DOES NOT FIT: needs {plan.compact_flash_bytes:,} B in its most compact layouts, "
                    f"limit {plan.flash_limit:,} B")
         lines.append(f"flash limit   {plan.flash_limit:,} B: {verdict}")
     return lines

@@ -49,8 +49,8 @@ WeightLayout default_layout(const graph::Op& op);
 WeightLayout layout_of(const WeightLayouts& layouts, const graph::Op& op);
 
 // The layouts the op can take in `build`: {kPlain} for the portable build and for ops without a
-// layout; all three in the SIMD build; kPlain and kPackedInt16 in the Helium build (its
-// kPackedInt8 is the same as its kPackedInt16).
+// layout; all three in the SIMD and Helium builds (on the M55 a conv's kPackedInt8 is
+// TA_PACKED_MVE, the default and smaller than its kPackedInt16).
 std::vector<WeightLayout> layout_choices(const graph::Op& op, Build build);
 
 // Predicted instructions of one call of the op's kernel in `build` with its weights in `layout`
@@ -69,19 +69,37 @@ void check_weight_layouts(const graph::Graph& graph, const WeightLayouts& layout
 struct LayoutChoice {
   WeightLayouts layouts;              // layers not at their default layout
   int64_t flash_bytes = 0;            // constants + kernel code of the chosen build
-  int64_t compact_flash_bytes = 0;    // the same with every layer at its smallest layout
+  int64_t compact_flash_bytes = 0;    // the smaller start's (choose_weight_layouts step 1)
   double predicted_instructions = 0;  // sum over the layers of predicted_instructions
   bool fits = true;                   // flash_bytes <= the budget (false: even compact is above it)
 };
 
 // Per layer the layouts that minimize predicted instructions with the build's flash (every op's
 // constant arrays and the kernel code it links, counted for the Cortex-M targets only, as the
-// planner's report does; `in_place_ops`, ascending, run the in-place depthwise kernel) <= budget:
-// from every layer at its smallest layout, greedily the move of one layer to a faster layout with
-// the most predicted instructions saved per extra flash byte that still fits, until none fits
-// (ties: the lower op index). When even the compact build is above the budget the result keeps
-// it and says fits = false. budget <= 0: no budget, every layer at its default layout (the
-// result is empty: no layouts, byte counts and predicted instructions 0, fits).
+// planner's report does; `in_place_ops`, ascending, run the in-place depthwise kernel) <= budget
+// (flash_budget.cpp):
+//   1. Two starts: every layer at its smallest layout (ties: the faster), and the default build
+//      (every layer at default_layout).
+//      The smaller one's flash is compact_flash_bytes (kws_ref_model: the default, as the plain
+//      layers link the portable kernel code). When both are above the budget the result keeps
+//      the smaller and says fits = false.
+//   2. From each start that fits, greedily the move with the most predicted instructions saved
+//      per extra flash byte that still fits (a move adding no bytes first; ties: the first in the
+//      order below), until none fits. A move is either one layer to a faster layout (op order,
+//      then layout order) or a family move: the k layers of one op type that one layout makes
+//      faster, those with the most instructions saved per constant byte, moving to it together
+//      (every k from 2 to all of them). Each move is priced by the whole build's flash after it,
+//      so kernel code shared by a family (TA_CONV_PORTABLE of the plain convs,
+//      ta_conv_s8_packed16 of the int16 ones, ...) is seen to fall away when its last layers
+//      leave it and to appear once when the first join.
+//   3. The run with fewer predicted instructions wins (ties: less flash, then the compact start's).
+//      A budget at or above the default's flash thus never predicts more instructions than the
+//      default.
+// Limits: a greedy, not an exact multiple-choice knapsack (on the models tested, more budget never
+// gave more predicted instructions; not proven in general); family moves stay within one op type
+// and take a prefix by each layer's own instructions per constant byte; no move makes a layer slower
+// to free bytes for another. Deterministic. budget <= 0: no budget, every layer at its default
+// layout (the result is empty: no layouts, byte counts and predicted instructions 0, fits).
 LayoutChoice choose_weight_layouts(const graph::Graph& graph, const std::string& target, int64_t budget,
                                    const std::vector<int32_t>& in_place_ops);
 

@@ -28,7 +28,7 @@ struct PlanOptions {
   std::string target = "cortex-m4";
   // Flash budget of the target's build, bytes (0 = none: every layer at its default weight
   // layout). With one, op_params::choose_weight_layouts picks each layer's layout; a budget below
-  // the all-compact build makes flash_fits() false.
+  // the most compact build (LayoutChoice::compact_flash_bytes) makes flash_fits() false.
   int64_t flash_limit = 0;
   // > 0: the caller keeps the plan only if its peak is below this, so the allocator does not
   // search for a lower peak when the live-bytes bound is not below it (AllocatorOptions::worth_below).
