@@ -142,9 +142,18 @@ static int add_fast_prep(add_fast *f, const ta_binary_params *p, int *swap) {
   return f->q.r >= 0 && f->q.oo == 0;
 }
 
-static inline int8_t add_fast_one(const add_fast *f, int32_t half, int32_t other) {
+static inline int32_t add_fast_value(const add_fast *f, int32_t half, int32_t other) {
   const int32_t x = half * f->g + f->k + 2 * ta_add_in_apply(&f->o, other);
-  return (int8_t)ta_clamp_act(ta_smmlar(x, f->q.m, f->q.c + (x >> 31)) >> f->q.r, f->lo, f->hi);
+  return ta_smmlar(x, f->q.m, f->q.c + (x >> 31)) >> f->q.r;
+}
+
+/* With the activation's clamp, and without one (the full int8 range: a saturation). */
+static inline int8_t add_fast_clamp(const add_fast *f, int32_t half, int32_t other) {
+  return (int8_t)ta_clamp_act(add_fast_value(f, half, other), f->lo, f->hi);
+}
+
+static inline int8_t add_fast_sat(const add_fast *f, int32_t half, int32_t other) {
+  return (int8_t)ta_sat8(add_fast_value(f, half, other));
 }
 
 /* MUL in its short form (ta_eltwise_rq.h), prepared once per call. */
@@ -161,27 +170,42 @@ static int mul_fast_prep(mul_fast *f, const ta_binary_params *p) {
          p->input2_offset <= 128;
 }
 
-static inline int8_t mul_fast_one(const mul_fast *f, int32_t x, int32_t y) {
+static inline int32_t mul_fast_value(const mul_fast *f, int32_t x, int32_t y) {
   const int32_t v = (x + f->off1) * (y * f->g2 + f->k2);
-  return (int8_t)ta_clamp_act(ta_smmlar(v, f->q.m, f->q.c + ((v >> 31) & f->sm)) >> f->q.r, f->lo, f->hi);
+  return ta_smmlar(v, f->q.m, f->q.c + ((v >> 31) & f->sm)) >> f->q.r;
+}
+
+static inline int8_t mul_fast_clamp(const mul_fast *f, int32_t x, int32_t y) {
+  return (int8_t)ta_clamp_act(mul_fast_value(f, x, y), f->lo, f->hi);
+}
+
+static inline int8_t mul_fast_sat(const mul_fast *f, int32_t x, int32_t y) {
+  return (int8_t)ta_sat8(mul_fast_value(f, x, y));
 }
 
 void ta_add_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out) {
   add_fast f;
   int swap;
-  if (add_fast_prep(&f, p, &swap))
-    TA_BINARY_WALK(int8_t, add_fast_one, &f, swap ? in2 : in1, swap ? in1 : in2, swap ? p->shape2 : p->shape1,
-                   swap ? p->shape1 : p->shape2);
-  else
+  if (add_fast_prep(&f, p, &swap)) {
+    const int8_t *half = swap ? in2 : in1, *other = swap ? in1 : in2;
+    const int32_t *half_shape = swap ? p->shape2 : p->shape1, *other_shape = swap ? p->shape1 : p->shape2;
+    if (f.lo <= -128 && f.hi >= 127)
+      TA_BINARY_WALK(int8_t, add_fast_sat, &f, half, other, half_shape, other_shape);
+    else
+      TA_BINARY_WALK(int8_t, add_fast_clamp, &f, half, other, half_shape, other_shape);
+  } else {
     TA_BINARY_LOOP(int8_t, add_one, p);
+  }
 }
 
 void ta_mul_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out) {
   mul_fast f;
-  if (mul_fast_prep(&f, p))
-    TA_BINARY_LOOP(int8_t, mul_fast_one, &f);
-  else
+  if (!mul_fast_prep(&f, p))
     TA_BINARY_LOOP(int8_t, mul_one, p);
+  else if (f.lo <= -128 && f.hi >= 127)
+    TA_BINARY_LOOP(int8_t, mul_fast_sat, &f);
+  else
+    TA_BINARY_LOOP(int8_t, mul_fast_clamp, &f);
 }
 
 void ta_squared_difference_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out) {
