@@ -173,7 +173,7 @@ def make_case(family: str, i: int):
         # ADD and MUL on the fast paths' shapes, every pattern in every mode (in place: i % 4 == 3)
         a_shape, b_shape = _fast_path_shapes(rng, i // 8 % 5)
         op = mb.add if i // 4 % 2 == 0 else mb.mul
-        y = op(_input(mb, rng, a_shape), _input(mb, rng, b_shape), activation=ACTS[i // 2 % len(ACTS)])
+        y = op(_input(mb, rng, a_shape), _input(mb, rng, b_shape), activation=ACTS[(i // 2 + i // 4) % len(ACTS)])
     elif family in ("softmax", "log_softmax"):
         shape = [r(1, 3), r(1, 40)] if i % 2 else [1, r(1, 4), r(1, 4), r(1, 12)]
         x = _input(mb, rng, shape)
