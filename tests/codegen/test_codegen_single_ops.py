@@ -51,6 +51,22 @@ def test_lstm_is_bit_exact_on_cortex_m4(i, tmp_path):
     assert result.bit_exact, result.summary()
 
 
+# The elementwise fast paths with the real SMMLAR / SSAT (M4) and on the portable build (M3): ADD of
+# equal shapes, ADD / MUL of a map and a [1, 1, 1, C] vector (in2) or a [C] vector (in1), with and
+# without an activation; SUB (input2's multiplier negated) and SQUARED_DIFFERENCE on those shapes
+@pytest.mark.qemu
+@pytest.mark.slow
+@pytest.mark.parametrize("target,family,i", [("cortex-m4", "binary_broadcast", 0), ("cortex-m4", "binary_broadcast", 10),
+                                             ("cortex-m4", "binary_broadcast", 12), ("cortex-m4", "binary_broadcast", 16),
+                                             ("cortex-m4", "binary_broadcast", 22), ("cortex-m3", "binary_broadcast", 6),
+                                             ("cortex-m3", "binary_broadcast", 13), ("cortex-m4", "sub", 4),
+                                             ("cortex-m3", "squared_difference", 1)])
+def test_elementwise_fast_paths_on_cortex_m(target, family, i, tmp_path):
+    model, _ = make_case(family, i)
+    result = verify(model, target=target, seed=i, work_dir=tmp_path)
+    assert result.bit_exact, result.summary()
+
+
 def test_case_count_and_coverage():
     assert len(CASES) >= 500
     assert {f for f, _ in CASES} >= {"conv2d", "depthwise_conv2d", "fully_connected", "add", "mul", "mean", "pad",

@@ -64,6 +64,7 @@ FAMILIES = {
     "tile": 16,
     "float_binary": 24,
     "lstm": 20,
+    "binary_broadcast": 40,
 }
 
 # Families the ctypes runner (runner.run_op, kernel_params.py) does not derive params for; they
@@ -83,6 +84,16 @@ def _qparams(rng):
 def _input(mb, rng, shape):
     scale, zp = _qparams(rng)
     return mb.input(list(shape), scale=scale, zero_point=zp)
+
+
+def _fast_path_shapes(rng, pattern):
+    """(a, b) shapes of the elementwise kernels' fast paths, by pattern: equal [1, H, W, C]; the map
+    against a [1, 1, 1, C] vector; a [C] vector against the map; the map against a scalar [1]; the
+    map against [1, H, W, 1]. C is odd half of the time."""
+    r = lambda lo, hi: int(rng.integers(lo, hi + 1))  # noqa: E731
+    c = r(1, 12) * 2 - (rng.random() < 0.5)
+    m = [1, r(1, 6), r(1, 6), c]
+    return [(m, m), (m, [1, 1, 1, c]), ([c], m), (m, [1]), (m, [1, m[1], m[2], 1])][pattern]
 
 
 def _window_ok(size, k, s, d, padding):
@@ -150,12 +161,19 @@ def make_case(family: str, i: int):
         b_shape = [d if rng.random() < 0.7 else 1 for d in out][r(0, rank - 1):]
         if i % 4 == 0:
             a_shape, b_shape = out, out
+        if family in ("sub", "squared_difference") and i % 3 == 1:
+            a_shape, b_shape = _fast_path_shapes(rng, i // 3 % 5)
         if family == "float_binary":
             y = _float_binary(mb, rng, i, a_shape, b_shape or [1], ACTS[i // 2 % len(ACTS)])
         elif family == "squared_difference":
             y = mb.squared_difference(_input(mb, rng, a_shape), _input(mb, rng, b_shape or [1]))
         else:
             y = getattr(mb, family)(_input(mb, rng, a_shape), _input(mb, rng, b_shape or [1]), activation=act)
+    elif family == "binary_broadcast":
+        # ADD and MUL on the fast paths' shapes, every pattern in every mode (in place: i % 4 == 3)
+        a_shape, b_shape = _fast_path_shapes(rng, i // 8 % 5)
+        op = mb.add if i // 4 % 2 == 0 else mb.mul
+        y = op(_input(mb, rng, a_shape), _input(mb, rng, b_shape), activation=ACTS[(i // 2 + i // 4) % len(ACTS)])
     elif family in ("softmax", "log_softmax"):
         shape = [r(1, 3), r(1, 40)] if i % 2 else [1, r(1, 4), r(1, 4), r(1, 12)]
         x = _input(mb, rng, shape)
