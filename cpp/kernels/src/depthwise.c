@@ -177,10 +177,9 @@ TA_NOINLINE static void rows_rolling(const dw_rows_job *j, const int8_t *wq, int
       const int16_t *x = xr + g;
       const int8_t *w = wq;
       a[0] = a[1] = a[2] = a[3] = j->bias;
-      for (r = 0; r < 2 * j->kh; ++r) { /* kernel row r / 2, phase r % 2 */
-        const int32_t n = r & 1 ? n1 : n0;
-        rolling_dot4(r & 1 ? x + j->odd : x, w, n, a);
-        w += n, x += r & 1 ? j->krow : 0;
+      for (r = 0; r < j->kh; ++r, w += j->kw, x += j->krow) {
+        rolling_dot4(x, w, n0, a);
+        if (n1) rolling_dot4(x + j->odd, w + n0, n1, a);
       }
       store_quad(&rq, a, 4, o + g * j->o_pix, j->o_pix);
     }
@@ -188,10 +187,9 @@ TA_NOINLINE static void rows_rolling(const dw_rows_job *j, const int8_t *wq, int
       const int16_t *x = xr + ox;
       const int8_t *w = wq;
       int32_t acc = j->bias;
-      for (r = 0; r < 2 * j->kh; ++r) {
-        const int32_t n = r & 1 ? n1 : n0;
-        acc = rolling_dot1(r & 1 ? x + j->odd : x, w, n, acc);
-        w += n, x += r & 1 ? j->krow : 0;
+      for (r = 0; r < j->kh; ++r, w += j->kw, x += j->krow) {
+        acc = rolling_dot1(x, w, n0, acc);
+        if (n1) acc = rolling_dot1(x + j->odd, w + n0, n1, acc);
       }
       o[ox * j->o_pix] = ta_chan_rq_apply(&rq, acc);
     }
