@@ -24,8 +24,8 @@
  * instructions for 4 MACs. The offset is in the column, so the weights stay the int8 ones in flash.
  * Where every channel's requantization is ta_rq4 with the output offset folded in (rq_all_folded,
  * checked once per call) each channel pair's epilogue derives those constants from the multiplier
- * and shift in a few instructions (store_folded); otherwise each channel's ta_chan_rq is prepared
- * per pixel pair.
+ * and shift in a few instructions (store_folded; an activation range of all of int8 clamps with one
+ * SSAT); otherwise each channel's ta_chan_rq is prepared per pixel pair.
  */
 
 /* The taps of output pixel i inside the input: input row of kernel row 0, input column of tap 0,
@@ -127,14 +127,19 @@ static int rq_all_folded(const ta_conv_params *p) {
 /* Channel oc's outputs at accumulators x0, x1 where rq_all_folded(p): ta_rq4_prep's constants
  * (a dead channel, m = 0, as shift -2) from the multiplier and shift. */
 static TA_ALWAYS_INLINE void store_folded(const ta_conv_params *p, int32_t oc, int32_t x0, int32_t x1, int8_t *o0,
-                                          int8_t *o1) {
+                                          int8_t *o1, int full) {
   ta_rq4 q;
   q.m = p->out_mult[oc];
   q.rs = q.m != 0 ? -p->out_shift[oc] - 1 : 1;
   q.c_hi = (int32_t)(1u << (q.rs - 1)) + (int32_t)((uint32_t)p->output_offset << q.rs);
   q.oo = 0;
-  o0[oc] = (int8_t)ta_clamp32(ta_rq4_apply(q, x0), p->act_min, p->act_max);
-  o1[oc] = (int8_t)ta_clamp32(ta_rq4_apply(q, x1), p->act_min, p->act_max);
+  if (full) { /* the int8 range: one SSAT */
+    o0[oc] = (int8_t)ta_sat8(ta_rq4_apply(q, x0));
+    o1[oc] = (int8_t)ta_sat8(ta_rq4_apply(q, x1));
+  } else {
+    o0[oc] = (int8_t)ta_clamp32(ta_rq4_apply(q, x0), p->act_min, p->act_max);
+    o1[oc] = (int8_t)ta_clamp32(ta_rq4_apply(q, x1), p->act_min, p->act_max);
+  }
 }
 
 /* The same for any channel (ta_chan_rq prepared here). */
@@ -177,9 +182,12 @@ TA_NOINLINE static void gemm_pixel_pair(const ta_conv_params *p, const int32_t *
     for (; col < end; col += 2, ++w0, ++w1) TA_MAC_2X2(0);
     w = w1; /* channel oc + 2's */
     /* oc1 first: an odd last channel's pair writes oc's own outputs last */
-    if (folded) {
-      store_folded(p, oc1, c, d, o0, o1);
-      store_folded(p, oc, a, b, o0, o1);
+    if (folded == 2) {
+      store_folded(p, oc1, c, d, o0, o1, 1);
+      store_folded(p, oc, a, b, o0, o1, 1);
+    } else if (folded) {
+      store_folded(p, oc1, c, d, o0, o1, 0);
+      store_folded(p, oc, a, b, o0, o1, 0);
     } else {
       store_general(p, oc1, c, d, o0, o1);
       store_general(p, oc, a, b, o0, o1);
@@ -195,7 +203,9 @@ static void conv_portable(const ta_conv_params *p, const int8_t *input, int8_t *
   const int32_t out_w = p->out_w, k = p->kernel_h * p->kernel_w * p->in_c;
   const int32_t out_pix_stride = TA_OR_DEFAULT(p->out_pix_stride, p->out_c);
   const int32_t out_row_stride = TA_OR_DEFAULT(p->out_row_stride, out_w * out_pix_stride);
-  const int32_t last = y1 * out_w - 1, folded = rq_all_folded(p);
+  const int32_t last = y1 * out_w - 1;
+  /* 2: the folded epilogue with the full int8 range as the activation range */
+  const int32_t folded = rq_all_folded(p) ? 1 + (p->act_min <= -128 && p->act_max >= 127) : 0;
   int32_t i;
   for (i = y0 * out_w; i <= last; i += 2) {
     /* an odd last pixel fills both slots (the same outputs are written twice) */

@@ -115,9 +115,17 @@ static void fill_plane(const ta_dwconv_params *p, const int8_t *input, int32_t i
   }
 }
 
-/* Requantize a[0..n) (n = min(4, outputs left)) to o, o_pix apart. */
-static TA_ALWAYS_INLINE void store_quad(const ta_chan_rq *rq, const int32_t *a, int32_t n, int8_t *o, int32_t o_pix) {
+/* Requantize a[0..n) (n = min(4, outputs left)) to o, o_pix apart; 4 outputs of a channel whose
+ * clamp is one SSAT (ta_chan_rq.sat) unrolled when `fast`. */
+static TA_ALWAYS_INLINE void store_quad(const ta_chan_rq *rq, const int32_t *a, int32_t n, int8_t *o, int32_t o_pix,
+                                        int fast) {
   int32_t i;
+  if (fast && n == 4 && rq->sat) {
+    o[0] = (int8_t)ta_sat8(ta_rq4_apply(rq->q, a[0])), o[o_pix] = (int8_t)ta_sat8(ta_rq4_apply(rq->q, a[1]));
+    o[2 * o_pix] = (int8_t)ta_sat8(ta_rq4_apply(rq->q, a[2]));
+    o[3 * o_pix] = (int8_t)ta_sat8(ta_rq4_apply(rq->q, a[3]));
+    return;
+  }
   for (i = 0; i < n; ++i, o += o_pix) *o = ta_chan_rq_apply(rq, a[i]);
 }
 
@@ -181,7 +189,7 @@ TA_NOINLINE static void rows_rolling(const dw_rows_job *j, const int8_t *wq, int
         rolling_dot4(x, w, n0, a);
         if (n1) rolling_dot4(x + j->odd, w + n0, n1, a);
       }
-      store_quad(&rq, a, 4, o + g * j->o_pix, j->o_pix);
+      store_quad(&rq, a, 4, o + g * j->o_pix, j->o_pix, 1);
     }
     for (; ox < j->out_w; ++ox) {
       const int16_t *x = xr + ox;
@@ -234,7 +242,7 @@ static TA_ALWAYS_INLINE void rows_3x3(const dw_rows_job *j, int32_t S) {
       row3(x, w, S, a);
       row3(x + j->width, w + 3, S, a);
       row3(x + 2 * j->width, w + 6, S, a);
-      store_quad(&rq, a, ta_min32(4, j->out_w - ox), o, j->o_pix);
+      store_quad(&rq, a, ta_min32(4, j->out_w - ox), o, j->o_pix, 1);
     }
   }
 }
@@ -261,7 +269,7 @@ TA_NOINLINE static void rows_any(const ta_dwconv_params *p, const dw_rows_job *j
           const int32_t v = *w;
           a[0] += x[0] * v, a[1] += x[s1] * v, a[2] += x[s2] * v, a[3] += x[s3] * v;
         }
-      store_quad(&rq, a, n, j->o + y * j->o_row + ox * j->o_pix + oc, j->o_pix);
+      store_quad(&rq, a, n, j->o + y * j->o_row + ox * j->o_pix + oc, j->o_pix, 0);
     }
 }
 
