@@ -35,7 +35,8 @@ CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "ta_conv_s8_simd", "gemm_2px_double
                   "ta_conv_s8w_mac", "gemm_4px_general", "gemm_4px_doubled",
                   "group_columns", "doubled_loop_fits", "ta_conv_im2col_pixel", "ta_conv_widen_pair",
                   "ta_conv_small_patch_pair", "ta_conv_s8_simd", "conv_portable", "conv_direct", "dot_s8",
-                  "conv_gemm", "column_pixel", "gemm_pixel_pair",
+                  "conv_gemm", "column_pixel", "gemm_pixel_pair", "column_pair", "kernel_row", "pixel_taps",
+                  "store_general",
                   # Helium (conv_mve.c)
                   "ta_conv_s8_mve", "gemm_pair_fast", "gemm_pair_general", "small_k_fast", "small_k_general",
                   "mve_im2col", "pick_gemm", "mve_patch_short_rows", "mve_patch_pair_inside")
@@ -48,7 +49,7 @@ DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "
                        "fill_zp", "fill_borders", "bands_inplace_ok", "dw_slots", "dw_context", "half_pair",
                        "plane_width", "plane_bytes", "ta_dw_wide_applies", "ta_dw_wide_rows", "wide5_s1",
                        "wide5_s2", "wide7_s1", "wide7_s2", "dw_planes", "fill_plane", "rows_3x3_s1",
-                       "rows_3x3_s2", "rows_any",
+                       "rows_3x3_s2", "rows_any", "rows_rolling",
                        # Helium (depthwise_mve.c)
                        "ta_depthwise_mve", "ta_depthwise_mve_supported", "dw3_s1_rows", "dw3_s2_rows",
                        "rows_5x5_s1", "rows_5x5_s2", "rows_7x7_s1", "rows_7x7_s2", "dw_chan16", "chan16_rows",

@@ -30,7 +30,7 @@ ACTS = ["NONE", "RELU", "RELU6", "RELU_N1_TO_1"]
 # family -> number of cases (>= 500 in total)
 FAMILIES = {
     "conv2d": 110,
-    "depthwise_conv2d": 100,
+    "depthwise_conv2d": 112,
     "fully_connected": 50,
     "average_pool2d": 25,
     "max_pool2d": 25,
@@ -138,6 +138,9 @@ def make_case(family: str, i: int):
             sh = sw = 1 + (i % 3 == 0)
             dh = dw = 1
             h, w = max(h, kh) + r(0, 6), max(w, kw) + r(0, 6)
+        if family == "depthwise_conv2d" and i >= 100:  # 1-D kernels down a one-column map (str_ww): transposed planes
+            kh, kw, sh, sw, dh, dw, padding = r(2, 15), 1, 1 + (i % 2), 1, 1, 1, "SAME" if i % 3 == 0 else "VALID"
+            h, w, c = kh + r(0, 12), 1, r(1, 9)
         x = _input(mb, rng, (1 + (i % 11 == 5), h, w, c))
         if family == "conv2d":
             y = mb.conv2d(x, r(1, 10), kernel=(kh, kw), stride=(sh, sw), padding=padding, dilation=(dh, dw),

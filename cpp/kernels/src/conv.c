@@ -21,28 +21,133 @@
  * x + input_offset (0 outside the input), interleaved in scratch (col[2k] pixel 0's value k,
  * col[2k+1] pixel 1's: 8 K bytes, within the SIMD column's 8 (round_up(K, 4) + 2)), then per pair
  * of output channels one pass over k: LDRD of both pixels' values, 2 LDRSB weights, 4 MLA -- 7
- * instructions for 4 MACs. The offset is in the column, so the weights stay the int8 ones in flash;
- * each channel's requantization is prepared once per pixel pair (ta_chan_rq).
+ * instructions for 4 MACs. The offset is in the column, so the weights stay the int8 ones in flash.
+ * Where every channel's requantization is ta_rq4 with the output offset folded in (rq_all_folded,
+ * checked once per call) each channel pair's epilogue derives those constants from the multiplier
+ * and shift in a few instructions (store_folded; an activation range of all of int8 clamps with one
+ * SSAT); otherwise each channel's ta_chan_rq is prepared per pixel pair.
  */
 
-/* Pixel (oy, ox)'s patch into every other word of col (padding 0). */
-static void column_pixel(const ta_conv_params *p, const int8_t *input, int32_t in_row_stride, int32_t in_pix_stride,
-                         int32_t oy, int32_t ox, int32_t *col) {
-  const int32_t in_c = p->in_c, kw = p->kernel_w, off = p->input_offset;
-  const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
-  int32_t ky, kx, c;
-  for (ky = 0; ky < p->kernel_h; ++ky) {
-    const int32_t iy = iy0 + ky * p->dilation_h;
-    for (kx = 0; kx < kw; ++kx, col += 2 * in_c) {
-      const int32_t ix = ix0 + kx * p->dilation_w;
-      if (iy < 0 || iy >= p->in_h || ix < 0 || ix >= p->in_w) {
-        for (c = 0; c < in_c; ++c) col[2 * c] = 0;
-      } else {
-        const int8_t *const src = input + iy * in_row_stride + ix * in_pix_stride;
-        for (c = 0; c < in_c; ++c) col[2 * c] = src[c] + off;
-      }
+/* The taps of output pixel i inside the input: input row of kernel row 0, input column of tap 0,
+ * kernel columns [kx0, kx1) inside the input row. */
+typedef struct conv_pix {
+  int32_t iy0, ix0, kx0, kx1;
+} conv_pix;
+
+static conv_pix pixel_taps(const ta_conv_params *p, int32_t i) {
+  const int32_t oy = i / p->out_w, ox = i - oy * p->out_w, kw = p->kernel_w, dw = p->dilation_w;
+  conv_pix t;
+  t.iy0 = oy * p->stride_h - p->pad_top, t.ix0 = ox * p->stride_w - p->pad_left;
+  t.kx0 = 0, t.kx1 = kw;
+  while (t.kx0 < kw && t.ix0 + t.kx0 * dw < 0) ++t.kx0;
+  while (t.kx1 > t.kx0 && t.ix0 + (t.kx1 - 1) * dw >= p->in_w) --t.kx1;
+  return t;
+}
+
+/* n values s[c] + off (zeros where s is NULL) into every other word of col. */
+static TA_ALWAYS_INLINE void col_run(const int8_t *s, int32_t n, int32_t off, int32_t *col) {
+  int32_t c;
+  if (!s) {
+    for (c = 0; c < n; ++c) col[2 * c] = 0;
+  } else {
+    for (c = 0; c < n; ++c) col[2 * c] = s[c] + off;
+  }
+}
+
+/* Zeros for n values: one slot (every other word of col) or both. */
+static TA_ALWAYS_INLINE void col_zero(int32_t *col, int32_t n, int both) {
+  int32_t *const end = col + 2 * n;
+  for (; col < end; col += both ? 1 : 2) *col = 0;
+}
+
+/* n values of both pixels (s0, s1) into both slots of col. */
+static TA_ALWAYS_INLINE void col_run2(const int8_t *s0, const int8_t *s1, int32_t n, int32_t off, int32_t *col) {
+  int32_t *const end = col + 2 * n;
+  for (; col < end; col += 2) col[0] = *s0++ + off, col[1] = *s1++ + off;
+}
+
+/* Kernel row ky of pixel t into one slot (col: that slot's first word; stride 2 words), or of both
+ * pixels when `u` is given (then t and u have the same taps in this row, col: slot 0). */
+static void kernel_row(const ta_conv_params *p, const int8_t *input, int32_t in_row_stride, int32_t in_pix_stride,
+                       const conv_pix *t, const conv_pix *u, int32_t ky, int32_t *col) {
+  const int32_t in_c = p->in_c, kw = p->kernel_w, dw = p->dilation_w, off = p->input_offset;
+  const int32_t iy = t->iy0 + ky * p->dilation_h;
+  const int8_t *row = input + iy * in_row_stride, *row_u = u ? input + (u->iy0 + ky * p->dilation_h) * in_row_stride : 0;
+  int32_t kx;
+  if (iy < 0 || iy >= p->in_h) {
+    col_zero(col, kw * in_c, u != 0);
+    return;
+  }
+  col_zero(col, t->kx0 * in_c, u != 0);
+  col += 2 * t->kx0 * in_c;
+  if (in_pix_stride == in_c && dw == 1) { /* the taps inside: one run of bytes */
+    const int32_t n = (t->kx1 - t->kx0) * in_c;
+    const int8_t *s = row + (t->ix0 + t->kx0) * in_pix_stride;
+    if (u) col_run2(s, row_u + (u->ix0 + u->kx0) * in_pix_stride, n, off, col);
+    else col_run(s, n, off, col);
+    col += 2 * n;
+  } else {
+    for (kx = t->kx0; kx < t->kx1; ++kx, col += 2 * in_c) {
+      const int8_t *s = row + (t->ix0 + kx * dw) * in_pix_stride;
+      if (u) col_run2(s, row_u + (u->ix0 + kx * dw) * in_pix_stride, in_c, off, col);
+      else col_run(s, in_c, off, col);
     }
   }
+  col_zero(col, (kw - t->kx1) * in_c, u != 0);
+}
+
+/* The patches of output pixels i and j into slots 0 and 1 of col (padding 0): kernel rows where
+ * both pixels have the same taps inside the input are built together. */
+TA_NOINLINE static void column_pair(const ta_conv_params *p, const int8_t *input, int32_t in_row_stride,
+                                    int32_t in_pix_stride, int32_t i, int32_t j, int32_t *col) {
+  const conv_pix t = pixel_taps(p, i), u = pixel_taps(p, j);
+  const int32_t step = 2 * p->kernel_w * p->in_c, same_x = t.kx0 == u.kx0 && t.kx1 == u.kx1;
+  int32_t ky;
+  for (ky = 0; ky < p->kernel_h; ++ky, col += step) {
+    const int32_t iy = t.iy0 + ky * p->dilation_h, iy_u = u.iy0 + ky * p->dilation_h;
+    if (same_x && (iy >= 0 && iy < p->in_h) == (iy_u >= 0 && iy_u < p->in_h)) {
+      kernel_row(p, input, in_row_stride, in_pix_stride, &t, &u, ky, col);
+    } else {
+      kernel_row(p, input, in_row_stride, in_pix_stride, &t, 0, ky, col);
+      kernel_row(p, input, in_row_stride, in_pix_stride, &u, 0, ky, col + 1);
+    }
+  }
+}
+
+/* Whether every channel's requantization is ta_rq4 with the output offset folded in. */
+static int rq_all_folded(const ta_conv_params *p) {
+  int32_t oc;
+  for (oc = 0; oc < p->out_c; ++oc) {
+    const ta_rq4 q = ta_rq4_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset);
+    if (q.rs < 0 || q.oo != 0) return 0;
+  }
+  return 1;
+}
+
+/* Channel oc's outputs at accumulators x0, x1 where rq_all_folded(p): ta_rq4_prep's constants
+ * (a dead channel, m = 0, as shift -2) from the multiplier and shift. */
+static TA_ALWAYS_INLINE void store_folded(const ta_conv_params *p, int32_t oc, int32_t x0, int32_t x1, int8_t *o0,
+                                          int8_t *o1, int full) {
+  ta_rq4 q;
+  q.m = p->out_mult[oc];
+  q.rs = q.m != 0 ? -p->out_shift[oc] - 1 : 1;
+  q.c_hi = (int32_t)(1u << (q.rs - 1)) + (int32_t)((uint32_t)p->output_offset << q.rs);
+  q.oo = 0;
+  if (full) { /* the int8 range: one SSAT */
+    o0[oc] = (int8_t)ta_sat8(ta_rq4_apply(q, x0));
+    o1[oc] = (int8_t)ta_sat8(ta_rq4_apply(q, x1));
+  } else {
+    o0[oc] = (int8_t)ta_clamp32(ta_rq4_apply(q, x0), p->act_min, p->act_max);
+    o1[oc] = (int8_t)ta_clamp32(ta_rq4_apply(q, x1), p->act_min, p->act_max);
+  }
+}
+
+/* The same for any channel (ta_chan_rq prepared here). */
+TA_NOINLINE static void store_general(const ta_conv_params *p, int32_t oc, int32_t x0, int32_t x1, int8_t *o0,
+                                           int8_t *o1) {
+  const ta_chan_rq r = ta_chan_rq_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset, p->act_min, p->act_max);
+  o0[oc] = ta_chan_rq_apply(&r, x0);
+  o1[oc] = ta_chan_rq_apply(&r, x1);
 }
 
 /* One k step of the 2x2 block: pixels' values x0, x1 (col[2t], col[2t + 1]) times the two
@@ -55,18 +160,19 @@ static void column_pixel(const ta_conv_params *p, const int8_t *input, int32_t i
   } while (0)
 
 /* Every output channel of the pixel pair whose interleaved columns are `col` (o0, o1: their
- * outputs): per channel pair, four k steps per iteration (33 instructions for 16 MACs on the M3),
+ * outputs): per channel pair, four k steps per iteration (31 instructions for 16 MACs on the M3),
  * then single steps; an odd last channel runs as a pair with itself. */
 TA_NOINLINE static void gemm_pixel_pair(const ta_conv_params *p, const int32_t *const col0, int32_t k, int8_t *o0,
-                                        int8_t *o1) {
-  const int32_t out_c = p->out_c, k4 = k & ~3;
+                                        int8_t *o1, int folded) {
+  const int32_t out_c = p->out_c;
+  const int32_t *const bias = p->bias, *const end4 = col0 + 2 * (k & ~3), *const end = col0 + 2 * k;
+  const int8_t *w = p->weights; /* channel oc's weights */
   int32_t oc;
   for (oc = 0; oc < out_c; oc += 2) {
     const int32_t oc1 = oc + 1 < out_c ? oc + 1 : oc;
-    const int8_t *w0 = p->weights + (size_t)oc * k, *w1 = p->weights + (size_t)oc1 * k;
-    const int32_t *col = col0, *const end4 = col0 + 2 * k4, *const end = col0 + 2 * k;
-    int32_t a = p->bias ? p->bias[oc] : 0, c = p->bias ? p->bias[oc1] : 0, b = a, d = c;
-    ta_chan_rq r;
+    const int8_t *w0 = w, *w1 = oc1 != oc ? w + k : w;
+    const int32_t *col = col0;
+    int32_t a = bias ? bias[oc] : 0, c = bias ? bias[oc1] : 0, b = a, d = c;
     for (; col < end4; col += 8, w0 += 4, w1 += 4) {
       TA_MAC_2X2(0);
       TA_MAC_2X2(1);
@@ -74,12 +180,18 @@ TA_NOINLINE static void gemm_pixel_pair(const ta_conv_params *p, const int32_t *
       TA_MAC_2X2(3);
     }
     for (; col < end; col += 2, ++w0, ++w1) TA_MAC_2X2(0);
-    r = ta_chan_rq_prep(p->out_mult[oc1], p->out_shift[oc1], p->output_offset, p->act_min, p->act_max);
-    o0[oc1] = ta_chan_rq_apply(&r, c);
-    o1[oc1] = ta_chan_rq_apply(&r, d);
-    r = ta_chan_rq_prep(p->out_mult[oc], p->out_shift[oc], p->output_offset, p->act_min, p->act_max);
-    o0[oc] = ta_chan_rq_apply(&r, a);
-    o1[oc] = ta_chan_rq_apply(&r, b);
+    w = w1; /* channel oc + 2's */
+    /* oc1 first: an odd last channel's pair writes oc's own outputs last */
+    if (folded == 2) {
+      store_folded(p, oc1, c, d, o0, o1, 1);
+      store_folded(p, oc, a, b, o0, o1, 1);
+    } else if (folded) {
+      store_folded(p, oc1, c, d, o0, o1, 0);
+      store_folded(p, oc, a, b, o0, o1, 0);
+    } else {
+      store_general(p, oc1, c, d, o0, o1);
+      store_general(p, oc, a, b, o0, o1);
+    }
   }
 }
 #undef TA_MAC_2X2
@@ -92,14 +204,16 @@ static void conv_portable(const ta_conv_params *p, const int8_t *input, int8_t *
   const int32_t out_pix_stride = TA_OR_DEFAULT(p->out_pix_stride, p->out_c);
   const int32_t out_row_stride = TA_OR_DEFAULT(p->out_row_stride, out_w * out_pix_stride);
   const int32_t last = y1 * out_w - 1;
+  /* 2: the folded epilogue with the full int8 range as the activation range */
+  const int32_t folded = rq_all_folded(p) ? 1 + (p->act_min <= -128 && p->act_max >= 127) : 0;
   int32_t i;
   for (i = y0 * out_w; i <= last; i += 2) {
     /* an odd last pixel fills both slots (the same outputs are written twice) */
     const int32_t j = i < last ? i + 1 : i;
-    column_pixel(p, input, in_row_stride, in_pix_stride, i / out_w, i % out_w, col);
-    column_pixel(p, input, in_row_stride, in_pix_stride, j / out_w, j % out_w, col + 1);
-    gemm_pixel_pair(p, col, k, output + (i / out_w) * out_row_stride + (i % out_w) * out_pix_stride,
-                    output + (j / out_w) * out_row_stride + (j % out_w) * out_pix_stride);
+    int8_t *const o0 = output + (i / out_w) * out_row_stride + (i % out_w) * out_pix_stride;
+    int8_t *const o1 = output + (j / out_w) * out_row_stride + (j % out_w) * out_pix_stride;
+    column_pair(p, input, in_row_stride, in_pix_stride, i, j, col);
+    gemm_pixel_pair(p, col, k, o0, o1, folded);
   }
 }
 
