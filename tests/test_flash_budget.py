@@ -115,20 +115,27 @@ def test_reported_constants_are_the_generated_arrays(person_plan, tmp_path):
     assert compiled.program.const_array_bytes("host") == mixed.with_flash(None, "host").flash.constants
 
 
+def _mixed_budget():
+    """1,000 B above person_detect's most compact build: some conv layers stay plain."""
+    return tinyarena.plan(PERSON).with_flash(1).compact_flash_bytes + 1_000
+
+
 def test_same_budget_same_c(tmp_path):
+    budget = _mixed_budget()
     texts = []
     for run in range(2):
         plan = tinyarena.plan(PERSON)
-        compile_model(plan, tmp_path / str(run), target="cortex-m4", name="model", flash="250K")
+        compile_model(plan, tmp_path / str(run), target="cortex-m4", name="model", flash=budget)
         texts.append((tmp_path / str(run) / "model.c").read_text())
     assert texts[0] == texts[1]
-    plain = [op for op, layout in plan.with_flash("250K").weight_layouts.items() if layout == "plain"]
+    plain = [op for op, layout in plan.with_flash(budget).weight_layouts.items() if layout == "plain"]
     assert plain and all(f"op{op}_weights[" in texts[0] and f"op{op}_packed" not in texts[0] for op in plain)
 
 
 def test_compile_flash_chooses_layouts_the_c_follows(person_plan, tmp_path):
-    compiled = compile_model(person_plan, tmp_path, target="cortex-m4", name="model", flash="250K")
-    plan = person_plan.with_flash("250K")
+    budget = _mixed_budget()
+    compiled = compile_model(person_plan, tmp_path, target="cortex-m4", name="model", flash=budget)
+    plan = person_plan.with_flash(budget)
     text = (tmp_path / "model.c").read_text()
     for op, layout in plan.weight_layouts.items():
         if layout == "plain":
@@ -152,11 +159,12 @@ def test_too_small_a_budget_gives_needed_and_allowed(person_plan, tmp_path):
 
 
 def test_cli_plan_flash_reports_layouts_and_limit():
-    result = subprocess.run([sys.executable, "-m", "tinyarena.cli", "plan", str(PERSON), "--flash", "250K"],
+    budget = _mixed_budget()
+    result = subprocess.run([sys.executable, "-m", "tinyarena.cli", "plan", str(PERSON), "--flash", str(budget)],
                             capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert " CONV_2D [plain]" in result.stdout and "DEPTHWISE_CONV_2D [packed_int8]" in result.stdout
-    assert "flash limit   256,000 B: fits" in result.stdout
+    assert f"flash limit   {budget:,} B: fits" in result.stdout
 
 
 def test_layouts_without_a_kernel_path_are_refused(person_plan):
