@@ -1,6 +1,6 @@
 /*
  * Internal to the portable conv and depthwise paths (conv.c, depthwise.c): an output channel's
- * requantization, prepared once per channel and applied per output.
+ * requantization, prepared once per channel and applied per output; ta_sat8 serves elementwise.c too.
  */
 #ifndef TA_CHAN_RQ_H
 #define TA_CHAN_RQ_H

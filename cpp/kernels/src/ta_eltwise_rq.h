@@ -35,19 +35,7 @@
 #ifndef TA_ELTWISE_RQ_H
 #define TA_ELTWISE_RQ_H
 
-#include "tinyarena_requantize.h"
-#if defined(__ARM_FEATURE_SAT) && defined(__GNUC__)
-#include <arm_acle.h>
-#endif
-
-/* x clamped to [-128, 127]: one SSAT on the cores that have it (Armv7-M and later). */
-TA_INLINE int32_t ta_sat8(int32_t x) {
-#if defined(__ARM_FEATURE_SAT) && defined(__GNUC__)
-  return __ssat(x, 8);
-#else
-  return ta_clamp32(x, -128, 127);
-#endif
-}
+#include "ta_chan_rq.h" /* ta_sat8 */
 
 /* ta_rqd for m = 2^30 too (see above); q.r < 0 where it does not apply. */
 TA_INLINE ta_rqd ta_eltwise_rqd_prep(int32_t m, int32_t shift, int32_t out_offset) {
