@@ -29,9 +29,12 @@ CONFIGS = {
     "cortex-m55": ("cortex-m55", True, ""),
 }
 # The models Cortex-M3, M33 and M55 run: FULLY_CONNECTED only (hello_world, ad01), a
-# DS-CNN (kws_ref_model: conv, depthwise, average pool) and a MobileNet (vww_96_int8: in-place
-# depthwise and 1x1 convolutions, the inline-assembly kernels).
-FEW_MODELS = ("hello_world_int8", "ad01_int8", "kws_ref_model", "vww_96_int8")
+# DS-CNN (kws_ref_model: conv, depthwise, average pool), a MobileNet (vww_96_int8: in-place
+# depthwise and 1x1 convolutions, the inline-assembly kernels) and the depthwise shapes outside
+# the square kernels: micro_speech (10 x 8, 80 taps, depth multiplier 8) and str_ww (K x 1 down
+# one-column maps, in place).
+FEW_MODELS = ("hello_world_int8", "ad01_int8", "kws_ref_model", "vww_96_int8", "micro_speech_quantized",
+              "str_ww_ref_model")
 FEW_MODEL_CONFIGS = ("cortex-m3", "cortex-m33", "cortex-m55")
 
 

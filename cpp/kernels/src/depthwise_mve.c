@@ -2,7 +2,8 @@
  * DEPTHWISE_CONV_2D on Helium (MVE, Cortex-M55), on the model's int8 weights (see depthwise.c for
  * the semantics). Two paths: maps narrower than TA_DW_CHAN_MAX_W with depth multiplier 1 and at
  * least 16 channels run channel-parallel on NHWC (dw_chan16, below: no per-channel set-up, which
- * dominates small maps; in place through a sliding window of input rows); the rest run on planes.
+ * dominates small maps; in place on the buffer itself where no output reads a pixel written before
+ * it, e.g. VALID stride 1, else through a sliding window of input rows); the rest run on planes.
  * The plane path, as the portable one: per input channel its padded plane of x + input_offset as
  * int16 in scratch (0 outside the input: the zeroes written once per call, the same for every
  * channel), then per output channel its rows, the outputs of a row in int32 lanes:
@@ -13,8 +14,8 @@
  *     input, P its pixel stride), one VADD of the offset and one store: no byte-by-byte transposition;
  *   - per tap one load and one VMLA by the tap's weight (a scalar) per 4 outputs: 3x3, 5x5 and
  *     7x7 kernels (dilation 1) run 8 outputs per step, kernel rows unrolled (rows_kxk); the rest
- *     of a row, other kernels and channels outside the fast requantization take rows_any (4
- *     outputs a step under a tail predicate: lanes past the row read and write nothing);
+ *     of a row, other kernels and channels outside the fast requantization take rows_any (8
+ *     outputs a step, the last 1-7 four a step under a tail predicate);
  *   - 4 sums requantize as one vector (ta_mve_requantize1, or store_fast: TFLite's double
  *     rounding) and scatter to NHWC in one VSTRB.
  * The int32 sums are TFLite's accumulator (proven to fit int32), so the bytes are the portable
@@ -231,19 +232,37 @@ TA_NOINLINE static void rows_5x5_s2(const mve_dw_job *j) { rows_kxk(j, 5, 2); }
 TA_NOINLINE static void rows_7x7_s1(const mve_dw_job *j) { rows_kxk(j, 7, 1); }
 TA_NOINLINE static void rows_7x7_s2(const mve_dw_job *j) { rows_kxk(j, 7, 2); }
 
-/* Outputs from column ox0 on, any kernel and dilation: 4 a step, a loop over the taps, the
- * general requantization. */
+/* Outputs from column ox0 on, any kernel and dilation, the general requantization: 8 a step (each
+ * tap's offset and weight loaded once for two sums), the last 1-7 four a step under a tail
+ * predicate (lanes past the row read and write nothing). */
 TA_NOINLINE static void rows_any(const mve_dw_job *j, int32_t taps, int32_t ox0) {
   int32_t y, ox, t;
-  for (y = 0; y < j->rows; ++y)
-    for (ox = ox0; ox < j->out_w; ox += 4) {
-      const mve_pred16_t live = vctp32q((uint32_t)(j->out_w - ox));
-      const int16_t *const x = j->x + y * j->row_step + ox;
-      int32x4_t acc = vdupq_n_s32(j->bias);
-      for (t = 0; t < taps; ++t) acc = vmlaq_n_s32(acc, vldrhq_z_s32(x + j->tap[t], live), j->w[t]);
-      vstrbq_scatter_offset_p_s32(j->o + y * j->o_row + ox * j->o_pix, j->o_offs,
-                                  ta_mve_requantize1(acc, &j->q, j->lo, j->hi), live);
+  for (y = 0; y < j->rows; ++y) {
+    const int16_t *const x = j->x + y * j->row_step;
+    int8_t *const o = j->o + y * j->o_row;
+    for (ox = ox0; ox + 8 <= j->out_w; ox += 8) {
+      const int16_t *xo = x + ox;
+      const int32_t *tap = j->tap, *w = j->w;
+      int32x4_t a0 = vdupq_n_s32(j->bias), a1 = a0;
+      __asm__("" : "+r"(xo)); /* one base register: the compiler would add ox and x per tap */
+      for (t = taps; t > 0; --t) {
+        const int16_t *const xt = xo + *tap++;
+        const int32_t wt = *w++;
+        a0 = vmlaq_n_s32(a0, vldrhq_s32(xt), wt), a1 = vmlaq_n_s32(a1, vldrhq_s32(xt + 4), wt);
+      }
+      vstrbq_scatter_offset_s32(o + ox * j->o_pix, j->o_offs, ta_mve_requantize1(a0, &j->q, j->lo, j->hi));
+      vstrbq_scatter_offset_s32(o + (ox + 4) * j->o_pix, j->o_offs, ta_mve_requantize1(a1, &j->q, j->lo, j->hi));
     }
+    for (; ox < j->out_w; ox += 4) {
+      const mve_pred16_t live = vctp32q((uint32_t)(j->out_w - ox));
+      const int16_t *xo = x + ox;
+      const int32_t *tap = j->tap, *w = j->w;
+      int32x4_t acc = vdupq_n_s32(j->bias);
+      __asm__("" : "+r"(xo));
+      for (t = taps; t > 0; --t) acc = vmlaq_n_s32(acc, vldrhq_z_s32(xo + *tap++, live), *w++);
+      vstrbq_scatter_offset_p_s32(o + ox * j->o_pix, j->o_offs, ta_mve_requantize1(acc, &j->q, j->lo, j->hi), live);
+    }
+  }
 }
 
 /* n int16 values x + off into dst from the int8 values at src, offsets[i] apart (8 per gather). */
@@ -452,6 +471,25 @@ static int chan16_inplace_ok(const ta_dwconv_params *p) {
   return 1;
 }
 
+/* Whether dw_chan16 may run in place on the buffer itself (no window): 16 | C, and no output
+ * pixel k (raster order) reads an input pixel below k, which the outputs before it overwrote --
+ * e.g. VALID layers of stride 1 (str_ww's K x 1 kernels down one-column maps). */
+static int chan16_direct_ok(const ta_dwconv_params *p) {
+  int32_t oy, ox, ky0, ky1, kx0, kx1;
+  if (p->in_c % 16) return 0;
+  for (oy = 0; oy < p->out_h; ++oy) {
+    const int32_t iy0 = oy * p->stride_h - p->pad_top;
+    valid_taps(iy0, p->kernel_h, p->dilation_h, p->in_h, &ky0, &ky1);
+    for (ox = 0; ox < p->out_w && ky1 > ky0; ++ox) {
+      const int32_t ix0 = ox * p->stride_w - p->pad_left;
+      valid_taps(ix0, p->kernel_w, p->dilation_w, p->in_w, &kx0, &kx1);
+      if (kx1 > kx0 && (iy0 + ky0 * p->dilation_h) * p->in_w + ix0 + kx0 * p->dilation_w < oy * p->out_w + ox)
+        return 0;
+    }
+  }
+  return 1;
+}
+
 /* Rows [y0, y1) of every channel, 16 channels a step (in_c >= 16, depth multiplier 1); window:
  * NULL, or in place (output == input, rows 0 .. out_h, chan16_inplace_ok) the scratch for
  * chan16_window. */
@@ -525,20 +563,18 @@ static rows_fn *fast_rows(const ta_dwconv_params *p) {
   return NULL;
 }
 
-void ta_depthwise_mve(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
-                      int16_t *scratch) {
+/* The plane path over rows [y0, y1): per input channel its plane, per output channel its rows
+ * (the fast row kernel, then rows_any for what it leaves). */
+static void mve_planes(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                       int16_t *scratch) {
   const int32_t dm = p->depth_multiplier, out_c = p->in_c * dm, taps = p->kernel_h * p->kernel_w;
   const int32_t o_pix = TA_OR_DEFAULT(p->out_pix_stride, out_c), S = p->stride_w;
   const int32_t rows = plane_rows(p, y0, y1);
   const int32_t width = (p->out_w - 1) * S + (p->kernel_w - 1) * p->dilation_w + 1;
   rows_fn *const fast = fast_rows(p);
-  int32_t ic, m, t, w[TA_DW_MVE_TAPS], tap[TA_DW_MVE_TAPS];
+  int32_t w[taps], tap[taps]; /* the channel's weights, each tap's plane offset: 8 B of stack a tap */
+  int32_t ic, m, t;
   mve_dw_job j;
-  if (dm == 1 && p->in_c >= 16 && p->out_w < TA_DW_CHAN_MAX_W && 
-      (output != input || (y0 == 0 && y1 == p->out_h && chan16_inplace_ok(p)))) {
-    dw_chan16(p, input, output, y0, y1, output == input ? (int8_t *)scratch : NULL);
-    return;
-  }
   j.phase_len = (width + S - 1) / S, j.row_len = j.phase_len * S; /* within plane_width(p) for S <= 2 */
   j.o_row = TA_OR_DEFAULT(p->out_row_stride, p->out_w * o_pix), j.o_pix = o_pix;
   j.o_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)o_pix);
@@ -572,6 +608,22 @@ void ta_depthwise_mve(const ta_dwconv_params *p, const int8_t *input, int8_t *ou
       if (done < p->out_w) rows_any(&j, taps, done);
     }
   }
+}
+
+void ta_depthwise_mve(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                      int16_t *scratch) {
+  const int whole = y0 == 0 && y1 == p->out_h;
+  if (p->depth_multiplier == 1 && p->in_c >= 16 && p->out_w < TA_DW_CHAN_MAX_W) {
+    if (output != input || (whole && chan16_direct_ok(p))) {
+      dw_chan16(p, input, output, y0, y1, NULL);
+      return;
+    }
+    if (whole && chan16_inplace_ok(p)) {
+      dw_chan16(p, input, output, y0, y1, (int8_t *)scratch);
+      return;
+    }
+  }
+  mve_planes(p, input, output, y0, y1, scratch);
 }
 #else
 /* Nothing here without Helium; ISO C wants a declaration in every translation unit. */

@@ -151,6 +151,13 @@ static void make_dw(ta_dwconv_params *p, int32_t h, int32_t w, int32_t c, int32_
   quant(c * dm, (int32_t **)&p->out_mult, (int32_t **)&p->out_shift);
 }
 
+/* VALID padding: none, the outputs whose window lies inside the input (in >= the kernel's extent). */
+static void make_valid(ta_dwconv_params *p) {
+  p->pad_top = p->pad_bottom = p->pad_left = p->pad_right = 0;
+  p->out_h = (p->in_h - (p->kernel_h - 1) * p->dilation_h - 1) / p->stride_h + 1;
+  p->out_w = (p->in_w - (p->kernel_w - 1) * p->dilation_w - 1) / p->stride_w + 1;
+}
+
 static const int16_t *pack_dw(const ta_dwconv_params *p) {
   const int32_t oc = p->in_c * p->depth_multiplier;
   int16_t *w = alloc(ta_pack_dw_weights_s16_bytes(oc, p->kernel_h, p->kernel_w));
@@ -270,16 +277,17 @@ static int selftest(void) {
     }
     dw_case(&p, i);
   }
-  for (i = 0; i < 4; ++i) { /* the real models' non-square layers, full int8 range */
+  for (i = 0; i < 5; ++i) { /* the real models' non-square layers, full int8 range */
     ta_dwconv_params p;
     arena_used = 0;
     if (i == 0)
       make_dw(&p, 49, 40, 1, 8, 10, 2, 1), p.kernel_w = 8; /* micro_speech: 1 channel x 8, 10x8 */
-    else if (i == 1)
-      make_dw(&p, 24, 1, 13, 1, 10, 1, 1), p.kernel_w = 1; /* str_ww: a 10x1 column kernel */
+    else if (i == 1 || i == 4)
+      make_dw(&p, 24, 1, i == 1 ? 13 : 32, 1, 10, 1, 1), p.kernel_w = 1; /* str_ww: a 10x1 column kernel */
     else /* kws's narrow 25 x 5 maps (3x3 stride 1, run transposed), 64 and 13 channels */
       make_dw(&p, 25, 5, i == 2 ? 64 : 13, 1, 3, 1, 1);
     p.pad_right = pad_for(p.in_w, p.kernel_w, p.stride_w, 1, &p.out_w, &p.pad_left);
+    if (i == 4) make_valid(&p); /* as str_ww has it: in place, Helium's channel-parallel path reads the buffer itself */
     p.act_min = -128, p.act_max = 127;
     dw_case(&p, 100 + i);
   }
@@ -303,6 +311,8 @@ static int selftest(void) {
     arena_used = 0;
     draw(v, hi, 6);
     make_dw(&p, v[0], v[1], i & 2 ? 16 * (1 + v[2] % 2) : 15 + v[2], 1, v[3], v[4], v[5]);
+    if (i % 3 == 0 && p.in_h > (p.kernel_h - 1) * p.dilation_h && p.in_w > (p.kernel_w - 1) * p.dilation_w)
+      make_valid(&p); /* VALID, in place: Helium's channel-parallel path without a window where no output reads a written pixel */
     if (i & 1) p.act_min = -128, p.act_max = 127;
     if (i % 8 == 5) ((int32_t *)p.out_shift)[3] = -26;
     dw_case(&p, 300 + i);
