@@ -38,9 +38,34 @@ static int small_square(const ta_dwconv_params *p) {
          p->in_c > 1 && (plane <= DW_SMALL_PLANE || (plane <= DW_SMALL_SQUARE && p->out_h <= p->out_w));
 }
 
+/* A one-column map under a K x 1 kernel (1-D layers down the time axis, str_ww's) is, byte for
+ * byte, a one-row map under a 1 x K kernel: NHWC [H][1][C] is [1][H][C], the int8 weights
+ * [K][1][C] are [1][K][C]. 1 and *t that row form (the SIMD path runs it with its tap pairs along
+ * the row, several outputs a pass, instead of H rows of one tap padded to a pair). */
+static int column_as_row(const ta_dwconv_params *p, ta_dwconv_params *t) {
+  const int32_t in_pix = TA_OR_DEFAULT(p->in_pix_stride, p->in_c);
+  const int32_t out_pix = TA_OR_DEFAULT(p->out_pix_stride, p->in_c * p->depth_multiplier);
+  if (p->in_w != 1 || p->out_w != 1 || p->kernel_w != 1 || p->kernel_h < 2) return 0;
+  *t = *p;
+  t->in_h = t->out_h = t->kernel_h = t->stride_h = t->dilation_h = 1;
+  t->in_w = p->in_h, t->out_w = p->out_h, t->kernel_w = p->kernel_h;
+  t->stride_w = p->stride_h, t->dilation_w = p->dilation_h;
+  t->pad_top = t->pad_bottom = 0, t->pad_left = p->pad_top, t->pad_right = p->pad_bottom;
+  if (p->in_pix_stride || p->in_row_stride) /* a column's pixels lie a row stride apart */
+    t->in_pix_stride = TA_OR_DEFAULT(p->in_row_stride, in_pix), t->in_row_stride = t->in_w * t->in_pix_stride;
+  if (p->out_pix_stride || p->out_row_stride)
+    t->out_pix_stride = TA_OR_DEFAULT(p->out_row_stride, out_pix), t->out_row_stride = t->out_w * t->out_pix_stride;
+  return 1;
+}
+
+/* The layer's own planes, and for a one-column map also its row form's (column_as_row). */
 size_t ta_depthwise_conv_s8_scratch_bytes(const ta_dwconv_params *p) {
+  ta_dwconv_params t;
+  size_t own, row;
   if (p->out_h <= 0 || p->out_w <= 0) return 0;
-  return (small_square(p) ? 4 : 1) * plane_bytes(p) + ((size_t)p->out_w + 1) * sizeof(int32_t);
+  own = (small_square(p) ? 4 : 1) * plane_bytes(p) + ((size_t)p->out_w + 1) * sizeof(int32_t);
+  row = column_as_row(p, &t) ? ta_depthwise_conv_s8_scratch_bytes(&t) : 0;
+  return own > row ? own : row;
 }
 
 size_t ta_depthwise_conv_s8_inplace_scratch_bytes(const ta_dwconv_params *p) {
@@ -347,7 +372,10 @@ void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t
 #endif
 #if TA_SIMD
   if (ta_dw_simd_weights(p) && ta_dw_simd_covers(p) && scratch && y1 > y0) {
-    ta_depthwise_conv_s8_simd(p, input, output, y0, y1, scratch, ta_depthwise_conv_s8_scratch_bytes(p));
+    const size_t bytes = ta_depthwise_conv_s8_scratch_bytes(p);
+    ta_dwconv_params t;
+    if (!p->packed_weights && y0 == 0 && y1 == p->out_h && column_as_row(p, &t)) p = &t, y1 = 1;
+    ta_depthwise_conv_s8_simd(p, input, output, y0, y1, scratch, bytes);
     return;
   }
 #endif
@@ -363,7 +391,10 @@ void ta_depthwise_conv_s8_inplace(const ta_dwconv_params *p, int8_t *buf, void *
 #endif
 #if TA_SIMD
   if (ta_dw_simd_weights(p) && ta_dw_simd_covers(p)) {
-    ta_depthwise_conv_s8_inplace_simd(p, buf, scratch, ta_depthwise_conv_s8_inplace_scratch_bytes(p));
+    const size_t bytes = ta_depthwise_conv_s8_inplace_scratch_bytes(p);
+    ta_dwconv_params t;
+    if (!p->packed_weights && column_as_row(p, &t)) p = &t;
+    ta_depthwise_conv_s8_inplace_simd(p, buf, scratch, bytes);
     return;
   }
 #endif

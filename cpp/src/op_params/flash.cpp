@@ -256,9 +256,9 @@ int64_t kernel_variant_code_bytes(const std::string& variant) {
       {"TA_DW_3X3_ASM", 1184},
       {"TA_DW_WIDE5", 3776},
       {"TA_DW_WIDE7", 5020},
-      {"TA_DW_GENERIC", 2340},
-      {"TA_DW_PORTABLE", 5384},
-      {"depthwise.c SIMD path", 2768},
+      {"TA_DW_GENERIC", 2380},
+      {"TA_DW_PORTABLE", 5380},
+      {"depthwise.c SIMD path", 3052},
       {"TA_FC_PACKED16", 364},
       {"TA_FC_PORTABLE", 396}};
   return bytes_or_zero(kBytes, variant);
