@@ -1,6 +1,7 @@
 """Suite-wide set-up: test modules in sub-folders import the helpers in this folder
 (real_models, tflm_reference); tests marked `qemu` need the Arm toolchain and QEMU, tests marked
-`executorch` the [executorch] extra (torch and executorch).
+`executorch` the [executorch] extra (torch and executorch). The generated programs' builds share
+compiled kernel objects (tests/compile_cache.py).
 Markers are declared in pyproject.toml."""
 
 import importlib.util
@@ -13,6 +14,8 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
+import compile_cache as compile_cache_module  # noqa: E402 -- found through the line above
+
 CORTEX_M_TOOLS = ("arm-none-eabi-gcc", "qemu-system-arm")
 
 
@@ -23,6 +26,21 @@ SLOWEST_FILES_FIRST = ("test_cpp.py",)
 
 def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: item.path.name not in SLOWEST_FILES_FIRST)  # stable: the rest keep their order
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compile_cache(tmp_path_factory):
+    """Every `make` of a generated program in this session compiles each kernel source once per
+    set of flags (tests/compile_cache.py); the pytest-xdist workers share the cache."""
+    base = tmp_path_factory.getbasetemp()
+    cache_dir = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "compile-cache"
+    before = os.environ.get("MAKEFLAGS")
+    os.environ["MAKEFLAGS"] = " ".join(filter(None, [before, compile_cache_module.install(cache_dir)]))
+    yield cache_dir
+    if before is None:
+        del os.environ["MAKEFLAGS"]
+    else:
+        os.environ["MAKEFLAGS"] = before
 
 
 def pytest_runtest_setup(item):
