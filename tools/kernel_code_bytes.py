@@ -42,12 +42,12 @@ ENTRY_POINTS = {
 
 
 # A source's kernel variant families: the compile-time guards the generated Makefile sets to 0
-# for the families no layer reaches (conv.c, depthwise_simd.h, fully_connected.c), and the name under which the code
+# for the families no layer reaches (conv.c and conv_simd.h, depthwise_simd.h, fully_connected.c), and the name under which the code
 # several families share is counted (once, with the first of them a model uses; None: no such code).
 VARIANTS = {
-    "conv.c": (("TA_CONV_PORTABLE",), None),
-    "depthwise.c": (("TA_DW_3X3", "TA_DW_3X3_ASM", "TA_DW_WIDE5", "TA_DW_WIDE7", "TA_DW_GENERIC",
-                     "TA_DW_PORTABLE"), "depthwise.c SIMD path"),
+    "conv.c": (("TA_CONV_PORTABLE", "TA_CONV_COL_PIXEL", "TA_CONV_S8W_GENERAL"), None),
+    "depthwise.c": (("TA_DW_3X3", "TA_DW_3X3_ASM", "TA_DW_WIDE5_S1", "TA_DW_WIDE5_S2", "TA_DW_WIDE7_S1",
+                     "TA_DW_WIDE7_S2", "TA_DW_GENERIC", "TA_DW_PORTABLE"), "depthwise.c SIMD path"),
     "fully_connected.c": (("TA_FC_PACKED16", "TA_FC_PORTABLE"), None),
 }
 

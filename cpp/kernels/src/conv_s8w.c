@@ -100,15 +100,15 @@ static int doubled_loop_fits(const ta_conv_params *p, const conv_ch *chs) {
 }
 
 /* How a layer's columns are built: pointwise with every tap inside the input and small patches
- * widen two pixels per pass, the rest one pixel at a time. */
+ * (1x1 ones too: in_c not a multiple of 4, or padding) widen two pixels per pass, the rest one
+ * pixel at a time (TA_CONV_COL_PIXEL; op_params::kernel_variants mirrors this choice). */
 enum { COLUMN_POINTWISE, COLUMN_SMALL_PATCH, COLUMN_PIXEL };
 
 static int column_mode(const ta_conv_params *p) {
   if (p->kernel_h == 1 && p->kernel_w == 1 && (p->in_c & 3) == 0 && p->pad_top == 0 && p->pad_left == 0 &&
       (p->out_h - 1) * p->stride_h < p->in_h && (p->out_w - 1) * p->stride_w < p->in_w)
     return COLUMN_POINTWISE;
-  if (!(p->kernel_h == 1 && p->kernel_w == 1) && p->kernel_h * p->kernel_w * p->in_c <= TA_SMALL_PATCH)
-    return COLUMN_SMALL_PATCH;
+  if (p->kernel_h * p->kernel_w * p->in_c <= TA_SMALL_PATCH) return COLUMN_SMALL_PATCH;
   return COLUMN_PIXEL;
 }
 
@@ -124,7 +124,7 @@ static void group_columns(const ta_conv_params *p, const int8_t *input, const ta
                          p->in_c, col, j, g);
   } else if (mode == COLUMN_SMALL_PATCH) {
     for (j = 0; j < 4; j += 2) ta_conv_small_patch_pair(p, input, g, py[j], px[j], py[j + 1], px[j + 1], col, j);
-  } else {
+  } else if (TA_CONV_COL_PIXEL) {
     for (j = 0; j < 4; ++j) ta_conv_im2col_pixel(p, input, g, py[j], px[j], col, j);
   }
 }
@@ -162,7 +162,7 @@ void ta_conv_s8w_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
     }
     group_columns(p, input, &g, mode, py, px, col);
     if (!fast) {
-      gemm_4px_general(p, (const ta_i32a *)col, nwords, chs, o);
+      if (TA_CONV_S8W_GENERAL) gemm_4px_general(p, (const ta_i32a *)col, nwords, chs, o);
       continue;
     }
     job.wp = p->packed_s8_weights, job.ch = chs, job.o0 = o[0];

@@ -240,7 +240,7 @@ void ta_conv_s8_simd(const ta_conv_params *p, const int8_t *input, int8_t *outpu
                          col, 0, &g);
     } else if (two && small_patch) {
       ta_conv_small_patch_pair(p, input, &g, oy, ox, oy1, ox1, col, 0);
-    } else {
+    } else if (TA_CONV_COL_PIXEL) { /* always compiled where this path runs (conv_simd.h) */
       ta_conv_im2col_pixel(p, input, &g, oy, ox, col, 0);
       if (two || twin) ta_conv_im2col_pixel(p, input, &g, two ? oy1 : oy, two ? ox1 : ox, col, 1);
     }

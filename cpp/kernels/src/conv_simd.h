@@ -47,6 +47,22 @@ static inline size_t ta_conv_col_bytes(const ta_conv_params *p) {
  * are gathered as bytes first, then widened in one aligned span. */
 #define TA_SMALL_PATCH 64
 
+/* The SIMD paths' variant families (set to 0 by the generated Makefile when no layer of the model
+ * reaches them, so --gc-sections drops their code; op_params::kernel_variants decides from the
+ * same conditions; unset, a family is compiled). Unlike the portable path's, these have no more
+ * general family to hand a layer on to: a family is left out only when no call can reach it.
+ * TA_CONV_COL_PIXEL: the one-pixel column builder (ta_conv_im2col_pixel; conv_s8w.c's
+ * COLUMN_PIXEL layers, and every int16-weight layer: conv_simd.c's odd pixels).
+ * TA_CONV_S8W_GENERAL: conv_s8w.c's loop for the layers the doubled loops do not take
+ * (doubled_loop_fits; every layer with TA_SINGLE_ROUNDING, so it is always compiled there). */
+#ifndef TA_CONV_COL_PIXEL
+#define TA_CONV_COL_PIXEL 1
+#endif
+#if !defined(TA_CONV_S8W_GENERAL) || (defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING)
+#undef TA_CONV_S8W_GENERAL
+#define TA_CONV_S8W_GENERAL 1
+#endif
+
 /* What the column builders (conv_im2col.c) need besides the params: input strides, slots per
  * word group, and whether values are doubled (int8 weights of a doubled layer). */
 typedef struct ta_col_geom {

@@ -34,10 +34,10 @@ static inline void ta_dw_pack_channel(const int8_t *w, int32_t out_c, int32_t oc
 }
 
 /* The row-kernel families the DSP build compiles. The generated Makefile sets a family to 0
- * (-DTA_DW_WIDE5=0, ...) when no layer of the model reaches it, so --gc-sections drops its code
+ * (-DTA_DW_WIDE5_S1=0, ...) when no layer of the model reaches it, so --gc-sections drops its code
  * (op_params::kernel_variants decides, from the same conditions as below); unset, a family is
  * compiled. A family compiled out hands its layers on to a more general one, so every set of
- * families gives the same bytes: 3x3 stride 1/2 (TA_DW_3X3) and 5x5/7x7 (TA_DW_WIDE5/7) to the
+ * families gives the same bytes: 3x3 stride 1/2 (TA_DW_3X3) and 5x5/7x7 (TA_DW_WIDE5/7_S1/S2) to the
  * generic rows (TA_DW_GENERIC), and a layer the SIMD families left cannot run (ta_dw_simd_covers)
  * to the portable path (TA_DW_PORTABLE: in a DSP build without Helium only; 0 when every layer
  * runs the SIMD path). TA_DW_3X3_ASM: the 3x3 rows' assembly (depthwise_asm.c), reached only by
@@ -49,12 +49,20 @@ static inline void ta_dw_pack_channel(const int8_t *w, int32_t out_c, int32_t oc
 #ifndef TA_DW_3X3_ASM
 #define TA_DW_3X3_ASM 1
 #endif
-#ifndef TA_DW_WIDE5
-#define TA_DW_WIDE5 1
+#ifndef TA_DW_WIDE5_S1 /* TA_DW_WIDE5/7: one family per stride */
+#define TA_DW_WIDE5_S1 1
 #endif
-#ifndef TA_DW_WIDE7
-#define TA_DW_WIDE7 1
+#ifndef TA_DW_WIDE5_S2
+#define TA_DW_WIDE5_S2 1
 #endif
+#ifndef TA_DW_WIDE7_S1
+#define TA_DW_WIDE7_S1 1
+#endif
+#ifndef TA_DW_WIDE7_S2
+#define TA_DW_WIDE7_S2 1
+#endif
+#define TA_DW_WIDE5 (TA_DW_WIDE5_S1 || TA_DW_WIDE5_S2)
+#define TA_DW_WIDE7 (TA_DW_WIDE7_S1 || TA_DW_WIDE7_S2)
 #ifndef TA_DW_GENERIC
 #define TA_DW_GENERIC 1
 #endif

@@ -236,17 +236,25 @@ TA_NOINLINE static void wide5_s2(const dw_job *j) { wide_rows(j, 2, 2); }
 TA_NOINLINE static void wide7_s1(const dw_job *j) { wide_rows(j, 3, 1); }
 TA_NOINLINE static void wide7_s2(const dw_job *j) { wide_rows(j, 3, 2); }
 
-/* Only the families compiled (TA_DW_WIDE5, TA_DW_WIDE7: depthwise_simd.h) apply. */
+/* Only the families compiled (TA_DW_WIDE5_S1 ... TA_DW_WIDE7_S2: depthwise_simd.h) apply. */
 int32_t ta_dw_wide_applies(const ta_dwconv_params *p) {
-  return ((TA_DW_WIDE5 && p->kernel_w == 5) || (TA_DW_WIDE7 && p->kernel_w == 7)) && p->kernel_h == p->kernel_w &&
-         (p->stride_w == 1 || p->stride_w == 2) && p->dilation_w == 1 && p->dilation_h == 1 && p->out_w >= 2;
+  const int32_t s1 = p->stride_w == 1, s2 = p->stride_w == 2;
+  const int32_t compiled = p->kernel_w == 5   ? (s1 && TA_DW_WIDE5_S1) || (s2 && TA_DW_WIDE5_S2)
+                           : p->kernel_w == 7 ? (s1 && TA_DW_WIDE7_S1) || (s2 && TA_DW_WIDE7_S2)
+                                              : 0;
+  return compiled && p->kernel_h == p->kernel_w && p->dilation_w == 1 && p->dilation_h == 1 && p->out_w >= 2;
 }
 
+/* A layer ta_dw_wide_applies takes: its family's rows (the others' calls are compiled out). */
 void ta_dw_wide_rows(const ta_dwconv_params *p, const dw_job *j) {
-  if (TA_DW_WIDE5 && (!TA_DW_WIDE7 || p->kernel_w == 5))
-    (p->stride_w == 1 ? wide5_s1 : wide5_s2)(j);
-  else if (TA_DW_WIDE7)
-    (p->stride_w == 1 ? wide7_s1 : wide7_s2)(j);
+  const int32_t s1 = p->stride_w == 1;
+  if (p->kernel_w == 5) {
+    if (TA_DW_WIDE5_S1 && s1) wide5_s1(j);
+    else if (TA_DW_WIDE5_S2 && !s1) wide5_s2(j);
+  } else {
+    if (TA_DW_WIDE7_S1 && s1) wide7_s1(j);
+    else if (TA_DW_WIDE7_S2 && !s1) wide7_s2(j);
+  }
 }
 #else
 /* Nothing here without the SIMD path; ISO C wants a declaration in every translation unit. */

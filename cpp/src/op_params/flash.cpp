@@ -196,8 +196,8 @@ int64_t KernelCodeTally::add(const KernelFunction& kernel) {
 int64_t kernel_code_bytes(const std::string& function) {
   // written by python tools/kernel_code_bytes.py --write
   static const std::map<std::string, int64_t> kBytes = {
-      {"ta_conv_s8", 4784},
-      {"ta_conv_s8_packed16", 8884},
+      {"ta_conv_s8", 2952},
+      {"ta_conv_s8_packed16", 7684},
       {"ta_depthwise_conv_s8", 4},
       {"ta_depthwise_conv_s8_inplace", 4},
       {"ta_fully_connected_s8", 1724},
@@ -235,7 +235,7 @@ int64_t kernel_code_bytes(const std::string& function) {
 int64_t kernel_source_code_bytes(const std::string& source) {
   // written by python tools/kernel_code_bytes.py --write
   static const std::map<std::string, int64_t> kBytes = {
-      {"conv.c", 11064},
+      {"conv.c", 9164},
       {"depthwise.c", 8},
       {"fully_connected.c", 1724},
       {"pooling.c", 820},
@@ -252,13 +252,17 @@ int64_t kernel_variant_code_bytes(const std::string& variant) {
   // written by python tools/kernel_code_bytes.py --write
   static const std::map<std::string, int64_t> kBytes = {
       {"TA_CONV_PORTABLE", 2656},
+      {"TA_CONV_COL_PIXEL", 1236},
+      {"TA_CONV_S8W_GENERAL", 668},
       {"TA_DW_3X3", 2872},
       {"TA_DW_3X3_ASM", 1184},
-      {"TA_DW_WIDE5", 3776},
-      {"TA_DW_WIDE7", 5020},
+      {"TA_DW_WIDE5_S1", 1904},
+      {"TA_DW_WIDE5_S2", 1824},
+      {"TA_DW_WIDE7_S1", 2592},
+      {"TA_DW_WIDE7_S2", 2384},
       {"TA_DW_GENERIC", 2380},
       {"TA_DW_PORTABLE", 5380},
-      {"depthwise.c SIMD path", 3052},
+      {"depthwise.c SIMD path", 3128},
       {"TA_FC_PACKED16", 364},
       {"TA_FC_PORTABLE", 396}};
   return bytes_or_zero(kBytes, variant);

@@ -1,10 +1,12 @@
-// The kernel variant families a layer reaches in the DSP build (conv.c: its portable path;
+// The kernel variant families a layer reaches in the DSP build (conv.c: its portable path, the
+// one-pixel column builder and the int8-weight path's general loop;
 // depthwise.c: its row-kernel families, the 3x3 rows' assembly and portable path;
 // fully_connected.c: the packed int16 path's 4-channel loop and the portable path): the
 // generated Makefile compiles only the families some layer of the model reaches (the others'
 // guards set to 0), and the planner counts each family's code once per model. The conditions
 // mirror the kernels' dispatch (cpp/kernels/src/depthwise_simd.h and depthwise.c, depthwise_wide.c,
-// depthwise_simd.c's asm_layer; fully_connected.c's ta_fully_connected_s8).
+// depthwise_simd.c's asm_layer; fully_connected.c's ta_fully_connected_s8; conv_s8w.c's
+// column_mode and doubled_loop_fits).
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -20,6 +22,7 @@ namespace tinyarena::op_params {
 namespace {
 
 constexpr const char* kDwSimdPath = "depthwise.c SIMD path";  // what the SIMD families share
+constexpr int32_t kSmallPatch = 64;  // TA_SMALL_PATCH (cpp/kernels/src/conv_simd.h)
 
 // ta_dw_simd_weights: packed int16 weights, or int8 ones the SIMD path widens (up to 7x7).
 bool dw_simd_weights(const ta_dwconv_params& p, WeightLayout layout) {
@@ -68,8 +71,42 @@ std::vector<std::string> depthwise_variants(const DepthwiseKernel& k, WeightLayo
   if (!dw_simd_weights(p, layout)) return {"TA_DW_PORTABLE"};
   if (dw_fast3x3(p) && dw_asm_layer(k)) return {kDwSimdPath, "TA_DW_3X3", "TA_DW_3X3_ASM"};
   if (dw_fast3x3(p)) return {kDwSimdPath, "TA_DW_3X3"};
-  if (dw_wide(p)) return {kDwSimdPath, p.kernel_w == 5 ? "TA_DW_WIDE5" : "TA_DW_WIDE7", "TA_DW_GENERIC"};
+  if (dw_wide(p))
+    return {kDwSimdPath, std::string(p.kernel_w == 5 ? "TA_DW_WIDE5" : "TA_DW_WIDE7") + (p.stride_w == 1 ? "_S1" : "_S2"),
+            "TA_DW_GENERIC"};
   return {kDwSimdPath, "TA_DW_GENERIC"};
+}
+
+// A CONV_2D layer in int8 weights with records (kPackedInt8, conv_s8w.c): the one-pixel column
+// builder where column_mode picks it (neither pointwise with every tap inside the input nor a
+// small patch; a tiled schedule's stripes and patches keep kernel, channels and strides, and a 1x1
+// layer without padding stays pointwise) and the general loop where doubled_loop_fits fails (not
+// doubled, an odd channel count, a narrower activation range, or a channel whose record has no
+// fast form: r < 0 and m != 0, read off the records the generated code holds).
+std::vector<std::string> conv_s8w_variants(const graph::Graph& graph, const graph::Op& op) {
+  const ConvKernel k = conv_kernel(graph, op);
+  const ta_conv_params& p = k.params;
+  std::vector<std::string> variants;
+  const bool pointwise = p.kernel_h == 1 && p.kernel_w == 1 && (p.in_c & 3) == 0 && p.pad_top == 0 &&
+                         p.pad_left == 0 && (p.out_h - 1) * p.stride_h < p.in_h && (p.out_w - 1) * p.stride_w < p.in_w;
+  if (!pointwise && p.kernel_h * p.kernel_w * p.in_c > kSmallPatch) variants.push_back("TA_CONV_COL_PIXEL");
+  bool fits = p.packed_doubled && (p.out_c & 1) == 0 && p.act_min == -128 && p.act_max == 127;
+  if (fits) {
+    const auto* weights = reinterpret_cast<const int8_t*>(graph.constant_data(*graph.input(op, 1)));
+    const std::vector<int32_t> records = conv_rq_records(k, weights);
+    for (size_t c = 0; c + TA_CONV_RQ_WORDS <= records.size(); c += TA_CONV_RQ_WORDS)
+      fits = fits && (records[c] == 0 || records[c + 2] >= 0);  // conv_ch m, r: rq_usable(doubled)
+  }
+  if (!fits) variants.push_back("TA_CONV_S8W_GENERAL");
+  return variants;
+}
+
+// A CONV_2D layer: int8 weights without records (kPlain) the portable path; int16 weights
+// (kPackedInt16, conv_simd.c) the one-pixel column builder, which its odd pixels always take.
+std::vector<std::string> conv_variants(const graph::Graph& graph, const graph::Op& op, WeightLayout layout) {
+  if (layout == WeightLayout::kPlain) return {"TA_CONV_PORTABLE"};
+  if (layout == WeightLayout::kPackedInt16) return {"TA_CONV_COL_PIXEL"};
+  return conv_s8w_variants(graph, op);
 }
 
 // A FULLY_CONNECTED layer: int8 weights with no offset (kPackedInt8) the SXTB16 loop; with an
@@ -85,11 +122,10 @@ std::vector<std::string> fully_connected_variants(const ta_fc_params& p, WeightL
 }  // namespace
 
 std::vector<std::string> kernel_variants(const graph::Graph& graph, const graph::Op& op, WeightLayout layout) {
-  // CONV_2D: int8 weights without records (kPlain) run the portable path, the packed layouts theirs
-  if (op.opcode == opcode::kConv2D) return layout == WeightLayout::kPlain ? std::vector<std::string>{"TA_CONV_PORTABLE"}
-                                                                          : std::vector<std::string>{};
-  if (op.opcode != opcode::kDepthwiseConv2D && op.opcode != opcode::kFullyConnected) return {};
+  if (op.opcode != opcode::kConv2D && op.opcode != opcode::kDepthwiseConv2D && op.opcode != opcode::kFullyConnected)
+    return {};
   try {
+    if (op.opcode == opcode::kConv2D) return conv_variants(graph, op, layout);
     if (op.opcode == opcode::kFullyConnected)
       return fully_connected_variants(fully_connected_kernel(graph, op).params, layout);
     return depthwise_variants(depthwise_kernel(graph, op), layout);
@@ -100,8 +136,10 @@ std::vector<std::string> kernel_variants(const graph::Graph& graph, const graph:
 
 const std::vector<std::string>& kernel_variant_guards(const std::string& source) {
   static const std::map<std::string, std::vector<std::string>> kGuards = {
-      {"conv.c", {"TA_CONV_PORTABLE"}},
-      {"depthwise.c", {"TA_DW_3X3", "TA_DW_3X3_ASM", "TA_DW_WIDE5", "TA_DW_WIDE7", "TA_DW_GENERIC", "TA_DW_PORTABLE"}},
+      {"conv.c", {"TA_CONV_PORTABLE", "TA_CONV_COL_PIXEL", "TA_CONV_S8W_GENERAL"}},
+      {"depthwise.c",
+       {"TA_DW_3X3", "TA_DW_3X3_ASM", "TA_DW_WIDE5_S1", "TA_DW_WIDE5_S2", "TA_DW_WIDE7_S1", "TA_DW_WIDE7_S2",
+        "TA_DW_GENERIC", "TA_DW_PORTABLE"}},
       {"fully_connected.c", {"TA_FC_PACKED16", "TA_FC_PORTABLE"}}};
   static const std::vector<std::string> kNone;
   const auto found = kGuards.find(source);
