@@ -252,13 +252,13 @@ int64_t kernel_variant_code_bytes(const std::string& variant) {
   // written by python tools/kernel_code_bytes.py --write
   static const std::map<std::string, int64_t> kBytes = {
       {"TA_CONV_PORTABLE", 2656},
-      {"TA_DW_3X3", 2872},
-      {"TA_DW_3X3_ASM", 1184},
-      {"TA_DW_WIDE5", 3776},
-      {"TA_DW_WIDE7", 5020},
+      {"TA_DW_3X3", 3060},
+      {"TA_DW_3X3_ASM", 1372},
+      {"TA_DW_WIDE5", 3984},
+      {"TA_DW_WIDE7", 5472},
       {"TA_DW_GENERIC", 2340},
       {"TA_DW_PORTABLE", 5384},
-      {"depthwise.c SIMD path", 2768},
+      {"depthwise.c SIMD path", 2572},
       {"TA_FC_PACKED16", 364},
       {"TA_FC_PORTABLE", 396}};
   return bytes_or_zero(kBytes, variant);
