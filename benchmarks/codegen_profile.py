@@ -45,7 +45,7 @@ DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "
                        "dw_chan_prepare", "dw_chan_weights", "chan_fast", "dw_job_load", "dw3x3s1_asm",
                        "dw3x3s2_asm", "dw3x3s1_rows_c", "dw3x3s2_rows_c", "dw_generic_rows", "generic_store2",
                        "generic_store4", "generic_quad", "chan_requant", "dw_dilated_rows", "dw_portable",
-                       "dw_inplace_portable", "load_rows", "dw_load_rows", "build_rows4", "build_rows2", "build_rows1",
+                       "dw_inplace_portable", "load_rows", "dw_load_rows", "build_rows4", "widen_rows4", "build_rows2", "build_rows1",
                        "fill_zp", "fill_borders", "bands_inplace_ok", "dw_slots", "dw_context", "half_pair",
                        "plane_width", "plane_bytes", "ta_dw_wide_applies", "ta_dw_wide_rows", "wide5_s1",
                        "wide5_s2", "wide7_s1", "wide7_s2", "dw_planes", "fill_plane", "rows_3x3_s1",

@@ -22,44 +22,137 @@ TA_INLINE void widen4(const int8_t *q, int32_t ps, int32_t *c0, int32_t *c1, int
   *c0 = ta_sxtb16(lo), *c1 = sxtb16_odd(lo), *c2 = ta_sxtb16(hi), *c3 = sxtb16_odd(hi);
 }
 
-/* `quads` passes of 4 columns from q (pixel stride ps) into channel planes d, d + w2, d + 2 w2,
- * d + 3 w2 (words); returns q past them. Assembly on a DSP core: 24 instructions per 16 values. */
-static const int8_t *widen_quads(const int8_t *q, int32_t ps, ta_i32a *d, int32_t w2, int32_t quads) {
 #if TA_SIMD_NATIVE
-  ta_i32a *p1 = d + w2, *p2 = d + 2 * w2, *p3 = d + 3 * w2, *const end = d + 2 * quads;
-  int32_t a, b, c, e, t, u;
-  if (quads > 0)
-    __asm__ volatile(
-        "1:\n\t"
-        "ldr %[a], [%[q]]\n\t"
-        "ldr %[b], [%[q], %[ps]]\n\t"
-        "add %[q], %[q], %[ps], lsl #1\n\t"
-        "ldr %[c], [%[q]]\n\t"
-        "ldr %[e], [%[q], %[ps]]\n\t"
-        "add %[q], %[q], %[ps], lsl #1\n\t"
-        "pkhbt %[t], %[a], %[b], lsl #16\n\t"
-        "pkhtb %[a], %[b], %[a], asr #16\n\t"
-        "pkhbt %[b], %[c], %[e], lsl #16\n\t"
-        "pkhtb %[c], %[e], %[c], asr #16\n\t"
-        "sxtb16 %[e], %[t]\n\t"
-        "sxtb16 %[u], %[b]\n\t"
-        "strd %[e], %[u], [%[d]], #8\n\t"
-        "sxtb16 %[e], %[t], ror #8\n\t"
-        "sxtb16 %[u], %[b], ror #8\n\t"
-        "strd %[e], %[u], [%[p1]], #8\n\t"
-        "sxtb16 %[e], %[a]\n\t"
-        "sxtb16 %[u], %[c]\n\t"
-        "strd %[e], %[u], [%[p2]], #8\n\t"
-        "sxtb16 %[e], %[a], ror #8\n\t"
-        "sxtb16 %[u], %[c], ror #8\n\t"
-        "strd %[e], %[u], [%[p3]], #8\n\t"
-        "cmp %[d], %[end]\n\t"
-        "bne 1b\n\t"
-        : [q] "+r"(q), [d] "+r"(d), [p1] "+r"(p1), [p2] "+r"(p2), [p3] "+r"(p3), [a] "=&r"(a), [b] "=&r"(b),
-          [c] "=&r"(c), [e] "=&r"(e), [t] "=&r"(t), [u] "=&r"(u)
-        : [ps] "r"(ps), [end] "r"(end)
-        : "cc", "memory");
+/* What the row loop of widen_rows4 reads (at these offsets): the next row's first input pixel
+ * (column xa) and its plane word (column xa & ~1, channel c0), rows left, the row steps, passes
+ * of 4 columns per row, the row's extras (1: a zero point then column xa, an odd xa; 2: a pair of
+ * columns after the passes; 4: a last column then a zero point), 4 zero-point bytes, the bytes
+ * from one channel's plane row to the next's, the input pixel stride. */
+typedef struct rows4_job {
+  const int8_t *s;
+  ta_i32a *d;
+  int32_t n, in_row_stride, pitch_bytes, quads, extras, zz, plane_bytes, ps;
+} rows4_job;
+typedef char rows4_job_layout_check[(offsetof(rows4_job, d) == 4 && offsetof(rows4_job, n) == 8 &&
+                                     offsetof(rows4_job, in_row_stride) == 12 && offsetof(rows4_job, quads) == 20 &&
+                                     offsetof(rows4_job, extras) == 24 && offsetof(rows4_job, zz) == 28 &&
+                                     offsetof(rows4_job, plane_bytes) == 32 && offsetof(rows4_job, ps) == 36)
+                                        ? 1
+                                        : -1];
+
+/* One word per channel from r9 = (x0.lo, x1.lo), r10 = (x0.hi, x1.hi) (two pixels' bytes, PKHBT /
+ * PKHTB): SXTB16 and SXTB16 ROR 8 of each, stored at r2..r5 (POST: the post-increment). */
+#define W4_STORE(POST)                                                                               \
+  "sxtb16 r11, r9\n\t"                                                                               \
+  "str r11, [r2]" POST "\n\t"                                                                        \
+  "sxtb16 r11, r9, ror #8\n\t"                                                                       \
+  "str r11, [r3]" POST "\n\t"                                                                        \
+  "sxtb16 r11, r10\n\t"                                                                              \
+  "str r11, [r4]" POST "\n\t"                                                                        \
+  "sxtb16 r11, r10, ror #8\n\t"                                                                      \
+  "str r11, [r5]" POST "\n\t"
+
+/* The rows of a group of 4 channels in one loop (per row ~25 instructions besides the passes; in C
+ * the row set-up took ~41 with its spills). Registers: lr the job, r0 the input pixel, r1 its
+ * stride, r2..r5 the 4 channels' plane words, r6 the passes' end, r7..r12 data. A pass of 4
+ * columns: 4 pixel loads, PKHBT/PKHTB, 8 SXTB16, 4 STRD (24 instructions for 16 values). */
+TA_NOINLINE static void widen_rows4(rows4_job *job) {
+  register rows4_job *j __asm__("r0") = job;
+  __asm__ volatile(
+      "push {r4-r11, lr}\n\t"
+      "mov lr, r0\n\t"
+      "ldr r1, [lr, #36]\n\t"
+      "1:\n\t"
+      "ldrd r0, r2, [lr, #0]\n\t"
+      "ldr r7, [lr, #32]\n\t"
+      "add r3, r2, r7\n\t"
+      "add r4, r3, r7\n\t"
+      "add r5, r4, r7\n\t"
+      "ldr r6, [lr, #24]\n\t"
+      "tst r6, #1\n\t"
+      "beq 2f\n\t"
+      "ldr r8, [r0]\n\t"
+      "ldr r7, [lr, #28]\n\t"
+      "add r0, r0, r1\n\t"
+      "pkhbt r9, r7, r8, lsl #16\n\t"
+      "pkhtb r10, r8, r7, asr #16\n\t" W4_STORE(", #4")
+      "2:\n\t"
+      "ldr r7, [lr, #20]\n\t"
+      "add r6, r2, r7, lsl #3\n\t"
+      "cmp r2, r6\n\t"
+      "beq 4f\n\t"
+      "3:\n\t"
+      "ldr r7, [r0]\n\t"
+      "ldr r8, [r0, r1]\n\t"
+      "add r0, r0, r1, lsl #1\n\t"
+      "ldr r9, [r0]\n\t"
+      "ldr r10, [r0, r1]\n\t"
+      "add r0, r0, r1, lsl #1\n\t"
+      "pkhbt r11, r7, r8, lsl #16\n\t"
+      "pkhtb r7, r8, r7, asr #16\n\t"
+      "pkhbt r8, r9, r10, lsl #16\n\t"
+      "pkhtb r9, r10, r9, asr #16\n\t"
+      "sxtb16 r10, r11\n\t"
+      "sxtb16 r12, r8\n\t"
+      "strd r10, r12, [r2], #8\n\t"
+      "sxtb16 r10, r11, ror #8\n\t"
+      "sxtb16 r12, r8, ror #8\n\t"
+      "strd r10, r12, [r3], #8\n\t"
+      "sxtb16 r10, r7\n\t"
+      "sxtb16 r12, r9\n\t"
+      "strd r10, r12, [r4], #8\n\t"
+      "sxtb16 r10, r7, ror #8\n\t"
+      "sxtb16 r12, r9, ror #8\n\t"
+      "strd r10, r12, [r5], #8\n\t"
+      "cmp r2, r6\n\t"
+      "bne 3b\n\t"
+      "4:\n\t"
+      "ldr r6, [lr, #24]\n\t"
+      "tst r6, #2\n\t"
+      "beq 5f\n\t"
+      "ldr r7, [r0]\n\t"
+      "ldr r8, [r0, r1]\n\t"
+      "add r0, r0, r1, lsl #1\n\t"
+      "pkhbt r9, r7, r8, lsl #16\n\t"
+      "pkhtb r10, r8, r7, asr #16\n\t" W4_STORE(", #4")
+      "5:\n\t"
+      "tst r6, #4\n\t"
+      "beq 6f\n\t"
+      "ldr r7, [r0]\n\t"
+      "ldr r8, [lr, #28]\n\t"
+      "pkhbt r9, r7, r8, lsl #16\n\t"
+      "pkhtb r10, r8, r7, asr #16\n\t" W4_STORE("")
+      "6:\n\t"
+      "ldrd r0, r2, [lr, #0]\n\t"
+      "ldrd r7, r8, [lr, #12]\n\t"
+      "add r0, r0, r7\n\t"
+      "add r2, r2, r8\n\t"
+      "strd r0, r2, [lr, #0]\n\t"
+      "ldr r7, [lr, #8]\n\t"
+      "subs r7, r7, #1\n\t"
+      "str r7, [lr, #8]\n\t"
+      "bne 1b\n\t"
+      "pop {r4-r11, lr}\n\t"
+      : "+r"(j)
+      :
+      : "r1", "r2", "r3", "r12", "cc", "memory");
+}
+
+TA_NOINLINE static void build_rows4(const dw_ctx *x, const int8_t *s, int16_t *d, int32_t n, int32_t pitch) {
+  const int32_t xa = x->xa, pairs = (x->xb - xa - (xa & 1)) >> 1;
+  rows4_job j;
+  j.s = s, j.d = (ta_i32a *)(void *)(d + (xa & ~1)), j.n = n;
+  j.in_row_stride = x->in_row_stride, j.pitch_bytes = pitch * (int32_t)sizeof(int16_t);
+  j.quads = pairs >> 1;
+  j.extras = (xa & 1) | (pairs & 1) << 1 | ((x->xb - xa - (xa & 1)) & 1) << 2;
+  j.zz = (int32_t)(0x01010101u * (uint8_t)-x->p->input_offset);
+  j.plane_bytes = x->width * (int32_t)sizeof(int16_t), j.ps = x->in_pix_stride;
+  widen_rows4(&j);
+}
 #else
+/* `quads` passes of 4 columns from q (pixel stride ps) into channel planes d, d + w2, d + 2 w2,
+ * d + 3 w2 (words); returns q past them. */
+static const int8_t *widen_quads(const int8_t *q, int32_t ps, ta_i32a *d, int32_t w2, int32_t quads) {
   int32_t a0, a1, a2, a3, b0, b1, b2, b3;
   for (; quads > 0; --quads, d += 2, q += 4 * ps) {
     widen4(q, ps, &a0, &a1, &a2, &a3);
@@ -67,7 +160,6 @@ static const int8_t *widen_quads(const int8_t *q, int32_t ps, ta_i32a *d, int32_
     d[0] = a0, d[1] = b0, d[w2] = a1, d[w2 + 1] = b1;
     d[2 * w2] = a2, d[2 * w2 + 1] = b2, d[3 * w2] = a3, d[3 * w2 + 1] = b3;
   }
-#endif
   return q;
 }
 
@@ -97,6 +189,7 @@ TA_NOINLINE static void build_rows4(const dw_ctx *x, const int8_t *s, int16_t *d
     }
   }
 }
+#endif
 
 TA_NOINLINE static void build_rows2(const dw_ctx *x, const int8_t *s, int16_t *d, int32_t n, int32_t pitch) {
   const int32_t in_pix_stride = x->in_pix_stride, width = x->width, xa = x->xa, xb = x->xb;

@@ -291,6 +291,14 @@ static int selftest(void) {
     p.act_min = -128, p.act_max = 127;
     dw_case(&p, 100 + i);
   }
+  for (i = 0; i < 12; ++i) { /* 3x3 on small square maps, full int8 range (the assembly's row tails:
+                               * 1-3 outputs after the blocks, at stride 2 a block of three) */
+    ta_dwconv_params p;
+    arena_used = 0;
+    make_dw(&p, 5 + i, 5 + i, 4 + (i % 5), 1, 3, 1 + (i & 1), 1);
+    p.act_min = -128, p.act_max = 127;
+    dw_case(&p, 150 + i);
+  }
   for (i = 0; i < 32; ++i) { /* 5x5 and 7x7, stride 1 and 2 (the four-output row kernels) */
     ta_dwconv_params p;
     static const int32_t hi[4] = {17, 17, 9, 2};
