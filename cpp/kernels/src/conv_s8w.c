@@ -126,6 +126,8 @@ static void group_columns(const ta_conv_params *p, const int8_t *input, const ta
     for (j = 0; j < 4; j += 2) ta_conv_small_patch_pair(p, input, g, py[j], px[j], py[j + 1], px[j + 1], col, j);
   } else if (TA_CONV_COL_PIXEL) {
     for (j = 0; j < 4; ++j) ta_conv_im2col_pixel(p, input, g, py[j], px[j], col, j);
+  } else {
+    TA_FAMILY_MISSING();
   }
 }
 
@@ -163,6 +165,7 @@ void ta_conv_s8w_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
     group_columns(p, input, &g, mode, py, px, col);
     if (!fast) {
       if (TA_CONV_S8W_GENERAL) gemm_4px_general(p, (const ta_i32a *)col, nwords, chs, o);
+      else TA_FAMILY_MISSING();
       continue;
     }
     job.wp = p->packed_s8_weights, job.ch = chs, job.o0 = o[0];

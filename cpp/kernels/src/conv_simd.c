@@ -243,6 +243,8 @@ void ta_conv_s8_simd(const ta_conv_params *p, const int8_t *input, int8_t *outpu
     } else if (TA_CONV_COL_PIXEL) { /* always compiled where this path runs (conv_simd.h) */
       ta_conv_im2col_pixel(p, input, &g, oy, ox, col, 0);
       if (two || twin) ta_conv_im2col_pixel(p, input, &g, two ? oy1 : oy, two ? ox1 : ox, col, 1);
+    } else {
+      TA_FAMILY_MISSING();
     }
     (two || twin ? gemm : gemm1)(p, (const ta_i32a *)col, nwords, chs,
                                  output + oy * out_row_stride + ox * out_pix_stride,

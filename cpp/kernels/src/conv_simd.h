@@ -58,6 +58,9 @@ static inline size_t ta_conv_col_bytes(const ta_conv_params *p) {
 #ifndef TA_CONV_COL_PIXEL
 #define TA_CONV_COL_PIXEL 1
 #endif
+/* A call into a family compiled out means op_params::kernel_variants and the kernels disagree:
+ * stop there (a fault the harness reports) rather than return wrong bytes. */
+#define TA_FAMILY_MISSING() __builtin_trap()
 #if !defined(TA_CONV_S8W_GENERAL) || (defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING)
 #undef TA_CONV_S8W_GENERAL
 #define TA_CONV_S8W_GENERAL 1
