@@ -168,11 +168,15 @@ Program lower_tiled_calls(const graph::Graph& graph, const tiling::TiledPlan& ti
     const std::vector<int32_t>& ops = tiled.segments[s].ops;
     if (op_index != ops.front()) continue;
     std::vector<KernelCall> lowered;
-    for (int32_t index : ops)  // an input transpose is the segment's load: no call, no data
-      lowered.push_back(tiling::is_input_transpose(graph, graph.ops[index])
-                            ? start_call(plain_context, graph.ops[index], "")
-                            : lower_call(plain_context, graph.ops[index]));
     const bool rows = tiled.segments[s].mode == tiling::Mode::Rows;
+    for (int32_t index : ops) {  // an input transpose is the segment's load: no call, no data
+      const graph::Op& segment_op = graph.ops[index];
+      lowered.push_back(tiling::is_input_transpose(graph, segment_op) ? start_call(plain_context, segment_op, "")
+                                                                      : lower_call(plain_context, segment_op));
+      if (!rows || tiled.streams[s].column_strips > 1)  // regions: their pads shifted
+        lowered.back().variants =
+            op_params::region_kernel_variants(graph, segment_op, plain_context.weight_layout(segment_op));
+    }
     const std::string table = "seg" + std::to_string(ops.front()) + (rows ? "_steps" : "_regions");
     const std::string loop = rows ? tiled::row_stream_loop(graph, tiled.streams[s], lowered, context, table)
                                   : tiled::patch_loop(graph, tiled.patch_runs[s], lowered, context, table);

@@ -79,15 +79,15 @@ std::vector<std::string> depthwise_variants(const DepthwiseKernel& k, WeightLayo
 
 // A CONV_2D layer in int8 weights with records (kPackedInt8, conv_s8w.c): the one-pixel column
 // builder where column_mode picks it (neither pointwise with every tap inside the input nor a
-// small patch; a tiled schedule's stripes and patches keep kernel, channels and strides, and a 1x1
-// layer without padding stays pointwise) and the general loop where doubled_loop_fits fails (not
+// small patch; a tiled schedule's stripes and patches keep kernel, channels and strides, but a
+// region's shifted pads make a 1x1 layer not pointwise: `regions`) and the general loop where doubled_loop_fits fails (not
 // doubled, an odd channel count, a narrower activation range, or a channel whose record has no
 // fast form: r < 0 and m != 0, read off the records the generated code holds).
-std::vector<std::string> conv_s8w_variants(const graph::Graph& graph, const graph::Op& op) {
+std::vector<std::string> conv_s8w_variants(const graph::Graph& graph, const graph::Op& op, bool regions) {
   const ConvKernel k = conv_kernel(graph, op);
   const ta_conv_params& p = k.params;
   std::vector<std::string> variants;
-  const bool pointwise = p.kernel_h == 1 && p.kernel_w == 1 && (p.in_c & 3) == 0 && p.pad_top == 0 &&
+  const bool pointwise = !regions && p.kernel_h == 1 && p.kernel_w == 1 && (p.in_c & 3) == 0 && p.pad_top == 0 &&
                          p.pad_left == 0 && (p.out_h - 1) * p.stride_h < p.in_h && (p.out_w - 1) * p.stride_w < p.in_w;
   if (!pointwise && p.kernel_h * p.kernel_w * p.in_c > kSmallPatch) variants.push_back("TA_CONV_COL_PIXEL");
   bool fits = p.packed_doubled && (p.out_c & 1) == 0 && p.act_min == -128 && p.act_max == 127;
@@ -103,10 +103,11 @@ std::vector<std::string> conv_s8w_variants(const graph::Graph& graph, const grap
 
 // A CONV_2D layer: int8 weights without records (kPlain) the portable path; int16 weights
 // (kPackedInt16, conv_simd.c) the one-pixel column builder, which its odd pixels always take.
-std::vector<std::string> conv_variants(const graph::Graph& graph, const graph::Op& op, WeightLayout layout) {
+std::vector<std::string> conv_variants(const graph::Graph& graph, const graph::Op& op, WeightLayout layout,
+                                       bool regions) {
   if (layout == WeightLayout::kPlain) return {"TA_CONV_PORTABLE"};
   if (layout == WeightLayout::kPackedInt16) return {"TA_CONV_COL_PIXEL"};
-  return conv_s8w_variants(graph, op);
+  return conv_s8w_variants(graph, op, regions);
 }
 
 // A FULLY_CONNECTED layer: int8 weights with no offset (kPackedInt8) the SXTB16 loop; with an
@@ -119,19 +120,29 @@ std::vector<std::string> fully_connected_variants(const ta_fc_params& p, WeightL
   return p.in_depth > 0 ? std::vector<std::string>{"TA_FC_PORTABLE"} : std::vector<std::string>{};
 }
 
-}  // namespace
-
-std::vector<std::string> kernel_variants(const graph::Graph& graph, const graph::Op& op, WeightLayout layout) {
+// kernel_variants, or for the op's calls on the regions of a tiled schedule.
+std::vector<std::string> variants_of(const graph::Graph& graph, const graph::Op& op, WeightLayout layout,
+                                     bool regions) {
   if (op.opcode != opcode::kConv2D && op.opcode != opcode::kDepthwiseConv2D && op.opcode != opcode::kFullyConnected)
     return {};
   try {
-    if (op.opcode == opcode::kConv2D) return conv_variants(graph, op, layout);
+    if (op.opcode == opcode::kConv2D) return conv_variants(graph, op, layout, regions);
     if (op.opcode == opcode::kFullyConnected)
       return fully_connected_variants(fully_connected_kernel(graph, op).params, layout);
     return depthwise_variants(depthwise_kernel(graph, op), layout);
   } catch (const UnsupportedError&) {  // no call the library runs: no code either
     return {};
   }
+}
+
+}  // namespace
+
+std::vector<std::string> kernel_variants(const graph::Graph& graph, const graph::Op& op, WeightLayout layout) {
+  return variants_of(graph, op, layout, false);
+}
+
+std::vector<std::string> region_kernel_variants(const graph::Graph& graph, const graph::Op& op, WeightLayout layout) {
+  return variants_of(graph, op, layout, true);
 }
 
 const std::vector<std::string>& kernel_variant_guards(const std::string& source) {

@@ -54,6 +54,10 @@ KernelFunction kernel_function(const graph::Graph& graph, const graph::Op& op, b
 // ops. The generated Makefile sets every guard of a source that no call reaches to 0, so the
 // build links only the families the model uses.
 std::vector<std::string> kernel_variants(const graph::Graph& graph, const graph::Op& op, WeightLayout layout);
+// The same for the op run on the regions of a tiled schedule (patches, column strips: the region's
+// pads shifted, negative inside the map, so a 1x1 layer is not pointwise and builds its columns one
+// pixel at a time).
+std::vector<std::string> region_kernel_variants(const graph::Graph& graph, const graph::Op& op, WeightLayout layout);
 // The guard macros of a source's variant families (empty for a source without them).
 const std::vector<std::string>& kernel_variant_guards(const std::string& source);
 
