@@ -53,10 +53,14 @@ def test_budgets_are_respected_and_buy_fewer_predicted_instructions(person_plan)
     assert len(layouts_seen) == 4
     # the smallest budget: every layer at its smallest layout; the largest: every layer at its fastest
     assert set(person_plan.with_flash(compact).weight_layouts.values()) == {"plain"}
+    # the largest: no more predicted instructions than every conv at its fastest layout (the greedy may
+    # spend the bytes elsewhere, e.g. on fully connected int16, where the cost model sees more saved)
     fastest = person_plan.with_flash(everything_fast)
-    assert {fastest.weight_layout(i) for i in _layer_indices(fastest, "CONV_2D")} == {"packed_int16"}
+    every_conv_int16 = person_plan.with_layouts({i: "packed_int16" for i in _layer_indices(person_plan, "CONV_2D")})
+    assert sum(r.predicted_instructions for r in fastest.ops) <= sum(r.predicted_instructions for r in every_conv_int16.ops)
+    assert "packed_int16" in {fastest.weight_layout(i) for i in _layer_indices(fastest, "CONV_2D")}
     # depthwise: int16 weights buy no predicted instructions over int8 ones (widened per channel)
-    assert {fastest.weight_layout(i) for i in _layer_indices(fastest, "DEPTHWISE_CONV_2D")} == {"packed_int8"}
+    assert "packed_int16" not in {fastest.weight_layout(i) for i in _layer_indices(fastest, "DEPTHWISE_CONV_2D")}
 
 
 @pytest.mark.parametrize("model, target", [("person_detect", "cortex-m4"), ("kws_ref_model", "cortex-m4"),
@@ -163,7 +167,7 @@ def test_cli_plan_flash_reports_layouts_and_limit():
     result = subprocess.run([sys.executable, "-m", "tinyarena.cli", "plan", str(PERSON), "--flash", str(budget)],
                             capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
-    assert " CONV_2D [plain]" in result.stdout and "DEPTHWISE_CONV_2D [packed_int8]" in result.stdout
+    assert " CONV_2D [plain]" in result.stdout and " CONV_2D [packed_int8]" in result.stdout
     assert f"flash limit   {budget:,} B: fits" in result.stdout
 
 

@@ -164,7 +164,7 @@ void bind_plan(py::module_& m) {
         [](const GraphPtr& graph, const Plan& plan, int32_t op) {
           if (op < 0 || op >= static_cast<int32_t>(graph->ops.size()))
             throw py::index_error("op " + std::to_string(op) + " is not in the graph");
-          return std::string(op_params::layout_name(op_params::layout_of(plan.weight_layouts.layouts, graph->ops[op])));
+          return std::string(op_params::layout_name(op_params::layout_of(*graph, plan.weight_layouts.layouts, graph->ops[op])));
         },
         py::arg("graph"), py::arg("plan"), py::arg("op"),
         "The layout of op's weights in the plan's SIMD builds: plain, packed_int8 or packed_int16 (plain for ops "

@@ -160,7 +160,7 @@ ConstantBytes constant_bytes(const graph::Graph& graph, const graph::Op& op, Bui
 }
 
 ConstantBytes constant_bytes(const graph::Graph& graph, const graph::Op& op, Build build) {
-  return constant_bytes(graph, op, build, default_layout(op));
+  return constant_bytes(graph, op, build, default_layout(graph, op));
 }
 
 KernelFunction kernel_function(const graph::Graph& graph, const graph::Op& op, bool in_place, WeightLayout layout) {

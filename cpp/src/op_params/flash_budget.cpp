@@ -17,6 +17,7 @@ namespace {
 // instructions, the constant bytes and the kernel its call links (an index into BuildFlash's kernels).
 struct Layer {
   const graph::Op* op = nullptr;
+  WeightLayout default_layout = WeightLayout::kPlain;  // op_params::default_layout
   std::vector<WeightLayout> choices;
   std::vector<double> instructions;
   std::vector<int64_t> constant_bytes;
@@ -39,10 +40,10 @@ class BuildFlash {
     const Build build = target_build(target);
     for (const graph::Op& op : graph.ops) {
       const bool in_place = std::binary_search(in_place_ops.begin(), in_place_ops.end(), op.index);
-      Layer layer{&op, layout_choices(op, build), {}, {}, {}};
+      Layer layer{&op, default_layout(graph, op), layout_choices(op, build), {}, {}, {}};
       if (layer.choices.size() < 2) {
         other_constants_ += constant_bytes(graph, op, build).total();
-        fixed_kernels_.push_back(kernel_function(graph, op, in_place, default_layout(op)));
+        fixed_kernels_.push_back(kernel_function(graph, op, in_place, default_layout(graph, op)));
         continue;
       }
       for (WeightLayout layout : layer.choices) {
@@ -193,11 +194,14 @@ State compact_state(const std::vector<Layer>& layers) {
   return state;
 }
 
-// Every layer at default_layout (empty if some layer could not take it; every build's can).
-State default_state(const std::vector<Layer>& layers) {
+// Every layer at default_layout, or (`plain`) at kPlain: the portable kernels, whose code can
+// make that build smaller than compact_state's, which weighs constants only (empty if some layer
+// could not take it; every build's can).
+State uniform_state(const std::vector<Layer>& layers, bool plain) {
   State state;
   for (const Layer& layer : layers) {
-    const auto found = std::find(layer.choices.begin(), layer.choices.end(), default_layout(*layer.op));
+    const WeightLayout layout = plain ? WeightLayout::kPlain : layer.default_layout;
+    const auto found = std::find(layer.choices.begin(), layer.choices.end(), layout);
     if (found == layer.choices.end()) return {};
     state.push_back(static_cast<size_t>(found - layer.choices.begin()));
   }
@@ -214,7 +218,7 @@ WeightLayouts non_default(const std::vector<Layer>& layers, const State& state) 
   WeightLayouts layouts;
   for (size_t l = 0; l < layers.size(); ++l) {
     const WeightLayout layout = layers[l].choices[state[l]];
-    if (layout != default_layout(*layers[l].op)) layouts[layers[l].op->index] = layout;
+    if (layout != layers[l].default_layout) layouts[layers[l].op->index] = layout;
   }
   return layouts;
 }
@@ -226,9 +230,10 @@ LayoutChoice choose_weight_layouts(const graph::Graph& graph, const std::string&
   if (budget <= 0) return {};
   const BuildFlash flash_of(graph, target, in_place_ops);
   const std::vector<Layer>& layers = flash_of.layers();
-  // the starts: compact, then default (when every layer can take it)
+  // the starts: compact, all plain, then default (when every layer can take them)
   std::vector<State> starts{compact_state(layers)};
-  if (State fallback = default_state(layers); !fallback.empty()) starts.push_back(std::move(fallback));
+  for (bool plain : {true, false})
+    if (State start = uniform_state(layers, plain); !start.empty()) starts.push_back(std::move(start));
   LayoutChoice choice;
   State chosen = starts.front();
   bool improved = false;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "tinyarena/common/errors.h"
 #include "tinyarena/op_params/cost_model.h"
 #include "tinyarena/op_params/flash.h"
 #include "tinyarena/op_params/kernel_params.h"
@@ -55,13 +56,30 @@ bool has_weight_layout(const graph::Op& op) {
                         op.opcode == opcode::kFullyConnected);
 }
 
-WeightLayout default_layout(const graph::Op& op) {
-  return has_weight_layout(op) ? WeightLayout::kPackedInt8 : WeightLayout::kPlain;
+namespace {
+
+// A depthwise kernel of more packed words than the SIMD path widens from int8 per channel (false
+// for a layer the kernels refuse: its compile issue is reported elsewhere).
+bool depthwise_too_large_for_int8(const graph::Graph& graph, const graph::Op& op) {
+  if (op.opcode != opcode::kDepthwiseConv2D || op.elided) return false;
+  try {
+    const ta_dwconv_params& p = depthwise_kernel(graph, op).params;
+    return p.kernel_h * ((p.kernel_w + 1) / 2) > TA_DW_INT8_MAX_WORDS;
+  } catch (const UnsupportedError&) {
+    return false;
+  }
 }
 
-WeightLayout layout_of(const WeightLayouts& layouts, const graph::Op& op) {
+}  // namespace
+
+WeightLayout default_layout(const graph::Graph& graph, const graph::Op& op) {
+  if (!has_weight_layout(op)) return WeightLayout::kPlain;
+  return depthwise_too_large_for_int8(graph, op) ? WeightLayout::kPackedInt16 : WeightLayout::kPackedInt8;
+}
+
+WeightLayout layout_of(const graph::Graph& graph, const WeightLayouts& layouts, const graph::Op& op) {
   const auto found = layouts.find(op.index);
-  return found == layouts.end() ? default_layout(op) : found->second;
+  return found == layouts.end() ? default_layout(graph, op) : found->second;
 }
 
 std::vector<WeightLayout> layout_choices(const graph::Op& op, Build build) {
@@ -72,10 +90,7 @@ std::vector<WeightLayout> layout_choices(const graph::Op& op, Build build) {
 // A depthwise layer in kPackedInt8 whose kernel is too large for the SIMD path's per-channel
 // widening (more than TA_DW_INT8_MAX_WORDS packed words) runs the portable loop.
 bool depthwise_int8_runs_portable(const graph::Graph& graph, const graph::Op& op, Build build, WeightLayout layout) {
-  if (op.opcode != opcode::kDepthwiseConv2D || layout != WeightLayout::kPackedInt8 || build != Build::Simd)
-    return false;
-  const ta_dwconv_params& p = depthwise_kernel(graph, op).params;
-  return p.kernel_h * ((p.kernel_w + 1) / 2) > TA_DW_INT8_MAX_WORDS;
+  return layout == WeightLayout::kPackedInt8 && build == Build::Simd && depthwise_too_large_for_int8(graph, op);
 }
 
 int64_t predicted_instructions(const graph::Graph& graph, const graph::Op& op, Build build, WeightLayout layout) {

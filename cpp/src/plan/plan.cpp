@@ -19,7 +19,7 @@ namespace {
 // The op's flash in the plan's target build; kernel code is estimated for the Cortex-M targets only.
 FlashReport op_flash(const graph::Graph& graph, const graph::Op& op, const Plan& plan, op_params::KernelCodeTally& code) {
   FlashReport flash;
-  const op_params::WeightLayout layout = op_params::layout_of(plan.weight_layouts.layouts, op);
+  const op_params::WeightLayout layout = op_params::layout_of(graph, plan.weight_layouts.layouts, op);
   flash.constants = op_params::constant_bytes(graph, op, op_params::target_build(plan.options.target), layout);
   const auto& in_place = plan.liveness.inplace_ops;
   if (plan.options.target != "host")
@@ -42,7 +42,7 @@ std::vector<OpReport> report_ops(const graph::Graph& graph, const Plan& plan) {
     r.metrics = metrics[op.index];
     r.flash = op_flash(graph, op, plan, code);
     r.predicted_instructions = op_params::predicted_instructions(graph, op, op_params::target_build(plan.options.target),
-                                                              op_params::layout_of(plan.weight_layouts.layouts, op));
+                                                              op_params::layout_of(graph, plan.weight_layouts.layouts, op));
     reports.push_back(r);
   }
   for (size_t b = 0; b < plan.problem.buffers.size(); ++b) {
@@ -185,7 +185,7 @@ Plan with_weight_layouts(const graph::Graph& graph, Plan plan, const op_params::
   plan.options.flash_limit = 0;
   op_params::WeightLayouts changed;
   for (const auto& [index, layout] : layouts)
-    if (layout != op_params::default_layout(graph.ops[index])) changed[index] = layout;
+    if (layout != op_params::default_layout(graph, graph.ops[index])) changed[index] = layout;
   plan.weight_layouts = {};
   plan.weight_layouts.layouts = std::move(changed);
   report(graph, plan);

@@ -49,7 +49,7 @@ class LoweringContext {
   bool in_place(const graph::Op& op) const;
   // The layout of the op's weights in the SIMD builds (the plan's weight_layouts).
   op_params::WeightLayout weight_layout(const graph::Op& op) const {
-    return op_params::layout_of(plan_.weight_layouts.layouts, op);
+    return op_params::layout_of(graph_, plan_.weight_layouts.layouts, op);
   }
 
  private:

@@ -42,11 +42,14 @@ using WeightLayouts = std::map<int32_t, WeightLayout>;
 // FULLY_CONNECTED).
 bool has_weight_layout(const graph::Op& op);
 
-// Without a budget: CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED kPackedInt8, every other op kPlain.
-WeightLayout default_layout(const graph::Op& op);
+// Without a budget: CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED kPackedInt8 (int8 in flash),
+// but kPackedInt16 for a depthwise kernel too large for the SIMD path's per-channel widening
+// (more than TA_DW_INT8_MAX_WORDS words: in int8 it would run the portable loop, ~2.4x the
+// instructions on micro_speech's 10x8); every other op kPlain.
+WeightLayout default_layout(const graph::Graph& graph, const graph::Op& op);
 
 // The op's layout in `layouts` (its default when absent).
-WeightLayout layout_of(const WeightLayouts& layouts, const graph::Op& op);
+WeightLayout layout_of(const graph::Graph& graph, const WeightLayouts& layouts, const graph::Op& op);
 
 // The layouts the op can take in `build`: {kPlain} for the portable build and for ops without a
 // layout; all three in the SIMD and Helium builds (on the M55 a conv's kPackedInt8 is
@@ -58,7 +61,7 @@ std::vector<WeightLayout> layout_choices(const graph::Op& op, Build build);
 // kPackedInt16 the SIMD loop at 0.95 of its kPackedInt8 figure (the calibrated default; the
 // ratio measured on Cortex-M4, weight_layouts.cpp), a FULLY_CONNECTED in kPackedInt16 9/16
 // instructions per MAC below its kPackedInt8 figure; a DEPTHWISE_CONV_2D in kPackedInt8 with a
-// kernel above 7x7 the portable loop; every other layout the build's own.
+// kernel of more than TA_DW_INT8_MAX_WORDS packed words the portable loop; every other layout the build's own.
 int64_t predicted_instructions(const graph::Graph& graph, const graph::Op& op, Build build, WeightLayout layout);
 
 // `layouts` checked against the SIMD build's layout_choices: std::invalid_argument naming the op
@@ -78,11 +81,13 @@ struct LayoutChoice {
 // constant arrays and the kernel code it links, counted for the Cortex-M targets only, as the
 // planner's report does; `in_place_ops`, ascending, run the in-place depthwise kernel) <= budget
 // (flash_budget.cpp):
-//   1. Two starts: every layer at its smallest layout (ties: the faster), and the default build
-//      (every layer at default_layout).
-//      The smaller one's flash is compact_flash_bytes (kws_ref_model: the default, as the plain
-//      layers link the portable kernel code). When both are above the budget the result keeps
-//      the smaller and says fits = false.
+//   1. Three starts: every layer at its smallest layout (ties: the faster), every layer kPlain
+//      (the portable kernels' code: person_detect's smallest build since the DSP builds link only
+//      the variant families their layers reach, which makes the first start the default), and
+//      the default build (every layer at default_layout).
+//      The smallest one's flash is compact_flash_bytes (kws_ref_model: the default, as the plain
+//      layers link the portable kernel code). When all are above the budget the result keeps
+//      the smallest and says fits = false.
 //   2. From each start that fits, greedily the move with the most predicted instructions saved
 //      per extra flash byte that still fits (a move adding no bytes first; ties: the first in the
 //      order below), until none fits. A move is either one layer to a faster layout (op order,
