@@ -199,57 +199,43 @@ typedef char dw_job_layout_check[(offsetof(dw_job, bias) == 24 && offsetof(dw_jo
   S1_FIRST_ROW("ldrd r4, r5, [r0]\n\t")                                                              \
   "smlad r9, r4, r7, r12\n\t"                                                                        \
   "smlabb r9, r5, r8, r9\n\t" S2_SINGLE_ROW(1) S2_SINGLE_ROW(2) "add r0, r0, #" #STEP "\n\t"
-#define S2_BLOCK_ROW(K)                                                                              \
-  DW_NEXT_ROW(K) "ldm r2, {r4, r5, r6}\n\t" DW_WEIGHTS(K)                                            \
-  "smlad r9, r4, r7, r9\n\t"                                                                         \
-  "smlabb r9, r5, r8, r9\n\t"                                                                        \
-  "smlad r10, r5, r7, r10\n\t"                                                                       \
-  "smlabb r10, r6, r8, r10\n\t"                                                                      \
-  "smlad r11, r6, r7, r11\n\t"                                                                       \
-  "ldrd r4, r5, [r2, #12]\n\t"                                                                       \
-  "smlabb r11, r4, r8, r11\n\t"                                                                      \
-  "smlad r12, r4, r7, r12\n\t"                                                                       \
-  "smlabb r12, r5, r8, r12\n\t"
-#define S2_BLOCK                                                                                     \
-  S1_FIRST_ROW("ldm r0, {r4, r5, r6}\n\t")                                                           \
-  "smlad r9, r4, r7, r12\n\t"                                                                        \
-  "smlabb r9, r5, r8, r9\n\t"                                                                        \
-  "smlad r10, r5, r7, r12\n\t"                                                                       \
-  "smlabb r10, r6, r8, r10\n\t"                                                                      \
-  "smlad r11, r6, r7, r12\n\t"                                                                       \
-  "ldrd r4, r5, [r0, #12]\n\t"                                                                       \
-  "smlabb r11, r4, r8, r11\n\t"                                                                      \
-  "smlad r12, r4, r7, r12\n\t"                                                                       \
-  "smlabb r12, r5, r8, r12\n\t" S2_BLOCK_ROW(1) S2_BLOCK_ROW(2) "add r0, r0, #16\n\t"
+/* Stride 2: the sums of a row's first two outputs (pair, triple and block start alike). */
 #define S2_PAIR_ROW(K)                                                                               \
   DW_NEXT_ROW(K) "ldm r2, {r4, r5, r6}\n\t" DW_WEIGHTS(K)                                            \
   "smlad r9, r4, r7, r9\n\t"                                                                         \
   "smlabb r9, r5, r8, r9\n\t"                                                                        \
   "smlad r10, r5, r7, r10\n\t"                                                                       \
   "smlabb r10, r6, r8, r10\n\t"
-#define S2_PAIR                                                                                      \
+#define S2_PAIR_FIRST                                                                                \
   S1_FIRST_ROW("ldm r0, {r4, r5, r6}\n\t")                                                           \
   "smlad r9, r4, r7, r12\n\t"                                                                        \
   "smlabb r9, r5, r8, r9\n\t"                                                                        \
   "smlad r10, r5, r7, r12\n\t"                                                                       \
-  "smlabb r10, r6, r8, r10\n\t" S2_PAIR_ROW(1) S2_PAIR_ROW(2) "add r0, r0, #8\n\t"
+  "smlabb r10, r6, r8, r10\n\t"
+#define S2_BLOCK_ROW(K)                                                                              \
+  S2_PAIR_ROW(K)                                                                                     \
+  "smlad r11, r6, r7, r11\n\t"                                                                       \
+  "ldrd r4, r5, [r2, #12]\n\t"                                                                       \
+  "smlabb r11, r4, r8, r11\n\t"                                                                      \
+  "smlad r12, r4, r7, r12\n\t"                                                                       \
+  "smlabb r12, r5, r8, r12\n\t"
+#define S2_BLOCK                                                                                     \
+  S2_PAIR_FIRST                                                                                      \
+  "smlad r11, r6, r7, r12\n\t"                                                                       \
+  "ldrd r4, r5, [r0, #12]\n\t"                                                                       \
+  "smlabb r11, r4, r8, r11\n\t"                                                                      \
+  "smlad r12, r4, r7, r12\n\t"                                                                       \
+  "smlabb r12, r5, r8, r12\n\t" S2_BLOCK_ROW(1) S2_BLOCK_ROW(2) "add r0, r0, #16\n\t"
+#define S2_PAIR S2_PAIR_FIRST S2_PAIR_ROW(1) S2_PAIR_ROW(2) "add r0, r0, #8\n\t"
 
 /* Stride 2, a row's last three outputs: the block's sums without out3, reading A0..A3 (LDM, LDR). */
 #define S2_TRIPLE_ROW(K)                                                                             \
-  DW_NEXT_ROW(K) "ldm r2, {r4, r5, r6}\n\t" DW_WEIGHTS(K)                                            \
-  "smlad r9, r4, r7, r9\n\t"                                                                         \
-  "smlabb r9, r5, r8, r9\n\t"                                                                        \
-  "smlad r10, r5, r7, r10\n\t"                                                                       \
-  "smlabb r10, r6, r8, r10\n\t"                                                                      \
+  S2_PAIR_ROW(K)                                                                                     \
   "smlad r11, r6, r7, r11\n\t"                                                                       \
   "ldr r4, [r2, #12]\n\t"                                                                            \
   "smlabb r11, r4, r8, r11\n\t"
 #define S2_TRIPLE                                                                                    \
-  S1_FIRST_ROW("ldm r0, {r4, r5, r6}\n\t")                                                           \
-  "smlad r9, r4, r7, r12\n\t"                                                                        \
-  "smlabb r9, r5, r8, r9\n\t"                                                                        \
-  "smlad r10, r5, r7, r12\n\t"                                                                       \
-  "smlabb r10, r6, r8, r10\n\t"                                                                      \
+  S2_PAIR_FIRST                                                                                      \
   "smlad r11, r6, r7, r12\n\t"                                                                       \
   "ldr r4, [r0, #12]\n\t"                                                                            \
   "smlabb r11, r4, r8, r11\n\t" S2_TRIPLE_ROW(1) S2_TRIPLE_ROW(2) "add r0, r0, #12\n\t"
