@@ -29,6 +29,11 @@ int ta_depthwise_mve_supported(const ta_dwconv_params *p);
  * multiplier 1). */
 void ta_depthwise_mve(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                       int16_t *scratch);
+/* The channel-parallel path (depthwise_mve_chan16.c) on rows [y0, y1) where it applies (depth
+ * multiplier 1, >= 16 channels, out_w < TA_DW_CHAN_MAX_W; in place only as described there):
+ * 1 if it ran, 0 if the plane path must. */
+int ta_depthwise_mve_chan16(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                            int16_t *scratch);
 #endif
 
 #endif /* TA_DEPTHWISE_MVE_H */
