@@ -75,7 +75,8 @@ class FcParams(C.Structure):
         "batches", "in_depth", "out_depth", "input_offset", "weights_offset", "output_offset", "act_min", "act_max",
         "per_channel", "out_row_stride",
     ) + [("weights", P8), ("packed_weights", P16), ("bias", P32), ("out_mult", P32), ("out_shift", P32),
-         ("out_scale_f64", C.POINTER(C.c_double)), ("simd_int8_weights", i32)]
+         ("out_scale_f64", C.POINTER(C.c_double)), ("simd_int8_weights", i32),
+         ("rescale_mult", P32), ("rescale_shift", P32)]
 
 
 class PoolParams(C.Structure):

@@ -96,3 +96,53 @@ def test_eltwise_short_forms_on_cortex_m4(tmp_path):
     assert r.returncode == 0 and "mismatches 0" in r.stdout, r.stdout + r.stderr
     inputs, adds, muls = eltwise_counts(r.stdout)
     assert inputs > 40_000_000 and adds > 100_000 and muls > 100_000, r.stdout
+
+
+def _integer_rescale(acc, mult, shift):
+    """FULLY_CONNECTED's integer rescale (rescale_mult / rescale_shift) in exact integers."""
+    return (acc * mult + (1 << (31 + shift)) - (acc < 0)) >> (32 + shift)
+
+
+@pytest.mark.parametrize("variant", ["portable", "simd"])
+def test_fc_integer_rescale_is_its_formula(kernel_libs, variant):
+    """ta_fully_connected_s8 with rescale_mult computes the integer rescale bit for bit (its words:
+    the sign term as the low word, SMLAL, the top word shifted): per channel one accumulator, the
+    bias of a layer whose weights are 0, at the int32 edges, at random and next to each output
+    value's threshold. (The C++ test integer_rescale_test ties the formula to the double rescale.)"""
+    import ctypes as C
+
+    import numpy as np
+    from ckernels import FcParams, ptr
+
+    k = kernel_libs[variant]
+    rng = np.random.default_rng(11)
+    mismatches = checked = 0
+    for trial in range(40):
+        n = 64
+        mult = rng.integers(1 << 30, 1 << 31, n, dtype=np.int64)
+        shift = rng.integers(1, 31, n, dtype=np.int64)
+        offset = int(rng.integers(-128, 128))
+        accs = []
+        for m, s in zip(mult, shift):
+            v = int(rng.integers(-140, 141))  # an output value near the range; its threshold's accumulators
+            edge = ((2 * v - 1) << (31 + int(s))) // int(m)
+            choice = trial % 4
+            acc = (edge + int(rng.integers(-1, 2)) if choice < 2 else
+                   int(rng.integers(-(1 << 31), 1 << 31)) if choice == 2 else int(rng.choice([-(1 << 31), (1 << 31) - 1, 0, -1])))
+            accs.append(min(max(acc, -(1 << 31)), (1 << 31) - 1))
+        bias = np.array(accs, np.int32)
+        m32, s32 = mult.astype(np.int32), shift.astype(np.int32)
+        weights = np.zeros(n, np.int8)
+        x = np.array([int(rng.integers(-128, 128))], np.int8)
+        out = np.zeros(n, np.int8)
+        p = FcParams(batches=1, in_depth=1, out_depth=n, input_offset=7, output_offset=offset, act_min=-128,
+                     act_max=127, per_channel=1, simd_int8_weights=int(k.simd))
+        p.weights, p.bias = ptr(weights, C.c_int8), ptr(bias, C.c_int32)
+        p.rescale_mult, p.rescale_shift = ptr(m32, C.c_int32), ptr(s32, C.c_int32)
+        scratch = np.zeros(64, np.int8)
+        k.ta_fully_connected_s8(C.byref(p), ptr(x, C.c_int8), ptr(out, C.c_int8), ptr(scratch, C.c_int8))
+        for a, m, s, o in zip(accs, mult, shift, out):
+            expected = min(max(_integer_rescale(a, int(m), int(s)) + offset, -128), 127)
+            mismatches += int(o) != expected
+            checked += 1
+    assert checked == 2560 and mismatches == 0

@@ -205,6 +205,11 @@ typedef struct ta_fc_params {
    * widens them in its loop (SXTB16), so the layer needs no packed_weights; 0: the SIMD path needs
    * packed_weights. */
   int32_t simd_int8_weights;
+  /* If non-NULL (out_scale_f64 then NULL): out_scale_f64's rescale as one int32 multiply, which the
+   * compiler proved equal for every int32 accumulator (op_params/integer_rescale.h): with
+   * s = rescale_shift[n] in 1..30, out = clamp(((int64)acc * rescale_mult[n] + 2^(31 + s) - [acc < 0]) >> (32 + s))
+   * + output_offset, the clamp as out_scale_f64's (per channel or [0]). */
+  const int32_t *rescale_mult, *rescale_shift;
 } ta_fc_params;
 
 void ta_fully_connected_s8(const ta_fc_params *p, const int8_t *input, int8_t *output, void *scratch);

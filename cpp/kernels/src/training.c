@@ -412,6 +412,8 @@ void ta_fully_connected_s8_split(const ta_fc_params *p, const int8_t *trainable,
   if (p->out_mult) part.out_mult = p->out_mult + per_channel;
   if (p->out_shift) part.out_shift = p->out_shift + per_channel;
   if (p->out_scale_f64) part.out_scale_f64 = p->out_scale_f64 + per_channel;
+  if (p->rescale_mult) part.rescale_mult = p->rescale_mult + per_channel;
+  if (p->rescale_shift) part.rescale_shift = p->rescale_shift + per_channel;
   ta_fully_connected_s8(&part, input, output + channels, scratch);
 }
 

@@ -1,7 +1,8 @@
 // FULLY_CONNECTED -> ta_fully_connected_s8 over every row of the input.
 // Requantization follows TFLite's current reference kernel, which rescales
-// the int32 accumulator in double: only the `out_scale_f64` doubles are
-// emitted (the integer out_mult/out_shift of TFLite Micro stay NULL). Weights in the plan's
+// the int32 accumulator in double: the `out_scale_f64` doubles are emitted, or
+// where op_params proved it equal the int32 `rescale_mult` / `rescale_shift`
+// (the integer out_mult/out_shift of TFLite Micro stay NULL). Weights in the plan's
 // layout: kPackedInt8 (the default) the int8 weights, which the SIMD builds' loops widen
 // (simd_int8_weights; with a weights offset Helium reads packed int16 instead); kPackedInt16
 // packed int16 for the SIMD builds; kPlain int8 for every build, the portable loop.
@@ -59,9 +60,16 @@ KernelCall lower_fully_connected(const LoweringContext& context, const graph::Op
     add_weights(call, fields, op, weights, data, packed());
   }
   add_int32_array(call, fields, op, "bias", k.bias);
-  call.arrays.push_back(const_array(op, "out_scale_f64", ElementType::Float64, k.out_scale_f64.data(),
-                                    k.out_scale_f64.size()));
-  fields.add("out_scale_f64", call.arrays.back().name);
+  if (k.rescale.empty()) {
+    call.arrays.push_back(const_array(op, "out_scale_f64", ElementType::Float64, k.out_scale_f64.data(),
+                                      k.out_scale_f64.size()));
+    fields.add("out_scale_f64", call.arrays.back().name);
+  } else {
+    std::vector<int32_t> mult, shift;
+    for (const op_params::IntegerRescale& rescale : k.rescale) mult.push_back(rescale.mult), shift.push_back(rescale.shift);
+    add_int32_array(call, fields, op, "rescale_mult", mult);
+    add_int32_array(call, fields, op, "rescale_shift", shift);
+  }
   call.params = fields.take();
   const std::string scratch =
       scratch_for(context, op, static_cast<int64_t>(ta_fully_connected_s8_scratch_bytes(&p)));

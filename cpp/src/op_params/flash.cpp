@@ -101,7 +101,7 @@ ConstantBytes fully_connected_bytes(const graph::Graph& graph, const graph::Op& 
                       ? static_cast<int64_t>(ta_pack_gemm_weights_s16_bytes(p.out_depth, p.in_depth))
                       : graph.input(op, 1)->element_count;
   bytes.biases = int32s(k.bias.size());
-  bytes.requant = kDouble * static_cast<int64_t>(k.out_scale_f64.size());
+  bytes.requant = kDouble * static_cast<int64_t>(k.out_scale_f64.size()) + int32s(2 * k.rescale.size());
   return bytes;
 }
 
@@ -200,7 +200,7 @@ int64_t kernel_code_bytes(const std::string& function) {
       {"ta_conv_s8_packed16", 7620},
       {"ta_depthwise_conv_s8", 4},
       {"ta_depthwise_conv_s8_inplace", 4},
-      {"ta_fully_connected_s8", 1724},
+      {"ta_fully_connected_s8", 1800},
       {"ta_avg_pool_s8", 452},
       {"ta_max_pool_s8", 368},
       {"ta_add_s8", 2184},
@@ -237,7 +237,7 @@ int64_t kernel_source_code_bytes(const std::string& source) {
   static const std::map<std::string, int64_t> kBytes = {
       {"conv.c", 9076},
       {"depthwise.c", 8},
-      {"fully_connected.c", 1724},
+      {"fully_connected.c", 1800},
       {"pooling.c", 820},
       {"elementwise.c", 4644},
       {"softmax.c", 2868},

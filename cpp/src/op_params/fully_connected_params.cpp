@@ -1,5 +1,7 @@
 // FULLY_CONNECTED params (TFLite's fully_connected.cc Prepare and its current
-// reference kernel, which rescales the int32 accumulator in double).
+// reference kernel, which rescales the int32 accumulator in double: as one int32 multiply where
+// integer_rescale proves that equal).
+#include <optional>
 #include <tuple>
 
 #include "accumulators.h"
@@ -31,6 +33,21 @@ FullyConnectedKernel detail::fully_connected_geometry(const graph::Graph& graph,
   return kernel;
 }
 
+namespace {
+
+// integer_rescale for every scale, or none if one is not proved (the layer stays in double).
+std::vector<IntegerRescale> integer_rescales(const std::vector<double>& scales, int32_t lo, int32_t hi) {
+  std::vector<IntegerRescale> rescales;
+  for (double scale : scales) {
+    const std::optional<IntegerRescale> rescale = integer_rescale(scale, lo, hi);
+    if (!rescale) return {};
+    rescales.push_back(*rescale);
+  }
+  return rescales;
+}
+
+}  // namespace
+
 FullyConnectedKernel fully_connected_kernel(const graph::Graph& graph, const graph::Op& op) {
   FullyConnectedKernel kernel = fully_connected_geometry(graph, op);
   const graph::Tensor &in = *graph.input(op, 0), &weights = *graph.input(op, 1), &out = *graph.output(op, 0);
@@ -45,6 +62,8 @@ FullyConnectedKernel fully_connected_kernel(const graph::Graph& graph, const gra
     kernel.out_scale_f64.push_back(requant_scale(
         op, static_cast<double>(scale_of(in)) * static_cast<double>(w_scale) / static_cast<double>(scale_of(out)),
         "the output scale"));
+  kernel.rescale = integer_rescales(kernel.out_scale_f64, p.act_min - p.output_offset, p.act_max - p.output_offset);
+  if (!kernel.rescale.empty()) kernel.out_scale_f64.clear();
   kernel.bias = bias_values(graph, op, 2, p.out_depth);
   prove_weight_accumulators(op, {reinterpret_cast<const int8_t*>(graph.constant_data(weights)), p.out_depth,
                                  p.in_depth, p.in_depth, 1},

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "tinyarena/graph/graph.h"
+#include "tinyarena/op_params/integer_rescale.h"
 #include "tinyarena_kernels.h"
 
 namespace tinyarena::op_params {
@@ -61,10 +62,13 @@ struct DepthwiseKernel {
 DepthwiseKernel depthwise_kernel(const graph::Graph& graph, const graph::Op& op);
 
 // FULLY_CONNECTED, rescaled in double as TFLite's current reference kernel does
-// (`out_scale_f64`: one value, or one per output channel when `params.per_channel`).
+// (`out_scale_f64`: one value, or one per output channel when `params.per_channel`), or, where
+// integer_rescale proves it equal for every channel, by one int32 multiply (`rescale`, then
+// `out_scale_f64` is empty).
 struct FullyConnectedKernel {
   ta_fc_params params{};
   std::vector<double> out_scale_f64;
+  std::vector<IntegerRescale> rescale;
   std::vector<int32_t> bias;
 };
 FullyConnectedKernel fully_connected_kernel(const graph::Graph& graph, const graph::Op& op);
