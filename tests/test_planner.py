@@ -253,7 +253,9 @@ def test_plan_flash_is_the_const_data_compile_reports(name, tmp_path):
     # FULLY_CONNECTED-only models: the same int8 weights in both builds
     assert host.flash.constants == compiled.const_bytes["portable"] <= m4.flash.constants
     m55 = tinyarena.plan(real_model(name), target="cortex-m55")  # Helium: int8 weights
-    assert m55.flash.constants == compiled.const_bytes["helium"] <= m4.flash.constants
+    # (not always below the DSP build's: Helium's records pad channels to groups of 4, the DSP's are
+    # 12 B per channel, person_detect 241,360 B against 240,824 B)
+    assert m55.flash.constants == compiled.const_bytes["helium"]
     for plan in (m4, host):
         f = plan.flash
         assert f.constants == f.weights + f.biases + f.requant + f.tables and f.total == f.constants + f.code

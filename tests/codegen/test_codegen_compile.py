@@ -96,10 +96,10 @@ def test_dsp_build_ships_packed_weights_only_and_the_planned_arena(tmp_path):
     assert dsp["op0_packed_s8_weights"] == (k[0] + 1) // 2 * 2 * ((k[1] * k[2] * k[3] + 3) // 4 * 4)
     assert dsp["op0_packed_s8_weights"] <= 1.1 * plain["op0_weights"]
     assert "ta_conv_s8_packed16" not in dsp  # no int16 layer: the int16 conv path is not linked
-    # the conv's per-channel records (3 requantization words + bias) are const data of the DSP build
-    # only, and replace its bias, multipliers and shifts there
+    # the conv's per-channel records (2 requantization words + bias: 12 bytes, as the portable
+    # build's bias, multiplier and shift) are const data of the DSP build only, and replace those there
     out_c = plan.graph.tensors[plan.graph.ops[0].outputs[0]].shape[3]
-    assert dsp["op0_rq_records"] == 4 * 4 * out_c and "op0_rq_records" not in plain
+    assert dsp["op0_rq_records"] == 3 * 4 * out_c and "op0_rq_records" not in plain
     assert all(f"op0_{name}" in plain and f"op0_{name}" not in dsp for name in ("bias", "out_mult", "out_shift"))
     # fully connected reads the model's int8 weights in both builds (no packed copy)
     fc = next(op.index for op in plan.graph.ops if op.type == "FULLY_CONNECTED")

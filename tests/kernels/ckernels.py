@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[2]
 KERNEL_DIR = REPO / "cpp" / "kernels"
 SIMD_PROBE = Path(__file__).resolve().parent / "simd_probe.c"  # ta_test_simd_enabled
 MAX_DIMS = 6
-CONV_RQ_WORDS = 4  # TA_CONV_RQ_WORDS
+CONV_RQ_WORDS = 3  # TA_CONV_RQ_WORDS
 
 EXTRA_FLAGS = []
 VARIANT_FLAGS = {"portable": ["-DTA_NO_SIMD"], "simd": ["-DTA_SIMD_EMULATE"]}

@@ -51,6 +51,8 @@ def layer(rng, kind, out_c=10, k=3, in_c=3, full=True):
             weights[c] //= 64
     elif kind == "refused":
         shift[4] = 0  # a live channel ta_rqd cannot take: the layer keeps single weights
+    elif kind == "unfolded":  # a doubled layer's channel whose shift (r = 23 > 22) cannot fold the offset
+        mult[4], shift[4], bias[4] = (1 << 31) - 1, -23, 1 << 22  # its range straddles a rounding step
     elif kind in ("bound", "past_bound"):  # |bias| + 255 * sum |w| = 2^30 - 1 or 2^30 (then refused unless constant)
         weights[4] = 127
         bias[4] = (1 << 30) - 255 * 127 * weights[4].size - (kind == "bound")
@@ -90,7 +92,7 @@ def run(k, s, x, stripes, records=None):
 
 
 CASES = [("constant", 10, 3, True), ("constant", 9, 3, True), ("constant", 10, 1, True), ("constant", 10, 3, False),
-         ("refused", 10, 3, True), ("plain", 7, 3, True), ("bound", 6, 1, True), ("past_bound", 6, 1, True)]
+         ("refused", 10, 3, True), ("unfolded", 10, 3, True), ("plain", 7, 3, True), ("bound", 6, 1, True), ("past_bound", 6, 1, True)]
 
 
 @pytest.mark.parametrize("layout", ["s8", "s16"])
@@ -106,6 +108,8 @@ def test_doubled_conv_matches_portable(kernel_libs, single_rounding_libs, kind, 
     packed = simd.pack_conv_s8(s) if layout == "s8" else simd.pack_conv(s)
     if kind != "past_bound":
         assert s.packed_doubled == (kind != "refused")
+    if kind == "unfolded":  # its record: the general form, c = TA_CONV_RQ_GENERAL + shift
+        assert p["output_offset"] != 0 and simd.conv_rq_records(s).reshape(out_c, -1)[4, 1] == INT32_MIN + (1 << 29) - 23
     if layout == "s8":
         s.packed_s8_weights = ptr(packed, C.c_int8)
     else:
@@ -113,7 +117,7 @@ def test_doubled_conv_matches_portable(kernel_libs, single_rounding_libs, kind, 
     records = simd.conv_rq_records(s)  # as the generator makes them (double rounding)
     if kind == "constant":
         rec = records.reshape(out_c, -1)
-        assert rec[0, 3] == rec[2, 3] == INT32_MIN and rec[5, 3] != INT32_MIN  # pairs marked, a lone one not
+        assert rec[0, 2] == rec[2, 2] == INT32_MIN and rec[5, 2] != INT32_MIN  # pairs marked (bias word), a lone one not
         # the dead pair (0, 1) is packed as zeros: 2 channels x Kq values
         assert not packed.reshape(-1)[: 2 * 4 * ((p["kernel_h"] * p["kernel_w"] * p["in_c"] + 3) // 4)].any()
         assert packed.reshape(-1).any()
@@ -126,5 +130,5 @@ def test_doubled_conv_matches_portable(kernel_libs, single_rounding_libs, kind, 
     simd_single = single_rounding_libs["simd_single"]
     assert np.array_equal(run(simd_single, single, x, 3, records), want_single)
     # records a single-rounding build makes: the general requantization everywhere, its shift in
-    # the records' second word
+    # the records' second word (TA_CONV_RQ_GENERAL + shift)
     assert np.array_equal(run(simd_single, single, x, 1, simd_single.conv_rq_records(single)), want_single)

@@ -134,14 +134,19 @@ void ta_conv_s8_packed16(const ta_conv_params *p, const int8_t *input, int8_t *o
  * bytes, for two pixel columns of int32). */
 size_t ta_conv_s8_scratch_bytes(const ta_conv_params *p);
 
-/* Per-output-channel constants of the SIMD path (four-word requantization with the output offset
- * folded in -- ta_rqd when p->packed_doubled, else ta_rq4; where that form does not apply its
- * second word holds the shift -- then the bias, doubled with the weights): TA_CONV_RQ_WORDS int32
- * per channel, written to records[0..out_c * TA_CONV_RQ_WORDS) from out_mult, out_shift,
- * output_offset, bias and packed_doubled. Valid for every build (with TA_SINGLE_ROUNDING the
- * kernel takes the general requantization for every channel). With records passed in
- * rq_records, the SIMD paths read neither bias, out_mult nor out_shift (they may be NULL). */
-#define TA_CONV_RQ_WORDS 4
+/* Per-output-channel constants of the SIMD path: {m, c, bias}, TA_CONV_RQ_WORDS int32 per channel,
+ * written to records[0..out_c * TA_CONV_RQ_WORDS) from out_mult, out_shift, output_offset, bias and
+ * packed_doubled. m and c are the fast requantization with the output offset folded in (ta_rqd's
+ * when p->packed_doubled, else ta_rq4's m, c_hi); its right shift (ta_rqd's r, ta_rq4's rs) is not
+ * stored: c's lowest set bit is bit r - 1 (c = 2^(r-1) + (offset << r), r >= 1), so r is one more
+ * than c's trailing zeros. A channel without the fast form has c = TA_CONV_RQ_GENERAL + its TFLite
+ * shift (below -2^30; a fast c lies in [-255 * 2^21, 2^30]). Then the bias, doubled with the
+ * weights. Valid for every build (with TA_SINGLE_ROUNDING the kernel takes the general
+ * requantization for every channel). With records passed in rq_records, the SIMD paths read
+ * neither bias, out_mult nor out_shift (they may be NULL). */
+#define TA_CONV_RQ_WORDS 3
+#define TA_CONV_RQ_GENERAL (INT32_MIN + (1 << 29))
+#define TA_CONV_RQ_IS_FAST(c) ((c) >= -(1 << 30)) /* whether a record's c is a fast form's */
 void ta_conv_s8_rq_records(const ta_conv_params *p, int32_t *records);
 
 /* ------------------------------------------------------- DEPTHWISE_CONV_2D */

@@ -259,20 +259,19 @@ void ta_conv_s8_rq_records(const ta_conv_params *p, int32_t *records) {
     const int32_t m = p->out_mult[oc], shift = p->out_shift[oc];
     if (p->packed_doubled && ta_conv_s8_constant_channel(p, oc, &value)) {
       /* zero weights (ta_conv_s8_pack_weights), so the accumulator is the bias word b and with
-       * m = 0 the output is (c + (b >> 31)) >> 1: the value for b = 0 and c = 2 value, or for a
-       * constant pair b = TA_CONSTANT_PAIR and c = 2 value + 1 */
+       * m = 0 and c = 2 value + 1 (odd: r = 1) the output is (c + (b >> 31)) >> 1 = value, for
+       * b = 0 as for a constant pair's b = TA_CONSTANT_PAIR */
       const int pair = (oc ^ 1) < p->out_c && ta_conv_s8_constant_channel(p, oc ^ 1, &partner);
-      chs[oc].m = 0, chs[oc].c = 2 * value + pair, chs[oc].r = 1;
+      chs[oc].m = 0, chs[oc].c = 2 * value + 1;
       chs[oc].bias = pair ? TA_CONSTANT_PAIR : 0;
     } else if (p->packed_doubled) {
       const ta_rqd q = ta_rqd_prep(m, shift, p->output_offset);
-      chs[oc].m = m, chs[oc].r = q.oo == 0 ? q.r : -1; /* an offset not folded: the general path */
-      chs[oc].c = chs[oc].r >= 0 ? q.c : shift;        /* which reads the shift there (conv_ch_shift) */
+      /* an offset not folded (or no fast form): the general path, which reads the shift in c */
+      chs[oc].m = m, chs[oc].c = q.r >= 0 && q.oo == 0 ? q.c : TA_CONV_RQ_GENERAL + shift;
       chs[oc].bias = 2 * bias;
     } else {
       const ta_rq4 q = ta_rq4_prep(m, shift, p->output_offset);
-      chs[oc].m = m, chs[oc].r = q.oo == 0 ? q.rs : -1;
-      chs[oc].c = chs[oc].r >= 0 ? q.c_hi : shift;
+      chs[oc].m = m, chs[oc].c = q.rs >= 0 && q.oo == 0 ? q.c_hi : TA_CONV_RQ_GENERAL + shift;
       chs[oc].bias = bias;
     }
   }

@@ -11,17 +11,25 @@
 #include "conv_simd.h"
 
 #if TA_CONV_ASM_LOOPS
+/* One output: ta_rqd with m in w0, c in w1 and r - 1 in x0 ((y >> (r - 1)) >> 1 is y >> r), SSAT, STRB. */
 #define TA_RQD_STEP(X, STORE)                        \
   "add %[x1], %[w1], %[" X "], asr #31\n\t"         \
   "smmlar %[x1], %[" X "], %[w0], %[x1]\n\t"        \
   "asr %[x1], %[x1], %[x0]\n\t"                    \
-  "ssat %[x1], #8, %[x1]\n\t"                      \
+  "ssat %[x1], #8, %[x1], asr #1\n\t"              \
   "strb %[x1], " STORE "\n\t"
+
+/* A channel's m, c (w0, w1) from its record (conv_ch) at ch + OFFSET, r - 1 (c's trailing zeros) in x0. */
+#define TA_RECORD(OFFSET)                            \
+  "ldrd %[w0], %[w1], [%[ch], #" OFFSET "]\n\t"     \
+  "rbit %[x0], %[w1]\n\t"                          \
+  "clz %[x0], %[x0]\n\t"
 
 /* gemm_2px_fast for doubled accumulators (packed_doubled): two pixels, every channel with the
  * ta_rqd form (the output offset always folded in), an even number of channels and a
  * full int8 range. Per channel pair on a DSP core one assembly block: bias loads, the MAC loop
- * (STEPS per CMP/BNE, as mac_2x2) and per output ADD, SMMLAR, ASR, SSAT, STRB; the outputs of
+ * (STEPS per CMP/BNE, as mac_2x2), per channel its record (TA_RECORD) and per output ADD,
+ * SMMLAR, ASR, SSAT, STRB; the outputs of
  * pixel 1 are stored at o0 + d1 through a register holding d1 - 1 (o0 post-incremented). The
  * _skip variants (layers with constant pairs) store a constant pair's c >> 1 and step over its
  * (zero) weights instead: TEST branches to CONSTANT_PAIR, placed after the loop. */
@@ -34,7 +42,7 @@
   "strb %[x1], [%[o0]], #1\n\t"                                                                             \
   "ldr %[a00], %[d1m1]\n\t"                                                                                 \
   "strb %[x1], [%[o0], %[a00]]\n\t"                                                                         \
-  "ldr %[x1], [%[ch], #20]\n\t"                                                                             \
+  "ldr %[x1], [%[ch], #16]\n\t"                                                                             \
   "asr %[x1], %[x1], #1\n\t"                                                                                \
   "strb %[x1], [%[o0]], #1\n\t"                                                                             \
   "strb %[x1], [%[o0], %[a00]]\n\t"                                                                         \
@@ -52,20 +60,18 @@
     const ta_i32a *xp;                                                                                          \
     (void)pair_bytes;                                                                                           \
     __asm__ volatile("1:\n\t"                                                                                   \
-                     "ldr %[a00], [%[ch], #12]\n\t" TEST                                                        \
-                     "ldr %[a10], [%[ch], #28]\n\t"                                                             \
+                     "ldr %[a00], [%[ch], #8]\n\t" TEST                                                         \
+                     "ldr %[a10], [%[ch], #20]\n\t"                                                             \
                      "mov %[a01], %[a00]\n\t"                                                                   \
                      "mov %[a11], %[a10]\n\t"                                                                   \
                      "ldr %[xp], %[col]\n\t"                                                                    \
                      "2:\n\t" STEPS "cmp %[xp], %[xe]\n\tbne 2b\n\t"                                           \
-                     "ldrd %[w0], %[w1], [%[ch]]\n\t"                                                           \
-                     "ldr %[x0], [%[ch], #8]\n\t" TA_RQD_STEP("a00", "[%[o0]], #1")                              \
+                     TA_RECORD("0") TA_RQD_STEP("a00", "[%[o0]], #1")                                          \
                      "ldr %[a00], %[d1m1]\n\t" TA_RQD_STEP("a01", "[%[o0], %[a00]]")                             \
-                     "ldrd %[w0], %[w1], [%[ch], #16]\n\t"                                                      \
-                     "ldr %[x0], [%[ch], #24]\n\t" TA_RQD_STEP("a10", "[%[o0]], #1")                             \
+                     TA_RECORD("12") TA_RQD_STEP("a10", "[%[o0]], #1")                                         \
                      TA_RQD_STEP("a11", "[%[o0], %[a00]]")                                                       \
                      "5:\n\t"                                                                                   \
-                     "adds %[ch], %[ch], #32\n\t"                                                               \
+                     "adds %[ch], %[ch], #24\n\t"                                                               \
                      "cmp %[ch], %[end]\n\t"                                                                    \
                      "bne 1b\n\t" CONSTANT_PAIR                                                                 \
                      : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [wp] "+r"(wp),    \

@@ -7,9 +7,11 @@
  * and the job's fields (ta_s8w_job, conv_simd.h) copied to the stack. Per SIMD word: LDR, 2 SXTB16, 2 LDRD, 8 SMLAD
  * (13 instructions for 16 MACs); the loop, 8 words per pass, runs until the next slot-0 word is
  * TA_COL_END_MARK (CMP/BNE per 8 words), entered past the steps a word count that is not a
- * multiple of 8 does not fill (job->entry bytes of steps skipped: ADD PC). Per channel pair then ADD, SMMLAR, ASR, SSAT per output (ta_rqd)
- * and per pixel BFI + STRH of both channels; a constant pair (bias TA_CONSTANT_PAIR) stores
- * its two values c >> 1 and steps over its (zero) weights.
+ * multiple of 8 does not fill (job->entry bytes of steps skipped: ADD PC). Per channel pair then
+ * per channel LDRD of m, c and RBIT + CLZ of c (r - 1: conv_ch_r), per output ADD, SMMLAR, ASR,
+ * SSAT (ta_rqd; the last 1 of r shifted in SSAT), and per pixel BFI + STRH of both channels; a
+ * constant pair (bias TA_CONSTANT_PAIR) stores its two values c >> 1 and steps over its (zero)
+ * weights.
  * Invariant: the bytes equal conv_s8w.c's gemm_4px_doubled.
  */
 #include "tinyarena_kernels.h"
@@ -34,24 +36,31 @@
   "smlad r7, r11, lr, r7\n\t"          \
   "ldrd r12, lr, [r9, #16]!\n\t"
 
-/* Accumulator X requantized (ta_rqd: m in r10, c in r11, r in lr) and saturated, in place. */
+/* Accumulator X requantized (ta_rqd: m in r10, c in r11, r - 1 in lr; (y >> (r - 1)) >> 1 is
+ * y >> r) and saturated, in place. */
 #define TA_S8W_RQD(X)                  \
   "add r12, r11, " X ", asr #31\n\t"   \
   "smmlar r12, " X ", r10, r12\n\t"    \
   "asr r12, r12, lr\n\t"               \
-  "ssat " X ", #8, r12\n\t"
+  "ssat " X ", #8, r12, asr #1\n\t"
 
-/* Pixel J's two outputs (channel 0 in X, channel 1 in Y) as one halfword at o0 (r10) + dJ. */
-#define TA_S8W_STORE(X, Y, D_OFFSET)   \
-  "ldr r11, [sp, #" D_OFFSET "]\n\t"   \
+/* A channel's m, c (r10, r11) from its record at r9 + OFFSET, and r - 1 (c's trailing zeros) in lr. */
+#define TA_S8W_RECORD(OFFSET)          \
+  "ldrd r10, r11, [r9, #" OFFSET "]\n\t" \
+  "rbit lr, r11\n\t"                   \
+  "clz lr, lr\n\t"
+
+/* Pixel J's two outputs (channel 0 in X, channel 1 in Y) as one halfword at o0 (r10) + dJ (in D). */
+#define TA_S8W_STORE(X, Y, D)          \
   "bfi " X ", " Y ", #8, #8\n\t"       \
-  "strh " X ", [r10, r11]\n\t"
+  "strh " X ", [r10, " D "]\n\t"
 
 #define TA_S8W_STEPS4 TA_S8W_STEP TA_S8W_STEP TA_S8W_STEP TA_S8W_STEP
 
 /* The frame below the saved registers: the job's fields from col on (ta_s8w_job), so that
  * col is [sp], ch [sp, #4], end [sp, #8], o0 [sp, #12], d1..d3 [sp, #16..24], pair_bytes
- * [sp, #28], entry [sp, #32]; ch and o0 are kept up to date there. The MAC loop's first pass
+ * [sp, #28], entry [sp, #32]; ch and o0 are kept up to date there. A record (conv_ch) is m, c,
+ * bias: a pair's biases at [r9, #8] and [r9, #20], its m, c at [r9] and [r9, #12]. The MAC loop's first pass
  * starts entry bytes into its 8 steps: ADD PC reads as its own address + 4, where a NOP puts the
  * first step (each step is 13 32-bit instructions, TA_S8W_STEP_BYTES). */
 __attribute__((naked)) void ta_conv_s8w_gemm_doubled(const ta_s8w_job *job __attribute__((unused))) {
@@ -62,10 +71,10 @@ __attribute__((naked)) void ta_conv_s8w_gemm_doubled(const ta_s8w_job *job __att
       "mov r8, r1\n\t"
       "mov r9, r3\n\t"
       "1:\n\t" /* channel pair: r9 its records, r8 its weights */
-      "ldr r0, [r9, #12]\n\t"
+      "ldr r0, [r9, #8]\n\t"
       "cmp r0, #0x80000000\n\t"
       "beq 3f\n\t"
-      "ldr r1, [r9, #28]\n\t"
+      "ldr r1, [r9, #20]\n\t"
       "str r9, [sp, #4]\n\t"
       "ldr r9, [sp]\n\t"
       "mov r2, r0\n\t"
@@ -82,22 +91,19 @@ __attribute__((naked)) void ta_conv_s8w_gemm_doubled(const ta_s8w_job *job __att
       "cmp r12, #0x80008000\n\t"
       "bne 2b\n\t"
       "ldr r9, [sp, #4]\n\t"
-      "ldr lr, [r9, #8]\n\t"
-      "ldrd r10, r11, [r9]\n\t"
-        TA_S8W_RQD("r0") TA_S8W_RQD("r2") TA_S8W_RQD("r4") TA_S8W_RQD("r6")
-      "ldr lr, [r9, #24]\n\t"
-      "ldrd r10, r11, [r9, #16]\n\t"
-        TA_S8W_RQD("r1") TA_S8W_RQD("r3") TA_S8W_RQD("r5") TA_S8W_RQD("r7")
+        TA_S8W_RECORD("0") TA_S8W_RQD("r0") TA_S8W_RQD("r2") TA_S8W_RQD("r4") TA_S8W_RQD("r6")
+        TA_S8W_RECORD("12") TA_S8W_RQD("r1") TA_S8W_RQD("r3") TA_S8W_RQD("r5") TA_S8W_RQD("r7")
       "ldr r10, [sp, #12]\n\t"
+      "ldrd r11, r12, [sp, #16]\n\t"
+        TA_S8W_STORE("r2", "r3", "r11") TA_S8W_STORE("r4", "r5", "r12")
+      "ldr r11, [sp, #24]\n\t"
+        TA_S8W_STORE("r6", "r7", "r11")
       "bfi r0, r1, #8, #8\n\t"
-      "strh r0, [r10]\n\t"
-        TA_S8W_STORE("r2", "r3", "16") TA_S8W_STORE("r4", "r5", "20")
-        TA_S8W_STORE("r6", "r7", "24")
+      "strh r0, [r10], #2\n\t" /* pixel 0 last: o0 steps to the next pair */
       "4:\n\t" /* next pair: r9 records, r10 o0 */
-      "adds r10, r10, #2\n\t"
       "str r10, [sp, #12]\n\t"
       "ldr r12, [sp, #8]\n\t"
-      "adds r9, r9, #32\n\t"
+      "adds r9, r9, #24\n\t"
       "cmp r9, r12\n\t"
       "bne 1b\n\t"
       "add sp, sp, #36\n\t"
@@ -106,16 +112,16 @@ __attribute__((naked)) void ta_conv_s8w_gemm_doubled(const ta_s8w_job *job __att
       "ldr r10, [sp, #12]\n\t"
       "ldr r0, [r9, #4]\n\t"
       "asr r0, r0, #1\n\t"
-      "ldr r1, [r9, #20]\n\t"
+      "ldr r1, [r9, #16]\n\t"
       "asr r1, r1, #1\n\t"
       "bfi r0, r1, #8, #8\n\t"
-      "strh r0, [r10]\n\t"
       "ldr r11, [sp, #16]\n\t"
       "strh r0, [r10, r11]\n\t"
       "ldr r11, [sp, #20]\n\t"
       "strh r0, [r10, r11]\n\t"
       "ldr r11, [sp, #24]\n\t"
       "strh r0, [r10, r11]\n\t"
+      "strh r0, [r10], #2\n\t"
       "ldr r11, [sp, #28]\n\t"
       "add r8, r8, r11\n\t"
       "b 4b\n\t");

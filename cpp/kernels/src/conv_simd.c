@@ -111,24 +111,26 @@ TA_INLINE void gemm_2px(const ta_i32a *wp, const ta_i32a *col, int32_t nwords, c
   }
 }
 
-/* One value of rq4_store_pair: lo, hi scratch; m, c, rs the channel's constants. */
+/* One value of rq4_store_pair: lo, hi scratch; m, c the channel's constants, rs - 1 in rs
+ * ((y >> (rs - 1)) >> 1 is y >> rs, the last shift in SSAT). */
 #define TA_RQ4_STEP(X, D)                            \
   "and %[lo], %[" X "], #0x80000000\n\t"            \
   "orr %[lo], %[lo], #0x40000000\n\t"               \
   "add %[hi], %[c], %[" X "], asr #31\n\t"          \
   "smlal %[lo], %[hi], %[" X "], %[m]\n\t"          \
   "asr %[hi], %[hi], %[rs]\n\t"                     \
-  "ssat %[hi], #8, %[hi]\n\t"                       \
+  "ssat %[hi], #8, %[hi], asr #1\n\t"               \
   "strb %[hi], [%[" D "]]\n\t"
 
 /* o[d1] = ta_ssat8(conv_ch_rq4(ch, x1)), then o[0] likewise from x0 (d1 may be 0: the second
- * store wins). LDRD and LDR of the channel's constants, then AND, ORR, ADD, SMLAL, ASR, SSAT,
- * STRB per value. */
+ * store wins). LDRD of the channel's constants and RBIT + CLZ of c (rs - 1: conv_ch_r), then AND,
+ * ORR, ADD, SMLAL, ASR, SSAT, STRB per value. */
 TA_INLINE void rq4_store_pair(const conv_ch *ch, int32_t x0, int32_t x1, int8_t *o, int32_t d1) {
 #if TA_SIMD_NATIVE && defined(__OPTIMIZE__)
   int32_t m, c_hi, rs, lo, hi;
   __asm__ volatile("ldrd %[m], %[c], [%[q]]\n\t"
-                   "ldr %[rs], [%[q], #8]\n\t" TA_RQ4_STEP("x1", "o], %[d1") TA_RQ4_STEP("x0", "o")
+                   "rbit %[rs], %[c]\n\t"
+                   "clz %[rs], %[rs]\n\t" TA_RQ4_STEP("x1", "o], %[d1") TA_RQ4_STEP("x0", "o")
                    : [m] "=&r"(m), [c] "=&r"(c_hi), [rs] "=&r"(rs), [lo] "=&r"(lo), [hi] "=&r"(hi)
                    : [q] "r"(ch), [x0] "r"(x0), [x1] "r"(x1), [o] "r"(o), [d1] "r"(d1)
                    : "memory");

@@ -11,16 +11,32 @@
 #include "ta_simd.h"
 
 /* A channel's constants for the SIMD loops: requantization and bias (one array for the loop);
- * TA_CONV_RQ_WORDS int32, so a const int32_t array from the generator reads as conv_ch. m, c, r
- * are ta_rqd's m, c, r when packed_doubled (the accumulators are then 2x and the bias doubled),
- * else ta_rq4's m, c_hi, rs, always with the output offset folded into c: a channel whose offset
- * cannot be folded (ta_*_prep's oo != 0), or whose multiplier has no fast form, has r = -1 and
- * its shift in c (the general requantization, conv_out). */
+ * TA_CONV_RQ_WORDS int32, so a const int32_t array from the generator reads as conv_ch. m, c are
+ * ta_rqd's m, c when packed_doubled (the accumulators are then 2x and the bias doubled), else
+ * ta_rq4's m, c_hi, always with the output offset folded into c; the right shift is not stored
+ * but read off c (conv_ch_r). A channel whose offset cannot be folded (ta_*_prep's oo != 0), or
+ * whose multiplier has no fast form, has c = TA_CONV_RQ_GENERAL + its shift (the general
+ * requantization, conv_out). */
 typedef struct conv_ch {
-  int32_t m, c, r;
+  int32_t m, c;
   int32_t bias;
 } conv_ch;
 typedef char conv_ch_is_rq_words[sizeof(conv_ch) == TA_CONV_RQ_WORDS * sizeof(int32_t) ? 1 : -1];
+
+/* Trailing zero bits of x != 0: RBIT + CLZ on ARMv7-M. */
+static inline int32_t ta_ctz32(uint32_t x) {
+#if defined(__GNUC__)
+  return __builtin_ctz(x);
+#else
+  int32_t n = 0;
+  while (!(x & 1u)) x >>= 1, ++n;
+  return n;
+#endif
+}
+
+/* A fast record's right shift (ta_rqd's r, ta_rq4's rs; both >= 1): c's lowest set bit is bit
+ * r - 1, since c = 2^(r-1) + (offset << r) (a doubled constant channel's c = 2 value + 1: r = 1). */
+static inline int32_t conv_ch_r(const conv_ch *ch) { return ta_ctz32((uint32_t)ch->c) + 1; }
 
 /* In a doubled layer, the bias word of both channels of a pair whose outputs are both constant:
  * the fast loop skips such pairs (a live channel's doubled bias is above -2^31). */
@@ -87,34 +103,34 @@ TA_INLINE int32_t conv_act(int32_t v, int32_t lo, int32_t hi, int full) {
   return full ? ta_ssat8(v) : ta_clamp_act(v, lo, hi);
 }
 
-/* Whether a channel takes its fast form (r >= 0), and the build uses TFLite's double rounding
- * (records made on the host always assume it); a doubled layer's constant channels (m = 0) take
- * it in every build. */
+/* Whether a channel takes its fast form (TA_CONV_RQ_IS_FAST), and the build uses TFLite's double
+ * rounding (records made on the host always assume it); a doubled layer's constant channels
+ * (m = 0) take it in every build. */
 TA_INLINE int rq_usable(const conv_ch *ch, int doubled) {
   if (doubled && ch->m == 0) return 1; /* a constant channel: exact in either rounding */
 #if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
   return 0;
 #else
-  return ch->r >= 0;
+  return TA_CONV_RQ_IS_FAST(ch->c);
 #endif
 }
 
 /* The fast forms on a record (the output offset folded in). */
 TA_INLINE int32_t conv_ch_rqd(const conv_ch *ch, int32_t doubled_acc) {
-  const ta_rqd q = {ch->m, ch->c, ch->r, 0};
+  const ta_rqd q = {ch->m, ch->c, conv_ch_r(ch), 0};
   return ta_rqd_apply(q, doubled_acc);
 }
 TA_INLINE int32_t conv_ch_rq4(const conv_ch *ch, int32_t acc) {
-  const ta_rq4 q = {ch->m, ch->c, ch->r, 0};
+  const ta_rq4 q = {ch->m, ch->c, conv_ch_r(ch), 0};
   return ta_rq4_apply(q, acc);
 }
 
 /* The channel's TFLite shift, from its record alone (the SIMD paths read no out_mult /
  * out_shift; the record keeps the multiplier m): -r (ta_rqd) or -(r + 1) (ta_rq4) where the fast
- * form applies, else the word c holds it (ta_conv_s8_rq_records). */
+ * form applies, else c - TA_CONV_RQ_GENERAL (ta_conv_s8_rq_records). */
 TA_INLINE int32_t conv_ch_shift(const conv_ch *ch, int doubled) {
-  if (ch->r < 0) return ch->c;
-  return doubled ? -ch->r : -(ch->r + 1);
+  if (!TA_CONV_RQ_IS_FAST(ch->c)) return ch->c - TA_CONV_RQ_GENERAL;
+  return doubled ? -conv_ch_r(ch) : -(conv_ch_r(ch) + 1);
 }
 
 /* acc (doubled: 2x the accumulator) requantized, offset added and limited to the activation

@@ -82,7 +82,7 @@ std::vector<std::string> depthwise_variants(const DepthwiseKernel& k, WeightLayo
 // small patch; a tiled schedule's stripes and patches keep kernel, channels and strides, but a
 // region's shifted pads make a 1x1 layer not pointwise: `regions`) and the general loop where doubled_loop_fits fails (not
 // doubled, an odd channel count, a narrower activation range, or a channel whose record has no
-// fast form: r < 0 and m != 0, read off the records the generated code holds).
+// fast form: m != 0 and c not TA_CONV_RQ_IS_FAST, read off the records the generated code holds).
 std::vector<std::string> conv_s8w_variants(const graph::Graph& graph, const graph::Op& op, bool regions) {
   const ConvKernel k = conv_kernel(graph, op);
   const ta_conv_params& p = k.params;
@@ -95,7 +95,7 @@ std::vector<std::string> conv_s8w_variants(const graph::Graph& graph, const grap
     const auto* weights = reinterpret_cast<const int8_t*>(graph.constant_data(*graph.input(op, 1)));
     const std::vector<int32_t> records = conv_rq_records(k, weights);
     for (size_t c = 0; c + TA_CONV_RQ_WORDS <= records.size(); c += TA_CONV_RQ_WORDS)
-      fits = fits && (records[c] == 0 || records[c + 2] >= 0);  // conv_ch m, r: rq_usable(doubled)
+      fits = fits && (records[c] == 0 || TA_CONV_RQ_IS_FAST(records[c + 1]));  // conv_ch m, c: rq_usable(doubled)
   }
   if (!fits) variants.push_back("TA_CONV_S8W_GENERAL");
   return variants;
