@@ -24,6 +24,7 @@
 
 #include "ta_eltwise_rq.h"
 #include "ta_internal.h"
+#include "ta_simd.h"
 
 static inline int8_t add_one(const ta_binary_params *p, int32_t x, int32_t y) {
   const int32_t a = ta_multiply_by_quantized_multiplier_below_one(ta_wrap_shl(x + p->input1_offset, p->left_shift),
@@ -96,6 +97,12 @@ TA_NOINLINE static int walk_init(ta_walk *w, const int32_t *shape1, const int32_
   return 1;
 }
 
+static int32_t out_count(const int32_t *os) {
+  int32_t d, size = 1;
+  for (d = 0; d < TA_MAX_DIMS; ++d) size *= os[d];
+  return size;
+}
+
 /* Moves to the next run; 0 after the last. */
 TA_NOINLINE static int walk_next(ta_walk *w) {
   int32_t d;
@@ -147,9 +154,13 @@ static int add_fast_prep(add_fast *f, const ta_binary_params *p, int *swap) {
   return f->q.r >= 0 && f->q.oo == 0;
 }
 
+/* The output stage of x = 2 * (the sum of the two stages). */
+static inline int32_t add_fast_out(const ta_rqd *q, int32_t x) {
+  return ta_smmlar(x, q->m, q->c + (x >> 31)) >> q->r;
+}
+
 static inline int32_t add_fast_value(const add_fast *f, int32_t half, int32_t other) {
-  const int32_t x = half * f->g + f->k + 2 * ta_add_in_apply(&f->o, other);
-  return ta_smmlar(x, f->q.m, f->q.c + (x >> 31)) >> f->q.r;
+  return add_fast_out(&f->q, half * f->g + f->k + 2 * ta_add_in_apply(&f->o, other));
 }
 
 /* With the activation's clamp, and without one (the full int8 range: a saturation). */
@@ -161,16 +172,64 @@ static inline int8_t add_fast_sat(const add_fast *f, int32_t half, int32_t other
   return (int8_t)ta_sat8(add_fast_value(f, half, other));
 }
 
+/*
+ * ADD through a table of the other input's term, for calls of at least TA_ADD_LUT_MIN outputs:
+ * t[v] = k + 2 * stage(v) for every int8 v, so x = half * g + t[other] is the integer
+ * add_fast_value forms (no new arithmetic) -- one load in place of the stage's four instructions
+ * (Cortex-M4: about 10 instructions an output in place of 20). The table is 1 KB of stack, built
+ * once per call (256 stage evaluations, about 2,000 instructions).
+ */
+#define TA_ADD_LUT_MIN 1024
+
+static TA_ALWAYS_INLINE int8_t add_lut_one(const ta_rqd *q, const int32_t *t, int32_t g, int32_t half, int32_t other,
+                                         int sat, int32_t lo, int32_t hi) {
+  const int32_t v = add_fast_out(q, half * g + t[other]);
+  return (int8_t)(sat ? ta_sat8(v) : ta_clamp_act(v, lo, hi));
+}
+
+/* The walk's runs, contiguous ones four outputs an iteration (read before any is written: `out`
+ * may be an input); the constants are locals so the int8
+ * stores (which may alias anything) do not reload them. */
+static TA_ALWAYS_INLINE void add_lut_runs(const add_fast *f, const int32_t *t, const int8_t *half, const int8_t *other,
+                                          ta_walk *w, int8_t *out, int sat) {
+  const int32_t g = f->g, lo = f->lo, hi = f->hi;
+  const ta_rqd q = f->q;
+  do {
+    const int8_t *a = half + w->off1, *b = other + w->off2;
+    const int32_t s1 = w->s1, s2 = w->s2;
+    int8_t *const end = out + w->n;
+    if (s1 & s2)
+      for (; out + 4 <= end; out += 4, a += 4, b += 4) {
+        const int32_t a0 = a[0], b0 = b[0], a1 = a[1], b1 = b[1], a2 = a[2], b2 = b[2], a3 = a[3], b3 = b[3];
+        out[0] = add_lut_one(&q, t, g, a0, b0, sat, lo, hi);
+        out[1] = add_lut_one(&q, t, g, a1, b1, sat, lo, hi);
+        out[2] = add_lut_one(&q, t, g, a2, b2, sat, lo, hi);
+        out[3] = add_lut_one(&q, t, g, a3, b3, sat, lo, hi);
+      }
+    for (; out < end; ++out, a += s1, b += s2) *out = add_lut_one(&q, t, g, *a, *b, sat, lo, hi);
+  } while (walk_next(w));
+}
+
+TA_NOINLINE static void add_lut_walk(const add_fast *f, const int8_t *half, const int8_t *other, ta_walk *w,
+                                     int8_t *out) {
+  int32_t table[256], v;
+  for (v = -128; v < 128; ++v) table[v + 128] = f->k + 2 * ta_add_in_apply(&f->o, v);
+  if (f->lo <= -128 && f->hi >= 127)
+    add_lut_runs(f, table + 128, half, other, w, out, 1);
+  else
+    add_lut_runs(f, table + 128, half, other, w, out, 0);
+}
+
 /* MUL in its short form (ta_eltwise_rq.h), prepared once per call. */
 typedef struct mul_fast {
-  int32_t off1, g2, k2, sm;
+  int32_t off1, off2, g2, k2, sm;
   ta_rqd q;
   int32_t lo, hi;
 } mul_fast;
 
 static int mul_fast_prep(mul_fast *f, const ta_binary_params *p) {
   if (!ta_mul_prep(&f->q, &f->g2, &f->sm, p->output_mult, p->output_shift, p->output_offset)) return 0;
-  f->off1 = p->input1_offset, f->k2 = p->input2_offset * f->g2, f->lo = p->act_min, f->hi = p->act_max;
+  f->off1 = p->input1_offset, f->off2 = p->input2_offset, f->k2 = p->input2_offset * f->g2, f->lo = p->act_min, f->hi = p->act_max;
   return f->q.oo == 0 && p->input1_offset >= -128 && p->input1_offset <= 128 && p->input2_offset >= -128 &&
          p->input2_offset <= 128;
 }
@@ -188,13 +247,127 @@ static inline int8_t mul_fast_sat(const mul_fast *f, int32_t x, int32_t y) {
   return (int8_t)ta_sat8(mul_fast_value(f, x, y));
 }
 
+#if TA_SIMD
+/*
+ * MUL 4 outputs at a time along runs where both inputs advance (equal shapes; a [.., C] vector
+ * against a map), for output shifts <= -1 (g2 = 2, the sign term on): SXTAB16 widens 4 bytes of
+ * each input to (v + off) pairs in the order (bytes 0, 2) and (1, 3), SADD16 doubles one input's,
+ * and SMLABB / SMLATT give the products (x + off1) * 2 (y + off2) -- the integer
+ * mul_fast_value forms (|.| <= 256 * 512, every lane within int16) -- then its requantization.
+ * Where one input is a vector of the run's length (n <= TA_MUL_VEC_MAX) repeated over a contiguous
+ * map, its doubled pairs are formed once per call (2 bytes of stack an element) and the runs are
+ * walked as rows.
+ */
+#define TA_MUL_VEC_MAX 256
+
+static TA_ALWAYS_INLINE int32_t mul_rq(const ta_rqd *q, int32_t v) {
+  return ta_smmlar(v, q->m, q->c + (v >> 31)) >> q->r;
+}
+
+static TA_ALWAYS_INLINE int8_t mul_act(int32_t v, int sat, int32_t lo, int32_t hi) {
+  return (int8_t)(sat ? ta_ssat8(v) : ta_clamp_act(v, lo, hi));
+}
+
+/* Doubled pairs 2 (v + off) of 4 bytes w (o: off in both lanes). */
+static TA_ALWAYS_INLINE void mul_doubled(int32_t w, int32_t o, int32_t *p02, int32_t *p13) {
+  const int32_t a = ta_sxtab16(o, w), b = ta_sxtab16_ror8(o, w);
+  *p02 = ta_sadd16(a, a), *p13 = ta_sadd16(b, b);
+}
+
+/* The 4 outputs of one input's (v + off) pairs of 4 bytes w and the other's doubled pairs. */
+static TA_ALWAYS_INLINE void mul_quad(int8_t *out, int32_t w, int32_t o, int32_t d02, int32_t d13, const ta_rqd *q,
+                                      int sat, int32_t lo, int32_t hi) {
+  const int32_t x02 = ta_sxtab16(o, w), x13 = ta_sxtab16_ror8(o, w);
+  out[0] = mul_act(mul_rq(q, ta_smlabb(x02, d02, 0)), sat, lo, hi);
+  out[1] = mul_act(mul_rq(q, ta_smlabb(x13, d13, 0)), sat, lo, hi);
+  out[2] = mul_act(mul_rq(q, ta_smlatt(x02, d02, 0)), sat, lo, hi);
+  out[3] = mul_act(mul_rq(q, ta_smlatt(x13, d13, 0)), sat, lo, hi);
+}
+
+/* The call's constants. */
+typedef struct mul_simd {
+  const mul_fast *f;
+  ta_rqd q;
+  int32_t o1, o2, lo, hi;
+} mul_simd;
+
+/* One run: its quads (both inputs advancing), then the rest one output at a time. */
+static TA_ALWAYS_INLINE void mul_simd_run(const mul_simd *c, const int8_t *a, const int8_t *b, int32_t n, int32_t s1,
+                                          int32_t s2, int8_t *out, int sat) {
+  const ta_rqd q = c->q;
+  const int32_t lo = c->lo, hi = c->hi;
+  int32_t i = 0;
+  if (s1 & s2)
+    for (; i + 4 <= n; i += 4) {
+      int32_t d02, d13;
+      mul_doubled(ta_read32(b + i), c->o2, &d02, &d13);
+      mul_quad(out + i, ta_read32(a + i), c->o1, d02, d13, &q, sat, lo, hi);
+    }
+  for (; i < n; ++i) out[i] = sat ? mul_fast_sat(c->f, a[i * s1], b[i * s2]) : mul_fast_clamp(c->f, a[i * s1], b[i * s2]);
+}
+
+/* A vector input (in1 if vec_side is 1, else in2) of n <= TA_MUL_VEC_MAX elements against `rows`
+ * contiguous runs of n of the map: the vector's doubled pairs are formed once, in `pairs`. */
+static TA_ALWAYS_INLINE void mul_vec_rows(const mul_simd *c, const int8_t *in1, const int8_t *in2, int32_t vec_side,
+                                          int32_t rows, int32_t n, const int32_t *pairs, int8_t *out, int sat) {
+  const ta_rqd q = c->q;
+  const int32_t lo = c->lo, hi = c->hi, om = vec_side == 2 ? c->o1 : c->o2;
+  const int8_t *map = vec_side == 2 ? in1 : in2;
+  int32_t i;
+  for (; rows > 0; --rows, map += n, out += n) {
+    const int32_t *v = pairs;
+    for (i = 0; i + 4 <= n; i += 4, v += 2) mul_quad(out + i, ta_read32(map + i), om, v[0], v[1], &q, sat, lo, hi);
+    for (; i < n; ++i) {
+      const int32_t x = vec_side == 2 ? map[i] : in1[i], y = vec_side == 2 ? in2[i] : map[i];
+      out[i] = sat ? mul_fast_sat(c->f, x, y) : mul_fast_clamp(c->f, x, y);
+    }
+  }
+}
+
+/* 1 or 2: the walk is runs of a map (rows of n, contiguous) against input 1 or 2, a vector of n
+ * elements (n <= TA_MUL_VEC_MAX) repeated over them; else 0. */
+static int32_t mul_vec_side(const ta_walk *w) {
+  if (w->nd != 1 || !(w->s1 & w->s2) || w->n > TA_MUL_VEC_MAX) return 0;
+  return w->st2[0] == 0 ? 2 : (w->st1[0] == 0 ? 1 : 0);
+}
+
+TA_NOINLINE static void mul_simd_walk(const mul_fast *f, const int8_t *in1, const int8_t *in2, ta_walk *w,
+                                      int8_t *out) {
+  const int32_t vec_side = mul_vec_side(w), sat = f->lo <= -128 && f->hi >= 127;
+  mul_simd c;
+  c.f = f, c.q = f->q, c.lo = f->lo, c.hi = f->hi;
+  c.o1 = ta_pair16(f->off1, f->off1), c.o2 = ta_pair16(f->off2, f->off2);
+  if (vec_side) {
+    int32_t pairs[TA_MUL_VEC_MAX / 2], i;
+    const int8_t *v = vec_side == 2 ? in2 : in1;
+    for (i = 0; i + 4 <= w->n; i += 4) mul_doubled(ta_read32(v + i), vec_side == 2 ? c.o2 : c.o1, &pairs[i / 2], &pairs[i / 2 + 1]);
+    if (sat)
+      mul_vec_rows(&c, in1, in2, vec_side, w->dim[0], w->n, pairs, out, 1);
+    else
+      mul_vec_rows(&c, in1, in2, vec_side, w->dim[0], w->n, pairs, out, 0);
+    return;
+  }
+  do {
+    const int8_t *a = in1 + w->off1, *b = in2 + w->off2;
+    if (sat)
+      mul_simd_run(&c, a, b, w->n, w->s1, w->s2, out, 1);
+    else
+      mul_simd_run(&c, a, b, w->n, w->s1, w->s2, out, 0);
+    out += w->n;
+  } while (walk_next(w));
+}
+#endif
+
 void ta_add_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out) {
   add_fast f;
   int swap;
   if (add_fast_prep(&f, p, &swap)) {
     const int8_t *half = swap ? in2 : in1, *other = swap ? in1 : in2;
     const int32_t *half_shape = swap ? p->shape2 : p->shape1, *other_shape = swap ? p->shape1 : p->shape2;
-    if (f.lo <= -128 && f.hi >= 127)
+    if (out_count(p->out_shape) >= TA_ADD_LUT_MIN) {
+      ta_walk w;
+      if (walk_init(&w, half_shape, other_shape, p->out_shape)) add_lut_walk(&f, half, other, &w, out);
+    } else if (f.lo <= -128 && f.hi >= 127)
       TA_BINARY_WALK(int8_t, add_fast_sat, &f, half, other, half_shape, other_shape);
     else
       TA_BINARY_WALK(int8_t, add_fast_clamp, &f, half, other, half_shape, other_shape);
@@ -205,8 +378,15 @@ void ta_add_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, 
 
 void ta_mul_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out) {
   mul_fast f;
-  if (!mul_fast_prep(&f, p))
+  if (!mul_fast_prep(&f, p)) {
     TA_BINARY_LOOP(int8_t, mul_one, p);
+  }
+#if TA_SIMD
+  else if (f.sm == -1) { /* shift <= -1: g2 = 2 */
+    ta_walk w;
+    if (walk_init(&w, p->shape1, p->shape2, p->out_shape)) mul_simd_walk(&f, in1, in2, &w, out);
+  }
+#endif
   else if (f.lo <= -128 && f.hi >= 127)
     TA_BINARY_LOOP(int8_t, mul_fast_sat, &f);
   else
