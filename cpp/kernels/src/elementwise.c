@@ -15,10 +15,14 @@
  * Each output element is written after both of its inputs are read, in row-major order, so
  * `out` may alias an input that has the output's shape (in-place ADD/MUL).
  * Every kernel walks the output as runs along merged dims (ta_walk below). ADD and MUL compute
- * each element in a short exact form prepared once per call (ta_eltwise_rq.h: on Cortex-M4 about
- * 20 and 13 instructions an element, SSAT in place of the clamp without an activation), where the
- * params allow it: TFLite's ADD params (one input at multiplier 0.5), output shifts -1..-22 (MUL
- * also 0..14), double rounding. Others run TFLite's per-element arithmetic as written.
+ * each element in a short exact form prepared once per call (ta_eltwise_rq.h; SSAT in place of
+ * the clamp without an activation), where the params allow it: TFLite's ADD params (one input at
+ * multiplier 0.5), output shifts -1..-22 (MUL also 0..14), double rounding. Others run TFLite's
+ * per-element arithmetic as written. On the DSP cores two paths apply the same integers faster:
+ * ADD through a per-call table of the other input's term (add_lut_walk), MUL 4 outputs at a time
+ * on 2x16-bit pairs (mul_simd_walk). Cortex-M4, mcunet_se_224_int8io (codegen_profile.py): ADD
+ * 20.0 -> 10.4 instructions an output (77,616 outputs, residual ADDs of equal shapes), MUL 13.4 ->
+ * 8.4 (about 137,600, mostly [1, H, W, C] maps times a [1, 1, 1, C] vector).
  */
 #include "tinyarena_kernels.h"
 
@@ -97,12 +101,6 @@ TA_NOINLINE static int walk_init(ta_walk *w, const int32_t *shape1, const int32_
   return 1;
 }
 
-static int32_t out_count(const int32_t *os) {
-  int32_t d, size = 1;
-  for (d = 0; d < TA_MAX_DIMS; ++d) size *= os[d];
-  return size;
-}
-
 /* Moves to the next run; 0 after the last. */
 TA_NOINLINE static int walk_next(ta_walk *w) {
   int32_t d;
@@ -172,14 +170,23 @@ static inline int8_t add_fast_sat(const add_fast *f, int32_t half, int32_t other
   return (int8_t)ta_sat8(add_fast_value(f, half, other));
 }
 
+#if TA_SIMD
 /*
- * ADD through a table of the other input's term, for calls of at least TA_ADD_LUT_MIN outputs:
+ * ADD through a table of the other input's term, for calls of at least TA_ADD_LUT_MIN outputs, on
+ * the DSP builds (whose conv kernels' frames are larger than its 1 KB table; the portable build,
+ * for the smallest cores, keeps its stack):
  * t[v] = k + 2 * stage(v) for every int8 v, so x = half * g + t[other] is the integer
  * add_fast_value forms (no new arithmetic) -- one load in place of the stage's four instructions
- * (Cortex-M4: about 10 instructions an output in place of 20). The table is 1 KB of stack, built
- * once per call (256 stage evaluations, about 2,000 instructions).
+ * (Cortex-M4: 9 instructions an output and a quarter of the loop's 5). The table is 1 KB of stack,
+ * built once per call (256 stage evaluations, about 2,000 instructions).
  */
 #define TA_ADD_LUT_MIN 1024
+
+static int32_t out_count(const int32_t *os) {
+  int32_t d, size = 1;
+  for (d = 0; d < TA_MAX_DIMS; ++d) size *= os[d];
+  return size;
+}
 
 static TA_ALWAYS_INLINE int8_t add_lut_one(const ta_rqd *q, const int32_t *t, int32_t g, int32_t half, int32_t other,
                                          int sat, int32_t lo, int32_t hi) {
@@ -219,6 +226,7 @@ TA_NOINLINE static void add_lut_walk(const add_fast *f, const int8_t *half, cons
   else
     add_lut_runs(f, table + 128, half, other, w, out, 0);
 }
+#endif
 
 /* MUL in its short form (ta_eltwise_rq.h), prepared once per call. */
 typedef struct mul_fast {
@@ -250,109 +258,109 @@ static inline int8_t mul_fast_sat(const mul_fast *f, int32_t x, int32_t y) {
 #if TA_SIMD
 /*
  * MUL 4 outputs at a time along runs where both inputs advance (equal shapes; a [.., C] vector
- * against a map), for output shifts <= -1 (g2 = 2, the sign term on): SXTAB16 widens 4 bytes of
- * each input to (v + off) pairs in the order (bytes 0, 2) and (1, 3), SADD16 doubles one input's,
- * and SMLABB / SMLATT give the products (x + off1) * 2 (y + off2) -- the integer
- * mul_fast_value forms (|.| <= 256 * 512, every lane within int16) -- then its requantization.
- * Where one input is a vector of the run's length (n <= TA_MUL_VEC_MAX) repeated over a contiguous
- * map, its doubled pairs are formed once per call (2 bytes of stack an element) and the runs are
- * walked as rows.
+ * against a map), for output shifts <= -1 (g2 = 2, the sign term on) and no activation clamp:
+ * SXTAB16 widens 4 bytes of each input to (v + off) pairs in the order (bytes 0, 2) and (1, 3),
+ * one input's doubled (SADD16) into `pairs` a chunk of TA_MUL_CHUNK at a time, and SMLABB / SMLATT
+ * give the products (x + off1) * 2 (y + off2) -- the integer mul_fast_value forms (|.| <= 256 * 512,
+ * every lane within int16) -- then its requantization and SSAT. The doubled side is a broadcast
+ * vector where there is one (input 1 if it does not advance along the outer dims), so its pairs
+ * are formed once per call: a chunk is rebuilt only when its bytes' address changes, and bytes
+ * read twice belong to an input broadcast over the output, which `out` cannot alias. Cortex-M4:
+ * 30 instructions a quad (7.5 an output) plus about 15 a run. 512 B of stack for the pairs.
  */
-#define TA_MUL_VEC_MAX 256
+#define TA_MUL_CHUNK 256
 
-static TA_ALWAYS_INLINE int32_t mul_rq(const ta_rqd *q, int32_t v) {
-  return ta_smmlar(v, q->m, q->c + (v >> 31)) >> q->r;
-}
-
-static TA_ALWAYS_INLINE int8_t mul_act(int32_t v, int sat, int32_t lo, int32_t hi) {
-  return (int8_t)(sat ? ta_ssat8(v) : ta_clamp_act(v, lo, hi));
-}
-
-/* Doubled pairs 2 (v + off) of 4 bytes w (o: off in both lanes). */
-static TA_ALWAYS_INLINE void mul_doubled(int32_t w, int32_t o, int32_t *p02, int32_t *p13) {
-  const int32_t a = ta_sxtab16(o, w), b = ta_sxtab16_ror8(o, w);
-  *p02 = ta_sadd16(a, a), *p13 = ta_sadd16(b, b);
-}
-
-/* The 4 outputs of one input's (v + off) pairs of 4 bytes w and the other's doubled pairs. */
-static TA_ALWAYS_INLINE void mul_quad(int8_t *out, int32_t w, int32_t o, int32_t d02, int32_t d13, const ta_rqd *q,
-                                      int sat, int32_t lo, int32_t hi) {
-  const int32_t x02 = ta_sxtab16(o, w), x13 = ta_sxtab16_ror8(o, w);
-  out[0] = mul_act(mul_rq(q, ta_smlabb(x02, d02, 0)), sat, lo, hi);
-  out[1] = mul_act(mul_rq(q, ta_smlabb(x13, d13, 0)), sat, lo, hi);
-  out[2] = mul_act(mul_rq(q, ta_smlatt(x02, d02, 0)), sat, lo, hi);
-  out[3] = mul_act(mul_rq(q, ta_smlatt(x13, d13, 0)), sat, lo, hi);
-}
-
-/* The call's constants. */
 typedef struct mul_simd {
   const mul_fast *f;
   ta_rqd q;
-  int32_t o1, o2, lo, hi;
+  int32_t ox, oy;   /* the offsets, both lanes, of the single and the doubled side */
+  int32_t y_is_1;   /* input 1 is the doubled side */
+  const int8_t *at; /* the bytes `pairs` holds, 0: none */
+  int32_t count;    /* ... and their count */
+  int32_t pairs[TA_MUL_CHUNK / 2];
 } mul_simd;
 
-/* One run: its quads (both inputs advancing), then the rest one output at a time. */
-static TA_ALWAYS_INLINE void mul_simd_run(const mul_simd *c, const int8_t *a, const int8_t *b, int32_t n, int32_t s1,
-                                          int32_t s2, int8_t *out, int sat) {
-  const ta_rqd q = c->q;
-  const int32_t lo = c->lo, hi = c->hi;
-  int32_t i = 0;
-  if (s1 & s2)
-    for (; i + 4 <= n; i += 4) {
-      int32_t d02, d13;
-      mul_doubled(ta_read32(b + i), c->o2, &d02, &d13);
-      mul_quad(out + i, ta_read32(a + i), c->o1, d02, d13, &q, sat, lo, hi);
-    }
-  for (; i < n; ++i) out[i] = sat ? mul_fast_sat(c->f, a[i * s1], b[i * s2]) : mul_fast_clamp(c->f, a[i * s1], b[i * s2]);
+/* n outputs one at a time (a run's tail, or a strided run), out of line: it is short. */
+TA_NOINLINE static void mul_tail(const mul_fast *f, const int8_t *a, const int8_t *b, int32_t n, int32_t s1, int32_t s2,
+                                 int8_t *out) {
+  for (; n > 0; --n, a += s1, b += s2) *out++ = mul_fast_sat(f, *a, *b);
 }
 
-/* A vector input (in1 if vec_side is 1, else in2) of n <= TA_MUL_VEC_MAX elements against `rows`
- * contiguous runs of n of the map: the vector's doubled pairs are formed once, in `pairs`. */
-static TA_ALWAYS_INLINE void mul_vec_rows(const mul_simd *c, const int8_t *in1, const int8_t *in2, int32_t vec_side,
-                                          int32_t rows, int32_t n, const int32_t *pairs, int8_t *out, int sat) {
-  const ta_rqd q = c->q;
-  const int32_t lo = c->lo, hi = c->hi, om = vec_side == 2 ? c->o1 : c->o2;
-  const int8_t *map = vec_side == 2 ? in1 : in2;
-  int32_t i;
-  for (; rows > 0; --rows, map += n, out += n) {
-    const int32_t *v = pairs;
-    for (i = 0; i + 4 <= n; i += 4, v += 2) mul_quad(out + i, ta_read32(map + i), om, v[0], v[1], &q, sat, lo, hi);
-    for (; i < n; ++i) {
-      const int32_t x = vec_side == 2 ? map[i] : in1[i], y = vec_side == 2 ? in2[i] : map[i];
-      out[i] = sat ? mul_fast_sat(c->f, x, y) : mul_fast_clamp(c->f, x, y);
-    }
+static TA_ALWAYS_INLINE int8_t mul_out(const ta_rqd *q, int32_t v) {
+  return (int8_t)ta_ssat8(ta_smmlar(v, q->m, q->c + (v >> 31)) >> q->r);
+}
+
+/* `m` (a multiple of 4) outputs of the single side x against the doubled pairs of the other. */
+TA_NOINLINE static void mul_quads(const ta_rqd *q, const int8_t *x, int32_t ox, const int32_t *pairs, int32_t m, int8_t *out) {
+  const ta_rqd r = *q;
+  int8_t *const end = out + m;
+  for (; out < end; out += 4, x += 4, pairs += 2) {
+    const int32_t w = ta_read32(x), x02 = ta_sxtab16(ox, w), x13 = ta_sxtab16_ror8(ox, w);
+    const int32_t y02 = pairs[0], y13 = pairs[1]; /* read before the stores, which may alias them */
+    out[0] = mul_out(&r, ta_smlabb(x02, y02, 0));
+    out[1] = mul_out(&r, ta_smlabb(x13, y13, 0));
+    out[2] = mul_out(&r, ta_smlatt(x02, y02, 0));
+    out[3] = mul_out(&r, ta_smlatt(x13, y13, 0));
   }
 }
 
-/* 1 or 2: the walk is runs of a map (rows of n, contiguous) against input 1 or 2, a vector of n
- * elements (n <= TA_MUL_VEC_MAX) repeated over them; else 0. */
-static int32_t mul_vec_side(const ta_walk *w) {
-  if (w->nd != 1 || !(w->s1 & w->s2) || w->n > TA_MUL_VEC_MAX) return 0;
-  return w->st2[0] == 0 ? 2 : (w->st1[0] == 0 ? 1 : 0);
+/* The doubled pairs of the m bytes (a multiple of 4) at y, unless `pairs` holds them already. */
+static void mul_pairs(mul_simd *c, const int8_t *y, int32_t m) {
+  int32_t i;
+  if (c->at == y && c->count == m) return;
+  for (i = 0; i < m; i += 4) {
+    const int32_t w = ta_read32(y + i), p02 = ta_sxtab16(c->oy, w), p13 = ta_sxtab16_ror8(c->oy, w);
+    c->pairs[i / 2] = ta_sadd16(p02, p02), c->pairs[i / 2 + 1] = ta_sadd16(p13, p13);
+  }
+  c->at = y, c->count = m;
+}
+
+/* `rows` runs of n where both inputs advance, the inputs' starts `sa` / `sb` apart: chunks of quads,
+ * then each run's tail; a doubled side that does not advance (a vector) has its pairs formed once. */
+TA_NOINLINE static void mul_simd_rows(mul_simd *c, const int8_t *a, const int8_t *b, int32_t n, int32_t rows,
+                                      int32_t sa, int32_t sb, int8_t *out) {
+  const int32_t m4 = n & ~3;
+  if ((c->y_is_1 ? sa : sb) == 0 && n <= TA_MUL_CHUNK) {
+    const int8_t *y = c->y_is_1 ? a : b;
+    const int32_t sx = c->y_is_1 ? sb : sa;
+    const int8_t *x = c->y_is_1 ? b : a;
+    mul_pairs(c, y, m4);
+    for (; rows > 0; --rows, a += sa, b += sb, x += sx, out += n) {
+      mul_quads(&c->q, x, c->ox, c->pairs, m4, out);
+      if (m4 < n) mul_tail(c->f, a + m4, b + m4, n - m4, 1, 1, out + m4);
+    }
+    return;
+  }
+  for (; rows > 0; --rows, a += sa, b += sb, out += n) {
+    const int8_t *x = c->y_is_1 ? b : a, *y = c->y_is_1 ? a : b;
+    int32_t j = 0;
+    while (n - j >= 4) {
+      const int32_t m = (n - j < TA_MUL_CHUNK ? n - j : TA_MUL_CHUNK) & ~3;
+      mul_pairs(c, y + j, m);
+      mul_quads(&c->q, x + j, c->ox, c->pairs, m, out + j);
+      j += m;
+    }
+    if (j < n) mul_tail(c->f, a + j, b + j, n - j, 1, 1, out + j);
+  }
 }
 
 TA_NOINLINE static void mul_simd_walk(const mul_fast *f, const int8_t *in1, const int8_t *in2, ta_walk *w,
                                       int8_t *out) {
-  const int32_t vec_side = mul_vec_side(w), sat = f->lo <= -128 && f->hi >= 127;
   mul_simd c;
-  c.f = f, c.q = f->q, c.lo = f->lo, c.hi = f->hi;
-  c.o1 = ta_pair16(f->off1, f->off1), c.o2 = ta_pair16(f->off2, f->off2);
-  if (vec_side) {
-    int32_t pairs[TA_MUL_VEC_MAX / 2], i;
-    const int8_t *v = vec_side == 2 ? in2 : in1;
-    for (i = 0; i + 4 <= w->n; i += 4) mul_doubled(ta_read32(v + i), vec_side == 2 ? c.o2 : c.o1, &pairs[i / 2], &pairs[i / 2 + 1]);
-    if (sat)
-      mul_vec_rows(&c, in1, in2, vec_side, w->dim[0], w->n, pairs, out, 1);
-    else
-      mul_vec_rows(&c, in1, in2, vec_side, w->dim[0], w->n, pairs, out, 0);
+  int32_t d, outer1 = 0;
+  for (d = 0; d < w->nd; ++d) outer1 |= w->st1[d];
+  c.f = f, c.q = f->q, c.at = 0, c.count = 0, c.y_is_1 = w->nd > 0 && outer1 == 0;
+  c.ox = c.y_is_1 ? ta_pair16(f->off2, f->off2) : ta_pair16(f->off1, f->off1);
+  c.oy = c.y_is_1 ? ta_pair16(f->off1, f->off1) : ta_pair16(f->off2, f->off2);
+  if (w->nd == 1 && (w->s1 & w->s2)) { /* e.g. a vector against a map: its rows without walk_next */
+    mul_simd_rows(&c, in1, in2, w->n, w->dim[0], w->st1[0], w->st2[0], out);
     return;
   }
   do {
-    const int8_t *a = in1 + w->off1, *b = in2 + w->off2;
-    if (sat)
-      mul_simd_run(&c, a, b, w->n, w->s1, w->s2, out, 1);
+    if (w->s1 & w->s2)
+      mul_simd_rows(&c, in1 + w->off1, in2 + w->off2, w->n, 1, 0, 0, out);
     else
-      mul_simd_run(&c, a, b, w->n, w->s1, w->s2, out, 0);
+      mul_tail(f, in1 + w->off1, in2 + w->off2, w->n, w->s1, w->s2, out);
     out += w->n;
   } while (walk_next(w));
 }
@@ -364,10 +372,13 @@ void ta_add_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, 
   if (add_fast_prep(&f, p, &swap)) {
     const int8_t *half = swap ? in2 : in1, *other = swap ? in1 : in2;
     const int32_t *half_shape = swap ? p->shape2 : p->shape1, *other_shape = swap ? p->shape1 : p->shape2;
+#if TA_SIMD
     if (out_count(p->out_shape) >= TA_ADD_LUT_MIN) {
       ta_walk w;
       if (walk_init(&w, half_shape, other_shape, p->out_shape)) add_lut_walk(&f, half, other, &w, out);
-    } else if (f.lo <= -128 && f.hi >= 127)
+    } else
+#endif
+    if (f.lo <= -128 && f.hi >= 127)
       TA_BINARY_WALK(int8_t, add_fast_sat, &f, half, other, half_shape, other_shape);
     else
       TA_BINARY_WALK(int8_t, add_fast_clamp, &f, half, other, half_shape, other_shape);
@@ -382,7 +393,7 @@ void ta_mul_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, 
     TA_BINARY_LOOP(int8_t, mul_one, p);
   }
 #if TA_SIMD
-  else if (f.sm == -1) { /* shift <= -1: g2 = 2 */
+  else if (f.sm == -1 && f.lo <= -128 && f.hi >= 127) { /* shift <= -1: g2 = 2 */
     ta_walk w;
     if (walk_init(&w, p->shape1, p->shape2, p->out_shape)) mul_simd_walk(&f, in1, in2, &w, out);
   }
