@@ -194,9 +194,9 @@ static TA_ALWAYS_INLINE int8_t add_lut_one(const ta_rqd *q, const int32_t *t, in
   return (int8_t)(sat ? ta_sat8(v) : ta_clamp_act(v, lo, hi));
 }
 
-/* The walk's runs, contiguous ones four outputs an iteration (read before any is written: `out`
- * may be an input); the constants are locals so the int8
- * stores (which may alias anything) do not reload them. */
+/* The walk's runs, contiguous ones four outputs an iteration (all read before any is written:
+ * `out` may be an input); the constants are locals so the int8 stores, which may alias anything,
+ * do not reload them. */
 static TA_ALWAYS_INLINE void add_lut_runs(const add_fast *f, const int32_t *t, const int8_t *half, const int8_t *other,
                                           ta_walk *w, int8_t *out, int sat) {
   const int32_t g = f->g, lo = f->lo, hi = f->hi;
