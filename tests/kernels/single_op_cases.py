@@ -65,6 +65,7 @@ FAMILIES = {
     "float_binary": 24,
     "lstm": 20,
     "binary_broadcast": 40,
+    "binary_large": 20,
 }
 
 # Families the ctypes runner (runner.run_op, kernel_params.py) does not derive params for; they
@@ -86,13 +87,14 @@ def _input(mb, rng, shape):
     return mb.input(list(shape), scale=scale, zero_point=zp)
 
 
-def _fast_path_shapes(rng, pattern):
+def _fast_path_shapes(rng, pattern, large=False):
     """(a, b) shapes of the elementwise kernels' fast paths, by pattern: equal [1, H, W, C]; the map
     against a [1, 1, 1, C] vector; a [C] vector against the map; the map against a scalar [1]; the
-    map against [1, H, W, 1]. C is odd half of the time."""
+    map against [1, H, W, 1]. C is odd half of the time. `large`: at least 1,024 outputs (ADD's
+    table path, elementwise.c's TA_ADD_LUT_MIN)."""
     r = lambda lo, hi: int(rng.integers(lo, hi + 1))  # noqa: E731
-    c = r(1, 12) * 2 - (rng.random() < 0.5)
-    m = [1, r(1, 6), r(1, 6), c]
+    c = r(8, 24) * 2 - (rng.random() < 0.5) if large else r(1, 12) * 2 - (rng.random() < 0.5)
+    m = [1, r(8, 14), r(8, 14), c] if large else [1, r(1, 6), r(1, 6), c]
     return [(m, m), (m, [1, 1, 1, c]), ([c], m), (m, [1]), (m, [1, m[1], m[2], 1])][pattern]
 
 
@@ -177,6 +179,11 @@ def make_case(family: str, i: int):
         a_shape, b_shape = _fast_path_shapes(rng, i // 8 % 5)
         op = mb.add if i // 4 % 2 == 0 else mb.mul
         y = op(_input(mb, rng, a_shape), _input(mb, rng, b_shape), activation=ACTS[(i // 2 + i // 4) % len(ACTS)])
+    elif family == "binary_large":
+        # the same on maps of 1,024 outputs and more, each pattern with every activation
+        a_shape, b_shape = _fast_path_shapes(rng, i // 4 % 5, large=True)
+        op = mb.add if (i + i // 4) % 2 == 0 else mb.mul
+        y = op(_input(mb, rng, a_shape), _input(mb, rng, b_shape), activation=ACTS[(i // 2) % len(ACTS)])
     elif family in ("softmax", "log_softmax"):
         shape = [r(1, 3), r(1, 40)] if i % 2 else [1, r(1, 4), r(1, 4), r(1, 12)]
         x = _input(mb, rng, shape)

@@ -15,15 +15,20 @@
  * Each output element is written after both of its inputs are read, in row-major order, so
  * `out` may alias an input that has the output's shape (in-place ADD/MUL).
  * Every kernel walks the output as runs along merged dims (ta_walk below). ADD and MUL compute
- * each element in a short exact form prepared once per call (ta_eltwise_rq.h: on Cortex-M4 about
- * 20 and 13 instructions an element, SSAT in place of the clamp without an activation), where the
- * params allow it: TFLite's ADD params (one input at multiplier 0.5), output shifts -1..-22 (MUL
- * also 0..14), double rounding. Others run TFLite's per-element arithmetic as written.
+ * each element in a short exact form prepared once per call (ta_eltwise_rq.h; SSAT in place of
+ * the clamp without an activation), where the params allow it: TFLite's ADD params (one input at
+ * multiplier 0.5), output shifts -1..-22 (MUL also 0..14), double rounding. Others run TFLite's
+ * per-element arithmetic as written. On the DSP cores two paths apply the same integers faster:
+ * ADD through a per-call table of the other input's term (add_lut_walk), MUL 4 outputs at a time
+ * on 2x16-bit pairs (mul_simd_walk). Cortex-M4, mcunet_se_224_int8io (codegen_profile.py): ADD
+ * 20.0 -> 10.4 instructions an output (77,616 outputs, residual ADDs of equal shapes), MUL 13.4 ->
+ * 8.4 (about 137,600, mostly [1, H, W, C] maps times a [1, 1, 1, C] vector).
  */
 #include "tinyarena_kernels.h"
 
 #include "ta_eltwise_rq.h"
 #include "ta_internal.h"
+#include "ta_simd.h"
 
 static inline int8_t add_one(const ta_binary_params *p, int32_t x, int32_t y) {
   const int32_t a = ta_multiply_by_quantized_multiplier_below_one(ta_wrap_shl(x + p->input1_offset, p->left_shift),
@@ -147,9 +152,13 @@ static int add_fast_prep(add_fast *f, const ta_binary_params *p, int *swap) {
   return f->q.r >= 0 && f->q.oo == 0;
 }
 
+/* The output stage of x = 2 * (the sum of the two stages). */
+static inline int32_t add_fast_out(const ta_rqd *q, int32_t x) {
+  return ta_smmlar(x, q->m, q->c + (x >> 31)) >> q->r;
+}
+
 static inline int32_t add_fast_value(const add_fast *f, int32_t half, int32_t other) {
-  const int32_t x = half * f->g + f->k + 2 * ta_add_in_apply(&f->o, other);
-  return ta_smmlar(x, f->q.m, f->q.c + (x >> 31)) >> f->q.r;
+  return add_fast_out(&f->q, half * f->g + f->k + 2 * ta_add_in_apply(&f->o, other));
 }
 
 /* With the activation's clamp, and without one (the full int8 range: a saturation). */
@@ -161,16 +170,74 @@ static inline int8_t add_fast_sat(const add_fast *f, int32_t half, int32_t other
   return (int8_t)ta_sat8(add_fast_value(f, half, other));
 }
 
+#if TA_SIMD
+/*
+ * ADD through a table of the other input's term, for calls of at least TA_ADD_LUT_MIN outputs, on
+ * the DSP builds (whose conv kernels' frames are larger than its 1 KB table; the portable build,
+ * for the smallest cores, keeps its stack):
+ * t[v] = k + 2 * stage(v) for every int8 v, so x = half * g + t[other] is the integer
+ * add_fast_value forms (no new arithmetic) -- one load in place of the stage's four instructions
+ * (Cortex-M4: 9 instructions an output and a quarter of the loop's 5). The table is 1 KB of stack,
+ * built once per call (256 stage evaluations, about 2,000 instructions).
+ */
+#define TA_ADD_LUT_MIN 1024
+
+static int32_t out_count(const int32_t *os) {
+  int32_t d, size = 1;
+  for (d = 0; d < TA_MAX_DIMS; ++d) size *= os[d];
+  return size;
+}
+
+static TA_ALWAYS_INLINE int8_t add_lut_one(const ta_rqd *q, const int32_t *t, int32_t g, int32_t half, int32_t other,
+                                         int sat, int32_t lo, int32_t hi) {
+  const int32_t v = add_fast_out(q, half * g + t[other]);
+  return (int8_t)(sat ? ta_sat8(v) : ta_clamp_act(v, lo, hi));
+}
+
+/* The walk's runs, contiguous ones four outputs an iteration (all read before any is written:
+ * `out` may be an input); the constants are locals so the int8 stores, which may alias anything,
+ * do not reload them. */
+static TA_ALWAYS_INLINE void add_lut_runs(const add_fast *f, const int32_t *t, const int8_t *half, const int8_t *other,
+                                          ta_walk *w, int8_t *out, int sat) {
+  const int32_t g = f->g, lo = f->lo, hi = f->hi;
+  const ta_rqd q = f->q;
+  do {
+    const int8_t *a = half + w->off1, *b = other + w->off2;
+    const int32_t s1 = w->s1, s2 = w->s2;
+    int8_t *const end = out + w->n;
+    if (s1 & s2)
+      for (; out + 4 <= end; out += 4, a += 4, b += 4) {
+        const int32_t a0 = a[0], b0 = b[0], a1 = a[1], b1 = b[1], a2 = a[2], b2 = b[2], a3 = a[3], b3 = b[3];
+        out[0] = add_lut_one(&q, t, g, a0, b0, sat, lo, hi);
+        out[1] = add_lut_one(&q, t, g, a1, b1, sat, lo, hi);
+        out[2] = add_lut_one(&q, t, g, a2, b2, sat, lo, hi);
+        out[3] = add_lut_one(&q, t, g, a3, b3, sat, lo, hi);
+      }
+    for (; out < end; ++out, a += s1, b += s2) *out = add_lut_one(&q, t, g, *a, *b, sat, lo, hi);
+  } while (walk_next(w));
+}
+
+TA_NOINLINE static void add_lut_walk(const add_fast *f, const int8_t *half, const int8_t *other, ta_walk *w,
+                                     int8_t *out) {
+  int32_t table[256], v;
+  for (v = -128; v < 128; ++v) table[v + 128] = f->k + 2 * ta_add_in_apply(&f->o, v);
+  if (f->lo <= -128 && f->hi >= 127)
+    add_lut_runs(f, table + 128, half, other, w, out, 1);
+  else
+    add_lut_runs(f, table + 128, half, other, w, out, 0);
+}
+#endif
+
 /* MUL in its short form (ta_eltwise_rq.h), prepared once per call. */
 typedef struct mul_fast {
-  int32_t off1, g2, k2, sm;
+  int32_t off1, off2, g2, k2, sm;
   ta_rqd q;
   int32_t lo, hi;
 } mul_fast;
 
 static int mul_fast_prep(mul_fast *f, const ta_binary_params *p) {
   if (!ta_mul_prep(&f->q, &f->g2, &f->sm, p->output_mult, p->output_shift, p->output_offset)) return 0;
-  f->off1 = p->input1_offset, f->k2 = p->input2_offset * f->g2, f->lo = p->act_min, f->hi = p->act_max;
+  f->off1 = p->input1_offset, f->off2 = p->input2_offset, f->k2 = p->input2_offset * f->g2, f->lo = p->act_min, f->hi = p->act_max;
   return f->q.oo == 0 && p->input1_offset >= -128 && p->input1_offset <= 128 && p->input2_offset >= -128 &&
          p->input2_offset <= 128;
 }
@@ -188,12 +255,129 @@ static inline int8_t mul_fast_sat(const mul_fast *f, int32_t x, int32_t y) {
   return (int8_t)ta_sat8(mul_fast_value(f, x, y));
 }
 
+#if TA_SIMD
+/*
+ * MUL 4 outputs at a time along runs where both inputs advance (equal shapes; a [.., C] vector
+ * against a map), for output shifts <= -1 (g2 = 2, the sign term on) and no activation clamp:
+ * SXTAB16 widens 4 bytes of each input to (v + off) pairs in the order (bytes 0, 2) and (1, 3),
+ * one input's doubled (SADD16) into `pairs` a chunk of TA_MUL_CHUNK at a time, and SMLABB / SMLATT
+ * give the products (x + off1) * 2 (y + off2) -- the integer mul_fast_value forms (|.| <= 256 * 512,
+ * every lane within int16) -- then its requantization and SSAT. The doubled side is a broadcast
+ * vector where there is one (input 1 if it does not advance along the outer dims), so its pairs
+ * are formed once per call: a chunk is rebuilt only when its bytes' address changes, and bytes
+ * read twice belong to an input broadcast over the output, which `out` cannot alias. Cortex-M4:
+ * 30 instructions a quad (7.5 an output) plus about 15 a run. 512 B of stack for the pairs.
+ */
+#define TA_MUL_CHUNK 256
+
+typedef struct mul_simd {
+  const mul_fast *f;
+  ta_rqd q;
+  int32_t ox, oy;   /* the offsets, both lanes, of the single and the doubled side */
+  int32_t y_is_1;   /* input 1 is the doubled side */
+  const int8_t *at; /* the bytes `pairs` holds, 0: none */
+  int32_t count;    /* ... and their count */
+  int32_t pairs[TA_MUL_CHUNK / 2];
+} mul_simd;
+
+/* n outputs one at a time (a run's tail, or a strided run), out of line: it is short. */
+TA_NOINLINE static void mul_tail(const mul_fast *f, const int8_t *a, const int8_t *b, int32_t n, int32_t s1, int32_t s2,
+                                 int8_t *out) {
+  for (; n > 0; --n, a += s1, b += s2) *out++ = mul_fast_sat(f, *a, *b);
+}
+
+static TA_ALWAYS_INLINE int8_t mul_out(const ta_rqd *q, int32_t v) {
+  return (int8_t)ta_ssat8(ta_smmlar(v, q->m, q->c + (v >> 31)) >> q->r);
+}
+
+/* `m` (a multiple of 4) outputs of the single side x against the doubled pairs of the other. */
+TA_NOINLINE static void mul_quads(const ta_rqd *q, const int8_t *x, int32_t ox, const int32_t *pairs, int32_t m, int8_t *out) {
+  const ta_rqd r = *q;
+  int8_t *const end = out + m;
+  for (; out < end; out += 4, x += 4, pairs += 2) {
+    const int32_t w = ta_read32(x), x02 = ta_sxtab16(ox, w), x13 = ta_sxtab16_ror8(ox, w);
+    const int32_t y02 = pairs[0], y13 = pairs[1]; /* read before the stores, which may alias them */
+    out[0] = mul_out(&r, ta_smlabb(x02, y02, 0));
+    out[1] = mul_out(&r, ta_smlabb(x13, y13, 0));
+    out[2] = mul_out(&r, ta_smlatt(x02, y02, 0));
+    out[3] = mul_out(&r, ta_smlatt(x13, y13, 0));
+  }
+}
+
+/* The doubled pairs of the m bytes (a multiple of 4) at y, unless `pairs` holds them already. */
+static void mul_pairs(mul_simd *c, const int8_t *y, int32_t m) {
+  int32_t i;
+  if (c->at == y && c->count == m) return;
+  for (i = 0; i < m; i += 4) {
+    const int32_t w = ta_read32(y + i), p02 = ta_sxtab16(c->oy, w), p13 = ta_sxtab16_ror8(c->oy, w);
+    c->pairs[i / 2] = ta_sadd16(p02, p02), c->pairs[i / 2 + 1] = ta_sadd16(p13, p13);
+  }
+  c->at = y, c->count = m;
+}
+
+/* `rows` runs of n where both inputs advance, the inputs' starts `sa` / `sb` apart: chunks of quads,
+ * then each run's tail; a doubled side that does not advance (a vector) has its pairs formed once. */
+TA_NOINLINE static void mul_simd_rows(mul_simd *c, const int8_t *a, const int8_t *b, int32_t n, int32_t rows,
+                                      int32_t sa, int32_t sb, int8_t *out) {
+  const int32_t m4 = n & ~3;
+  if ((c->y_is_1 ? sa : sb) == 0 && n <= TA_MUL_CHUNK) {
+    const int8_t *y = c->y_is_1 ? a : b;
+    const int32_t sx = c->y_is_1 ? sb : sa;
+    const int8_t *x = c->y_is_1 ? b : a;
+    mul_pairs(c, y, m4);
+    for (; rows > 0; --rows, a += sa, b += sb, x += sx, out += n) {
+      mul_quads(&c->q, x, c->ox, c->pairs, m4, out);
+      if (m4 < n) mul_tail(c->f, a + m4, b + m4, n - m4, 1, 1, out + m4);
+    }
+    return;
+  }
+  for (; rows > 0; --rows, a += sa, b += sb, out += n) {
+    const int8_t *x = c->y_is_1 ? b : a, *y = c->y_is_1 ? a : b;
+    int32_t j = 0;
+    while (n - j >= 4) {
+      const int32_t m = (n - j < TA_MUL_CHUNK ? n - j : TA_MUL_CHUNK) & ~3;
+      mul_pairs(c, y + j, m);
+      mul_quads(&c->q, x + j, c->ox, c->pairs, m, out + j);
+      j += m;
+    }
+    if (j < n) mul_tail(c->f, a + j, b + j, n - j, 1, 1, out + j);
+  }
+}
+
+TA_NOINLINE static void mul_simd_walk(const mul_fast *f, const int8_t *in1, const int8_t *in2, ta_walk *w,
+                                      int8_t *out) {
+  mul_simd c;
+  int32_t d, outer1 = 0;
+  for (d = 0; d < w->nd; ++d) outer1 |= w->st1[d];
+  c.f = f, c.q = f->q, c.at = 0, c.count = 0, c.y_is_1 = w->nd > 0 && outer1 == 0;
+  c.ox = c.y_is_1 ? ta_pair16(f->off2, f->off2) : ta_pair16(f->off1, f->off1);
+  c.oy = c.y_is_1 ? ta_pair16(f->off1, f->off1) : ta_pair16(f->off2, f->off2);
+  if (w->nd == 1 && (w->s1 & w->s2)) { /* e.g. a vector against a map: its rows without walk_next */
+    mul_simd_rows(&c, in1, in2, w->n, w->dim[0], w->st1[0], w->st2[0], out);
+    return;
+  }
+  do {
+    if (w->s1 & w->s2)
+      mul_simd_rows(&c, in1 + w->off1, in2 + w->off2, w->n, 1, 0, 0, out);
+    else
+      mul_tail(f, in1 + w->off1, in2 + w->off2, w->n, w->s1, w->s2, out);
+    out += w->n;
+  } while (walk_next(w));
+}
+#endif
+
 void ta_add_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out) {
   add_fast f;
   int swap;
   if (add_fast_prep(&f, p, &swap)) {
     const int8_t *half = swap ? in2 : in1, *other = swap ? in1 : in2;
     const int32_t *half_shape = swap ? p->shape2 : p->shape1, *other_shape = swap ? p->shape1 : p->shape2;
+#if TA_SIMD
+    if (out_count(p->out_shape) >= TA_ADD_LUT_MIN) {
+      ta_walk w;
+      if (walk_init(&w, half_shape, other_shape, p->out_shape)) add_lut_walk(&f, half, other, &w, out);
+    } else
+#endif
     if (f.lo <= -128 && f.hi >= 127)
       TA_BINARY_WALK(int8_t, add_fast_sat, &f, half, other, half_shape, other_shape);
     else
@@ -205,8 +389,15 @@ void ta_add_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, 
 
 void ta_mul_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out) {
   mul_fast f;
-  if (!mul_fast_prep(&f, p))
+  if (!mul_fast_prep(&f, p)) {
     TA_BINARY_LOOP(int8_t, mul_one, p);
+  }
+#if TA_SIMD
+  else if (f.sm == -1 && f.lo <= -128 && f.hi >= 127) { /* shift <= -1: g2 = 2 */
+    ta_walk w;
+    if (walk_init(&w, p->shape1, p->shape2, p->out_shape)) mul_simd_walk(&f, in1, in2, &w, out);
+  }
+#endif
   else if (f.lo <= -128 && f.hi >= 127)
     TA_BINARY_LOOP(int8_t, mul_fast_sat, &f);
   else

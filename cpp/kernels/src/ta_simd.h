@@ -38,6 +38,17 @@ static inline __attribute__((always_inline)) int32_t ta_smlatb(int32_t a, int32_
 static inline __attribute__((always_inline)) int32_t ta_smladx(int32_t a, int32_t b, int32_t acc) {
   return __smladx(a, b, acc);
 }
+/* acc + hi(a)*hi(b) (SMLATT). */
+static inline __attribute__((always_inline)) int32_t ta_smlatt(int32_t a, int32_t b, int32_t acc) {
+  return __smlatt(a, b, acc);
+}
+/* a + ta_sxtb16(x) / a + ta_sxtb16_ror8(x), lane by lane (SXTAB16, one instruction each). */
+static inline __attribute__((always_inline)) int32_t ta_sxtab16(int32_t a, int32_t x) { return __sxtab16(a, x); }
+static inline __attribute__((always_inline)) int32_t ta_sxtab16_ror8(int32_t a, int32_t x) {
+  int32_t r;
+  __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(x));
+  return r;
+}
 /* x saturated to [-128, 127] (SSAT #8). */
 static inline __attribute__((always_inline)) int32_t ta_ssat8(int32_t x) { return __ssat(x, 8); }
 #elif TA_KERNELS_SIMD
@@ -72,6 +83,11 @@ static inline int32_t ta_smlatb(int32_t a, int32_t b, int32_t acc) {
 static inline int32_t ta_smladx(int32_t a, int32_t b, int32_t acc) {
   return ta_smlad(a, ta_pack16(ta_hi16(b), ta_lo16(b)), acc);
 }
+static inline int32_t ta_smlatt(int32_t a, int32_t b, int32_t acc) {
+  return (int32_t)((uint32_t)acc + (uint32_t)(ta_hi16(a) * ta_hi16(b)));
+}
+static inline int32_t ta_sxtab16(int32_t a, int32_t x) { return ta_sadd16(a, ta_sxtb16(x)); }
+static inline int32_t ta_sxtab16_ror8(int32_t a, int32_t x) { return ta_sadd16(a, ta_sxtb16_ror8(x)); }
 static inline int32_t ta_ssat8(int32_t x) { return x < -128 ? -128 : (x > 127 ? 127 : x); }
 #else
 #define TA_SIMD 0
