@@ -279,12 +279,13 @@ def test_kernel_code_estimate_is_the_measured_size():
     # hello_world: three FULLY_CONNECTED ops, one kernel.
     assert tinyarena.plan(real_model("hello_world_int8")).flash.code == functions["ta_fully_connected_s8"]
     # DS-CNN-L (the first depthwise out of place, the others in place): both depthwise kernels,
-    # which share most of depthwise.c, and of its variant families only the 3x3 rows (all its
-    # depthwise layers are 3x3) with their assembly and the SIMD path they share.
+    # which share most of depthwise.c, and of its variant families only the 3x3 rows of both
+    # strides (its depthwise layers are 3x3, one of stride 2) with their assembly and the SIMD path
+    # they share.
     plan = tinyarena.plan(ds_cnn_large())
     depthwise = (min(functions["ta_depthwise_conv_s8"] + functions["ta_depthwise_conv_s8_inplace"],
-                     sources["depthwise.c"]) + variants["TA_DW_3X3"] + variants["TA_DW_3X3_ASM"] +
-                 variants["depthwise.c SIMD path"])
+                     sources["depthwise.c"]) + sum(variants[f"TA_DW_3X3_S{s}{asm}"] for s in (1, 2)
+                                                   for asm in ("", "_ASM")) + variants["depthwise.c SIMD path"])
     expected = (functions["ta_conv_s8"] + depthwise + functions["ta_avg_pool_s8"] +
                 functions["ta_fully_connected_s8"] + functions["ta_softmax_s8"])
     assert plan.flash.code == expected  # else: python tools/kernel_code_bytes.py --write
@@ -293,24 +294,25 @@ def test_kernel_code_estimate_is_the_measured_size():
 def test_the_makefile_compiles_only_the_kernel_families_the_layers_reach(tmp_path):
     """kws_ref_model's convs have packed int8 weights (a small patch, then pointwise; doubled, all of
     int8 as range, every channel's record with its fast form), its depthwise layers are all 3x3
-    (SIMD path, int8 weights; ReLU with output zero point -128: all of int8 as range, their channels
-    run the assembly) and its fully connected layer has int8 weights without offset: its Makefile
+    stride 1 (SIMD path, int8 weights; ReLU with output zero point -128: all of int8 as range,
+    their channels run the assembly) and its fully connected layer has int8 weights without offset: its Makefile
     leaves conv's portable path, one-pixel column builder and general loop, the 5x5/7x7, generic and
     portable depthwise rows and fully connected's packed int16 quads and portable path out; a 5x5
-    layer brings its family and the generic rows back, and 3x3 layers whose activation range is not all of int8 leave the assembly out."""
+    layer brings its family and the generic rows back, and a 3x3 stride 2 layer whose activation
+    range is not all of int8 brings its stride's rows without the assembly."""
     tinyarena.compile(tinyarena.plan(real_model("kws_ref_model")), tmp_path / "kws")
     makefile = (tmp_path / "kws" / "Makefile").read_text()
-    assert ("KERNEL_VARIANTS := -DTA_CONV_PORTABLE=0 -DTA_CONV_COL_PIXEL=0 -DTA_CONV_S8W_GENERAL=0 -DTA_DW_WIDE5_S1=0 "
-            "-DTA_DW_WIDE5_S2=0 -DTA_DW_WIDE7_S1=0 -DTA_DW_WIDE7_S2=0 -DTA_DW_GENERIC=0 -DTA_DW_PORTABLE=0 -DTA_FC_PACKED16=0 "
-            "-DTA_FC_PORTABLE=0\n") in makefile
+    assert ("KERNEL_VARIANTS := -DTA_CONV_PORTABLE=0 -DTA_CONV_COL_PIXEL=0 -DTA_CONV_S8W_GENERAL=0 -DTA_DW_3X3_S2=0 "
+            "-DTA_DW_3X3_S2_ASM=0 -DTA_DW_WIDE5_S1=0 -DTA_DW_WIDE5_S2=0 -DTA_DW_WIDE7_S1=0 -DTA_DW_WIDE7_S2=0 "
+            "-DTA_DW_GENERIC=0 -DTA_DW_PORTABLE=0 -DTA_FC_PACKED16=0 -DTA_FC_PORTABLE=0\n") in makefile
     assert "$(KERNEL_VARIANTS) $(EXTRA_CFLAGS)" in makefile
     mb = ModelBuilder("dw5", seed=0)
     x = mb.depthwise_conv2d(mb.input([1, 12, 12, 8]), kernel=5, stride=1, activation="RELU")
     x = mb.depthwise_conv2d(x, kernel=3, stride=2, activation="RELU_N1_TO_1")  # act_min -127
     mb.output(mb.fully_connected(x, units=8))
     tinyarena.compile(tinyarena.plan(mb.build()), tmp_path / "dw5")
-    assert ("KERNEL_VARIANTS := -DTA_DW_3X3_ASM=0 -DTA_DW_WIDE5_S2=0 -DTA_DW_WIDE7_S1=0 -DTA_DW_WIDE7_S2=0 "
-            "-DTA_DW_PORTABLE=0 -DTA_FC_PACKED16=0 -DTA_FC_PORTABLE=0\n" in (tmp_path / "dw5" / "Makefile").read_text())
+    assert ("KERNEL_VARIANTS := -DTA_DW_3X3_S1=0 -DTA_DW_3X3_S1_ASM=0 -DTA_DW_3X3_S2_ASM=0 -DTA_DW_WIDE5_S2=0 "
+            "-DTA_DW_WIDE7_S1=0 -DTA_DW_WIDE7_S2=0 -DTA_DW_PORTABLE=0 -DTA_FC_PACKED16=0 -DTA_FC_PORTABLE=0\n" in (tmp_path / "dw5" / "Makefile").read_text())
 
 
 def test_compile_and_verify_are_top_level_and_results_print_what_they_hold(tmp_path):

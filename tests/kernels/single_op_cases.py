@@ -90,8 +90,8 @@ def _input(mb, rng, shape):
 def _fast_path_shapes(rng, pattern, large=False):
     """(a, b) shapes of the elementwise kernels' fast paths, by pattern: equal [1, H, W, C]; the map
     against a [1, 1, 1, C] vector; a [C] vector against the map; the map against a scalar [1]; the
-    map against [1, H, W, 1]. C is odd half of the time. `large`: at least 1,024 outputs (ADD's
-    table path, elementwise.c's TA_ADD_LUT_MIN)."""
+    map against [1, H, W, 1]. C is odd half of the time. `large`: at least 1,024 outputs (MUL's
+    chunks of 256 pairs, ADD's table over many runs)."""
     r = lambda lo, hi: int(rng.integers(lo, hi + 1))  # noqa: E731
     c = r(8, 24) * 2 - (rng.random() < 0.5) if large else r(1, 12) * 2 - (rng.random() < 0.5)
     m = [1, r(8, 14), r(8, 14), c] if large else [1, r(1, 6), r(1, 6), c]

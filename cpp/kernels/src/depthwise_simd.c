@@ -41,7 +41,8 @@ static dw_ctx dw_context(const ta_dwconv_params *p, const int8_t *in, int8_t *ou
     const int64_t room = ((int64_t)1 << 30) - (int64_t)p->kernel_h * p->kernel_w * 32640;
     x.room = room > 0 ? (int32_t)room : 0;
   }
-  x.asm_layer = TA_SIMD_NATIVE && TA_DW_3X3_ASM && x.fast3x3 && p->act_min == -128 && p->act_max == 127;
+  x.asm_layer = TA_SIMD_NATIVE && (x.fast3x3 == 1 ? TA_DW_3X3_S1_ASM : x.fast3x3 == 2 && TA_DW_3X3_S2_ASM) &&
+                p->act_min == -128 && p->act_max == 127;
   x.wide = (TA_DW_WIDE5 || TA_DW_WIDE7) && !x.fast3x3 && ta_dw_wide_applies(p);
   x.transposed = 0;
   x.plane = (int16_t *)scratch;
@@ -117,7 +118,7 @@ static void dw_chan_prepare(const dw_ctx *x, int32_t oc, dw_chan *k) {
                     : ta_wrap_add(bias, (int32_t)((uint32_t)(sum2 / 2) * (uint32_t)p->input_offset));
   k->m = q.m, k->c = q.c, k->r = q.r, k->qoo = q.oo;
   k->use_asm = x->asm_layer && k->fast && q.oo == 0;
-  if (TA_DW_3X3 && x->transposed)
+  if (TA_DW_3X3_S1 && x->transposed)
     dw_chan_transpose(k, wq);
   else if (TA_DW_3X3 && x->fast3x3)
     dw_chan_weights(k, wq);
@@ -317,18 +318,18 @@ TA_NOINLINE static void dw_run(const dw_ctx *x, dw_job *j) {
     return;
   }
 #if TA_SIMD_NATIVE && TA_DW_3X3_ASM
-  if (j->use_asm) {
+  if (j->use_asm) { /* only in a layer of a stride whose assembly is compiled: dw_context */
     j->last = j->out + j->rows * j->out_step;
-    if (stride1)
+    if (TA_DW_3X3_S1_ASM && stride1)
       ta_dw3x3s1_asm(j);
-    else
+    else if (TA_DW_3X3_S2_ASM)
       ta_dw3x3s2_asm(j);
     return;
   }
 #endif
-  if (stride1)
+  if (TA_DW_3X3_S1 && stride1) /* fast3x3 is set for the compiled strides only */
     dw3x3s1_rows_c(j);
-  else
+  else if (TA_DW_3X3_S2)
     dw3x3s2_rows_c(j);
 }
 

@@ -37,18 +37,27 @@ static inline void ta_dw_pack_channel(const int8_t *w, int32_t out_c, int32_t oc
  * (-DTA_DW_WIDE5_S1=0, ...) when no layer of the model reaches it, so --gc-sections drops its code
  * (op_params::kernel_variants decides, from the same conditions as below); unset, a family is
  * compiled. A family compiled out hands its layers on to a more general one, so every set of
- * families gives the same bytes: 3x3 stride 1/2 (TA_DW_3X3) and 5x5/7x7 (TA_DW_WIDE5/7_S1/S2) to the
- * generic rows (TA_DW_GENERIC), and a layer the SIMD families left cannot run (ta_dw_simd_covers)
- * to the portable path (TA_DW_PORTABLE: in a DSP build without Helium only; 0 when every layer
- * runs the SIMD path). TA_DW_3X3_ASM: the 3x3 rows' assembly (depthwise_asm.c), reached only by
- * layers with all of int8 as the activation range (dw_ctx.asm_layer); 0 hands them to the same
- * sums in C. The portable and Helium builds compile their own paths whatever is set. */
-#ifndef TA_DW_3X3
-#define TA_DW_3X3 1
+ * families gives the same bytes: 3x3 (TA_DW_3X3_S1/S2) and 5x5/7x7 (TA_DW_WIDE5/7_S1/S2), one
+ * family per stride, to the generic rows (TA_DW_GENERIC), and a layer the SIMD families left
+ * cannot run (ta_dw_simd_covers) to the portable path (TA_DW_PORTABLE: in a DSP build without
+ * Helium only; 0 when every layer runs the SIMD path). TA_DW_3X3_S1/S2_ASM: the 3x3 rows'
+ * assembly per stride (depthwise_asm.c), reached only by layers of its stride's family with all of
+ * int8 as the activation range (dw_ctx.asm_layer); 0 hands them to the same sums in C. The portable
+ * and Helium builds compile their own paths whatever is set. */
+#ifndef TA_DW_3X3_S1
+#define TA_DW_3X3_S1 1
 #endif
-#ifndef TA_DW_3X3_ASM
-#define TA_DW_3X3_ASM 1
+#ifndef TA_DW_3X3_S2
+#define TA_DW_3X3_S2 1
 #endif
+#define TA_DW_3X3 (TA_DW_3X3_S1 || TA_DW_3X3_S2)
+#ifndef TA_DW_3X3_S1_ASM
+#define TA_DW_3X3_S1_ASM 1
+#endif
+#ifndef TA_DW_3X3_S2_ASM
+#define TA_DW_3X3_S2_ASM 1
+#endif
+#define TA_DW_3X3_ASM (TA_DW_3X3_S1_ASM || TA_DW_3X3_S2_ASM)
 #ifndef TA_DW_WIDE5_S1 /* TA_DW_WIDE5/7: one family per stride */
 #define TA_DW_WIDE5_S1 1
 #endif
@@ -70,10 +79,10 @@ static inline void ta_dw_pack_channel(const int8_t *w, int32_t out_c, int32_t oc
 #define TA_DW_PORTABLE 1
 #endif
 
-/* 3x3, equal strides 1 or 2, dilation 1: the 3x3 row kernels (when TA_DW_3X3). */
+/* 3x3, equal strides 1 or 2, dilation 1: the 3x3 row kernels (when the stride's family is compiled). */
 static inline int32_t ta_dw_fast3x3(const ta_dwconv_params *p) {
-  return TA_DW_3X3 && p->kernel_h == 3 && p->kernel_w == 3 && p->dilation_h == 1 && p->dilation_w == 1 &&
-         p->stride_h == p->stride_w && (p->stride_w == 1 || p->stride_w == 2);
+  return p->kernel_h == 3 && p->kernel_w == 3 && p->dilation_h == 1 && p->dilation_w == 1 &&
+         p->stride_h == p->stride_w && (p->stride_w == 1 ? TA_DW_3X3_S1 : p->stride_w == 2 && TA_DW_3X3_S2);
 }
 
 /* Whether the SIMD families compiled run every channel of the layer (the generic rows run any). */

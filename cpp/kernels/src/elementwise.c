@@ -113,23 +113,26 @@ TA_NOINLINE static int walk_next(ta_walk *w) {
   return 0;
 }
 
-/* out = FN(Q, a, b) elementwise along the walk of inputs A, B of shapes SA, SB; contiguous runs get
- * an indexed loop. */
-#define TA_BINARY_WALK(T, FN, Q, A, B, SA, SB)                                              \
+/* out = FN(Q, a, b) elementwise along the walk of inputs A, B of shapes SA, SB. INDEXED (a
+ * constant): contiguous runs get an indexed loop of their own -- for the short forms, where the
+ * pointer steps are a large share of an element; the general forms run one strided loop (half
+ * the code). */
+#define TA_BINARY_WALK(T, FN, Q, A, B, SA, SB, INDEXED)                                     \
   do {                                                                                      \
     ta_walk w;                                                                              \
     if (!walk_init(&w, SA, SB, p->out_shape)) break;                                        \
     do {                                                                                    \
       const T *a = (A) + w.off1, *b = (B) + w.off2;                                         \
       int32_t i;                                                                            \
-      if (w.s1 & w.s2)                                                                      \
+      if ((INDEXED) && (w.s1 & w.s2))                                                       \
         for (i = 0; i < w.n; ++i) out[i] = FN(Q, a[i], b[i]);                               \
       else                                                                                  \
         for (i = 0; i < w.n; ++i, a += w.s1, b += w.s2) out[i] = FN(Q, *a, *b);             \
       out += w.n;                                                                           \
     } while (walk_next(&w));                                                                \
   } while (0)
-#define TA_BINARY_LOOP(T, FN, Q) TA_BINARY_WALK(T, FN, Q, in1, in2, p->shape1, p->shape2)
+#define TA_BINARY_LOOP(T, FN, Q) TA_BINARY_WALK(T, FN, Q, in1, in2, p->shape1, p->shape2, 0)
+#define TA_BINARY_FAST_LOOP(T, FN, Q) TA_BINARY_WALK(T, FN, Q, in1, in2, p->shape1, p->shape2, 1)
 
 /* ADD in its short form (ta_eltwise_rq.h), prepared once per call: the input of multiplier 0.5
  * (both when the scales are equal; with `swap` it is input2) as "half", the other's stage `o`. */
@@ -172,21 +175,15 @@ static inline int8_t add_fast_sat(const add_fast *f, int32_t half, int32_t other
 
 #if TA_SIMD
 /*
- * ADD through a table of the other input's term, for calls of at least TA_ADD_LUT_MIN outputs, on
- * the DSP builds (whose conv kernels' frames are larger than its 1 KB table; the portable build,
- * for the smallest cores, keeps its stack):
- * t[v] = k + 2 * stage(v) for every int8 v, so x = half * g + t[other] is the integer
- * add_fast_value forms (no new arithmetic) -- one load in place of the stage's four instructions
- * (Cortex-M4: 9 instructions an output and a quarter of the loop's 5). The table is 1 KB of stack,
- * built once per call (256 stage evaluations, about 2,000 instructions).
+ * ADD through a table of the other input's term, every call of the short form on the DSP builds
+ * (whose conv kernels' frames are larger than its 1 KB table; the portable build, for the
+ * smallest cores, keeps its stack and the per-element form): t[v] = k + 2 * stage(v) for every
+ * int8 v, so x = half * g + t[other] is the integer add_fast_value forms (no new arithmetic) --
+ * one load in place of the stage's four instructions (Cortex-M4: 9 instructions an output and a
+ * quarter of the loop's 5). The table is 1 KB of stack, built once per call (256 stage
+ * evaluations, about 2,000 instructions: more than it saves on calls under about 200 outputs,
+ * which real models rarely have; one path is half the code of two).
  */
-#define TA_ADD_LUT_MIN 1024
-
-static int32_t out_count(const int32_t *os) {
-  int32_t d, size = 1;
-  for (d = 0; d < TA_MAX_DIMS; ++d) size *= os[d];
-  return size;
-}
 
 static TA_ALWAYS_INLINE int8_t add_lut_one(const ta_rqd *q, const int32_t *t, int32_t g, int32_t half, int32_t other,
                                          int sat, int32_t lo, int32_t hi) {
@@ -373,15 +370,14 @@ void ta_add_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, 
     const int8_t *half = swap ? in2 : in1, *other = swap ? in1 : in2;
     const int32_t *half_shape = swap ? p->shape2 : p->shape1, *other_shape = swap ? p->shape1 : p->shape2;
 #if TA_SIMD
-    if (out_count(p->out_shape) >= TA_ADD_LUT_MIN) {
-      ta_walk w;
-      if (walk_init(&w, half_shape, other_shape, p->out_shape)) add_lut_walk(&f, half, other, &w, out);
-    } else
-#endif
+    ta_walk w;
+    if (walk_init(&w, half_shape, other_shape, p->out_shape)) add_lut_walk(&f, half, other, &w, out);
+#else
     if (f.lo <= -128 && f.hi >= 127)
-      TA_BINARY_WALK(int8_t, add_fast_sat, &f, half, other, half_shape, other_shape);
+      TA_BINARY_WALK(int8_t, add_fast_sat, &f, half, other, half_shape, other_shape, 1);
     else
-      TA_BINARY_WALK(int8_t, add_fast_clamp, &f, half, other, half_shape, other_shape);
+      TA_BINARY_WALK(int8_t, add_fast_clamp, &f, half, other, half_shape, other_shape, 1);
+#endif
   } else {
     TA_BINARY_LOOP(int8_t, add_one, p);
   }
@@ -396,12 +392,15 @@ void ta_mul_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, 
   else if (f.sm == -1 && f.lo <= -128 && f.hi >= 127) { /* shift <= -1: g2 = 2 */
     ta_walk w;
     if (walk_init(&w, p->shape1, p->shape2, p->out_shape)) mul_simd_walk(&f, in1, in2, &w, out);
+  } else { /* shifts >= 0 and clamping activations, rare: one loop (a clamp to int8's range saturates) */
+    TA_BINARY_FAST_LOOP(int8_t, mul_fast_clamp, &f);
   }
-#endif
+#else
   else if (f.lo <= -128 && f.hi >= 127)
-    TA_BINARY_LOOP(int8_t, mul_fast_sat, &f);
+    TA_BINARY_FAST_LOOP(int8_t, mul_fast_sat, &f);
   else
-    TA_BINARY_LOOP(int8_t, mul_fast_clamp, &f);
+    TA_BINARY_FAST_LOOP(int8_t, mul_fast_clamp, &f);
+#endif
 }
 
 void ta_squared_difference_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out) {

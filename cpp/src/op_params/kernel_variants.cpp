@@ -61,16 +61,19 @@ bool dw_asm_layer(const DepthwiseKernel& k) {
   return false;
 }
 
-// A depthwise layer: the portable path without weights the SIMD path reads; else 3x3 rows (with
-// their assembly when some channel runs it: dw_asm_layer), or the
+// A depthwise layer: the portable path without weights the SIMD path reads; else its stride's 3x3
+// rows (with their assembly when some channel runs it: dw_asm_layer), or the
 // 5x5/7x7 rows with the generic ones (channels off the doubled accumulator), or the generic rows.
 // A tiled schedule's stripes and patches keep kernel, strides and dilation (a 5x5/7x7 patch one
 // output wide runs the generic rows, which its layer has anyway).
 std::vector<std::string> depthwise_variants(const DepthwiseKernel& k, WeightLayout layout) {
   const ta_dwconv_params& p = k.params;
   if (!dw_simd_weights(p, layout)) return {"TA_DW_PORTABLE"};
-  if (dw_fast3x3(p) && dw_asm_layer(k)) return {kDwSimdPath, "TA_DW_3X3", "TA_DW_3X3_ASM"};
-  if (dw_fast3x3(p)) return {kDwSimdPath, "TA_DW_3X3"};
+  if (dw_fast3x3(p)) {
+    const std::string family = p.stride_w == 1 ? "TA_DW_3X3_S1" : "TA_DW_3X3_S2";
+    if (dw_asm_layer(k)) return {kDwSimdPath, family, family + "_ASM"};
+    return {kDwSimdPath, family};
+  }
   if (dw_wide(p))
     return {kDwSimdPath, std::string(p.kernel_w == 5 ? "TA_DW_WIDE5" : "TA_DW_WIDE7") + (p.stride_w == 1 ? "_S1" : "_S2"),
             "TA_DW_GENERIC"};
@@ -149,7 +152,7 @@ const std::vector<std::string>& kernel_variant_guards(const std::string& source)
   static const std::map<std::string, std::vector<std::string>> kGuards = {
       {"conv.c", {"TA_CONV_PORTABLE", "TA_CONV_COL_PIXEL", "TA_CONV_S8W_GENERAL"}},
       {"depthwise.c",
-       {"TA_DW_3X3", "TA_DW_3X3_ASM", "TA_DW_WIDE5_S1", "TA_DW_WIDE5_S2", "TA_DW_WIDE7_S1", "TA_DW_WIDE7_S2",
+       {"TA_DW_3X3_S1", "TA_DW_3X3_S1_ASM", "TA_DW_3X3_S2", "TA_DW_3X3_S2_ASM", "TA_DW_WIDE5_S1", "TA_DW_WIDE5_S2", "TA_DW_WIDE7_S1", "TA_DW_WIDE7_S2",
         "TA_DW_GENERIC", "TA_DW_PORTABLE"}},
       {"fully_connected.c", {"TA_FC_PACKED16", "TA_FC_PORTABLE"}}};
   static const std::vector<std::string> kNone;

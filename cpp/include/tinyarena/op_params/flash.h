@@ -48,7 +48,7 @@ KernelFunction kernel_function(const graph::Graph& graph, const graph::Op& op, b
 // The variant families of its source's code an op's call reaches in the DSP build with its weights
 // in `layout` (kernel_variants.cpp): CONV_2D TA_CONV_PORTABLE (conv.c) or the guards of conv_simd.h
 // (TA_CONV_COL_PIXEL, TA_CONV_S8W_GENERAL) or none; DEPTHWISE_CONV_2D the guards of
-// depthwise_simd.h (TA_DW_3X3, TA_DW_3X3_ASM, TA_DW_WIDE5_S1/_S2, TA_DW_WIDE7_S1/_S2,
+// depthwise_simd.h (TA_DW_3X3_S1/_S2 and their _ASM, TA_DW_WIDE5_S1/_S2, TA_DW_WIDE7_S1/_S2,
 // TA_DW_GENERIC, TA_DW_PORTABLE), with the code the SIMD ones share ("depthwise.c SIMD path");
 // FULLY_CONNECTED TA_FC_PACKED16 or TA_FC_PORTABLE (fully_connected.c) or none; empty for other
 // ops. The generated Makefile sets every guard of a source that no call reaches to 0, so the
