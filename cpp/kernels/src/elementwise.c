@@ -155,13 +155,16 @@ static int add_fast_prep(add_fast *f, const ta_binary_params *p, int *swap) {
   return f->q.r >= 0 && f->q.oo == 0;
 }
 
-/* The output stage of x = 2 * (the sum of the two stages). */
-static inline int32_t add_fast_out(const ta_rqd *q, int32_t x) {
-  return ta_smmlar(x, q->m, q->c + (x >> 31)) >> q->r;
+/* ta_rqd_apply of an output stage whose offset is 0 (add_fast_prep and mul_fast_prep require it),
+ * the 0 a constant the compiler folds: ADD's x = 2 * (the sum of the two stages), MUL's doubled
+ * product. */
+static inline int32_t rqd_no_offset(ta_rqd q, int32_t doubled) {
+  q.oo = 0;
+  return ta_rqd_apply(q, doubled);
 }
 
 static inline int32_t add_fast_value(const add_fast *f, int32_t half, int32_t other) {
-  return add_fast_out(&f->q, half * f->g + f->k + 2 * ta_add_in_apply(&f->o, other));
+  return rqd_no_offset(f->q, half * f->g + f->k + 2 * ta_add_in_apply(&f->o, other));
 }
 
 /* With the activation's clamp, and without one (the full int8 range: a saturation). */
@@ -187,7 +190,7 @@ static inline int8_t add_fast_sat(const add_fast *f, int32_t half, int32_t other
 
 static TA_ALWAYS_INLINE int8_t add_lut_one(const ta_rqd *q, const int32_t *t, int32_t g, int32_t half, int32_t other,
                                          int sat, int32_t lo, int32_t hi) {
-  const int32_t v = add_fast_out(q, half * g + t[other]);
+  const int32_t v = rqd_no_offset(*q, half * g + t[other]);
   return (int8_t)(sat ? ta_sat8(v) : ta_clamp_act(v, lo, hi));
 }
 
@@ -284,7 +287,7 @@ TA_NOINLINE static void mul_tail(const mul_fast *f, const int8_t *a, const int8_
 }
 
 static TA_ALWAYS_INLINE int8_t mul_out(const ta_rqd *q, int32_t v) {
-  return (int8_t)ta_ssat8(ta_smmlar(v, q->m, q->c + (v >> 31)) >> q->r);
+  return (int8_t)ta_ssat8(rqd_no_offset(*q, v));
 }
 
 /* `m` (a multiple of 4) outputs of the single side x against the doubled pairs of the other. */
