@@ -150,7 +150,7 @@ void ta_conv_s8w_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
   job.col = (const ta_i32a *)col;
   job.end = chs + p->out_c;
   job.pair_bytes = 4 * nwords;
-  job.entry = TA_S8W_STEP_BYTES * ((8 - (nwords & 7)) & 7);
+  job.entry = TA_S8W_STEP_BYTES * ((8 - ((nwords - 1) & 7)) & 7); /* the first word runs before the loop */
   while (oy < y1) {
     int32_t py[4], px[4];
     int8_t *o[4];

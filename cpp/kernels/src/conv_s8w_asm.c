@@ -5,9 +5,10 @@
  *   r0..r7  accumulators: channel 0 of pixels 0..3 in r0, r2, r4, r6, channel 1 in r1, r3, r5, r7
  *   r8      weights (TA_PACKED_S8), r9 column, r10/r11 the two widened weight words, r12/lr inputs
  * and the job's fields (ta_s8w_job, conv_simd.h) copied to the stack. Per SIMD word: LDR, 2 SXTB16, 2 LDRD, 8 SMLAD
- * (13 instructions for 16 MACs); the loop, 8 words per pass, runs until the next slot-0 word is
- * TA_COL_END_MARK (CMP/BNE per 8 words), entered past the steps a word count that is not a
- * multiple of 8 does not fill (job->entry bytes of steps skipped: ADD PC). Per channel pair then
+ * (13 instructions for 16 MACs); a pair's first word starts the accumulators from the biases
+ * (TA_S8W_FIRST_STEP), then the loop, 8 words per pass, runs until the next slot-0 word is
+ * TA_COL_END_MARK (CMP/BNE per 8 words), entered past the steps the remaining word count (nwords
+ * - 1, at least 1: nwords is even) does not fill (job->entry bytes of steps skipped: ADD PC). Per channel pair then
  * per channel LDRD of m, c and RBIT + CLZ of c (r - 1: conv_ch_r), per output ADD, SMMLAR, ASR,
  * SSAT (ta_rqd; the last 1 of r shifted in SSAT), and per pixel BFI + STRH of both channels; a
  * constant pair (bias TA_CONSTANT_PAIR) stores its two values c >> 1 and steps over its (zero)
@@ -34,6 +35,24 @@
   "smlad r5, r11, r12, r5\n\t"         \
   "smlad r6, r10, lr, r6\n\t"          \
   "smlad r7, r11, lr, r7\n\t"          \
+  "ldrd r12, lr, [r9, #16]!\n\t"
+
+/* The pair's first SIMD word, the biases in r0 (channel 0) and r1 (channel 1): SMLAD's accumulate
+ * operand starts pixels 1..3 from them (no copies), pixel 0 last; then the next word's slots 0, 1. */
+#define TA_S8W_FIRST_STEP              \
+  "ldr r11, [r8], #4\n\t"              \
+  "sxtb16 r10, r11\n\t"                \
+  "sxtb16 r11, r11, ror #8\n\t"        \
+  "smlad r2, r10, lr, r0\n\t"          \
+  "smlad r3, r11, lr, r1\n\t"          \
+  "ldr lr, [r9, #8]\n\t"               \
+  "smlad r4, r10, lr, r0\n\t"          \
+  "smlad r5, r11, lr, r1\n\t"          \
+  "ldr lr, [r9, #12]\n\t"              \
+  "smlad r6, r10, lr, r0\n\t"          \
+  "smlad r7, r11, lr, r1\n\t"          \
+  "smlad r0, r10, r12, r0\n\t"         \
+  "smlad r1, r11, r12, r1\n\t"         \
   "ldrd r12, lr, [r9, #16]!\n\t"
 
 /* Accumulator X requantized (ta_rqd: m in r10, c in r11, r - 1 in lr; (y >> (r - 1)) >> 1 is
@@ -77,13 +96,7 @@ __attribute__((naked)) void ta_conv_s8w_gemm_doubled(const ta_s8w_job *job __att
       "ldr r1, [r9, #20]\n\t"
       "str r9, [sp, #4]\n\t"
       "ldr r9, [sp]\n\t"
-      "mov r2, r0\n\t"
-      "mov r4, r0\n\t"
-      "mov r6, r0\n\t"
-      "mov r3, r1\n\t"
-      "mov r5, r1\n\t"
-      "mov r7, r1\n\t"
-      "ldrd r12, lr, [r9]\n\t"
+      "ldrd r12, lr, [r9]\n\t" TA_S8W_FIRST_STEP
       "ldr r10, [sp, #32]\n\t"
       "add pc, r10\n\t"
       "nop\n\t"

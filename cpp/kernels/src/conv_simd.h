@@ -176,7 +176,8 @@ typedef void gemm_loop(const ta_conv_params *p, const ta_i32a *col, int32_t nwor
  * [ch, end) of the 4 pixels in the column, outputs at o0 + dj for pixel j (d0 = 0). The assembly
  * reads the fields at these byte offsets: wp 0, col 4, ch 8, end 12, o0 16, d1 20, d2 24, d3 28,
  * pair_bytes 32 (bytes of weights per channel pair: 4 per SIMD word), entry 36 (bytes of its MAC
- * loop's 8 steps the first pass skips: TA_S8W_STEP_BYTES per word of 8 - nwords % 8). */
+ * loop's 8 steps the first pass skips: TA_S8W_STEP_BYTES per word of 8 - (nwords - 1) % 8, the
+ * first word running before the loop). */
 typedef struct ta_s8w_job {
   const int8_t *wp;
   const ta_i32a *col;
