@@ -52,8 +52,9 @@ DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "
                        "rows_3x3_s2", "rows_any", "rows_rolling",
                        # Helium (depthwise_mve.c)
                        "ta_depthwise_mve", "ta_depthwise_mve_supported", "dw3_s1_rows", "dw3_s2_rows",
-                       "rows_5x5_s1", "rows_5x5_s2", "rows_7x7_s1", "rows_7x7_s2", "dw_chan16", "chan16_rows",
-                       "chan16_cols_of", "chan16_window")
+                       "rows_5x5_s1", "rows_5x5_s2", "rows_7x7_s1", "rows_7x7_s2", "mve_planes",
+                       "ta_depthwise_mve_chan16", "ta_depthwise_mve_chan16_mode", "chan16_rows", "chan16_cols_of",
+                       "chan16_window")
 
 
 

@@ -362,6 +362,33 @@ static void dw_planes(const ta_dwconv_params *p, const int8_t *input, int8_t *ou
  * generated Makefile set TA_DW_PORTABLE to 0 (every layer runs the SIMD path there). */
 #define DW_PLANES (!TA_SIMD || TA_MVE || TA_DW_PORTABLE)
 
+#if TA_SIMD
+/* The SIMD path of ta_depthwise_conv_s8 / _inplace, a one-column map as its row form
+ * (column_as_row). In a Helium build not inlined: the params copy (128 B) stays off the entry
+ * points' frames, which the Helium path runs under (chan16_rows' 880 B below them); elsewhere the
+ * SIMD path is the entry points' own, inlined (no extra call, frame as large either way). */
+#if TA_MVE
+#define DW_SIMD_LAYER TA_NOINLINE static void
+#else
+#define DW_SIMD_LAYER static TA_ALWAYS_INLINE void
+#endif
+DW_SIMD_LAYER dw_simd_layer(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                            void *scratch) {
+  const size_t bytes = ta_depthwise_conv_s8_scratch_bytes(p);
+  ta_dwconv_params t;
+  if (!p->packed_weights && y0 == 0 && y1 == p->out_h && column_as_row(p, &t)) p = &t, y1 = 1;
+  ta_depthwise_conv_s8_simd(p, input, output, y0, y1, scratch, bytes);
+}
+
+DW_SIMD_LAYER dw_simd_layer_inplace(const ta_dwconv_params *p, int8_t *buf, void *scratch) {
+  const size_t bytes = ta_depthwise_conv_s8_inplace_scratch_bytes(p);
+  ta_dwconv_params t;
+  if (!p->packed_weights && column_as_row(p, &t)) p = &t;
+  ta_depthwise_conv_s8_inplace_simd(p, buf, scratch, bytes);
+}
+#undef DW_SIMD_LAYER
+#endif
+
 void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                           void *scratch) {
 #if TA_MVE
@@ -372,10 +399,7 @@ void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t
 #endif
 #if TA_SIMD
   if (ta_dw_simd_weights(p) && ta_dw_simd_covers(p) && scratch && y1 > y0) {
-    const size_t bytes = ta_depthwise_conv_s8_scratch_bytes(p);
-    ta_dwconv_params t;
-    if (!p->packed_weights && y0 == 0 && y1 == p->out_h && column_as_row(p, &t)) p = &t, y1 = 1;
-    ta_depthwise_conv_s8_simd(p, input, output, y0, y1, scratch, bytes);
+    dw_simd_layer(p, input, output, y0, y1, scratch);
     return;
   }
 #endif
@@ -391,10 +415,7 @@ void ta_depthwise_conv_s8_inplace(const ta_dwconv_params *p, int8_t *buf, void *
 #endif
 #if TA_SIMD
   if (ta_dw_simd_weights(p) && ta_dw_simd_covers(p)) {
-    const size_t bytes = ta_depthwise_conv_s8_inplace_scratch_bytes(p);
-    ta_dwconv_params t;
-    if (!p->packed_weights && column_as_row(p, &t)) p = &t;
-    ta_depthwise_conv_s8_inplace_simd(p, buf, scratch, bytes);
+    dw_simd_layer_inplace(p, buf, scratch);
     return;
   }
 #endif

@@ -319,9 +319,10 @@ static rows_fn *fast_rows(const ta_dwconv_params *p) {
 }
 
 /* The plane path over rows [y0, y1): per input channel its plane, per output channel its rows
- * (the fast row kernel, then rows_any for what it leaves). */
-static void mve_planes(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
-                       int16_t *scratch) {
+ * (the fast row kernel, then rows_any for what it leaves). Not inlined: its frame (the job, the
+ * weights' and taps' arrays) exists only while it runs, not above the channel-parallel path's. */
+TA_NOINLINE static void mve_planes(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0,
+                                   int32_t y1, int16_t *scratch) {
   const int32_t dm = p->depth_multiplier, out_c = p->in_c * dm, taps = p->kernel_h * p->kernel_w;
   const int32_t o_pix = TA_OR_DEFAULT(p->out_pix_stride, out_c), S = p->stride_w;
   const int32_t rows = plane_rows(p, y0, y1);
@@ -365,9 +366,15 @@ static void mve_planes(const ta_dwconv_params *p, const int8_t *input, int8_t *o
   }
 }
 
+/* Both paths are tail calls (the channel-parallel mode decided first): this frame is gone before
+ * theirs, chan16_rows' 880 B included. */
 void ta_depthwise_mve(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                       int16_t *scratch) {
-  if (!ta_depthwise_mve_chan16(p, input, output, y0, y1, scratch)) mve_planes(p, input, output, y0, y1, scratch);
+  const int chan16 = ta_depthwise_mve_chan16_mode(p, input, output, y0, y1);
+  if (chan16 != TA_DW_CHAN16_NONE)
+    ta_depthwise_mve_chan16(p, input, output, y0, y1, chan16 == TA_DW_CHAN16_WINDOW ? (int8_t *)scratch : NULL);
+  else
+    mve_planes(p, input, output, y0, y1, scratch);
 }
 #else
 /* Nothing here without Helium; ISO C wants a declaration in every translation unit. */

@@ -29,11 +29,17 @@ int ta_depthwise_mve_supported(const ta_dwconv_params *p);
  * multiplier 1). */
 void ta_depthwise_mve(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                       int16_t *scratch);
-/* The channel-parallel path (depthwise_mve_chan16.c) on rows [y0, y1) where it applies (depth
+/* How the channel-parallel path (depthwise_mve_chan16.c) runs rows [y0, y1) of p (depth
  * multiplier 1, >= 16 channels, out_w < TA_DW_CHAN_MAX_W; in place only as described there):
- * 1 if it ran, 0 if the plane path must. */
-int ta_depthwise_mve_chan16(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
-                            int16_t *scratch);
+ * TA_DW_CHAN16_DIRECT on the input as it is, TA_DW_CHAN16_WINDOW in place through a window of
+ * input rows in the scratch, TA_DW_CHAN16_NONE not at all (the plane path must). */
+enum { TA_DW_CHAN16_NONE, TA_DW_CHAN16_DIRECT, TA_DW_CHAN16_WINDOW };
+int ta_depthwise_mve_chan16_mode(const ta_dwconv_params *p, const int8_t *input, const int8_t *output, int32_t y0,
+                                 int32_t y1);
+/* The channel-parallel path on rows [y0, y1): window NULL for TA_DW_CHAN16_DIRECT, the scratch for
+ * TA_DW_CHAN16_WINDOW. */
+void ta_depthwise_mve_chan16(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                             int8_t *window);
 #endif
 
 #endif /* TA_DEPTHWISE_MVE_H */

@@ -1,6 +1,7 @@
 /*
- * DEPTHWISE_CONV_2D on Helium (MVE, Cortex-M55), the channel-parallel path (dw_chan16) for small
- * maps: NHWC, 16 channels a step, no planes (depthwise_mve.c holds the plane path and picks).
+ * DEPTHWISE_CONV_2D on Helium (MVE, Cortex-M55), the channel-parallel path (ta_depthwise_mve_chan16)
+ * for small maps: NHWC, 16 channels a step, no planes (depthwise_mve.c holds the plane path and
+ * picks through ta_depthwise_mve_chan16_mode).
  * Per output pixel and 16 consecutive channels, per tap inside the input (TFLite skips the
  * others), in assembly: two VLDRB.S16 of the input's channels and two VADD of the input offset
  * (|x + offset| <= 255, so the product with an int8 weight fits int16 and VMULL.S16 is exact), two
@@ -20,7 +21,7 @@
 #include "depthwise_mve.h"
 
 #if TA_MVE
-/* The geometry dw_chan16 reads, copied out of the params (the byte stores could alias them). */
+/* The geometry ta_depthwise_mve_chan16 reads, copied out of the params (the byte stores could alias them). */
 typedef struct chan16_geom {
   int32_t in_h, in_w, C, kh, kw, dh, dw, sh, sw, pad_top, pad_left, P, irs, out_w, o_pix, o_row;
   int32_t off;
@@ -178,8 +179,8 @@ static int chan16_inplace_ok(const ta_dwconv_params *p) {
   return 1;
 }
 
-/* Whether dw_chan16 may run in place on the buffer itself (no window): 16 | C, and no output
- * pixel k (raster order) reads an input pixel below k, which the outputs before it overwrote --
+/* Whether ta_depthwise_mve_chan16 may run in place on the buffer itself (no window): 16 | C, and
+ * no output pixel k (raster order) reads an input pixel below k, which the outputs before it overwrote --
  * e.g. VALID layers of stride 1 (str_ww's K x 1 kernels down one-column maps). */
 static int chan16_direct_ok(const ta_dwconv_params *p) {
   int32_t oy, ox, ky0, ky1, kx0, kx1;
@@ -241,8 +242,8 @@ static void chan16_rows(const ta_dwconv_params *p, const int8_t *input, int8_t *
 /* The channel-parallel path over rows [y0, y1) (window: as chan16_rows), in the fast
  * requantization form when every shift is <= 0 and the range is all of int8 (TFLite's double
  * rounding). */
-TA_NOINLINE static void dw_chan16(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0,
-                                  int32_t y1, int8_t *window) {
+void ta_depthwise_mve_chan16(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
+                             int8_t *window) {
   int fast = p->act_min == -128 && p->act_max == 127;
   int32_t c;
 #if defined(TA_SINGLE_ROUNDING) && TA_SINGLE_ROUNDING
@@ -252,19 +253,12 @@ TA_NOINLINE static void dw_chan16(const ta_dwconv_params *p, const int8_t *input
   chan16_rows(p, input, output, y0, y1, window, fast);
 }
 
-int ta_depthwise_mve_chan16(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
-                            int16_t *scratch) {
+int ta_depthwise_mve_chan16_mode(const ta_dwconv_params *p, const int8_t *input, const int8_t *output, int32_t y0,
+                                 int32_t y1) {
   const int whole = y0 == 0 && y1 == p->out_h;
-  if (p->depth_multiplier != 1 || p->in_c < 16 || p->out_w >= TA_DW_CHAN_MAX_W) return 0;
-  if (output != input || (whole && chan16_direct_ok(p))) {
-    dw_chan16(p, input, output, y0, y1, NULL);
-    return 1;
-  }
-  if (whole && chan16_inplace_ok(p)) {
-    dw_chan16(p, input, output, y0, y1, (int8_t *)scratch);
-    return 1;
-  }
-  return 0;
+  if (p->depth_multiplier != 1 || p->in_c < 16 || p->out_w >= TA_DW_CHAN_MAX_W) return TA_DW_CHAN16_NONE;
+  if (output != input || (whole && chan16_direct_ok(p))) return TA_DW_CHAN16_DIRECT;
+  return whole && chan16_inplace_ok(p) ? TA_DW_CHAN16_WINDOW : TA_DW_CHAN16_NONE;
 }
 #else
 /* Nothing here without Helium; ISO C wants a declaration in every translation unit. */
