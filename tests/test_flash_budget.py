@@ -166,6 +166,19 @@ def test_too_small_a_budget_gives_needed_and_allowed(person_plan, tmp_path):
     assert not (tmp_path / "out" / "model.c").exists()
 
 
+def test_compile_refuses_a_plan_over_its_own_limits(person_plan, tmp_path):
+    """A plan made under a flash or SRAM limit it does not meet is not compiled either (needed vs
+    allowed bytes), whether or not compile is given the limit again."""
+    over_flash = person_plan.with_flash("100K")
+    with pytest.raises(ValueError, match=f"{over_flash.compact_flash_bytes:,} bytes.*{100 * 1024:,} bytes"):
+        compile_model(over_flash, tmp_path / "flash")
+    over_sram = tinyarena.plan(real_model("person_detect"), sram="20K")
+    assert not over_sram.fits
+    with pytest.raises(ValueError, match=f"{over_sram.peak_bytes:,} bytes of SRAM.*{20 * 1024:,} bytes"):
+        compile_model(over_sram, tmp_path / "sram")
+    assert not (tmp_path / "flash" / "model.c").exists() and not (tmp_path / "sram" / "model.c").exists()
+
+
 def test_cli_plan_flash_reports_layouts_and_limit():
     budget = _mixed_budget()
     result = subprocess.run([sys.executable, "-m", "tinyarena.cli", "plan", str(PERSON), "--flash", str(budget)],

@@ -126,6 +126,16 @@ def _copy_library(program, out_dir):
         (out_dir / "target" / f"memory_{target}.ld").write_text(harness_memory_script(program, target))
 
 
+def _check_limits(plan):
+    """ValueError (needed vs allowed bytes) when a plan or training plan is above an SRAM or flash
+    limit it was made under: no code for a plan that does not fit."""
+    if plan.sram_limit is not None and plan.peak_bytes > plan.sram_limit:
+        raise ValueError(f"the plan needs {plan.peak_bytes:,} bytes of SRAM but the limit is {plan.sram_limit:,} bytes")
+    if plan.flash_limit is not None and plan.flash_bytes > plan.flash_limit:
+        raise ValueError(f"the plan's build needs {plan.flash_bytes:,} bytes of flash "
+                         f"but the flash limit is {plan.flash_limit:,} bytes")
+
+
 def compile(plan, out_dir, target="cortex-m4", name=None, memories=None, flash=None):  # noqa: A001 -- the product's verb
     """Write the C sources of ``plan`` into ``out_dir`` and return a :class:`CompiledModel`.
 
@@ -139,15 +149,14 @@ def compile(plan, out_dir, target="cortex-m4", name=None, memories=None, flash=N
 
     ``flash``: a flash budget (bytes or a size string) for the ``target`` build: the weight layouts
     are chosen again under it (:meth:`Plan.with_flash`; default: the plan's own layouts).
-    ``ValueError`` giving the bytes needed and allowed when even the compact build is above it.
+    ``ValueError`` giving the bytes needed and allowed when the plan is above its SRAM limit
+    (``plan.fits``) or even its compact build above the flash limit (``plan.flash_fits``).
     """
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: use one of {', '.join(TARGETS)}")
     if flash is not None:
         plan = plan.with_flash(flash, target)
-        if not plan.flash_fits:
-            raise ValueError(f"the {target} build needs {plan.compact_flash_bytes:,} bytes of flash in its most "
-                             f"compact weight layouts but the flash limit is {plan.flash_limit:,} bytes")
+    _check_limits(plan)
     program = lower(plan, name, memories)
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
