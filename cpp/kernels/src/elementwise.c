@@ -366,6 +366,20 @@ TA_NOINLINE static void mul_simd_walk(const mul_fast *f, const int8_t *in1, cons
 }
 #endif
 
+#if !TA_SIMD
+/* ADD's short form on the portable build, out of line so that its loop has the registers to
+ * itself (inlined into ta_add_s8, the general form's values cost it stack reloads). */
+static TA_NOINLINE void add_fast_walk(const ta_binary_params *p, const add_fast *f, const int8_t *half,
+                                      const int8_t *other, const int32_t *half_shape, const int32_t *other_shape,
+                                      int8_t *out) {
+  const add_fast k = *f; /* a local copy: the int8 stores cannot alias it, its fields stay in registers */
+  if (k.lo <= -128 && k.hi >= 127)
+    TA_BINARY_WALK(int8_t, add_fast_sat, &k, half, other, half_shape, other_shape, 1);
+  else
+    TA_BINARY_WALK(int8_t, add_fast_clamp, &k, half, other, half_shape, other_shape, 1);
+}
+#endif
+
 void ta_add_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, int8_t *out) {
   add_fast f;
   int swap;
@@ -376,10 +390,7 @@ void ta_add_s8(const ta_binary_params *p, const int8_t *in1, const int8_t *in2, 
     ta_walk w;
     if (walk_init(&w, half_shape, other_shape, p->out_shape)) add_lut_walk(&f, half, other, &w, out);
 #else
-    if (f.lo <= -128 && f.hi >= 127)
-      TA_BINARY_WALK(int8_t, add_fast_sat, &f, half, other, half_shape, other_shape, 1);
-    else
-      TA_BINARY_WALK(int8_t, add_fast_clamp, &f, half, other, half_shape, other_shape, 1);
+    add_fast_walk(p, &f, half, other, half_shape, other_shape, out);
 #endif
   } else {
     TA_BINARY_LOOP(int8_t, add_one, p);
