@@ -22,7 +22,8 @@
 // of large accumulators ask for more than 31 bits of multiplier and the proof often fails (60
 // random scales an octave: none failed from 2^-2 to 2^-15, 10 at 2^-16 .. 2^-17, 54 at
 // 2^-20 .. 2^-21); trained layers' scales lie around 1e-4 .. 1e-1. Cost: 2 * (hi - lo) * 33
-// evaluations of each side per channel and multiplier tried.
+// evaluations of each side per channel and multiplier tried, once per process for each
+// (scale, lo, hi): answers are memoized.
 #pragma once
 
 #include <cstdint>
