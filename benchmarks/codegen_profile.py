@@ -50,6 +50,9 @@ DEPTHWISE_FUNCTIONS = ("ta_depthwise_conv_s8", "ta_depthwise_conv_s8_inplace", "
                        "plane_width", "plane_bytes", "ta_dw_wide_applies", "ta_dw_wide_rows", "wide5_s1",
                        "wide5_s2", "wide7_s1", "wide7_s2", "dw_planes", "fill_plane", "rows_3x3_s1",
                        "rows_3x3_s2", "rows_any", "rows_rolling",
+                       # one-dimensional kernels (depthwise_channels.c)
+                       "dw_channels", "dw_channels_inplace", "group_prepare", "group_rows", "group_pixel",
+                       "run_store", "chan_out_slow",
                        # Helium (depthwise_mve.c)
                        "ta_depthwise_mve", "ta_depthwise_mve_supported", "dw3_s1_rows", "dw3_s2_rows",
                        "rows_5x5_s1", "rows_5x5_s2", "rows_7x7_s1", "rows_7x7_s2", "mve_planes",

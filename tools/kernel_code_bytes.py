@@ -47,7 +47,8 @@ ENTRY_POINTS = {
 VARIANTS = {
     "conv.c": (("TA_CONV_PORTABLE", "TA_CONV_COL_PIXEL", "TA_CONV_S8W_GENERAL"), None),
     "depthwise.c": (("TA_DW_3X3_S1", "TA_DW_3X3_S1_ASM", "TA_DW_3X3_S2", "TA_DW_3X3_S2_ASM", "TA_DW_WIDE5_S1",
-                     "TA_DW_WIDE5_S2", "TA_DW_WIDE7_S1", "TA_DW_WIDE7_S2", "TA_DW_GENERIC", "TA_DW_PORTABLE"),
+                     "TA_DW_WIDE5_S2", "TA_DW_WIDE7_S1", "TA_DW_WIDE7_S2", "TA_DW_GENERIC", "TA_DW_PORTABLE",
+                     "TA_DW_CHANNELS"),
                     "depthwise.c SIMD path"),
     "fully_connected.c": (("TA_FC_PACKED16", "TA_FC_PORTABLE"), None),
 }

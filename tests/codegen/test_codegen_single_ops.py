@@ -67,6 +67,36 @@ def test_elementwise_fast_paths_on_cortex_m(target, family, i, tmp_path):
     assert result.bit_exact, result.summary()
 
 
+def _one_dimensional_depthwise(kernel, shape, stride, padding, dilation, activation, seed):
+    mb = builder.ModelBuilder("dw_1d", seed=seed)
+    x = mb.input(shape, scale=0.02 + 0.01 * seed, zero_point=[-128, 127, 3, -9][seed % 4])
+    mb.output(mb.depthwise_conv2d(x, kernel=kernel, stride=stride, padding=padding, dilation=dilation,
+                                  activation=activation))
+    return mb.build()
+
+
+# One-dimensional depthwise kernels (K x 1 down a column, 1 x K along a row: Conv1D exports,
+# str_ww_ref_model) take the DSP build's channel-parallel path (depthwise_channels.c) in place and
+# out of place: channel counts off a multiple of 4 (the last group overlaps the one before), SAME
+# padding (taps reading the zero point), strides, dilation, a 2-D map, clamping activations.
+@pytest.mark.qemu
+@pytest.mark.parametrize("inplace", [True, False])
+@pytest.mark.parametrize("seed,kernel,shape,stride,padding,dilation,activation", [
+    (0, (5, 1), [1, 28, 1, 128], (1, 1), "VALID", (1, 1), "NONE"),
+    (1, (15, 1), [1, 15, 1, 20], (1, 1), "VALID", (1, 1), "NONE"),
+    (2, (3, 1), [1, 33, 1, 21], (2, 1), "SAME", (1, 1), "RELU"),
+    (3, (1, 7), [1, 1, 40, 7], (1, 1), "SAME", (1, 1), "NONE"),
+    (4, (3, 1), [1, 30, 1, 16], (1, 1), "SAME", (2, 1), "RELU6"),
+    (5, (1, 5), [1, 6, 10, 4], (2, 2), "SAME", (1, 1), "NONE"),
+    (6, (16, 1), [1, 20, 1, 9], (1, 1), "VALID", (1, 1), "NONE"),
+])  # fmt: skip
+def test_one_dimensional_depthwise_is_bit_exact_on_cortex_m4(seed, kernel, shape, stride, padding, dilation,
+                                                              activation, inplace, tmp_path):
+    model = _one_dimensional_depthwise(kernel, shape, stride, padding, dilation, activation, seed)
+    result = verify(model, target="cortex-m4", inplace=inplace, seed=seed, work_dir=tmp_path)
+    assert result.bit_exact, result.summary()
+
+
 def test_case_count_and_coverage():
     assert len(CASES) >= 500
     assert {f for f, _ in CASES} >= {"conv2d", "depthwise_conv2d", "fully_connected", "add", "mul", "mean", "pad",

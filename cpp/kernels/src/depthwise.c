@@ -397,6 +397,12 @@ void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t
     return;
   }
 #endif
+#if TA_SIMD && TA_DW_CHANNELS
+  if (ta_dw_channels_applies(p) && y1 > y0) {
+    ta_dw_channels(p, input, output, y0, y1);
+    return;
+  }
+#endif
 #if TA_SIMD
   if (ta_dw_simd_weights(p) && ta_dw_simd_covers(p) && scratch && y1 > y0) {
     dw_simd_layer(p, input, output, y0, y1, scratch);
@@ -412,6 +418,9 @@ void ta_depthwise_conv_s8_inplace(const ta_dwconv_params *p, int8_t *buf, void *
     ta_depthwise_mve(p, buf, buf, 0, p->out_h, (int16_t *)scratch);
     return;
   }
+#endif
+#if TA_SIMD && TA_DW_CHANNELS
+  if (ta_dw_channels_applies(p) && ta_dw_channels_inplace(p, buf, scratch)) return;
 #endif
 #if TA_SIMD
   if (ta_dw_simd_weights(p) && ta_dw_simd_covers(p)) {

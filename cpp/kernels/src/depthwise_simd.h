@@ -79,6 +79,18 @@ static inline void ta_dw_pack_channel(const int8_t *w, int32_t out_c, int32_t oc
 #define TA_DW_PORTABLE 1
 #endif
 
+/* TA_DW_CHANNELS: one-dimensional kernels channel-parallel (depthwise_channels.c) on the layers
+ * ta_dw_channels_applies picks (op_params::kernel_variants mirrors this; in place, where the
+ * window does not fit, such a layer runs the generic rows). */
+#ifndef TA_DW_CHANNELS
+#define TA_DW_CHANNELS 1
+#endif
+static inline int32_t ta_dw_channels_applies(const ta_dwconv_params *p) {
+  const int32_t taps = p->kernel_w == 1 ? p->kernel_h : p->kernel_h == 1 ? p->kernel_w : 0;
+  return TA_DW_CHANNELS && p->depth_multiplier == 1 && p->in_c >= 4 && p->weights && !p->packed_weights &&
+         p->simd_int8_weights && taps >= 1 && taps <= TA_DW_CHANNELS_MAX_TAPS && p->out_h > 0 && p->out_w > 0;
+}
+
 /* 3x3, equal strides 1 or 2, dilation 1: the 3x3 row kernels (when the stride's family is compiled). */
 static inline int32_t ta_dw_fast3x3(const ta_dwconv_params *p) {
   return p->kernel_h == 3 && p->kernel_w == 3 && p->dilation_h == 1 && p->dilation_w == 1 &&
@@ -191,6 +203,13 @@ void ta_depthwise_conv_s8_inplace_simd(const ta_dwconv_params *p, int8_t *buf, v
  * whether they apply, and a job's rows for a channel on the doubled accumulator (job.fast). */
 int32_t ta_dw_wide_applies(const ta_dwconv_params *p);
 void ta_dw_wide_rows(const ta_dwconv_params *p, const dw_job *j);
+#endif
+
+#if TA_SIMD && TA_DW_CHANNELS
+/* A ta_dw_channels_applies layer (depthwise_channels.c): output rows [y0, y1) out of place; in
+ * place the whole layer, or 0 (nothing done) when its window does not fit the in-place scratch. */
+void ta_dw_channels(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1);
+int32_t ta_dw_channels_inplace(const ta_dwconv_params *p, int8_t *buf, void *scratch);
 #endif
 
 #if TA_SIMD_NATIVE

@@ -373,7 +373,7 @@ std::set<std::string> kernel_sources_used(const Program& program) {
       {"lstm.c", {"lstm.c", "activations.c"}},
       {"conv.c", {"conv.c", "conv_im2col.c", "conv_simd.c", "conv_asm.c", "conv_s8w.c", "conv_s8w_asm.c", "conv_mve.c"}},
       {"depthwise.c", {"depthwise.c", "depthwise_simd.c", "depthwise_asm.c", "depthwise_wide.c",
-                       "depthwise_plane.c", "depthwise_mve.c", "depthwise_mve_chan16.c"}}};
+                       "depthwise_plane.c", "depthwise_channels.c", "depthwise_mve.c", "depthwise_mve_chan16.c"}}};
   std::set<std::string> sources;
   for (const KernelCall& call : program.calls) {
     if (call.kernel_source.empty()) continue;

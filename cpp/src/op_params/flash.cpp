@@ -262,9 +262,10 @@ int64_t kernel_variant_code_bytes(const std::string& variant) {
       {"TA_DW_WIDE5_S2", 1824},
       {"TA_DW_WIDE7_S1", 2804},
       {"TA_DW_WIDE7_S2", 2624},
-      {"TA_DW_GENERIC", 2380},
-      {"TA_DW_PORTABLE", 5380},
-      {"depthwise.c SIMD path", 4480},
+      {"TA_DW_GENERIC", 2364},
+      {"TA_DW_PORTABLE", 5404},
+      {"TA_DW_CHANNELS", 2124},
+      {"depthwise.c SIMD path", 4472},
       {"TA_FC_PACKED16", 364},
       {"TA_FC_PORTABLE", 396}};
   return bytes_or_zero(kBytes, variant);

@@ -40,6 +40,14 @@ bool dw_wide(const ta_dwconv_params& p) {
          p.dilation_w == 1 && p.dilation_h == 1 && p.out_w >= 2;
 }
 
+// ta_dw_channels_applies: a one-dimensional kernel of at most TA_DW_CHANNELS_MAX_TAPS taps,
+// multiplier 1, at least 4 channels, int8 weights.
+bool dw_channels(const ta_dwconv_params& p, WeightLayout layout) {
+  const int32_t taps = p.kernel_w == 1 ? p.kernel_h : p.kernel_h == 1 ? p.kernel_w : 0;
+  return layout == WeightLayout::kPackedInt8 && p.depth_multiplier == 1 && p.in_c >= 4 && taps >= 1 &&
+         taps <= TA_DW_CHANNELS_MAX_TAPS;
+}
+
 // A channel the 3x3 assembly runs (dw_chan_prepare's use_asm, in a layer with all of int8 as the
 // activation range): the doubled accumulator's requantization (ta_rqd_prep: a dead channel, or
 // m > 2^30 with r = -shift in [1, 31]) with the output offset folded (r <= 22, or offset 0) and
@@ -63,12 +71,14 @@ bool dw_asm_layer(const DepthwiseKernel& k) {
 
 // A depthwise layer: the portable path without weights the SIMD path reads; else its stride's 3x3
 // rows (with their assembly when some channel runs it: dw_asm_layer), or the
-// 5x5/7x7 rows with the generic ones (channels off the doubled accumulator), or the generic rows.
+// 5x5/7x7 rows with the generic ones (channels off the doubled accumulator), or the generic rows;
+// a one-dimensional kernel its channel-parallel rows out of place, the generic rows in place.
 // A tiled schedule's stripes and patches keep kernel, strides and dilation (a 5x5/7x7 patch one
 // output wide runs the generic rows, which its layer has anyway).
 std::vector<std::string> depthwise_variants(const DepthwiseKernel& k, WeightLayout layout) {
   const ta_dwconv_params& p = k.params;
   if (!dw_simd_weights(p, layout)) return {"TA_DW_PORTABLE"};
+  if (dw_channels(p, layout)) return {"TA_DW_CHANNELS", kDwSimdPath, "TA_DW_GENERIC"};
   if (dw_fast3x3(p)) {
     const std::string family = p.stride_w == 1 ? "TA_DW_3X3_S1" : "TA_DW_3X3_S2";
     if (dw_asm_layer(k)) return {kDwSimdPath, family, family + "_ASM"};
@@ -153,7 +163,7 @@ const std::vector<std::string>& kernel_variant_guards(const std::string& source)
       {"conv.c", {"TA_CONV_PORTABLE", "TA_CONV_COL_PIXEL", "TA_CONV_S8W_GENERAL"}},
       {"depthwise.c",
        {"TA_DW_3X3_S1", "TA_DW_3X3_S1_ASM", "TA_DW_3X3_S2", "TA_DW_3X3_S2_ASM", "TA_DW_WIDE5_S1", "TA_DW_WIDE5_S2", "TA_DW_WIDE7_S1", "TA_DW_WIDE7_S2",
-        "TA_DW_GENERIC", "TA_DW_PORTABLE"}},
+        "TA_DW_GENERIC", "TA_DW_PORTABLE", "TA_DW_CHANNELS"}},
       {"fully_connected.c", {"TA_FC_PACKED16", "TA_FC_PORTABLE"}}};
   static const std::vector<std::string> kNone;
   const auto found = kGuards.find(source);
