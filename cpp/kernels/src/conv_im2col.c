@@ -60,6 +60,37 @@ TA_INLINE int32_t next_value_step(int32_t k, int32_t ns) {
                    : [off] "r"(off2), [end] "r"(end)                                                     \
                    : "cc", "memory")
 
+/* n (a multiple of 4, > 0) values of the 4 pixels s0 + j step into slots 0..3 of d (4 slots, doubled):
+ * per 4 values of the 4 pixels 4 LDR, 8 SXTAB16, 8 SADD16, 4 STRD (pixels 0, 1 from a, 2, 3 from b). */
+static void widen_quad_doubled_asm(const int8_t *s0, int32_t step, int32_t n, ta_i32a *d, int32_t off2) {
+  const int8_t *a_src = s0, *b_src = s0 + 2 * step;
+  const int8_t *const end = s0 + n;
+  int32_t r0, r1, a, b;
+  __asm__ volatile("1:\n\t"
+                   "ldr %[r1], [%[sb], %[step]]\n\t"
+                   "ldr %[r0], [%[sb]], #4\n\t"
+                   "sxtab16 %[a], %[off], %[r0]\n\t"
+                   "sxtab16 %[b], %[off], %[r1]\n\t" TA_COL_DOUBLE("a") TA_COL_DOUBLE("b")
+                   "strd %[a], %[b], [%[d], #8]\n\t"
+                   "sxtab16 %[a], %[off], %[r0], ror #8\n\t"
+                   "sxtab16 %[b], %[off], %[r1], ror #8\n\t" TA_COL_DOUBLE("a") TA_COL_DOUBLE("b")
+                   "strd %[a], %[b], [%[d], #24]\n\t"
+                   "ldr %[r1], [%[sa], %[step]]\n\t"
+                   "ldr %[r0], [%[sa]], #4\n\t"
+                   "sxtab16 %[a], %[off], %[r0], ror #8\n\t"
+                   "sxtab16 %[b], %[off], %[r1], ror #8\n\t" TA_COL_DOUBLE("a") TA_COL_DOUBLE("b")
+                   "strd %[a], %[b], [%[d], #16]\n\t"
+                   "sxtab16 %[a], %[off], %[r0]\n\t"
+                   "sxtab16 %[b], %[off], %[r1]\n\t" TA_COL_DOUBLE("a") TA_COL_DOUBLE("b")
+                   "strd %[a], %[b], [%[d]], #32\n\t"
+                   "cmp %[sa], %[end]\n\t"
+                   "bne 1b\n\t"
+                   : [sa] "+r"(a_src), [sb] "+r"(b_src), [d] "+r"(d), [r0] "=&r"(r0), [r1] "=&r"(r1), [a] "=&r"(a),
+                     [b] "=&r"(b)
+                   : [off] "r"(off2), [end] "r"(end), [step] "r"(step)
+                   : "cc", "memory");
+}
+
 /* n (a multiple of 4, > 0) values of s0 and s1 into the adjacent words of d (ns slots a group). */
 static void widen_pair_asm(const int8_t *s0, const int8_t *s1, int32_t n, ta_i32a *d, int32_t off2, int32_t ns,
                            int32_t dbl) {
@@ -289,6 +320,17 @@ void ta_conv_widen_pair(const int8_t *s0, const int8_t *s1, int32_t n, int16_t *
     d[ns + 1] = col_word(ta_sxtb16_ror8(r1), off2, dbl);
   }
 #endif
+}
+
+void ta_conv_widen_quad(const int8_t *s0, int32_t step, int32_t n, int16_t *col, const ta_col_geom *g) {
+#if TA_WIDEN_ASM
+  if (g->dbl && g->ns == TA_COL_SLOTS_S8) {
+    widen_quad_doubled_asm(s0, step, n, (ta_i32a *)col, ta_pair16(g->input_offset, g->input_offset));
+    return;
+  }
+#endif
+  ta_conv_widen_pair(s0, s0 + step, n, col, 0, g);
+  ta_conv_widen_pair(s0 + 2 * step, s0 + 3 * step, n, col, 2, g);
 }
 
 void ta_conv_small_patch_pair(const ta_conv_params *p, const int8_t *input, const ta_col_geom *g, int32_t oy,

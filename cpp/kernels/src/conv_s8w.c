@@ -41,11 +41,12 @@ TA_INLINE void gemm_4px(const ta_conv_params *p, const ta_i32a *col, int32_t nwo
   for (oc = 0; oc < out_c; oc += 2) {
     const int32_t channels = oc + 1 < out_c ? 2 : 1;
 #if TA_S8W_ASM
-    int32_t a[8]; /* pixel j, channel c: a[2 j + c], the assembly's register order */
-    for (j = 0; j < 4; ++j) a[2 * j] = ch[oc].bias, a[2 * j + 1] = channels > 1 ? ch[oc + 1].bias : 0;
+    int32_t a[8]; /* pixel j, channel c: a[TA_S8W_ACC_INDEX(j, c)], the assembly's register order */
+    for (j = 0; j < 4; ++j)
+      a[TA_S8W_ACC_INDEX(j, 0)] = ch[oc].bias, a[TA_S8W_ACC_INDEX(j, 1)] = channels > 1 ? ch[oc + 1].bias : 0;
     wp = ta_conv_s8w_mac(a, wp, col); /* stops at the column's end mark */
     (void)nwords;
-#define TA_ACC(c, j) a[2 * (j) + (c)]
+#define TA_ACC(c, j) a[TA_S8W_ACC_INDEX(j, c)]
 #else
     int32_t a[2][4];
     for (j = 0; j < 4; ++j) a[0][j] = ch[oc].bias, a[1][j] = channels > 1 ? ch[oc + 1].bias : 0;
@@ -131,6 +132,37 @@ static void group_columns(const ta_conv_params *p, const int8_t *input, const ta
   }
 }
 
+/* The next group of 4 pixels from (*oy, *ox) on, in row-major order, and its column; moves
+ * (*oy, *ox) past it. A group inside one output row (the common case) has equally spaced
+ * pixels: a pointwise layer widens them in one pass. Past the call's rows the last pixel repeats. */
+static void next_group(const ta_conv_params *p, const int8_t *input, int8_t *output, const ta_col_geom *g, int mode,
+                       int32_t out_row_stride, int32_t out_pix_stride, int32_t y1, int32_t *oy, int32_t *ox,
+                       int8_t *o[4], int16_t *col) {
+  int32_t py[4], px[4], j;
+  if (*ox + 4 <= p->out_w) {
+    o[0] = output + *oy * out_row_stride + *ox * out_pix_stride;
+    for (j = 1; j < 4; ++j) o[j] = o[j - 1] + out_pix_stride;
+    if (mode == COLUMN_POINTWISE) {
+      const int32_t step = p->stride_w * g->in_pix_stride;
+      ta_conv_widen_quad(input + *oy * p->stride_h * g->in_row_stride + *ox * step, step, p->in_c, col, g);
+    } else {
+      for (j = 0; j < 4; ++j) py[j] = *oy, px[j] = *ox + j;
+      group_columns(p, input, g, mode, py, px, col);
+    }
+    if ((*ox += 4) == p->out_w) *ox = 0, ++*oy;
+    return;
+  }
+  for (j = 0; j < 4; ++j) {
+    if (*oy < y1) {
+      py[j] = *oy, px[j] = *ox, o[j] = output + *oy * out_row_stride + *ox * out_pix_stride;
+      if (++*ox == p->out_w) *ox = 0, ++*oy;
+    } else { /* past the call's rows: the last pixel again */
+      py[j] = py[j - 1], px[j] = px[j - 1], o[j] = o[j - 1];
+    }
+  }
+  group_columns(p, input, g, mode, py, px, col);
+}
+
 void ta_conv_s8w_simd(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                       int16_t *col) {
   const int32_t in_pix_stride = TA_OR_DEFAULT(p->in_pix_stride, p->in_c);
@@ -147,28 +179,21 @@ void ta_conv_s8w_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
   ta_s8w_job job;
   for (j = 0; j < TA_COL_SLOTS_S8; ++j) end_group[j] = TA_COL_END_MARK;
   fast = doubled_loop_fits(p, chs);
+  job.wp = p->packed_s8_weights;
+  job.ch = chs;
   job.col = (const ta_i32a *)col;
   job.end = chs + p->out_c;
   job.pair_bytes = 4 * nwords;
   job.entry = TA_S8W_STEP_BYTES * ((8 - ((nwords - 1) & 7)) & 7); /* the first word runs before the loop */
   while (oy < y1) {
-    int32_t py[4], px[4];
     int8_t *o[4];
-    for (j = 0; j < 4; ++j) {
-      if (oy < y1) {
-        py[j] = oy, px[j] = ox, o[j] = output + oy * out_row_stride + ox * out_pix_stride;
-        if (++ox == p->out_w) ox = 0, ++oy;
-      } else { /* past the call's rows: the last pixel again */
-        py[j] = py[j - 1], px[j] = px[j - 1], o[j] = o[j - 1];
-      }
-    }
-    group_columns(p, input, &g, mode, py, px, col);
+    next_group(p, input, output, &g, mode, out_row_stride, out_pix_stride, y1, &oy, &ox, o, col);
     if (!fast) {
       if (TA_CONV_S8W_GENERAL) gemm_4px_general(p, (const ta_i32a *)col, nwords, chs, o);
       else TA_FAMILY_MISSING();
       continue;
     }
-    job.wp = p->packed_s8_weights, job.ch = chs, job.o0 = o[0];
+    job.o0 = o[0];
     job.d1 = (int32_t)(o[1] - o[0]), job.d2 = (int32_t)(o[2] - o[0]), job.d3 = (int32_t)(o[3] - o[0]);
 #if TA_S8W_ASM
     ta_conv_s8w_gemm_doubled(&job);
