@@ -34,7 +34,7 @@ CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "ta_conv_s8_simd", "gemm_2px_double
                   "ta_conv_s8w_gemm_doubled", "ta_conv_s8w_gemm_doubled16", "ta_conv_s8w_gemm_doubled8", "ta_conv_s8w_gemm_doubled4",
                   "ta_conv_s8w_mac", "gemm_4px_general", "gemm_4px_doubled",
                   "group_columns", "doubled_loop_fits", "ta_conv_im2col_pixel", "ta_conv_widen_pair",
-                  "ta_conv_small_patch_pair", "ta_conv_widen_quad", "ta_conv_s8_simd", "conv_portable", "conv_direct", "dot_s8",
+                  "ta_conv_small_patch_pair", "ta_conv_widen_quad", "ta_conv_small_patch_quad", "gather_patches", "ta_conv_s8_simd", "conv_portable", "conv_direct", "dot_s8",
                   "conv_gemm", "column_pixel", "gemm_pixel_pair", "column_pair", "kernel_row", "pixel_taps",
                   "store_general",
                   # Helium (conv_mve.c)

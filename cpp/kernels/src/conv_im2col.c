@@ -247,6 +247,13 @@ static void gather_inside(const int8_t *src, int32_t row_step, int32_t kh, int32
   const int32_t run4 = (run + 3) & ~3;
   int8_t *d = patch;
   ta_write32(patch + kq - 4, 0);
+  if (run4 == 12) { /* 3 x 3 kernels on 3 channels (first layers): three words a row */
+    for (; kh > 0; --kh, src += row_step, d += run) {
+      const int32_t w0 = ta_read32(src), w1 = ta_read32(src + 4), w2 = ta_read32(src + 8);
+      ta_write32(d, w0), ta_write32(d + 4, w1), ta_write32(d + 8, w2);
+    }
+    return;
+  }
   for (; kh > 0; --kh, src += row_step, d += run) {
     const int8_t *s = src, *const end = src + run4;
     int8_t *q = d;
@@ -333,25 +340,50 @@ void ta_conv_widen_quad(const int8_t *s0, int32_t step, int32_t n, int16_t *col,
   ta_conv_widen_pair(s0 + 2 * step, s0 + 3 * step, n, col, 2, g);
 }
 
-void ta_conv_small_patch_pair(const ta_conv_params *p, const int8_t *input, const ta_col_geom *g, int32_t oy,
-                              int32_t ox, int32_t oy1, int32_t ox1, int16_t *col, int32_t slot) {
-  int32_t patches[2][TA_SMALL_PATCH / 4 + 1]; /* gather_inside writes up to 3 bytes past K */
-  int8_t *const a = (int8_t *)patches[0], *const b = (int8_t *)patches[1];
+/* Bytes between the gathered patches of gather_patches (gather_inside writes up to 3 bytes past K). */
+#define TA_PATCH_BYTES (TA_SMALL_PATCH + 4)
+
+/* The small patches of the n pixels (py[j], px[j]) as bytes at patches + j TA_PATCH_BYTES. Pixels
+ * of one row whose first and last patches are inside the input have every patch inside. */
+static void gather_patches(const ta_conv_params *p, const int8_t *input, const ta_col_geom *g, int32_t n,
+                           const int32_t py[], const int32_t px[], int8_t *patches) {
   const int32_t kq = (p->kernel_h * p->kernel_w * p->in_c + 3) & ~3;
   const int dense_runs = g->in_pix_stride == p->in_c && p->dilation_w == 1; /* a kernel row's taps: one run */
-  if (dense_runs && patch_inside(p, g->in_pix_stride, oy, ox) && patch_inside(p, g->in_pix_stride, oy1, ox1)) {
-    const int32_t step = p->dilation_h * g->in_row_stride, run = p->kernel_w * p->in_c;
-    gather_inside(input + (oy * p->stride_h - p->pad_top) * g->in_row_stride +
-                      (ox * p->stride_w - p->pad_left) * g->in_pix_stride,
-                  step, p->kernel_h, run, kq, a);
-    gather_inside(input + (oy1 * p->stride_h - p->pad_top) * g->in_row_stride +
-                      (ox1 * p->stride_w - p->pad_left) * g->in_pix_stride,
-                  step, p->kernel_h, run, kq, b);
-  } else {
-    gather_patch(p, input, g, oy, ox, a);
-    gather_patch(p, input, g, oy1, ox1, b);
+  const int32_t step = p->dilation_h * g->in_row_stride, run = p->kernel_w * p->in_c;
+  int32_t j;
+  if (dense_runs && py[0] == py[n - 1] && px[n - 1] == px[0] + n - 1 && patch_inside(p, g->in_pix_stride, py[0], px[0]) &&
+      patch_inside(p, g->in_pix_stride, py[n - 1], px[n - 1])) {
+    const int32_t pixel_step = p->stride_w * g->in_pix_stride;
+    const int8_t *src = input + (py[0] * p->stride_h - p->pad_top) * g->in_row_stride +
+                        (px[0] * p->stride_w - p->pad_left) * g->in_pix_stride;
+    for (j = 0; j < n; ++j, src += pixel_step) gather_inside(src, step, p->kernel_h, run, kq, patches + j * TA_PATCH_BYTES);
+    return;
   }
-  ta_conv_widen_pair(a, b, kq, col, slot, g);
+  for (j = 0; j < n; ++j) {
+    int8_t *const d = patches + j * TA_PATCH_BYTES;
+    if (dense_runs && patch_inside(p, g->in_pix_stride, py[j], px[j]))
+      gather_inside(input + (py[j] * p->stride_h - p->pad_top) * g->in_row_stride +
+                        (px[j] * p->stride_w - p->pad_left) * g->in_pix_stride,
+                    step, p->kernel_h, run, kq, d);
+    else
+      gather_patch(p, input, g, py[j], px[j], d);
+  }
+}
+
+void ta_conv_small_patch_pair(const ta_conv_params *p, const int8_t *input, const ta_col_geom *g, int32_t oy,
+                              int32_t ox, int32_t oy1, int32_t ox1, int16_t *col, int32_t slot) {
+  int32_t patches[2 * TA_PATCH_BYTES / 4];
+  const int32_t py[2] = {oy, oy1}, px[2] = {ox, ox1};
+  gather_patches(p, input, g, 2, py, px, (int8_t *)patches);
+  ta_conv_widen_pair((const int8_t *)patches, (const int8_t *)patches + TA_PATCH_BYTES,
+                     (p->kernel_h * p->kernel_w * p->in_c + 3) & ~3, col, slot, g);
+}
+
+void ta_conv_small_patch_quad(const ta_conv_params *p, const int8_t *input, const ta_col_geom *g, const int32_t py[4],
+                              const int32_t px[4], int16_t *col) {
+  int32_t patches[4 * TA_PATCH_BYTES / 4];
+  gather_patches(p, input, g, 4, py, px, (int8_t *)patches);
+  ta_conv_widen_quad((const int8_t *)patches, TA_PATCH_BYTES, (p->kernel_h * p->kernel_w * p->in_c + 3) & ~3, col, g);
 }
 #else
 /* Nothing here without the SIMD path; ISO C wants a declaration in every translation unit. */

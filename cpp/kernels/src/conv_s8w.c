@@ -124,7 +124,7 @@ static void group_columns(const ta_conv_params *p, const int8_t *input, const ta
                              px[j + 1] * p->stride_w * g->in_pix_stride,
                          p->in_c, col, j, g);
   } else if (mode == COLUMN_SMALL_PATCH) {
-    for (j = 0; j < 4; j += 2) ta_conv_small_patch_pair(p, input, g, py[j], px[j], py[j + 1], px[j + 1], col, j);
+    ta_conv_small_patch_quad(p, input, g, py, px, col);
   } else if (TA_CONV_COL_PIXEL) {
     for (j = 0; j < 4; ++j) ta_conv_im2col_pixel(p, input, g, py[j], px[j], col, j);
   } else {
@@ -132,26 +132,26 @@ static void group_columns(const ta_conv_params *p, const int8_t *input, const ta
   }
 }
 
-/* The next group of 4 pixels from (*oy, *ox) on, in row-major order, and its column; moves
- * (*oy, *ox) past it. A group inside one output row (the common case) has equally spaced
- * pixels: a pointwise layer widens them in one pass. Past the call's rows the last pixel repeats. */
-static void next_group(const ta_conv_params *p, const int8_t *input, int8_t *output, const ta_col_geom *g, int mode,
-                       int32_t out_row_stride, int32_t out_pix_stride, int32_t y1, int32_t *oy, int32_t *ox,
-                       int8_t *o[4], int16_t *col) {
+/* The column of the 4 pixels (oy, ox + j) of one output row. */
+static void row_group_columns(const ta_conv_params *p, const int8_t *input, const ta_col_geom *g, int mode, int32_t oy,
+                              int32_t ox, int16_t *col) {
   int32_t py[4], px[4], j;
-  if (*ox + 4 <= p->out_w) {
-    o[0] = output + *oy * out_row_stride + *ox * out_pix_stride;
-    for (j = 1; j < 4; ++j) o[j] = o[j - 1] + out_pix_stride;
-    if (mode == COLUMN_POINTWISE) {
-      const int32_t step = p->stride_w * g->in_pix_stride;
-      ta_conv_widen_quad(input + *oy * p->stride_h * g->in_row_stride + *ox * step, step, p->in_c, col, g);
-    } else {
-      for (j = 0; j < 4; ++j) py[j] = *oy, px[j] = *ox + j;
-      group_columns(p, input, g, mode, py, px, col);
-    }
-    if ((*ox += 4) == p->out_w) *ox = 0, ++*oy;
+  if (mode == COLUMN_POINTWISE) {
+    const int32_t step = p->stride_w * g->in_pix_stride; /* equally spaced: one pass */
+    ta_conv_widen_quad(input + oy * p->stride_h * g->in_row_stride + ox * step, step, p->in_c, col, g);
     return;
   }
+  for (j = 0; j < 4; ++j) py[j] = oy, px[j] = ox + j;
+  group_columns(p, input, g, mode, py, px, col);
+}
+
+/* A group that does not fit in the rest of output row *oy: its 4 pixels from (*oy, *ox) on in
+ * row-major order (past the call's rows the last pixel repeats), their outputs o[] and column;
+ * moves (*oy, *ox) past them. */
+static void spanning_group(const ta_conv_params *p, const int8_t *input, int8_t *output, const ta_col_geom *g, int mode,
+                           int32_t out_row_stride, int32_t out_pix_stride, int32_t y1, int32_t *oy, int32_t *ox,
+                           int8_t *o[4], int16_t *col) {
+  int32_t py[4], px[4], j;
   for (j = 0; j < 4; ++j) {
     if (*oy < y1) {
       py[j] = *oy, px[j] = *ox, o[j] = output + *oy * out_row_stride + *ox * out_pix_stride;
@@ -161,6 +161,15 @@ static void next_group(const ta_conv_params *p, const int8_t *input, int8_t *out
     }
   }
   group_columns(p, input, g, mode, py, px, col);
+}
+
+/* The doubled channel loop on one group: assembly, or the same in C. */
+TA_INLINE void run_doubled(const ta_s8w_job *job) {
+#if TA_S8W_ASM
+  ta_conv_s8w_gemm_doubled(job);
+#else
+  gemm_4px_doubled(job);
+#endif
 }
 
 void ta_conv_s8w_simd(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
@@ -176,30 +185,39 @@ void ta_conv_s8w_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
   const int mode = column_mode(p);
   int32_t oy = y0, ox = 0, j;
   int fast;
-  ta_s8w_job job;
+  ta_s8w_job row_job, span_job; /* groups inside one row (d_j = j out_pix_stride) and the others */
   for (j = 0; j < TA_COL_SLOTS_S8; ++j) end_group[j] = TA_COL_END_MARK;
   fast = doubled_loop_fits(p, chs);
-  job.wp = p->packed_s8_weights;
-  job.ch = chs;
-  job.col = (const ta_i32a *)col;
-  job.end = chs + p->out_c;
-  job.pair_bytes = 4 * nwords;
-  job.entry = TA_S8W_STEP_BYTES * ((8 - ((nwords - 1) & 7)) & 7); /* the first word runs before the loop */
+  row_job.wp = p->packed_s8_weights;
+  row_job.ch = chs;
+  row_job.d1 = out_pix_stride, row_job.d2 = 2 * out_pix_stride, row_job.d3 = 3 * out_pix_stride;
+  row_job.col = (const ta_i32a *)col;
+  row_job.entry = TA_S8W_STEP_BYTES * ((8 - ((nwords - 1) & 7)) & 7); /* the first word runs before the loop */
+  row_job.end = chs + p->out_c;
+  row_job.pair_bytes = 4 * nwords;
+  span_job = row_job;
   while (oy < y1) {
     int8_t *o[4];
-    next_group(p, input, output, &g, mode, out_row_stride, out_pix_stride, y1, &oy, &ox, o, col);
-    if (!fast) {
-      if (TA_CONV_S8W_GENERAL) gemm_4px_general(p, (const ta_i32a *)col, nwords, chs, o);
-      else TA_FAMILY_MISSING();
-      continue;
+    if (ox + 4 <= p->out_w) { /* the group inside one row */
+      row_job.o0 = output + oy * out_row_stride + ox * out_pix_stride;
+      row_group_columns(p, input, &g, mode, oy, ox, col);
+      if ((ox += 4) == p->out_w) ox = 0, ++oy;
+      if (fast) {
+        run_doubled(&row_job);
+        continue;
+      }
+      for (j = 0; j < 4; ++j) o[j] = row_job.o0 + j * out_pix_stride;
+    } else {
+      spanning_group(p, input, output, &g, mode, out_row_stride, out_pix_stride, y1, &oy, &ox, o, col);
+      if (fast) {
+        span_job.o0 = o[0];
+        span_job.d1 = (int32_t)(o[1] - o[0]), span_job.d2 = (int32_t)(o[2] - o[0]), span_job.d3 = (int32_t)(o[3] - o[0]);
+        run_doubled(&span_job);
+        continue;
+      }
     }
-    job.o0 = o[0];
-    job.d1 = (int32_t)(o[1] - o[0]), job.d2 = (int32_t)(o[2] - o[0]), job.d3 = (int32_t)(o[3] - o[0]);
-#if TA_S8W_ASM
-    ta_conv_s8w_gemm_doubled(&job);
-#else
-    gemm_4px_doubled(&job);
-#endif
+    if (TA_CONV_S8W_GENERAL) gemm_4px_general(p, (const ta_i32a *)col, nwords, chs, o);
+    else TA_FAMILY_MISSING();
   }
 }
 #else

@@ -170,6 +170,11 @@ void ta_conv_widen_quad(const int8_t *s0, int32_t step, int32_t n, int16_t *col,
 void ta_conv_small_patch_pair(const ta_conv_params *p, const int8_t *input, const ta_col_geom *g, int32_t oy,
                               int32_t ox, int32_t oy1, int32_t ox1, int16_t *col, int32_t slot);
 
+/* The same for the 4 pixels (py[j], px[j]) into slots 0..3 (int8 weights, TA_COL_SLOTS_S8), widened
+ * in one pass (ta_conv_widen_quad); out of line for the same reason. */
+void ta_conv_small_patch_quad(const ta_conv_params *p, const int8_t *input, const ta_col_geom *g, const int32_t py[4],
+                              const int32_t px[4], int16_t *col);
+
 /* The channel loops: every output channel of the two pixels in the column buffer. */
 typedef void gemm_loop(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *chs, int8_t *o0,
                        int8_t *o1);
