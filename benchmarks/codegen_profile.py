@@ -85,7 +85,8 @@ def kernel_functions(elf, kernel_dir, target):
     ranges = {}
     for line in sorted(run(["arm-none-eabi-nm", "-S", str(elf)]).stdout.splitlines()):
         fields = line.split()
-        if len(fields) == 4 and fields[2] in ("t", "T") and fields[3] in names:
+        # a clone the model's build makes (group_columns.part.0) under its source function's name
+        if len(fields) == 4 and fields[2] in ("t", "T") and fields[3].split(".")[0] in names:
             lo = int(fields[0], 16) & ~1
             if (lo, lo + int(fields[1], 16)) not in ranges.values():
                 ranges[fields[3]] = (lo, lo + int(fields[1], 16))
