@@ -34,7 +34,7 @@ CONV_FUNCTIONS = ("ta_conv_s8", "conv_simd", "ta_conv_s8_simd", "gemm_2px_double
                   "ta_conv_s8w_gemm_doubled", "ta_conv_s8w_gemm_doubled16", "ta_conv_s8w_gemm_doubled8", "ta_conv_s8w_gemm_doubled4",
                   "ta_conv_s8w_mac", "gemm_4px_general", "gemm_4px_doubled",
                   "group_columns", "doubled_loop_fits", "ta_conv_im2col_pixel", "ta_conv_widen_pair",
-                  "ta_conv_small_patch_pair", "ta_conv_s8_simd", "conv_portable", "conv_direct", "dot_s8",
+                  "ta_conv_small_patch_pair", "ta_conv_widen_quad", "ta_conv_small_patch_quad", "gather_patches", "ta_conv_s8_simd", "conv_portable", "conv_direct", "dot_s8",
                   "conv_gemm", "column_pixel", "gemm_pixel_pair", "column_pair", "kernel_row", "pixel_taps",
                   "store_general",
                   # Helium (conv_mve.c)
@@ -88,7 +88,8 @@ def kernel_functions(elf, kernel_dir, target):
     ranges = {}
     for line in sorted(run(["arm-none-eabi-nm", "-S", str(elf)]).stdout.splitlines()):
         fields = line.split()
-        if len(fields) == 4 and fields[2] in ("t", "T") and fields[3] in names:
+        # a clone the model's build makes (group_columns.part.0) under its source function's name
+        if len(fields) == 4 and fields[2] in ("t", "T") and fields[3].split(".")[0] in names:
             lo = int(fields[0], 16) & ~1
             if (lo, lo + int(fields[1], 16)) not in ranges.values():
                 ranges[fields[3]] = (lo, lo + int(fields[1], 16))

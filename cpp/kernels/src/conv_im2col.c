@@ -60,6 +60,37 @@ TA_INLINE int32_t next_value_step(int32_t k, int32_t ns) {
                    : [off] "r"(off2), [end] "r"(end)                                                     \
                    : "cc", "memory")
 
+/* n (a multiple of 4, > 0) values of the 4 pixels s0 + j step into slots 0..3 of d (4 slots, doubled):
+ * per 4 values of the 4 pixels 4 LDR, 8 SXTAB16, 8 SADD16, 4 STRD (pixels 0, 1 from a, 2, 3 from b). */
+static void widen_quad_doubled_asm(const int8_t *s0, int32_t step, int32_t n, ta_i32a *d, int32_t off2) {
+  const int8_t *a_src = s0, *b_src = s0 + 2 * step;
+  const int8_t *const end = s0 + n;
+  int32_t r0, r1, a, b;
+  __asm__ volatile("1:\n\t"
+                   "ldr %[r1], [%[sb], %[step]]\n\t"
+                   "ldr %[r0], [%[sb]], #4\n\t"
+                   "sxtab16 %[a], %[off], %[r0]\n\t"
+                   "sxtab16 %[b], %[off], %[r1]\n\t" TA_COL_DOUBLE("a") TA_COL_DOUBLE("b")
+                   "strd %[a], %[b], [%[d], #8]\n\t"
+                   "sxtab16 %[a], %[off], %[r0], ror #8\n\t"
+                   "sxtab16 %[b], %[off], %[r1], ror #8\n\t" TA_COL_DOUBLE("a") TA_COL_DOUBLE("b")
+                   "strd %[a], %[b], [%[d], #24]\n\t"
+                   "ldr %[r1], [%[sa], %[step]]\n\t"
+                   "ldr %[r0], [%[sa]], #4\n\t"
+                   "sxtab16 %[a], %[off], %[r0], ror #8\n\t"
+                   "sxtab16 %[b], %[off], %[r1], ror #8\n\t" TA_COL_DOUBLE("a") TA_COL_DOUBLE("b")
+                   "strd %[a], %[b], [%[d], #16]\n\t"
+                   "sxtab16 %[a], %[off], %[r0]\n\t"
+                   "sxtab16 %[b], %[off], %[r1]\n\t" TA_COL_DOUBLE("a") TA_COL_DOUBLE("b")
+                   "strd %[a], %[b], [%[d]], #32\n\t"
+                   "cmp %[sa], %[end]\n\t"
+                   "bne 1b\n\t"
+                   : [sa] "+r"(a_src), [sb] "+r"(b_src), [d] "+r"(d), [r0] "=&r"(r0), [r1] "=&r"(r1), [a] "=&r"(a),
+                     [b] "=&r"(b)
+                   : [off] "r"(off2), [end] "r"(end), [step] "r"(step)
+                   : "cc", "memory");
+}
+
 /* n (a multiple of 4, > 0) values of s0 and s1 into the adjacent words of d (ns slots a group). */
 static void widen_pair_asm(const int8_t *s0, const int8_t *s1, int32_t n, ta_i32a *d, int32_t off2, int32_t ns,
                            int32_t dbl) {
@@ -216,6 +247,13 @@ static void gather_inside(const int8_t *src, int32_t row_step, int32_t kh, int32
   const int32_t run4 = (run + 3) & ~3;
   int8_t *d = patch;
   ta_write32(patch + kq - 4, 0);
+  if (run4 == 12) { /* 3 x 3 kernels on 3 channels (first layers): three words a row */
+    for (; kh > 0; --kh, src += row_step, d += run) {
+      const int32_t w0 = ta_read32(src), w1 = ta_read32(src + 4), w2 = ta_read32(src + 8);
+      ta_write32(d, w0), ta_write32(d + 4, w1), ta_write32(d + 8, w2);
+    }
+    return;
+  }
   for (; kh > 0; --kh, src += row_step, d += run) {
     const int8_t *s = src, *const end = src + run4;
     int8_t *q = d;
@@ -291,25 +329,61 @@ void ta_conv_widen_pair(const int8_t *s0, const int8_t *s1, int32_t n, int16_t *
 #endif
 }
 
-void ta_conv_small_patch_pair(const ta_conv_params *p, const int8_t *input, const ta_col_geom *g, int32_t oy,
-                              int32_t ox, int32_t oy1, int32_t ox1, int16_t *col, int32_t slot) {
-  int32_t patches[2][TA_SMALL_PATCH / 4 + 1]; /* gather_inside writes up to 3 bytes past K */
-  int8_t *const a = (int8_t *)patches[0], *const b = (int8_t *)patches[1];
+void ta_conv_widen_quad(const int8_t *s0, int32_t step, int32_t n, int16_t *col, const ta_col_geom *g) {
+#if TA_WIDEN_ASM
+  if (g->dbl && g->ns == TA_COL_SLOTS_S8) {
+    widen_quad_doubled_asm(s0, step, n, (ta_i32a *)col, ta_pair16(g->input_offset, g->input_offset));
+    return;
+  }
+#endif
+  ta_conv_widen_pair(s0, s0 + step, n, col, 0, g);
+  ta_conv_widen_pair(s0 + 2 * step, s0 + 3 * step, n, col, 2, g);
+}
+
+/* Bytes between the gathered patches of gather_patches (gather_inside writes up to 3 bytes past K). */
+#define TA_PATCH_BYTES (TA_SMALL_PATCH + 4)
+
+/* The small patches of the n pixels (py[j], px[j]) as bytes at patches + j TA_PATCH_BYTES. Pixels
+ * of one row whose first and last patches are inside the input have every patch inside. */
+static void gather_patches(const ta_conv_params *p, const int8_t *input, const ta_col_geom *g, int32_t n,
+                           const int32_t py[], const int32_t px[], int8_t *patches) {
   const int32_t kq = (p->kernel_h * p->kernel_w * p->in_c + 3) & ~3;
   const int dense_runs = g->in_pix_stride == p->in_c && p->dilation_w == 1; /* a kernel row's taps: one run */
-  if (dense_runs && patch_inside(p, g->in_pix_stride, oy, ox) && patch_inside(p, g->in_pix_stride, oy1, ox1)) {
-    const int32_t step = p->dilation_h * g->in_row_stride, run = p->kernel_w * p->in_c;
-    gather_inside(input + (oy * p->stride_h - p->pad_top) * g->in_row_stride +
-                      (ox * p->stride_w - p->pad_left) * g->in_pix_stride,
-                  step, p->kernel_h, run, kq, a);
-    gather_inside(input + (oy1 * p->stride_h - p->pad_top) * g->in_row_stride +
-                      (ox1 * p->stride_w - p->pad_left) * g->in_pix_stride,
-                  step, p->kernel_h, run, kq, b);
-  } else {
-    gather_patch(p, input, g, oy, ox, a);
-    gather_patch(p, input, g, oy1, ox1, b);
+  const int32_t step = p->dilation_h * g->in_row_stride, run = p->kernel_w * p->in_c;
+  int32_t j;
+  if (dense_runs && py[0] == py[n - 1] && px[n - 1] == px[0] + n - 1 && patch_inside(p, g->in_pix_stride, py[0], px[0]) &&
+      patch_inside(p, g->in_pix_stride, py[n - 1], px[n - 1])) {
+    const int32_t pixel_step = p->stride_w * g->in_pix_stride;
+    const int8_t *src = input + (py[0] * p->stride_h - p->pad_top) * g->in_row_stride +
+                        (px[0] * p->stride_w - p->pad_left) * g->in_pix_stride;
+    for (j = 0; j < n; ++j, src += pixel_step) gather_inside(src, step, p->kernel_h, run, kq, patches + j * TA_PATCH_BYTES);
+    return;
   }
-  ta_conv_widen_pair(a, b, kq, col, slot, g);
+  for (j = 0; j < n; ++j) {
+    int8_t *const d = patches + j * TA_PATCH_BYTES;
+    if (dense_runs && patch_inside(p, g->in_pix_stride, py[j], px[j]))
+      gather_inside(input + (py[j] * p->stride_h - p->pad_top) * g->in_row_stride +
+                        (px[j] * p->stride_w - p->pad_left) * g->in_pix_stride,
+                    step, p->kernel_h, run, kq, d);
+    else
+      gather_patch(p, input, g, py[j], px[j], d);
+  }
+}
+
+void ta_conv_small_patch_pair(const ta_conv_params *p, const int8_t *input, const ta_col_geom *g, int32_t oy,
+                              int32_t ox, int32_t oy1, int32_t ox1, int16_t *col, int32_t slot) {
+  int32_t patches[2 * TA_PATCH_BYTES / 4];
+  const int32_t py[2] = {oy, oy1}, px[2] = {ox, ox1};
+  gather_patches(p, input, g, 2, py, px, (int8_t *)patches);
+  ta_conv_widen_pair((const int8_t *)patches, (const int8_t *)patches + TA_PATCH_BYTES,
+                     (p->kernel_h * p->kernel_w * p->in_c + 3) & ~3, col, slot, g);
+}
+
+void ta_conv_small_patch_quad(const ta_conv_params *p, const int8_t *input, const ta_col_geom *g, const int32_t py[4],
+                              const int32_t px[4], int16_t *col) {
+  int32_t patches[4 * TA_PATCH_BYTES / 4];
+  gather_patches(p, input, g, 4, py, px, (int8_t *)patches);
+  ta_conv_widen_quad((const int8_t *)patches, TA_PATCH_BYTES, (p->kernel_h * p->kernel_w * p->in_c + 3) & ~3, col, g);
 }
 #else
 /* Nothing here without the SIMD path; ISO C wants a declaration in every translation unit. */

@@ -41,11 +41,12 @@ TA_INLINE void gemm_4px(const ta_conv_params *p, const ta_i32a *col, int32_t nwo
   for (oc = 0; oc < out_c; oc += 2) {
     const int32_t channels = oc + 1 < out_c ? 2 : 1;
 #if TA_S8W_ASM
-    int32_t a[8]; /* pixel j, channel c: a[2 j + c], the assembly's register order */
-    for (j = 0; j < 4; ++j) a[2 * j] = ch[oc].bias, a[2 * j + 1] = channels > 1 ? ch[oc + 1].bias : 0;
+    int32_t a[8]; /* pixel j, channel c: a[TA_S8W_ACC_INDEX(j, c)], the assembly's register order */
+    for (j = 0; j < 4; ++j)
+      a[TA_S8W_ACC_INDEX(j, 0)] = ch[oc].bias, a[TA_S8W_ACC_INDEX(j, 1)] = channels > 1 ? ch[oc + 1].bias : 0;
     wp = ta_conv_s8w_mac(a, wp, col); /* stops at the column's end mark */
     (void)nwords;
-#define TA_ACC(c, j) a[2 * (j) + (c)]
+#define TA_ACC(c, j) a[TA_S8W_ACC_INDEX(j, c)]
 #else
     int32_t a[2][4];
     for (j = 0; j < 4; ++j) a[0][j] = ch[oc].bias, a[1][j] = channels > 1 ? ch[oc + 1].bias : 0;
@@ -123,12 +124,52 @@ static void group_columns(const ta_conv_params *p, const int8_t *input, const ta
                              px[j + 1] * p->stride_w * g->in_pix_stride,
                          p->in_c, col, j, g);
   } else if (mode == COLUMN_SMALL_PATCH) {
-    for (j = 0; j < 4; j += 2) ta_conv_small_patch_pair(p, input, g, py[j], px[j], py[j + 1], px[j + 1], col, j);
+    ta_conv_small_patch_quad(p, input, g, py, px, col);
   } else if (TA_CONV_COL_PIXEL) {
     for (j = 0; j < 4; ++j) ta_conv_im2col_pixel(p, input, g, py[j], px[j], col, j);
   } else {
     TA_FAMILY_MISSING();
   }
+}
+
+/* The column of the 4 pixels (oy, ox + j) of one output row. */
+static void row_group_columns(const ta_conv_params *p, const int8_t *input, const ta_col_geom *g, int mode, int32_t oy,
+                              int32_t ox, int16_t *col) {
+  int32_t py[4], px[4], j;
+  if (mode == COLUMN_POINTWISE) {
+    const int32_t step = p->stride_w * g->in_pix_stride; /* equally spaced: one pass */
+    ta_conv_widen_quad(input + oy * p->stride_h * g->in_row_stride + ox * step, step, p->in_c, col, g);
+    return;
+  }
+  for (j = 0; j < 4; ++j) py[j] = oy, px[j] = ox + j;
+  group_columns(p, input, g, mode, py, px, col);
+}
+
+/* A group that does not fit in the rest of output row *oy: its 4 pixels from (*oy, *ox) on in
+ * row-major order (past the call's rows the last pixel repeats), their outputs o[] and column;
+ * moves (*oy, *ox) past them. */
+static void spanning_group(const ta_conv_params *p, const int8_t *input, int8_t *output, const ta_col_geom *g, int mode,
+                           int32_t out_row_stride, int32_t out_pix_stride, int32_t y1, int32_t *oy, int32_t *ox,
+                           int8_t *o[4], int16_t *col) {
+  int32_t py[4], px[4], j;
+  for (j = 0; j < 4; ++j) {
+    if (*oy < y1) {
+      py[j] = *oy, px[j] = *ox, o[j] = output + *oy * out_row_stride + *ox * out_pix_stride;
+      if (++*ox == p->out_w) *ox = 0, ++*oy;
+    } else { /* past the call's rows: the last pixel again */
+      py[j] = py[j - 1], px[j] = px[j - 1], o[j] = o[j - 1];
+    }
+  }
+  group_columns(p, input, g, mode, py, px, col);
+}
+
+/* The doubled channel loop on one group: assembly, or the same in C. */
+TA_INLINE void run_doubled(const ta_s8w_job *job) {
+#if TA_S8W_ASM
+  ta_conv_s8w_gemm_doubled(job);
+#else
+  gemm_4px_doubled(job);
+#endif
 }
 
 void ta_conv_s8w_simd(const ta_conv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
@@ -144,37 +185,39 @@ void ta_conv_s8w_simd(const ta_conv_params *p, const int8_t *input, int8_t *outp
   const int mode = column_mode(p);
   int32_t oy = y0, ox = 0, j;
   int fast;
-  ta_s8w_job job;
+  ta_s8w_job row_job, span_job; /* groups inside one row (d_j = j out_pix_stride) and the others */
   for (j = 0; j < TA_COL_SLOTS_S8; ++j) end_group[j] = TA_COL_END_MARK;
   fast = doubled_loop_fits(p, chs);
-  job.col = (const ta_i32a *)col;
-  job.end = chs + p->out_c;
-  job.pair_bytes = 4 * nwords;
-  job.entry = TA_S8W_STEP_BYTES * ((8 - ((nwords - 1) & 7)) & 7); /* the first word runs before the loop */
+  row_job.wp = p->packed_s8_weights;
+  row_job.ch = chs;
+  row_job.d1 = out_pix_stride, row_job.d2 = 2 * out_pix_stride, row_job.d3 = 3 * out_pix_stride;
+  row_job.col = (const ta_i32a *)col;
+  row_job.entry = TA_S8W_STEP_BYTES * ((8 - ((nwords - 1) & 7)) & 7); /* the first word runs before the loop */
+  row_job.end = chs + p->out_c;
+  row_job.pair_bytes = 4 * nwords;
+  span_job = row_job;
   while (oy < y1) {
-    int32_t py[4], px[4];
     int8_t *o[4];
-    for (j = 0; j < 4; ++j) {
-      if (oy < y1) {
-        py[j] = oy, px[j] = ox, o[j] = output + oy * out_row_stride + ox * out_pix_stride;
-        if (++ox == p->out_w) ox = 0, ++oy;
-      } else { /* past the call's rows: the last pixel again */
-        py[j] = py[j - 1], px[j] = px[j - 1], o[j] = o[j - 1];
+    if (ox + 4 <= p->out_w) { /* the group inside one row */
+      row_job.o0 = output + oy * out_row_stride + ox * out_pix_stride;
+      row_group_columns(p, input, &g, mode, oy, ox, col);
+      if ((ox += 4) == p->out_w) ox = 0, ++oy;
+      if (fast) {
+        run_doubled(&row_job);
+        continue;
+      }
+      for (j = 0; j < 4; ++j) o[j] = row_job.o0 + j * out_pix_stride;
+    } else {
+      spanning_group(p, input, output, &g, mode, out_row_stride, out_pix_stride, y1, &oy, &ox, o, col);
+      if (fast) {
+        span_job.o0 = o[0];
+        span_job.d1 = (int32_t)(o[1] - o[0]), span_job.d2 = (int32_t)(o[2] - o[0]), span_job.d3 = (int32_t)(o[3] - o[0]);
+        run_doubled(&span_job);
+        continue;
       }
     }
-    group_columns(p, input, &g, mode, py, px, col);
-    if (!fast) {
-      if (TA_CONV_S8W_GENERAL) gemm_4px_general(p, (const ta_i32a *)col, nwords, chs, o);
-      else TA_FAMILY_MISSING();
-      continue;
-    }
-    job.wp = p->packed_s8_weights, job.ch = chs, job.o0 = o[0];
-    job.d1 = (int32_t)(o[1] - o[0]), job.d2 = (int32_t)(o[2] - o[0]), job.d3 = (int32_t)(o[3] - o[0]);
-#if TA_S8W_ASM
-    ta_conv_s8w_gemm_doubled(&job);
-#else
-    gemm_4px_doubled(&job);
-#endif
+    if (TA_CONV_S8W_GENERAL) gemm_4px_general(p, (const ta_i32a *)col, nwords, chs, o);
+    else TA_FAMILY_MISSING();
   }
 }
 #else

@@ -160,11 +160,20 @@ void ta_conv_im2col_pixel(const ta_conv_params *p, const int8_t *input, const ta
  * (pointwise layers; per 4 values two loads and four SXTB16 + SADD16): */
 void ta_conv_widen_pair(const int8_t *s0, const int8_t *s1, int32_t n, int16_t *col, int32_t slot,
                         const ta_col_geom *g);
+/* n (a multiple of 4, > 0) values of the 4 pixels at s0 + j step (j = 0..3) into slots 0..3 (int8
+ * weights, TA_COL_SLOTS_S8) in one pass where the column is doubled (per 4 values of the 4 pixels
+ * 4 loads, 8 SXTAB16 + 8 SADD16, 4 STRD), else as two ta_conv_widen_pair: */
+void ta_conv_widen_quad(const int8_t *s0, int32_t step, int32_t n, int16_t *col, const ta_col_geom *g);
 /* The small patches (TA_SMALL_PATCH) of output pixels (oy, ox) and (oy1, ox1) gathered as bytes
  * then widened into slots slot and slot + 1 in one pass; out of line, so that its buffers are
  * not on the stack below the other calls. */
 void ta_conv_small_patch_pair(const ta_conv_params *p, const int8_t *input, const ta_col_geom *g, int32_t oy,
                               int32_t ox, int32_t oy1, int32_t ox1, int16_t *col, int32_t slot);
+
+/* The same for the 4 pixels (py[j], px[j]) into slots 0..3 (int8 weights, TA_COL_SLOTS_S8), widened
+ * in one pass (ta_conv_widen_quad); out of line for the same reason. */
+void ta_conv_small_patch_quad(const ta_conv_params *p, const int8_t *input, const ta_col_geom *g, const int32_t py[4],
+                              const int32_t px[4], int16_t *col);
 
 /* The channel loops: every output channel of the two pixels in the column buffer. */
 typedef void gemm_loop(const ta_conv_params *p, const ta_i32a *col, int32_t nwords, const conv_ch *chs, int8_t *o0,
@@ -174,18 +183,19 @@ typedef void gemm_loop(const ta_conv_params *p, const ta_i32a *col, int32_t nwor
 #if TA_SIMD
 /* One call of the int8-weight channel loops (conv_s8w.c, conv_s8w_asm.c): every channel pair
  * [ch, end) of the 4 pixels in the column, outputs at o0 + dj for pixel j (d0 = 0). The assembly
- * reads the fields at these byte offsets: wp 0, col 4, ch 8, end 12, o0 16, d1 20, d2 24, d3 28,
- * pair_bytes 32 (bytes of weights per channel pair: 4 per SIMD word), entry 36 (bytes of its MAC
- * loop's 8 steps the first pass skips: TA_S8W_STEP_BYTES per word of 8 - (nwords - 1) % 8, the
- * first word running before the loop). */
+ * loads the fields in this order with one LDM (wp 0, ch 4, o0 8, d1 12, d2 16, d3 20, col 24,
+ * entry 28, end 32, pair_bytes 36: bytes of weights per channel pair, 4 per SIMD word; entry:
+ * bytes of its MAC loop's 8 steps the first pass skips, TA_S8W_STEP_BYTES per word of
+ * 8 - (nwords - 1) % 8, the first word running before the loop). */
 typedef struct ta_s8w_job {
   const int8_t *wp;
-  const ta_i32a *col;
-  const conv_ch *ch, *end;
+  const conv_ch *ch;
   int8_t *o0;
   int32_t d1, d2, d3;
-  int32_t pair_bytes;
+  const ta_i32a *col;
   int32_t entry;
+  const conv_ch *end;
+  int32_t pair_bytes;
 } ta_s8w_job;
 typedef char ta_s8w_job_is_40_bytes[sizeof(ta_s8w_job) == 40 || sizeof(void *) != 4 ? 1 : -1];
 /* Bytes of one step (one SIMD word) of the assembly MAC loop: 13 32-bit instructions. */
@@ -199,6 +209,9 @@ typedef char ta_s8w_job_is_40_bytes[sizeof(ta_s8w_job) == 40 || sizeof(void *) !
 #define TA_S8W_ASM 1
 void ta_conv_s8w_gemm_doubled(const ta_s8w_job *job);
 const int8_t *ta_conv_s8w_mac(int32_t *acc, const int8_t *wp, const ta_i32a *col);
+/* Where the assembly keeps pixel j's channel c (ta_conv_s8w_mac's acc[]): pixel 0 in r2, r3 ..
+ * pixel 3 in r0, r1 (a pair's first word adds pixel 3 last to the biases in r0, r1). */
+#define TA_S8W_ACC_INDEX(j, c) (2 * (((j) + 1) & 3) + (c))
 #else
 #define TA_S8W_ASM 0
 #endif
