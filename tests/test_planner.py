@@ -296,15 +296,16 @@ def test_the_makefile_compiles_only_the_kernel_families_the_layers_reach(tmp_pat
     int8 as range, every channel's record with its fast form), its depthwise layers are all 3x3
     stride 1 (SIMD path, int8 weights; ReLU with output zero point -128: all of int8 as range,
     their channels run the assembly) and its fully connected layer has int8 weights without offset: its Makefile
-    leaves conv's portable path, one-pixel column builder and general loop, the 5x5/7x7, generic and
-    portable depthwise rows and fully connected's packed int16 quads and portable path out; a 5x5
+    leaves conv's portable path, one-pixel column builder and general loop, the 5x5/7x7, generic,
+    portable and one-dimensional depthwise rows and fully connected's packed int16 quads and portable
+    path out; a 5x5
     layer brings its family and the generic rows back, and a 3x3 stride 2 layer whose activation
     range is not all of int8 brings its stride's rows without the assembly."""
     tinyarena.compile(tinyarena.plan(real_model("kws_ref_model")), tmp_path / "kws")
     makefile = (tmp_path / "kws" / "Makefile").read_text()
     assert ("KERNEL_VARIANTS := -DTA_CONV_PORTABLE=0 -DTA_CONV_COL_PIXEL=0 -DTA_CONV_S8W_GENERAL=0 -DTA_DW_3X3_S2=0 "
             "-DTA_DW_3X3_S2_ASM=0 -DTA_DW_WIDE5_S1=0 -DTA_DW_WIDE5_S2=0 -DTA_DW_WIDE7_S1=0 -DTA_DW_WIDE7_S2=0 "
-            "-DTA_DW_GENERIC=0 -DTA_DW_PORTABLE=0 -DTA_FC_PACKED16=0 -DTA_FC_PORTABLE=0\n") in makefile
+            "-DTA_DW_GENERIC=0 -DTA_DW_PORTABLE=0 -DTA_DW_CHANNELS=0 -DTA_FC_PACKED16=0 -DTA_FC_PORTABLE=0\n") in makefile
     assert "$(KERNEL_VARIANTS) $(EXTRA_CFLAGS)" in makefile
     mb = ModelBuilder("dw5", seed=0)
     x = mb.depthwise_conv2d(mb.input([1, 12, 12, 8]), kernel=5, stride=1, activation="RELU")
@@ -312,7 +313,8 @@ def test_the_makefile_compiles_only_the_kernel_families_the_layers_reach(tmp_pat
     mb.output(mb.fully_connected(x, units=8))
     tinyarena.compile(tinyarena.plan(mb.build()), tmp_path / "dw5")
     assert ("KERNEL_VARIANTS := -DTA_DW_3X3_S1=0 -DTA_DW_3X3_S1_ASM=0 -DTA_DW_3X3_S2_ASM=0 -DTA_DW_WIDE5_S2=0 "
-            "-DTA_DW_WIDE7_S1=0 -DTA_DW_WIDE7_S2=0 -DTA_DW_PORTABLE=0 -DTA_FC_PACKED16=0 -DTA_FC_PORTABLE=0\n" in (tmp_path / "dw5" / "Makefile").read_text())
+            "-DTA_DW_WIDE7_S1=0 -DTA_DW_WIDE7_S2=0 -DTA_DW_PORTABLE=0 -DTA_DW_CHANNELS=0 -DTA_FC_PACKED16=0 "
+            "-DTA_FC_PORTABLE=0\n" in (tmp_path / "dw5" / "Makefile").read_text())
 
 
 def test_compile_and_verify_are_top_level_and_results_print_what_they_hold(tmp_path):
