@@ -397,7 +397,7 @@ void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t
     return;
   }
 #endif
-#if TA_SIMD && TA_DW_CHANNELS
+#if TA_DW_CHANNELS_BUILT
   if (ta_dw_channels_applies(p) && y1 > y0) {
     ta_dw_channels(p, input, output, y0, y1);
     return;
@@ -419,7 +419,7 @@ void ta_depthwise_conv_s8_inplace(const ta_dwconv_params *p, int8_t *buf, void *
     return;
   }
 #endif
-#if TA_SIMD && TA_DW_CHANNELS
+#if TA_DW_CHANNELS_BUILT
   if (ta_dw_channels_applies(p) && ta_dw_channels_inplace(p, buf, scratch)) return;
 #endif
 #if TA_SIMD

@@ -1,6 +1,6 @@
 /*
  * DEPTHWISE_CONV_2D of one-dimensional kernels (K x 1 or 1 x K: Conv1D exports, streaming audio
- * and sensor models), channel-parallel on the DSP builds (TA_DW_CHANNELS; the layers
+ * and sensor models), channel-parallel on the DSP builds without Helium (TA_DW_CHANNELS; the layers
  * ta_dw_channels_applies picks). The plane path (depthwise_simd.c) pays per channel and row --
  * constants, a plane per channel, a job per row -- which on a map one pixel wide is most of the
  * work (str_ww_ref_model: about 17 instructions a MAC). Here one NHWC word holds 4 channels:
@@ -28,7 +28,7 @@
 #include "ta_simd.h"
 #include "depthwise_simd.h"
 
-#if TA_SIMD && TA_DW_CHANNELS
+#if TA_DW_CHANNELS_BUILT
 /* A group's constants: per tap t the widened weights (w[2t]: channels 0, 2; w[2t + 1]: 1, 3),
  * per channel the accumulator start and requantization. */
 typedef struct chan_group {

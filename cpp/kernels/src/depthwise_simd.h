@@ -10,6 +10,7 @@
 
 #include "tinyarena_kernels.h"
 #include "ta_simd.h"
+#include "ta_mve.h" /* TA_MVE: TA_DW_CHANNELS_BUILT */
 
 /* Plane geometry for output rows [y0, y1): rows of the padded input window and its width,
  * rounded up to even so that every plane row starts on a 4-byte boundary (aligned pair loads). */
@@ -85,9 +86,12 @@ static inline void ta_dw_pack_channel(const int8_t *w, int32_t out_c, int32_t oc
 #ifndef TA_DW_CHANNELS
 #define TA_DW_CHANNELS 1
 #endif
+/* Compiled on the DSP builds without Helium (a Helium build runs such layers on its own path, or
+ * on the planes where that path does not apply). */
+#define TA_DW_CHANNELS_BUILT (TA_SIMD && TA_DW_CHANNELS && !TA_MVE)
 static inline int32_t ta_dw_channels_applies(const ta_dwconv_params *p) {
   const int32_t taps = p->kernel_w == 1 ? p->kernel_h : p->kernel_h == 1 ? p->kernel_w : 0;
-  return TA_DW_CHANNELS && p->depth_multiplier == 1 && p->in_c >= 4 && p->weights && !p->packed_weights &&
+  return TA_DW_CHANNELS_BUILT && p->depth_multiplier == 1 && p->in_c >= 4 && p->weights && !p->packed_weights &&
          p->simd_int8_weights && taps >= 1 && taps <= TA_DW_CHANNELS_MAX_TAPS && p->out_h > 0 && p->out_w > 0;
 }
 
@@ -205,7 +209,7 @@ int32_t ta_dw_wide_applies(const ta_dwconv_params *p);
 void ta_dw_wide_rows(const ta_dwconv_params *p, const dw_job *j);
 #endif
 
-#if TA_SIMD && TA_DW_CHANNELS
+#if TA_DW_CHANNELS_BUILT
 /* A ta_dw_channels_applies layer (depthwise_channels.c): output rows [y0, y1) out of place; in
  * place the whole layer, or 0 (nothing done) when its window does not fit the in-place scratch. */
 void ta_dw_channels(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1);
