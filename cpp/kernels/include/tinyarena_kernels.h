@@ -174,8 +174,9 @@ typedef struct ta_dwconv_params {
 } ta_dwconv_params;
 #define TA_DW_INT8_MAX_WORDS 28
 /* The DSP build's channel-parallel path takes one-dimensional kernels (K x 1, 1 x K) of up to
- * this many taps (depthwise_channels.c). */
+ * this many taps (depthwise_channels.c); TA_DW_LINE_TAPS is such a kernel's K, 0 for any other. */
 #define TA_DW_CHANNELS_MAX_TAPS 16
+#define TA_DW_LINE_TAPS(kernel_h, kernel_w) ((kernel_w) == 1 ? (kernel_h) : (kernel_h) == 1 ? (kernel_w) : 0)
 
 void ta_depthwise_conv_s8(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1,
                           void *scratch);

@@ -46,7 +46,7 @@ static void group_prepare(const ta_dwconv_params *p, int32_t taps, int32_t c0, c
   for (t = 0; t < taps; ++t) {
     const int32_t w = ta_read32(p->weights + (size_t)t * p->in_c + c0);
     g->w[2 * t] = ta_sxtb16(w), g->w[2 * t + 1] = sxtb16_odd(w);
-    sum02 = ta_sadd16(sum02, g->w[2 * t]), sum13 = ta_sadd16(sum13, g->w[2 * t + 1]); /* |sum| <= 128 taps */
+    sum02 = ta_sadd16(sum02, g->w[2 * t]), sum13 = ta_sadd16(sum13, g->w[2 * t + 1]); /* |sum| <= 128 * taps: int16 */
   }
   for (j = 0; j < 4; ++j) {
     const int32_t c = c0 + j, bias = p->bias ? p->bias[c] : 0;
@@ -148,7 +148,7 @@ typedef struct chan_src {
 static void group_rows(const ta_dwconv_params *p, const chan_group *g, const chan_src *s, int32_t c, int32_t first,
                        int8_t *out, int32_t ops, int32_t ors, int32_t y0, int32_t y1) {
   const int32_t vertical = p->kernel_w == 1; /* taps run down a column (else along a row) */
-  const int32_t taps = vertical ? p->kernel_h : p->kernel_w;
+  const int32_t taps = TA_DW_LINE_TAPS(p->kernel_h, p->kernel_w);
   const int32_t step = vertical ? p->dilation_h * s->irs : p->dilation_w * s->ips;
   const int32_t zp16 = ta_pair16(-p->input_offset, -p->input_offset);
   const int32_t count = (y1 - y0) * p->out_w;
@@ -174,9 +174,6 @@ static void group_rows(const ta_dwconv_params *p, const chan_group *g, const cha
   }
 }
 
-/* The layer's taps: a one-dimensional kernel's length. */
-TA_INLINE int32_t layer_taps(const ta_dwconv_params *p) { return p->kernel_w == 1 ? p->kernel_h : p->kernel_w; }
-
 void ta_dw_channels(const ta_dwconv_params *p, const int8_t *input, int8_t *output, int32_t y0, int32_t y1) {
   const int32_t ips = TA_OR_DEFAULT(p->in_pix_stride, p->in_c), irs = TA_OR_DEFAULT(p->in_row_stride, p->in_w * ips);
   const int32_t ops = TA_OR_DEFAULT(p->out_pix_stride, p->in_c), ors = TA_OR_DEFAULT(p->out_row_stride, p->out_w * ops);
@@ -185,7 +182,7 @@ void ta_dw_channels(const ta_dwconv_params *p, const int8_t *input, int8_t *outp
   for (c0 = 0; c0 < p->in_c; c0 += 4) { /* the last group's recomputed channels get the same bytes */
     const int32_t c = ta_min32(c0, p->in_c - 4);
     const chan_src s = {input + c, ips, irs};
-    group_prepare(p, layer_taps(p), c, &g);
+    group_prepare(p, TA_DW_LINE_TAPS(p->kernel_h, p->kernel_w), c, &g);
     group_rows(p, &g, &s, c, 0, output, ops, ors, y0, y1);
   }
 }
@@ -201,7 +198,7 @@ int32_t ta_dw_channels_inplace(const ta_dwconv_params *p, int8_t *buf, void *scr
     const chan_src s = {(const int8_t *)window, 4, p->in_w * 4};
     const int8_t *in = buf + c;
     for (i = 0; i < pixels; ++i, in += p->in_c) window[i] = ta_read32(in);
-    group_prepare(p, layer_taps(p), c, &g);
+    group_prepare(p, TA_DW_LINE_TAPS(p->kernel_h, p->kernel_w), c, &g);
     group_rows(p, &g, &s, c, c0 - c, buf, p->in_c, p->out_w * p->in_c, 0, p->out_h);
   }
   return 1;

@@ -90,7 +90,7 @@ static inline void ta_dw_pack_channel(const int8_t *w, int32_t out_c, int32_t oc
  * on the planes where that path does not apply). */
 #define TA_DW_CHANNELS_BUILT (TA_SIMD && TA_DW_CHANNELS && !TA_MVE)
 static inline int32_t ta_dw_channels_applies(const ta_dwconv_params *p) {
-  const int32_t taps = p->kernel_w == 1 ? p->kernel_h : p->kernel_h == 1 ? p->kernel_w : 0;
+  const int32_t taps = TA_DW_LINE_TAPS(p->kernel_h, p->kernel_w);
   return TA_DW_CHANNELS_BUILT && p->depth_multiplier == 1 && p->in_c >= 4 && p->weights && !p->packed_weights &&
          p->simd_int8_weights && taps >= 1 && taps <= TA_DW_CHANNELS_MAX_TAPS && p->out_h > 0 && p->out_w > 0;
 }

@@ -36,8 +36,8 @@ std::string conv_variant(const graph::Graph& graph, const graph::Op& op) {
 
 std::string depthwise_variant(const graph::Graph& graph, const graph::Op& op) {
   if (op.options.depth_multiplier != 1) return "multiplier";
-  const int32_t k = weight_dim(graph, op, 1), kw = weight_dim(graph, op, 2);
-  const int32_t taps = kw == 1 ? k : k == 1 ? kw : 0;  // ta_dw_channels_applies on int8 weights
+  const int32_t k = weight_dim(graph, op, 1);
+  const int32_t taps = TA_DW_LINE_TAPS(k, weight_dim(graph, op, 2));  // ta_dw_channels_applies on int8 weights
   if (taps >= 1 && taps <= TA_DW_CHANNELS_MAX_TAPS && weight_dim(graph, op, 3) >= 4) return "channels";
   const bool square = k == weight_dim(graph, op, 2) && op.options.stride_h == op.options.stride_w &&
                       op.options.dilation_h == 1 && op.options.dilation_w == 1 && op.options.depth_multiplier == 1;

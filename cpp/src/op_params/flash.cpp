@@ -264,7 +264,7 @@ int64_t kernel_variant_code_bytes(const std::string& variant) {
       {"TA_DW_WIDE7_S2", 2624},
       {"TA_DW_GENERIC", 2364},
       {"TA_DW_PORTABLE", 5404},
-      {"TA_DW_CHANNELS", 2124},
+      {"TA_DW_CHANNELS", 2164},
       {"depthwise.c SIMD path", 4472},
       {"TA_FC_PACKED16", 364},
       {"TA_FC_PORTABLE", 396}};

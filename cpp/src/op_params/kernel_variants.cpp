@@ -43,7 +43,7 @@ bool dw_wide(const ta_dwconv_params& p) {
 // ta_dw_channels_applies: a one-dimensional kernel of at most TA_DW_CHANNELS_MAX_TAPS taps,
 // multiplier 1, at least 4 channels, int8 weights.
 bool dw_channels(const ta_dwconv_params& p, WeightLayout layout) {
-  const int32_t taps = p.kernel_w == 1 ? p.kernel_h : p.kernel_h == 1 ? p.kernel_w : 0;
+  const int32_t taps = TA_DW_LINE_TAPS(p.kernel_h, p.kernel_w);
   return layout == WeightLayout::kPackedInt8 && p.depth_multiplier == 1 && p.in_c >= 4 && taps >= 1 &&
          taps <= TA_DW_CHANNELS_MAX_TAPS;
 }
@@ -72,7 +72,8 @@ bool dw_asm_layer(const DepthwiseKernel& k) {
 // A depthwise layer: the portable path without weights the SIMD path reads; else its stride's 3x3
 // rows (with their assembly when some channel runs it: dw_asm_layer), or the
 // 5x5/7x7 rows with the generic ones (channels off the doubled accumulator), or the generic rows;
-// a one-dimensional kernel its channel-parallel rows out of place, the generic rows in place.
+// a one-dimensional kernel its channel-parallel rows, with the generic rows for an in-place call
+// whose window does not fit the scratch (ta_dw_channels_inplace).
 // A tiled schedule's stripes and patches keep kernel, strides and dilation (a 5x5/7x7 patch one
 // output wide runs the generic rows, which its layer has anyway).
 std::vector<std::string> depthwise_variants(const DepthwiseKernel& k, WeightLayout layout) {
